@@ -1,0 +1,257 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// graphFlags are the flags that choose a Kronecker graph, shared by bfs and
+// generate so that both see exactly the same tuples.
+type graphFlags struct {
+	scale, edgefactor int
+	seed              uint64
+	threads           int
+}
+
+func (f *graphFlags) register(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.scale, "scale", 16, "log2 of the number of vertices (1..40)")
+	cmd.Flags().IntVar(&f.edgefactor, "edgefactor", kronecker.DefaultEdgeFactor, "edge tuples per vertex")
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same seed gives the same graph on any number of ranks)")
+	cmd.Flags().IntVar(&f.threads, "threads", 0, "goroutines per rank (default: CPUs / ranks, at least 1)")
+}
+
+func (f *graphFlags) params() (kronecker.Params, error) {
+	if f.scale < 1 || f.scale > kronecker.MaxScale {
+		return kronecker.Params{}, flagError("scale", "%d is outside 1..%d", f.scale, kronecker.MaxScale)
+	}
+	if f.edgefactor < 1 {
+		return kronecker.Params{}, flagError("edgefactor", "%d is less than 1", f.edgefactor)
+	}
+	p := kronecker.DefaultParams(f.scale)
+	p.EdgeFactor = f.edgefactor
+	p.Seed = f.seed
+	if err := p.Validate(); err != nil {
+		return kronecker.Params{}, usageError{err}
+	}
+	return p, nil
+}
+
+func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
+	if !cmd.Flags().Changed("threads") {
+		return max(1, runtime.GOMAXPROCS(0)/ranks), nil
+	}
+	if f.threads < 1 {
+		return 0, flagError("threads", "%d is less than 1", f.threads)
+	}
+	return f.threads, nil
+}
+
+type bfsFlags struct {
+	graphFlags
+	ranks, roots int
+	root         int64
+	out, json    string
+	noValidate   bool
+	exchange     string
+	direction    string
+	force        bool
+}
+
+func newBFSCommand() *cobra.Command {
+	var f bfsFlags
+	cmd := &cobra.Command{
+		Use:   "bfs",
+		Short: "Run the Graph500 BFS benchmark on a Kronecker graph",
+		Long: `Generates a Graph500 Kronecker graph, builds it (kernel 1), and runs validated
+breadth-first searches from 64 sampled keys (kernel 2), printing the Graph500
+statistics block. With --root, runs one search from that vertex instead.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBFS(cmd, &f) },
+	}
+	f.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
+	fl.IntVar(&f.roots, "roots", graph500.DefaultRoots, "number of search keys")
+	fl.Int64Var(&f.root, "root", -1, "run one search from this vertex instead of sampled keys")
+	fl.StringVar(&f.out, "out", "", `with --root: write "vertex parent level" lines to this file`)
+	fl.BoolVar(&f.noValidate, "no-validate", false, "skip validation of the searches")
+	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text block then goes to stderr)`)
+	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 BIT) or push (Graph500 reference style)")
+	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
+	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
+	return cmd
+}
+
+func runBFS(cmd *cobra.Command, f *bfsFlags) error {
+	params, err := f.params()
+	if err != nil {
+		return err
+	}
+	if f.ranks < 1 {
+		return flagError("ranks", "%d is less than 1", f.ranks)
+	}
+	threads, err := f.threadCount(cmd, f.ranks)
+	if err != nil {
+		return err
+	}
+	exchange, err := spmv.ParseExchange(f.exchange)
+	if err != nil {
+		return flagError("exchange", "%v", err)
+	}
+	direction, err := spmv.ParseDirection(f.direction)
+	if err != nil {
+		return flagError("direction", "%v", err)
+	}
+	if exchange == spmv.ExchangePush && cmd.Flags().Changed("direction") && direction != spmv.DirectionTopDown {
+		return flagError("direction", "%s needs --exchange allgather (push is top-down at every level)", direction)
+	}
+	rootSet := cmd.Flags().Changed("root")
+	if rootSet && (f.root < 0 || f.root >= params.NumVertices()) {
+		return flagError("root", "%d is outside [0, %d) for scale %d", f.root, params.NumVertices(), params.Scale)
+	}
+	if !rootSet {
+		f.root = -1
+		if f.roots < 1 {
+			return flagError("roots", "%d is less than 1", f.roots)
+		}
+	}
+	if f.out != "" && !rootSet {
+		return flagError("out", "needs --root (the tree of one search)")
+	}
+	if !f.force {
+		if avail, err := graph500.AvailableMemory(); err == nil {
+			need := graph500.EstimateBytes(params.Scale, params.EdgeFactor, f.ranks)
+			if need > avail {
+				return flagError("scale", "scale %d needs about %.1f GiB but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
+					params.Scale, gib(need), gib(avail), graph500.LargestScale(avail, params.EdgeFactor, f.ranks))
+			}
+		}
+	}
+
+	// Open the outputs before the run, so that a bad path fails at once.
+	var tree *atomicFile
+	if f.out != "" {
+		if tree, err = createAtomic(f.out); err != nil {
+			return flagError("out", "%v", err)
+		}
+		defer tree.Abort()
+	}
+	if f.json != "" && f.json != "-" {
+		if err := checkWritableDir(f.json); err != nil {
+			return flagError("json", "%v", err)
+		}
+	}
+
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	progress := newProgress(stderr, params, f.roots, rootSet)
+	cfg := graph500.Config{
+		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
+		Validate: !f.noValidate, Exchange: exchange, Direction: direction,
+		Progress: progress.update,
+		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
+	}
+	if tree != nil {
+		cfg.Tree = func(chunk []byte) error { _, err := tree.Write(chunk); return err }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	started := time.Now()
+	run, err := graph500.Run(ctx, cfg)
+	progress.clear()
+	if err != nil {
+		return err
+	}
+	run.Version, run.StartedAt = version, started.UTC()
+	if tree != nil {
+		if err := tree.Commit(); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+
+	textOut := stdout
+	if f.json == "-" {
+		textOut = stderr
+		if err := run.WriteJSON(stdout); err != nil {
+			return err
+		}
+	} else if f.json != "" {
+		if err := results.WriteFileAtomic(f.json, run.WriteJSON); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if !run.ValidationSkipped && !run.Validated() {
+		fmt.Fprint(textOut, results.InvalidRunText)
+		return fmt.Errorf("validation failed")
+	}
+	return run.WriteText(textOut)
+}
+
+func gib(b int64) float64 { return float64(b) / (1 << 30) }
+
+// checkWritableDir reports whether a file can be created beside path.
+func checkWritableDir(path string) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".graphrun-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}
+
+// atomicFile is an output written to a temporary file beside its final path
+// and renamed into place only when complete.
+type atomicFile struct {
+	*os.File
+	path string
+	done bool
+}
+
+func createAtomic(path string) (*atomicFile, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return nil, err
+	}
+	return &atomicFile{File: f, path: path}, nil
+}
+
+// Commit flushes and renames the file into place.
+func (a *atomicFile) Commit() error {
+	if err := a.Sync(); err != nil {
+		return err
+	}
+	if err := a.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(a.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(a.Name(), a.path); err != nil {
+		return err
+	}
+	a.done = true
+	return nil
+}
+
+// Abort removes the temporary file unless Commit succeeded.
+func (a *atomicFile) Abort() {
+	if !a.done {
+		a.Close()
+		os.Remove(a.Name())
+	}
+}
+
+var _ io.Writer = (*atomicFile)(nil)

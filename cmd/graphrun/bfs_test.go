@@ -1,0 +1,192 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/results"
+)
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// graph500Fields are the reference's output fields, in its order.
+var graph500Fields = []string{
+	"SCALE", "edgefactor", "NBFS", "graph_generation", "num_mpi_processes", "construction_time",
+	"bfs  min_time", "bfs  firstquartile_time", "bfs  median_time", "bfs  thirdquartile_time",
+	"bfs  max_time", "bfs  mean_time", "bfs  stddev_time",
+	"min_nedge", "firstquartile_nedge", "median_nedge", "thirdquartile_nedge", "max_nedge", "mean_nedge", "stddev_nedge",
+	"bfs  min_TEPS", "bfs  firstquartile_TEPS", "bfs  median_TEPS", "bfs  thirdquartile_TEPS", "bfs  max_TEPS",
+	"bfs  harmonic_mean_TEPS", "bfs  harmonic_stddev_TEPS",
+	"bfs  min_validate", "bfs  firstquartile_validate", "bfs  median_validate", "bfs  thirdquartile_validate",
+	"bfs  max_validate", "bfs  mean_validate", "bfs  stddev_validate",
+}
+
+func TestBFSPrintsGraph500Block(t *testing.T) {
+	code, out, errOut := runCLI(t, "bfs", "--scale", "10", "--ranks", "3", "--threads", "2")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(graph500Fields) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(graph500Fields), out)
+	}
+	for i, f := range graph500Fields {
+		if !strings.HasPrefix(lines[i], f+":") {
+			t.Errorf("line %d = %q, want field %q", i, lines[i], f)
+		}
+	}
+	for _, want := range []string{"SCALE:                          10\n", "NBFS:                           64\n", "num_mpi_processes:              3\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+}
+
+func TestBFSJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	code, out, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "5", "--json", path, "--exchange", "push")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(out, "NBFS:                           5\n") {
+		t.Fatalf("text block missing:\n%s", out)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"SCALE", "edgefactor", "NBFS", "num_ranks", "construction_time", "harmonic_mean_TEPS", "validated", "comm_bytes", "searches"} {
+		if _, ok := obj[key]; !ok {
+			t.Errorf("JSON lacks key %q", key)
+		}
+	}
+	if obj["validated"] != true || obj["exchange"] != "push" {
+		t.Errorf("validated=%v exchange=%v", obj["validated"], obj["exchange"])
+	}
+	run, err := results.ReadRunJSON(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Searches) != 5 || run.CommBytes <= 0 {
+		t.Fatalf("searches %d, comm bytes %d", len(run.Searches), run.CommBytes)
+	}
+	s := run.Searches[0]
+	if len(s.Levels) < 2 || s.Levels[0].Frontier != 1 || s.NEdge <= 0 {
+		t.Fatalf("first search: %+v", s)
+	}
+
+	// --json - puts JSON alone on stdout and the block on stderr.
+	code, out, errOut = runCLI(t, "bfs", "--scale", "6", "--roots", "2", "--json", "-")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if err := json.Unmarshal([]byte(out), &obj); err != nil {
+		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
+	}
+	if !strings.Contains(errOut, "SCALE:") {
+		t.Fatalf("text block not on stderr:\n%s", errOut)
+	}
+}
+
+// TestBFSRanksGiveIdenticalTrees: --ranks 1,2,3,4,7 give identical parents
+// and levels for the same seed and root.
+func TestBFSRanksGiveIdenticalTrees(t *testing.T) {
+	dir := t.TempDir()
+	var want []byte
+	for _, ranks := range []string{"1", "2", "3", "4", "7"} {
+		for _, mode := range [][]string{{"--exchange", "allgather"}, {"--direction", "bottom-up"}, {"--direction", "top-down"}, {"--exchange", "push"}} {
+			path := filepath.Join(dir, "tree-"+ranks+mode[1])
+			args := append([]string{"bfs", "--scale", "11", "--seed", "5", "--root", "17", "--ranks", ranks, "--out", path}, mode...)
+			code, _, errOut := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("ranks %s: exit %d: %s", ranks, code, errOut)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want == nil {
+				want = got
+				if n := bytes.Count(got, []byte("\n")); n != 1<<11 {
+					t.Fatalf("tree has %d lines, want %d", n, 1<<11)
+				}
+				if !bytes.HasPrefix(got, []byte("0 ")) || !bytes.Contains(got, []byte("\n17 17 0\n")) {
+					t.Fatalf("tree does not list vertex 0 first and the root as its own parent")
+				}
+			} else if !bytes.Equal(got, want) {
+				t.Fatalf("ranks %s %v: tree differs from 1 rank", ranks, mode)
+			}
+		}
+	}
+}
+
+func TestBFSBadInput(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-dir", "tree.txt")
+	cases := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"bfs", "--scale", "0"}, "--scale"},
+		{[]string{"bfs", "--scale", "41"}, "--scale"},
+		{[]string{"bfs", "--scale", "abc"}, "--scale"},
+		{[]string{"bfs", "--edgefactor", "0"}, "--edgefactor"},
+		{[]string{"bfs", "--ranks", "0"}, "--ranks"},
+		{[]string{"bfs", "--threads", "0"}, "--threads"},
+		{[]string{"bfs", "--scale", "5", "--root", "32"}, "--root"},
+		{[]string{"bfs", "--scale", "5", "--root", "-3"}, "--root"},
+		{[]string{"bfs", "--scale", "5", "--out", "x"}, "--out"},
+		{[]string{"bfs", "--scale", "5", "--root", "1", "--out", missing}, "--out"},
+		{[]string{"bfs", "--scale", "5", "--json", missing}, "--json"},
+		{[]string{"bfs", "--exchange", "carrier-pigeon"}, "--exchange"},
+		{[]string{"bfs", "--roots", "0"}, "--roots"},
+		{[]string{"bfs", "--direction", "sideways"}, "--direction"},
+		{[]string{"bfs", "--exchange", "push", "--direction", "bottom-up"}, "--direction"},
+		{[]string{"bfs", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"bfs", "extra-arg"}, "extra-arg"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2 (stderr %q)", c.args, code, errOut)
+		}
+		if !strings.Contains(errOut, c.flag) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+			t.Errorf("%v: want a one-line error naming %s, got %q", c.args, c.flag, errOut)
+		}
+		if out != "" {
+			t.Errorf("%v: wrote to stdout: %q", c.args, out)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 0 {
+		t.Errorf("bad input left files behind: %v", entries)
+	}
+}
+
+func TestBFSMemoryGuard(t *testing.T) {
+	code, _, errOut := runCLI(t, "bfs", "--scale", "40")
+	if code != 2 || !regexp.MustCompile(`largest scale that fits is \d+`).MatchString(errOut) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := runCLI(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "graphrun "+version) {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+}

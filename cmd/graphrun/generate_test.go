@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+)
+
+// TestGenerateWritesTheSearchedTuples: the file holds the generator's tuples,
+// and a plain BFS over the file's tuples gives the levels that graphrun bfs
+// prints for the same flags.
+func TestGenerateWritesTheSearchedTuples(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"g.el", "g.bel"} {
+		path := filepath.Join(dir, name)
+		code, _, errOut := runCLI(t, "generate", "--scale", "9", "--edgefactor", "8", "--seed", "3", "-o", path)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		edges, err := graph.ReadEdgeListFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := kronecker.DefaultParams(9)
+		p.EdgeFactor, p.Seed = 8, 3
+		want := make([]graph.Edge, p.NumEdges())
+		p.Generate(0, want)
+		if !slices.Equal(edges, want) {
+			t.Fatalf("%s: tuples differ from the generator's", name)
+		}
+	}
+	edges, err := graph.ReadEdgeListFile(filepath.Join(dir, "g.el"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := edges[0].U
+	treePath := filepath.Join(dir, "tree")
+	code, _, errOut := runCLI(t, "bfs", "--scale", "9", "--edgefactor", "8", "--seed", "3", "--ranks", "3",
+		"--root", fmt.Sprint(root), "--out", treePath)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	levels := plainBFSLevels(1<<9, edges, root)
+	data, err := os.ReadFile(treePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	for v := 0; sc.Scan(); v++ {
+		var vertex, parent, level int64
+		if _, err := fmt.Sscan(sc.Text(), &vertex, &parent, &level); err != nil {
+			t.Fatal(err)
+		}
+		if vertex != int64(v) || level != levels[v] {
+			t.Fatalf("line %d: %q, want vertex %d level %d", v, sc.Text(), v, levels[v])
+		}
+	}
+}
+
+func plainBFSLevels(n int, edges []graph.Edge, root int64) []int64 {
+	adj := make([][]int64, n)
+	for _, e := range edges {
+		adj[e.U] = append(adj[e.U], e.V)
+		adj[e.V] = append(adj[e.V], e.U)
+	}
+	level := make([]int64, n)
+	for i := range level {
+		level[i] = -1
+	}
+	level[root] = 0
+	for queue := []int64{root}; len(queue) > 0; queue = queue[1:] {
+		for _, u := range adj[queue[0]] {
+			if level[u] < 0 {
+				level[u] = level[queue[0]] + 1
+				queue = append(queue, u)
+			}
+		}
+	}
+	return level
+}
+
+func TestGenerateBadInput(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"generate", "--scale", "5"}, "--output"},
+		{[]string{"generate", "--scale", "0", "-o", filepath.Join(dir, "x.el")}, "--scale"},
+		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "missing", "x.el")}, "--output"},
+		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "x.txt2")}, "--output"},
+	} {
+		code, _, errOut := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.flag) {
+			t.Errorf("%v: exit %d, stderr %q", c.args, code, errOut)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("bad input left files: %v", entries)
+	}
+}

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+
+	"github.com/graphrun/graphrun/gen/kronecker"
+)
+
+// progress draws one bar on stderr over generation, construction and the
+// searches, and only when stderr is a terminal.
+type progress struct {
+	bar   *progressbar.ProgressBar
+	steps int
+}
+
+func newProgress(stderr io.Writer, p kronecker.Params, roots int, single bool) *progress {
+	f, ok := stderr.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return &progress{}
+	}
+	if single {
+		roots = 1
+	}
+	total := 2 + roots
+	return &progress{steps: total, bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(stderr),
+		progressbar.OptionSetDescription(fmt.Sprintf("scale %d", p.Scale)),
+		progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetPredictTime(true),
+	)}
+}
+
+// update is the graph500.Config.Progress callback.
+func (p *progress) update(stage string, done, total int) {
+	if p.bar == nil {
+		return
+	}
+	pos := 0
+	switch stage {
+	case "generate":
+		pos = done
+	case "construct":
+		pos = 1 + done
+	case "search", "validate":
+		pos = 2 + done
+	}
+	p.bar.Describe(stage)
+	_ = p.bar.Set(min(pos, p.steps))
+}
+
+func (p *progress) clear() {
+	if p.bar != nil {
+		_ = p.bar.Clear()
+	}
+}

@@ -1,0 +1,14 @@
+// Package graph holds graphrun's graph data structures: edge tuples, the
+// per-rank compressed sparse row (CSR) matrix built by kernel 1, and the
+// readers and writers of edge-list files.
+//
+// The CSR follows paper 004 §III-B and §VII: each rank stores the rows of the
+// vertices it owns (1D partition), local row ids are uint32 and offsets int64;
+// column entries are global vertex ids.
+package graph
+
+// Edge is one input tuple (an undirected edge of the Graph500 edge list, or a
+// directed edge of a read file). Ids are global.
+type Edge struct {
+	U, V int64
+}

@@ -1,0 +1,535 @@
+// This file holds the edge-list file formats that `graphrun generate -o FILE`
+// writes and that tests and tools read back: their streaming writer (which
+// never leaves a half-written output file), and their decoders.
+//
+// Two formats exist, chosen from the file extension unless given explicitly:
+//
+//   - text, ".el": one tuple per line, "u v\n", as non-negative decimal
+//     integers separated by spaces or tabs. When read, blank lines are
+//     skipped and '#' starts a comment that runs to the end of the line.
+//   - binary, ".bel": a 16-byte header, the magic "GRUNEL01" then the tuple
+//     count as a little-endian uint64, followed by that many tuples of two
+//     little-endian int64 (u, then v). Nothing may follow the last tuple.
+//
+// Vertex ids are global and non-negative; duplicates and self-loops are
+// ordinary tuples and are written and read as such.
+
+package graph
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// EdgeListMagic opens every binary edge-list file.
+const EdgeListMagic = "GRUNEL01"
+
+// edgeListHeaderSize is the size of the binary header: magic and count.
+const edgeListHeaderSize = 16
+
+// Edge-list format names, as accepted by CreateEdgeList, WriteEdgeList and
+// ReadEdgeList. EdgeListAuto picks the format from the file name.
+const (
+	EdgeListAuto   = ""
+	EdgeListText   = "el"
+	EdgeListBinary = "bel"
+)
+
+// edgeListFormat resolves a format name (also "text" and "binary", and "" or
+// "auto" for the extension of path) to EdgeListText or EdgeListBinary.
+func edgeListFormat(path, format string) (string, error) {
+	switch strings.ToLower(format) {
+	case "el", "text":
+		return EdgeListText, nil
+	case "bel", "binary":
+		return EdgeListBinary, nil
+	case "", "auto":
+		switch strings.ToLower(filepath.Ext(path)) {
+		case ".el":
+			return EdgeListText, nil
+		case ".bel":
+			return EdgeListBinary, nil
+		}
+		return "", fmt.Errorf("%s: cannot tell the edge-list format from the extension %q; use .el (text) or .bel (binary), or name the format", path, filepath.Ext(path))
+	}
+	return "", fmt.Errorf("unknown edge-list format %q: want %q (text), %q (binary) or %q (from the file extension)", format, EdgeListText, EdgeListBinary, "auto")
+}
+
+// EdgeListError is a malformed edge list: the file name and, for text, the
+// 1-based line or, for binary, the byte offset where the problem is.
+type EdgeListError struct {
+	Name   string // file name, as given to the decoder
+	Line   int64  // text: 1-based line number; 0 for binary
+	Offset int64  // binary: byte offset; unused for text
+	Err    error  // what is wrong
+}
+
+func (e *EdgeListError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %v", e.Name, e.Line, e.Err)
+	}
+	return fmt.Sprintf("%s: offset %d: %v", e.Name, e.Offset, e.Err)
+}
+
+func (e *EdgeListError) Unwrap() error { return e.Err }
+
+// edgeListBufSize is the size of the file buffers (1 MiB).
+const edgeListBufSize = 1 << 20
+
+// EdgeListWriter writes an edge-list file through a temporary file in the same
+// directory, renamed over the destination only by a successful Close: the
+// destination never holds a partial list. Use it as
+//
+//	w, err := graph.CreateEdgeList(path, graph.EdgeListAuto)
+//	if err != nil { … }
+//	defer w.Abort()
+//	for … { if err := w.Write(chunk); err != nil { return err } }
+//	return w.Close()
+//
+// An EdgeListWriter is not safe for concurrent use.
+type EdgeListWriter struct {
+	path   string // destination
+	tmp    string // temporary file, renamed to path by Close
+	f      *os.File
+	w      *bufio.Writer
+	binary bool
+	n      int64  // tuples written
+	buf    []byte // encoding scratch, reused
+	err    error  // first error; every later call returns it
+	closed bool
+}
+
+// CreateEdgeList starts writing the edge list at path in the given format
+// (EdgeListText, EdgeListBinary or EdgeListAuto; "text" and "binary" are
+// accepted too). The file is created with mode 0644 when Close succeeds.
+func CreateEdgeList(path, format string) (*EdgeListWriter, error) {
+	fmtName, err := edgeListFormat(path, format)
+	if err != nil {
+		return nil, fmt.Errorf("create edge list: %w", err)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("create edge list %s: %w", path, err)
+	}
+	w := &EdgeListWriter{
+		path:   path,
+		tmp:    f.Name(),
+		f:      f,
+		w:      bufio.NewWriterSize(f, edgeListBufSize),
+		binary: fmtName == EdgeListBinary,
+		buf:    make([]byte, 0, 64<<10),
+	}
+	if w.binary {
+		// The count is patched in by Close.
+		var hdr [edgeListHeaderSize]byte
+		copy(hdr[:], EdgeListMagic)
+		if _, err := w.w.Write(hdr[:]); err != nil {
+			w.fail(err)
+			return nil, w.err
+		}
+	}
+	return w, nil
+}
+
+// fail records err as the writer's error and removes the temporary file.
+func (w *EdgeListWriter) fail(err error) error {
+	if w.err == nil {
+		w.err = fmt.Errorf("write edge list %s: %w", w.path, err)
+	}
+	w.discard()
+	return w.err
+}
+
+// discard closes and removes the temporary file, once.
+func (w *EdgeListWriter) discard() {
+	if w.f != nil {
+		w.f.Close()
+		os.Remove(w.tmp)
+		w.f = nil
+	}
+}
+
+// Write appends edges to the list. Vertex ids must be non-negative.
+func (w *EdgeListWriter) Write(edges []Edge) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return fmt.Errorf("write edge list %s: writer already closed", w.path)
+	}
+	for i, e := range edges {
+		if e.U|e.V < 0 {
+			return w.fail(fmt.Errorf("tuple %d (%d, %d): negative vertex id", w.n+int64(i), e.U, e.V))
+		}
+	}
+	// Encode in pieces so the scratch buffer stays small.
+	const piece = 2048 // tuples: at most 2048·42 bytes of text
+	for len(edges) > 0 {
+		k := min(len(edges), piece)
+		if w.binary {
+			w.buf = appendBinaryEdges(w.buf[:0], edges[:k])
+		} else {
+			w.buf = appendTextEdges(w.buf[:0], edges[:k])
+		}
+		if _, err := w.w.Write(w.buf); err != nil {
+			return w.fail(err)
+		}
+		w.n += int64(k)
+		edges = edges[k:]
+	}
+	return nil
+}
+
+// Count returns the number of tuples written so far.
+func (w *EdgeListWriter) Count() int64 { return w.n }
+
+// Close completes the file: it flushes the buffer, fills in the binary
+// header's count, syncs the file to disk and renames it to the destination,
+// replacing any file there. On any error, now or before, the temporary file
+// is removed, the destination is left untouched, and the error is returned.
+func (w *EdgeListWriter) Close() error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	if err := w.w.Flush(); err != nil {
+		return w.fail(err)
+	}
+	if w.binary {
+		var cnt [8]byte
+		binary.LittleEndian.PutUint64(cnt[:], uint64(w.n))
+		if _, err := w.f.WriteAt(cnt[:], int64(len(EdgeListMagic))); err != nil {
+			return w.fail(err)
+		}
+	}
+	if err := w.f.Chmod(0o644); err != nil {
+		return w.fail(err)
+	}
+	if err := w.f.Sync(); err != nil {
+		return w.fail(err)
+	}
+	err := w.f.Close()
+	w.f = nil
+	if err != nil {
+		os.Remove(w.tmp)
+		return w.fail(err)
+	}
+	if err := os.Rename(w.tmp, w.path); err != nil {
+		os.Remove(w.tmp)
+		return w.fail(err)
+	}
+	return nil
+}
+
+// Abort abandons the file: the temporary file is removed and the destination
+// left untouched. It does nothing after a successful Close, so it can be
+// deferred right after CreateEdgeList.
+func (w *EdgeListWriter) Abort() {
+	if w.closed && w.err == nil {
+		return
+	}
+	w.closed = true
+	if w.err == nil {
+		w.err = fmt.Errorf("write edge list %s: aborted", w.path)
+	}
+	w.discard()
+}
+
+// WriteEdgeList writes the edge list at path in the given format (see
+// CreateEdgeList). edges is called once and passes the tuples, in order and
+// in as many slices as it likes, to yield; an error from yield (or from
+// edges itself) stops the writing. The file appears at path only if
+// everything succeeded.
+func WriteEdgeList(path, format string, edges func(yield func([]Edge) error) error) error {
+	w, err := CreateEdgeList(path, format)
+	if err != nil {
+		return err
+	}
+	defer w.Abort()
+	if err := edges(w.Write); err != nil {
+		if w.err != nil && errors.Is(err, w.err) {
+			return err
+		}
+		return fmt.Errorf("write edge list %s: %w", path, err)
+	}
+	return w.Close()
+}
+
+// appendTextEdges appends the text lines of edges to buf.
+func appendTextEdges(buf []byte, edges []Edge) []byte {
+	for _, e := range edges {
+		buf = strconv.AppendInt(buf, e.U, 10)
+		buf = append(buf, ' ')
+		buf = strconv.AppendInt(buf, e.V, 10)
+		buf = append(buf, '\n')
+	}
+	return buf
+}
+
+// appendBinaryEdges appends the binary records of edges to buf.
+func appendBinaryEdges(buf []byte, edges []Edge) []byte {
+	for _, e := range edges {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.U))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.V))
+	}
+	return buf
+}
+
+// ReadEdgeListFile reads a whole edge-list file. The format follows the
+// extension (.el text, .bel binary); for any other extension a file that
+// starts with EdgeListMagic is read as binary and any other as text.
+// Malformed input gives an *EdgeListError naming the file and the line
+// (text) or byte offset (binary).
+func ReadEdgeListFile(path string) ([]Edge, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read edge list: %w", err)
+	}
+	defer f.Close()
+	br := bufio.NewReaderSize(f, edgeListBufSize)
+	format, err := edgeListFormat(path, EdgeListAuto)
+	if err != nil {
+		format = EdgeListText
+		if magic, _ := br.Peek(len(EdgeListMagic)); string(magic) == EdgeListMagic {
+			format = EdgeListBinary
+		}
+	}
+	var hint int64
+	if st, err := f.Stat(); err == nil && format == EdgeListBinary {
+		hint = (st.Size() - edgeListHeaderSize) / 16
+	}
+	return readEdgeList(br, path, format, hint)
+}
+
+// ReadEdgeList reads a whole edge list in the given format (EdgeListText or
+// EdgeListBinary, or "text", "binary") from r; name is used in error
+// messages.
+func ReadEdgeList(r io.Reader, name, format string) ([]Edge, error) {
+	fmtName, err := edgeListFormat(name, format)
+	if err != nil {
+		return nil, fmt.Errorf("read edge list: %w", err)
+	}
+	return readEdgeList(r, name, fmtName, 0)
+}
+
+// readEdgeList collects the decoded tuples, starting with room for hint.
+func readEdgeList(r io.Reader, name, format string, hint int64) ([]Edge, error) {
+	edges := make([]Edge, 0, max(0, min(hint, 1<<30)))
+	err := DecodeEdgeList(r, name, format, func(es []Edge) error {
+		edges = append(edges, es...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return edges, nil
+}
+
+// decodeBatch is the number of tuples DecodeEdgeList passes to emit at once.
+const decodeBatch = 1 << 14
+
+// DecodeEdgeList streams an edge list in the given format (EdgeListText or
+// EdgeListBinary) from r, passing the tuples to emit in batches. A batch is
+// only valid during the call: emit must copy what it keeps. Decoding stops
+// at the first malformed input (an *EdgeListError), read error, or error
+// from emit, which is returned.
+func DecodeEdgeList(r io.Reader, name, format string, emit func([]Edge) error) error {
+	fmtName, err := edgeListFormat(name, format)
+	if err != nil {
+		return fmt.Errorf("decode edge list: %w", err)
+	}
+	if fmtName == EdgeListBinary {
+		return decodeBinaryEdgeList(r, name, emit)
+	}
+	return decodeTextEdgeList(r, name, emit)
+}
+
+// maxTextLine is the longest text line accepted, comments included.
+const maxTextLine = 1 << 20
+
+func decodeTextEdgeList(r io.Reader, name string, emit func([]Edge) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), maxTextLine)
+	batch := make([]Edge, 0, decodeBatch)
+	var line int64
+	for sc.Scan() {
+		line++
+		e, ok, err := parseTextLine(sc.Bytes())
+		if err != nil {
+			return &EdgeListError{Name: name, Line: line, Err: err}
+		}
+		if !ok {
+			continue
+		}
+		batch = append(batch, e)
+		if len(batch) == cap(batch) {
+			if err := emit(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line longer than %d bytes: %w", maxTextLine, err)
+		}
+		return &EdgeListError{Name: name, Line: line + 1, Err: err}
+	}
+	if len(batch) > 0 {
+		return emit(batch)
+	}
+	return nil
+}
+
+// parseTextLine parses one text line: ok is false for a blank or comment
+// line.
+func parseTextLine(b []byte) (e Edge, ok bool, err error) {
+	if i := bytes.IndexByte(b, '#'); i >= 0 {
+		b = b[:i]
+	}
+	var fields [2][]byte
+	n := 0
+	for {
+		for len(b) > 0 && isBlank(b[0]) {
+			b = b[1:]
+		}
+		if len(b) == 0 {
+			break
+		}
+		end := 0
+		for end < len(b) && !isBlank(b[end]) {
+			end++
+		}
+		if n < len(fields) {
+			fields[n] = b[:end]
+		}
+		n++
+		b = b[end:]
+	}
+	switch {
+	case n == 0:
+		return Edge{}, false, nil
+	case n != 2:
+		return Edge{}, false, fmt.Errorf("want 2 columns (u v), got %d", n)
+	}
+	u, err := parseVertexID(fields[0])
+	if err != nil {
+		return Edge{}, false, err
+	}
+	v, err := parseVertexID(fields[1])
+	if err != nil {
+		return Edge{}, false, err
+	}
+	return Edge{U: u, V: v}, true, nil
+}
+
+// isBlank reports whether c separates columns (a space, tab or carriage
+// return, so CRLF files read as well).
+func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// parseVertexID parses a non-negative decimal int64.
+func parseVertexID(b []byte) (int64, error) {
+	if len(b) > 0 && b[0] == '-' {
+		if _, err := parseDecimal(b[1:]); err == nil {
+			return 0, fmt.Errorf("negative vertex id %s", b)
+		}
+	}
+	return parseDecimal(b)
+}
+
+// parseDecimal parses a string of decimal digits as a non-negative int64.
+func parseDecimal(b []byte) (int64, error) {
+	if len(b) == 0 {
+		return 0, fmt.Errorf("bad integer %s", quoteField(b))
+	}
+	var x uint64
+	for _, c := range b {
+		d := uint64(c) - '0'
+		if d > 9 {
+			return 0, fmt.Errorf("bad integer %s", quoteField(b))
+		}
+		if x > (math.MaxInt64-d)/10 {
+			return 0, fmt.Errorf("bad integer %s: out of range", quoteField(b))
+		}
+		x = x*10 + d
+	}
+	return int64(x), nil
+}
+
+// quoteField quotes a field for an error message, cut short if long.
+func quoteField(b []byte) string {
+	const limit = 40
+	if len(b) > limit {
+		return strconv.Quote(string(b[:limit])) + "…"
+	}
+	return strconv.Quote(string(b))
+}
+
+func decodeBinaryEdgeList(r io.Reader, name string, emit func([]Edge) error) error {
+	var hdr [edgeListHeaderSize]byte
+	if n, err := io.ReadFull(r, hdr[:]); err != nil {
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			return &EdgeListError{Name: name, Offset: int64(n), Err: fmt.Errorf("truncated header: %d of %d bytes", n, edgeListHeaderSize)}
+		}
+		return &EdgeListError{Name: name, Offset: int64(n), Err: err}
+	}
+	if string(hdr[:8]) != EdgeListMagic {
+		return &EdgeListError{Name: name, Offset: 0, Err: fmt.Errorf("bad magic %q, want %q", hdr[:8], EdgeListMagic)}
+	}
+	count := binary.LittleEndian.Uint64(hdr[8:])
+	if count > (math.MaxInt64-edgeListHeaderSize)/16 {
+		return &EdgeListError{Name: name, Offset: 8, Err: fmt.Errorf("tuple count %d too large", count)}
+	}
+	off := int64(edgeListHeaderSize)
+	buf := make([]byte, 16*min(count, decodeBatch))
+	batch := make([]Edge, 0, min(count, decodeBatch))
+	for done := uint64(0); done < count; {
+		k := min(count-done, decodeBatch)
+		n, err := io.ReadFull(r, buf[:16*k])
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return &EdgeListError{Name: name, Offset: off + int64(n), Err: fmt.Errorf(
+					"truncated: header says %d tuples, data ends after %d and %d bytes", count, done+uint64(n/16), n%16)}
+			}
+			return &EdgeListError{Name: name, Offset: off + int64(n), Err: err}
+		}
+		batch = batch[:0]
+		for i := range int(k) {
+			rec := buf[16*i : 16*i+16]
+			u := int64(binary.LittleEndian.Uint64(rec[:8]))
+			v := int64(binary.LittleEndian.Uint64(rec[8:]))
+			if u|v < 0 {
+				return &EdgeListError{Name: name, Offset: off + int64(16*i), Err: fmt.Errorf(
+					"tuple %d (%d, %d): negative vertex id", done+uint64(i), u, v)}
+			}
+			batch = append(batch, Edge{U: u, V: v})
+		}
+		if err := emit(batch); err != nil {
+			return err
+		}
+		done += k
+		off += int64(16 * k)
+	}
+	// The header's count must account for the whole file.
+	var extra [1]byte
+	switch n, err := io.ReadFull(r, extra[:]); {
+	case n > 0:
+		return &EdgeListError{Name: name, Offset: off, Err: fmt.Errorf("count mismatch: data continues after the %d tuples the header announces", count)}
+	case errors.Is(err, io.EOF):
+		return nil
+	default:
+		return &EdgeListError{Name: name, Offset: off, Err: err}
+	}
+}

@@ -1,0 +1,328 @@
+// Package graph500 is the Graph500 BFS benchmark driver: it runs, on every
+// rank, generation of the Kronecker tuples, kernel 1 (the partitioned CSR),
+// the sampling of the search keys, an untimed warm-up search, the timed
+// searches with their validation, and gathers what results/ reports.
+//
+// It follows the Graph500 specification's procedure (also paper 004 §VII-A/B):
+// 64 unique search keys of degree ≥ 1 not counting self-loops, each search
+// timed from its start until the parents are in memory, TEPS = nedge/time with
+// nedge the input tuples inside the searched component.
+//
+// The driver is SPMD code like every kernel: RunRank is what one rank runs;
+// Run starts the ranks in-process. It holds no algorithm of its own: the
+// generator is gen/kronecker, kernel 1 graph.BuildUndirected, the search and
+// the validator spmv.
+package graph500
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// DefaultRoots is the number of search keys of a Graph500 run.
+const DefaultRoots = 64
+
+// Config is one benchmark run.
+type Config struct {
+	Graph    kronecker.Params
+	Ranks    int // in-process ranks for Run (RunRank takes the size from its Comm)
+	Threads  int // goroutines per rank for generation, kernel 1 and traversal
+	NumRoots int // searches to run (DefaultRoots); ignored when Root ≥ 0
+	// Root, when ≥ 0, replaces the sampled keys by one search from this vertex
+	// (any vertex, even an isolated one).
+	Root      int64
+	Validate  bool
+	Exchange  spmv.Exchange
+	Direction spmv.Direction
+
+	// Progress, if not nil, is called on rank 0 as the run advances: stage is
+	// "generate", "construct", "search" or "validate"; done of total.
+	Progress func(stage string, done, total int)
+	// Warn, if not nil, receives warnings on rank 0.
+	Warn func(msg string)
+	// Tree, if not nil, receives on rank 0, after the first timed search, the
+	// lines "vertex parent level" of every vertex, in vertex order, one
+	// chunk per rank.
+	Tree func(chunk []byte) error
+}
+
+func (cfg *Config) progress(c comm.Comm, stage string, done, total int) {
+	if cfg.Progress != nil && c.Rank() == 0 {
+		cfg.Progress(stage, done, total)
+	}
+}
+
+func (cfg *Config) warn(c comm.Comm, format string, args ...any) {
+	if cfg.Warn != nil && c.Rank() == 0 {
+		cfg.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+// Check reports the first invalid field of cfg.
+func (cfg *Config) Check() error {
+	if err := cfg.Graph.Validate(); err != nil {
+		return err
+	}
+	if cfg.Ranks < 1 {
+		return fmt.Errorf("ranks %d < 1", cfg.Ranks)
+	}
+	if cfg.Threads < 1 {
+		return fmt.Errorf("threads %d < 1", cfg.Threads)
+	}
+	if cfg.Root < 0 && cfg.NumRoots < 1 {
+		return fmt.Errorf("roots %d < 1", cfg.NumRoots)
+	}
+	if cfg.Root >= cfg.Graph.NumVertices() {
+		return fmt.Errorf("root %d out of range [0, %d)", cfg.Root, cfg.Graph.NumVertices())
+	}
+	return nil
+}
+
+// Run runs the benchmark on cfg.Ranks in-process ranks and returns rank 0's
+// report. A failed validation is not an error: the report says so.
+func Run(ctx context.Context, cfg Config) (*results.Graph500Run, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	var run *results.Graph500Run
+	err := inproc.Run(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) error {
+		r, err := RunRank(ctx, c, cfg)
+		if c.Rank() == 0 {
+			run = r
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return run, nil
+}
+
+// maxOverRanks returns the largest of every rank's value of x.
+func maxOverRanks(ctx context.Context, c comm.Comm, phase string, x float64) (float64, error) {
+	v := []float64{x}
+	err := c.AllreduceFloat64(ctx, phase, v, comm.Max)
+	return v[0], err
+}
+
+// RunRank is one rank's share of the benchmark. Every rank of c must call it
+// with the same cfg. It returns the report on rank 0 and nil elsewhere.
+func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run, error) {
+	if err := cfg.Graph.Validate(); err != nil {
+		return nil, err
+	}
+	rank, size := c.Rank(), c.Size()
+	params := cfg.Graph
+	part, err := partition.NewBlock1D(params.NumVertices(), size)
+	if err != nil {
+		return nil, err
+	}
+
+	// Generation: each rank makes its own contiguous slice of the tuples.
+	cfg.progress(c, "generate", 0, 1)
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	first, count := params.RankRange(rank, size)
+	edges := make([]graph.Edge, count)
+	params.GenerateParallel(first, edges, cfg.Threads)
+	genTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, err
+	}
+	cfg.progress(c, "generate", 1, 1)
+
+	// Kernel 1, timed from the tuple list to the CSR.
+	cfg.progress(c, "construct", 0, 1)
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, err
+	}
+	t0 = time.Now()
+	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("kernel 1: %w", err)
+	}
+	edges = nil
+	constructTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, err
+	}
+	if err := checkTupleCount(ctx, c, g, params.NumEdges()); err != nil {
+		return nil, err
+	}
+	cfg.progress(c, "construct", 1, 1)
+
+	// Search keys.
+	var roots []int64
+	if cfg.Root >= 0 {
+		if cfg.Root >= part.N {
+			return nil, fmt.Errorf("root %d out of range [0, %d)", cfg.Root, part.N)
+		}
+		roots = []int64{cfg.Root}
+	} else {
+		roots, err = SampleRoots(ctx, c, g, part, params.Seed, cfg.NumRoots)
+		if err != nil {
+			return nil, err
+		}
+		if len(roots) == 0 {
+			return nil, errors.New("the graph has no vertex of degree ≥ 1 to search from")
+		}
+		if len(roots) < cfg.NumRoots {
+			cfg.warn(c, "only %d vertices have degree ≥ 1 (not counting self-loops): running %d searches instead of %d",
+				len(roots), len(roots), cfg.NumRoots)
+		}
+	}
+
+	bfs, err := spmv.NewBFS(c, g, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Threads: cfg.Threads})
+	if err != nil {
+		return nil, err
+	}
+	// Untimed warm-up.
+	if _, err := bfs.Run(ctx, roots[0]); err != nil {
+		return nil, err
+	}
+
+	var run *results.Graph500Run
+	if rank == 0 {
+		run = &results.Graph500Run{
+			Scale: params.Scale, EdgeFactor: params.EdgeFactor, NumRanks: size, Threads: cfg.Threads,
+			Seed: params.Seed, Exchange: exchangeName(cfg.Exchange, cfg.Direction),
+			GenerationTime: genTime, ConstructionTime: constructTime,
+			ValidationSkipped: !cfg.Validate,
+		}
+	}
+	var commBytes, commMessages int64
+	for i, root := range roots {
+		cfg.progress(c, "search", i, len(roots))
+		if err := c.Barrier(ctx, "driver.sync"); err != nil {
+			return nil, err
+		}
+		before := c.Stats().Total()
+		t0 := time.Now()
+		res, err := bfs.Run(ctx, root)
+		if err != nil {
+			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
+		}
+		elapsed := time.Since(t0).Seconds()
+		spent := c.Stats().Total().Sub(before)
+		search, err := gatherSearch(ctx, c, g, res, elapsed, spent)
+		if err != nil {
+			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
+		}
+		commBytes += search.bytes
+		commMessages += search.messages
+		if cfg.Tree != nil && i == 0 {
+			if err := sendTree(ctx, c, part, res, cfg.Tree); err != nil {
+				return nil, err
+			}
+		}
+		search.s.ValidateTime = -1
+		if cfg.Validate {
+			cfg.progress(c, "validate", i, len(roots))
+			t0 := time.Now()
+			_, verr := spmv.Validate(ctx, c, g, part, root, res.Parent, res.Level, search.s.NEdge)
+			var invalid *spmv.ValidationError
+			if verr != nil && !errors.As(verr, &invalid) {
+				return nil, fmt.Errorf("validating search %d from %d: %w", i, root, verr)
+			}
+			vt, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+			if err != nil {
+				return nil, err
+			}
+			search.s.ValidateTime = vt
+			search.s.Validated = invalid == nil
+			if invalid != nil {
+				cfg.warn(c, "%v", invalid)
+				if run != nil {
+					run.Searches = append(run.Searches, search.s)
+				}
+				break // as the reference does: the run is invalid, skip the rest
+			}
+		}
+		if run != nil {
+			run.Searches = append(run.Searches, search.s)
+		}
+	}
+	cfg.progress(c, "search", len(roots), len(roots))
+	if run != nil {
+		run.CommBytes, run.CommMessages = commBytes, commMessages
+	}
+	return run, nil
+}
+
+// checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
+// accounted for, as adjacency (counted at both ends) or as a self-loop.
+func checkTupleCount(ctx context.Context, c comm.Comm, g *graph.CSR, want int64) error {
+	var ends int64
+	for _, d := range g.TupleDegree {
+		ends += int64(d)
+	}
+	s := []int64{ends, g.SelfLoops}
+	if err := c.AllreduceInt64(ctx, "driver.sync", s, comm.Sum); err != nil {
+		return err
+	}
+	if s[0]%2 != 0 || s[0]/2+s[1] != want {
+		return fmt.Errorf("kernel 1 lost tuples: %d edge ends and %d self-loops for %d tuples", s[0], s[1], want)
+	}
+	return nil
+}
+
+type gatheredSearch struct {
+	s               results.Search
+	bytes, messages int64
+}
+
+// gatherSearch turns one rank's view of a search into the run's: the time is
+// the slowest rank's, bytes and messages are summed over ranks, per level too.
+func gatherSearch(ctx context.Context, c comm.Comm, g *graph.CSR, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+	var out gatheredSearch
+	nedge, err := spmv.ComponentEdges(ctx, c, g, res.Parent)
+	if err != nil {
+		return out, err
+	}
+	steps := res.Steps
+	// One allreduce for every level's bytes and messages plus the totals,
+	// one for the times.
+	ints := make([]int64, 0, 2*len(steps)+2)
+	floats := make([]float64, 0, len(steps)+1)
+	for _, s := range steps {
+		ints = append(ints, s.BytesSent, s.Messages)
+		floats = append(floats, (s.Traverse + s.Communicate + s.Reduce).Seconds())
+	}
+	ints = append(ints, spent.BytesSent, spent.Messages)
+	floats = append(floats, elapsed)
+	if err := c.AllreduceInt64(ctx, "driver.gather", ints, comm.Sum); err != nil {
+		return out, err
+	}
+	if err := c.AllreduceFloat64(ctx, "driver.gather", floats, comm.Max); err != nil {
+		return out, err
+	}
+	out.s = results.Search{Root: res.Root, Time: floats[len(steps)], NEdge: nedge}
+	for i, s := range steps {
+		out.s.Levels = append(out.s.Levels, results.Level{Level: s.Level, Frontier: s.Frontier,
+			Bytes: ints[2*i], Messages: ints[2*i+1], Time: floats[i]})
+	}
+	out.bytes, out.messages = ints[2*len(steps)], ints[2*len(steps)+1]
+	out.s.Time = max(out.s.Time, 1e-9) // the clock's resolution: never divide by zero
+	return out, nil
+}
+
+// exchangeName is the run's "exchange" as reported: the frontier exchange and,
+// where it can vary, the direction policy (e.g. "allgather/auto").
+func exchangeName(e spmv.Exchange, d spmv.Direction) string {
+	if e == spmv.ExchangePush {
+		return e.String()
+	}
+	return e.String() + "/" + d.String()
+}

@@ -1,0 +1,132 @@
+package graph500
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+func testConfig(scale, ranks int) Config {
+	p := kronecker.DefaultParams(scale)
+	return Config{Graph: p, Ranks: ranks, Threads: 2, NumRoots: 8, Root: -1, Validate: true}
+}
+
+// TestRunIsRankInvariant: the same seed gives the same keys, nedge and levels
+// on any rank count and exchange, and every search validates.
+func TestRunIsRankInvariant(t *testing.T) {
+	var want []int64
+	for _, ranks := range []int{1, 2, 3, 5} {
+		for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePush} {
+			cfg := testConfig(10, ranks)
+			cfg.Exchange = ex
+			run, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !run.Validated() || run.NBFS() != 8 || run.NumRanks != ranks {
+				t.Fatalf("ranks %d: validated %v, %d searches", ranks, run.Validated(), run.NBFS())
+			}
+			var got []int64
+			for _, s := range run.Searches {
+				got = append(got, s.Root, s.NEdge, int64(len(s.Levels)))
+			}
+			if want == nil {
+				want = got
+			} else if !slices.Equal(got, want) {
+				t.Fatalf("ranks %d %v: roots/nedge/levels %v, want %v", ranks, ex, got, want)
+			}
+			if ranks > 1 && run.CommBytes == 0 {
+				t.Fatalf("ranks %d: no communication counted", ranks)
+			}
+		}
+	}
+}
+
+func TestSampleRootsFewCandidates(t *testing.T) {
+	// Scale 3, edgefactor 1: 8 tuples over 8 vertices, so fewer than 64
+	// vertices qualify; every one of them is searched, with a warning.
+	cfg := testConfig(3, 2)
+	cfg.Graph.EdgeFactor = 1
+	cfg.NumRoots = 64
+	var warnings []string
+	cfg.Warn = func(m string) { warnings = append(warnings, m) }
+	run, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.NBFS() >= 8 || run.NBFS() < 1 || len(warnings) != 1 || !strings.Contains(warnings[0], "searches instead of 64") {
+		t.Fatalf("%d searches, warnings %q", run.NBFS(), warnings)
+	}
+	if !slices.IsSortedFunc(run.Searches, func(a, b results.Search) int { return int(a.Root - b.Root) }) {
+		t.Fatalf("roots not in increasing order")
+	}
+}
+
+func TestSampleRootsAreUniqueAndDeterministic(t *testing.T) {
+	var first []int64
+	for _, ranks := range []int{1, 4} {
+		cfg := testConfig(12, ranks)
+		cfg.NumRoots = 64
+		cfg.Validate = false
+		run, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var roots []int64
+		seen := map[int64]bool{}
+		for _, s := range run.Searches {
+			if seen[s.Root] {
+				t.Fatalf("root %d drawn twice", s.Root)
+			}
+			seen[s.Root] = true
+			roots = append(roots, s.Root)
+			if s.NEdge == 0 {
+				t.Fatalf("root %d has no edge", s.Root)
+			}
+		}
+		if len(roots) != 64 {
+			t.Fatalf("%d roots", len(roots))
+		}
+		if first == nil {
+			first = roots
+		} else if !slices.Equal(first, roots) {
+			t.Fatalf("roots differ between rank counts")
+		}
+	}
+}
+
+func TestRunRankFailsTogether(t *testing.T) {
+	// A bad config on one rank only: all ranks must return, none hang.
+	cfg := testConfig(8, 3)
+	err := inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
+		my := cfg
+		if c.Rank() == 1 {
+			my.Graph.Scale = 0
+		}
+		_, err := RunRank(ctx, c, my)
+		return err
+	})
+	if err == nil {
+		t.Fatal("expected an error")
+	}
+}
+
+func TestMemoryEstimate(t *testing.T) {
+	if EstimateBytes(22, 16, 2) <= EstimateBytes(20, 16, 2) {
+		t.Fatal("estimate does not grow with scale")
+	}
+	avail := EstimateBytes(20, 16, 1)
+	if s := LargestScale(avail, 16, 1); s != 20 {
+		t.Fatalf("largest scale for the scale-20 estimate is %d", s)
+	}
+	if s := LargestScale(1, 16, 1); s != 0 {
+		t.Fatalf("largest scale for 1 byte is %d", s)
+	}
+}

@@ -1,0 +1,59 @@
+// Package partition decides which rank owns which vertex or edge and maps
+// global vertex ids (int64) to rank-local ids (uint32) and back.
+//
+// Block1D is the 1D vertex-block partition of paper 004 §III-B: the adjacency
+// matrix is cut into row blocks, rank i owning rows [i·B, (i+1)·B). Blocks are
+// a multiple of 64 vertices so that the ranks' frontier bitmaps concatenate
+// word by word into the global frontier without shifting.
+package partition
+
+import (
+	"fmt"
+	"math"
+)
+
+// Block1D is a 1D block distribution of N vertices over P ranks.
+type Block1D struct {
+	N     int64 // global vertex count
+	P     int   // rank count
+	Block int64 // vertices per rank (the last ranks may own fewer, even none)
+}
+
+// NewBlock1D returns the block distribution of n vertices over p ranks.
+func NewBlock1D(n int64, p int) (Block1D, error) {
+	if n < 1 {
+		return Block1D{}, fmt.Errorf("partition: vertex count %d < 1", n)
+	}
+	if p < 1 {
+		return Block1D{}, fmt.Errorf("partition: rank count %d < 1", p)
+	}
+	block := (n + int64(p) - 1) / int64(p)
+	block = (block + 63) &^ 63
+	if block > math.MaxUint32 {
+		return Block1D{}, fmt.Errorf("partition: %d vertices per rank exceed uint32 local ids; use at least %d ranks",
+			block, (n+math.MaxUint32-64)/(math.MaxUint32-63))
+	}
+	return Block1D{N: n, P: p, Block: block}, nil
+}
+
+// Owner returns the rank that owns global vertex g.
+func (b Block1D) Owner(g int64) int { return int(g / b.Block) }
+
+// Local returns g's id on its owner.
+func (b Block1D) Local(g int64) uint32 { return uint32(g % b.Block) }
+
+// Global returns the global id of local vertex l on rank r.
+func (b Block1D) Global(r int, l uint32) int64 { return int64(r)*b.Block + int64(l) }
+
+// First returns the global id of rank r's first vertex (may be ≥ N for ranks that own nothing).
+func (b Block1D) First(r int) int64 { return min(int64(r)*b.Block, b.N) }
+
+// Count returns how many vertices rank r owns.
+func (b Block1D) Count(r int) int {
+	lo := b.First(r)
+	hi := min(lo+b.Block, b.N)
+	return int(hi - lo)
+}
+
+// Words returns how many 64-bit words rank r's bitmap of owned vertices needs.
+func (b Block1D) Words(r int) int { return (b.Count(r) + 63) / 64 }

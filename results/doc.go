@@ -1,0 +1,88 @@
+// Package results implements the Graph500 output and statistics of a graphrun
+// BFS run: the order statistics, mean and standard deviation the Graph500
+// reference computes over the NBFS searches, the TEPS statistics derived from
+// them, the Graph500 text block (byte for byte in the reference's layout), and
+// the machine-readable run JSON written by `graphrun bfs --json FILE|-`.
+//
+// The performance metric is the one of paper 004 §VII (defined in §VII-A and
+// used for every result of §VII-B): for a search that traverses a component
+// holding m input edge tuples in time seconds, TEPS = m/time. As in the
+// Graph500 reference, the figure of merit over several searches is the
+// harmonic mean of the per-search TEPS, computed as 1/mean(time_i/m_i).
+//
+// # Statistics
+//
+// [Compute] follows the reference's get_statistics exactly: the mean and the
+// sample standard deviation (n−1 in the denominator) are taken over the
+// samples in their given order; the order statistics over a sorted copy, with
+// integer division in the quartile indices:
+//
+//	min    = x[0]
+//	Q1     = (x[(n−1)/4] + x[n/4]) / 2
+//	median = (x[(n−1)/2] + x[n/2]) / 2
+//	Q3     = (x[n−1−(n−1)/4] + x[n−1−n/4]) / 2
+//	max    = x[n−1]
+//
+// One deliberate difference: for a single sample the reference divides 0 by 0
+// and prints "-nan" for the standard deviation; this package reports 0, and
+// likewise 0 for the harmonic TEPS standard deviation. [ComputeTEPS] derives
+// the TEPS statistics from s_i = time_i/nedge_i as the reference does
+// (min_TEPS = 1/max(s), firstquartile_TEPS = 1/Q3(s), ...).
+//
+// # Text block
+//
+// [Graph500Run.WriteText] prints the block the reference prints after its
+// searches, using [FormatG], a Go equivalent of C printf's %g and %.11g with
+// glibc's spelling of NaN and infinities ("nan", "-nan", "inf", "-inf"). A run
+// whose validation failed prints only "No results printed for invalid run.";
+// a run whose validation was skipped (--no-validate) prints validate times of
+// −1 for every search, as the reference does.
+//
+// # Run JSON
+//
+// [Graph500Run.WriteJSON] writes one indented JSON object; [ReadRunJSON] reads
+// it back. Statistics that are not finite numbers (for example the TEPS of a
+// search that took zero seconds) are written as null and read back as NaN.
+// The keys, in the order they are written:
+//
+//	graphrun_version    string   version of the graphrun binary (set by the caller)
+//	started_at          string   RFC 3339 time the run started (set by the caller)
+//	SCALE               int      log2 of the number of vertices
+//	edgefactor          int      edges per vertex
+//	NBFS                int      number of searches (length of "searches")
+//	num_ranks           int      number of ranks (the reference's num_mpi_processes)
+//	threads             int      worker goroutines per rank
+//	seed                uint64   generator seed
+//	exchange            string   frontier exchange mode (for example "allgather" or "sieve")
+//	graph_generation    float    seconds to generate the graph (kernel 0)
+//	construction_time   float    seconds to build the distributed graph (kernel 1)
+//	harmonic_mean_TEPS  float    the Graph500 figure of merit (= statistics.TEPS.harmonic_mean)
+//	validated           bool     true only if every search was validated and passed
+//	validation_skipped  bool     true if validation was not run (--no-validate)
+//	comm_bytes          int64    bytes sent by all ranks during the timed searches
+//	comm_messages       int64    messages sent by all ranks during the timed searches
+//	statistics          object   {"time", "nedge", "TEPS", "validate"}, each an object with
+//	                             "min", "firstquartile", "median", "thirdquartile", "max",
+//	                             "mean", "stddev"; "TEPS" also has "harmonic_mean" and
+//	                             "harmonic_stddev". The TEPS order statistics are the
+//	                             reference's (reciprocals of those of time/nedge); the TEPS
+//	                             "mean" and "stddev" are the arithmetic mean and sample
+//	                             standard deviation of the per-search TEPS, not Graph500
+//	                             figures. "validate" holds −1s when validation was skipped.
+//	searches            array    one object per search, in the order run:
+//	    root            int64    global id of the search key
+//	    time            float    seconds of the search
+//	    nedge           int64    input edge tuples in the traversed component
+//	    TEPS            float    nedge/time
+//	    validate_time   float    seconds of validation, −1 if skipped
+//	    validated       bool     validation ran and passed
+//	    levels          array    one object per BFS level:
+//	        level       int      level number, 0 for the root
+//	        frontier    int64    vertices in the frontier of this level
+//	        bytes       int64    bytes sent by all ranks during this level
+//	        messages    int64    messages sent by all ranks during this level
+//	        time        float    seconds spent in this level
+//
+// [WriteFileAtomic] writes such a file through a temporary file and a rename,
+// so that a reader never sees a partial file.
+package results

@@ -1,0 +1,209 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+)
+
+// jsonFloat is a derived statistic in the run JSON: written as null when it
+// is NaN or infinite (JSON has no such numbers), read back from null as NaN.
+type jsonFloat float64
+
+// MarshalJSON implements json.Marshaler.
+func (f jsonFloat) MarshalJSON() ([]byte, error) {
+	v := float64(f)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(v)
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (f *jsonFloat) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = jsonFloat(math.NaN())
+		return nil
+	}
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil {
+		return fmt.Errorf("results: statistic %s: %w", b, err)
+	}
+	*f = jsonFloat(v)
+	return nil
+}
+
+// statsJSON is a Stats in the run JSON.
+type statsJSON struct {
+	Min           jsonFloat `json:"min"`
+	FirstQuartile jsonFloat `json:"firstquartile"`
+	Median        jsonFloat `json:"median"`
+	ThirdQuartile jsonFloat `json:"thirdquartile"`
+	Max           jsonFloat `json:"max"`
+	Mean          jsonFloat `json:"mean"`
+	StdDev        jsonFloat `json:"stddev"`
+}
+
+func toStatsJSON(s Stats) statsJSON {
+	return statsJSON{
+		jsonFloat(s.Min), jsonFloat(s.FirstQuartile), jsonFloat(s.Median),
+		jsonFloat(s.ThirdQuartile), jsonFloat(s.Max), jsonFloat(s.Mean), jsonFloat(s.StdDev),
+	}
+}
+
+// tepsJSON is a TEPSStats in the run JSON.
+type tepsJSON struct {
+	statsJSON
+	HarmonicMean   jsonFloat `json:"harmonic_mean"`
+	HarmonicStdDev jsonFloat `json:"harmonic_stddev"`
+}
+
+type summaryJSON struct {
+	Time     statsJSON `json:"time"`
+	NEdge    statsJSON `json:"nedge"`
+	TEPS     tepsJSON  `json:"TEPS"`
+	Validate statsJSON `json:"validate"`
+}
+
+type searchJSON struct {
+	Root         int64     `json:"root"`
+	Time         float64   `json:"time"`
+	NEdge        int64     `json:"nedge"`
+	TEPS         jsonFloat `json:"TEPS"`
+	ValidateTime float64   `json:"validate_time"`
+	Validated    bool      `json:"validated"`
+	Levels       []Level   `json:"levels"`
+}
+
+// runJSON is the run JSON document; the package doc lists its keys.
+type runJSON struct {
+	Version           string       `json:"graphrun_version"`
+	StartedAt         time.Time    `json:"started_at"`
+	Scale             int          `json:"SCALE"`
+	EdgeFactor        int          `json:"edgefactor"`
+	NBFS              int          `json:"NBFS"`
+	NumRanks          int          `json:"num_ranks"`
+	Threads           int          `json:"threads"`
+	Seed              uint64       `json:"seed"`
+	Exchange          string       `json:"exchange"`
+	GenerationTime    float64      `json:"graph_generation"`
+	ConstructionTime  float64      `json:"construction_time"`
+	HarmonicMeanTEPS  jsonFloat    `json:"harmonic_mean_TEPS"`
+	Validated         bool         `json:"validated"`
+	ValidationSkipped bool         `json:"validation_skipped"`
+	CommBytes         int64        `json:"comm_bytes"`
+	CommMessages      int64        `json:"comm_messages"`
+	Statistics        summaryJSON  `json:"statistics"`
+	Searches          []searchJSON `json:"searches"`
+}
+
+// WriteJSON writes r to w as the indented run JSON described in the package
+// documentation, followed by a newline.
+func (r *Graph500Run) WriteJSON(w io.Writer) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	sum := r.Summary()
+	doc := runJSON{
+		Version:           r.Version,
+		StartedAt:         r.StartedAt,
+		Scale:             r.Scale,
+		EdgeFactor:        r.EdgeFactor,
+		NBFS:              r.NBFS(),
+		NumRanks:          r.NumRanks,
+		Threads:           r.Threads,
+		Seed:              r.Seed,
+		Exchange:          r.Exchange,
+		GenerationTime:    r.GenerationTime,
+		ConstructionTime:  r.ConstructionTime,
+		HarmonicMeanTEPS:  jsonFloat(sum.TEPS.HarmonicMean),
+		Validated:         r.Validated(),
+		ValidationSkipped: r.ValidationSkipped,
+		CommBytes:         r.CommBytes,
+		CommMessages:      r.CommMessages,
+		Statistics: summaryJSON{
+			Time:  toStatsJSON(sum.Time),
+			NEdge: toStatsJSON(sum.NEdge),
+			TEPS: tepsJSON{
+				statsJSON: statsJSON{
+					jsonFloat(sum.TEPS.Min), jsonFloat(sum.TEPS.FirstQuartile), jsonFloat(sum.TEPS.Median),
+					jsonFloat(sum.TEPS.ThirdQuartile), jsonFloat(sum.TEPS.Max),
+					jsonFloat(sum.TEPS.Mean), jsonFloat(sum.TEPS.StdDev),
+				},
+				HarmonicMean:   jsonFloat(sum.TEPS.HarmonicMean),
+				HarmonicStdDev: jsonFloat(sum.TEPS.HarmonicStdDev),
+			},
+			Validate: toStatsJSON(sum.Validate),
+		},
+		Searches: make([]searchJSON, len(r.Searches)),
+	}
+	for i, s := range r.Searches {
+		levels := s.Levels
+		if levels == nil {
+			levels = []Level{}
+		}
+		doc.Searches[i] = searchJSON{
+			Root:         s.Root,
+			Time:         s.Time,
+			NEdge:        s.NEdge,
+			TEPS:         jsonFloat(s.TEPS()),
+			ValidateTime: r.validateTime(s),
+			Validated:    s.Validated,
+			Levels:       levels,
+		}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("results: write JSON: %w", err)
+	}
+	return nil
+}
+
+// ReadRunJSON reads a run JSON document written by WriteJSON. The derived
+// fields (statistics, TEPS, "validated") are not read back: recompute them
+// with Summary and Validated. Unknown keys are ignored, so files written by
+// later versions still load. The run must pass Check, and "NBFS" must equal
+// the number of searches.
+func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
+	var doc runJSON
+	if err := json.NewDecoder(rd).Decode(&doc); err != nil {
+		return nil, fmt.Errorf("results: read run JSON: %w", err)
+	}
+	if doc.NBFS != len(doc.Searches) {
+		return nil, fmt.Errorf("results: read run JSON: NBFS is %d but %d searches are listed", doc.NBFS, len(doc.Searches))
+	}
+	r := &Graph500Run{
+		Scale:             doc.Scale,
+		EdgeFactor:        doc.EdgeFactor,
+		NumRanks:          doc.NumRanks,
+		Threads:           doc.Threads,
+		Seed:              doc.Seed,
+		Exchange:          doc.Exchange,
+		GenerationTime:    doc.GenerationTime,
+		ConstructionTime:  doc.ConstructionTime,
+		Searches:          make([]Search, len(doc.Searches)),
+		ValidationSkipped: doc.ValidationSkipped,
+		CommBytes:         doc.CommBytes,
+		CommMessages:      doc.CommMessages,
+		Version:           doc.Version,
+		StartedAt:         doc.StartedAt,
+	}
+	for i, s := range doc.Searches {
+		r.Searches[i] = Search{
+			Root:         s.Root,
+			Time:         s.Time,
+			ValidateTime: s.ValidateTime,
+			NEdge:        s.NEdge,
+			Validated:    s.Validated,
+			Levels:       s.Levels,
+		}
+	}
+	if err := r.Check(); err != nil {
+		return nil, fmt.Errorf("results: read run JSON: %w", err)
+	}
+	return r, nil
+}

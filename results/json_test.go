@@ -1,0 +1,169 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestJSONRoundTrip(t *testing.T) {
+	for name, r := range map[string]*Graph500Run{"validated": syntheticRun(), "skipped": skippedRun()} {
+		t.Run(name, func(t *testing.T) {
+			for i := range r.Searches {
+				if r.Searches[i].Levels == nil {
+					r.Searches[i].Levels = []Level{} // read back as an empty list
+				}
+				if r.ValidationSkipped {
+					r.Searches[i].ValidateTime = -1 // reported as −1 when skipped
+				}
+			}
+			var b bytes.Buffer
+			if err := r.WriteJSON(&b); err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadRunJSON(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.StartedAt.Equal(r.StartedAt) {
+				t.Errorf("started_at %v, want %v", got.StartedAt, r.StartedAt)
+			}
+			got.StartedAt = r.StartedAt
+			if !reflect.DeepEqual(got, r) {
+				t.Errorf("round trip:\n%+v\nwant\n%+v", got, r)
+			}
+		})
+	}
+}
+
+func TestJSONKeys(t *testing.T) {
+	var b bytes.Buffer
+	r := syntheticRun()
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(b.String(), "}\n") || !strings.Contains(b.String(), "\n  \"SCALE\": 10,\n") {
+		t.Errorf("JSON is not indented as expected:\n%s", b.String())
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	wantTop := []string{"graphrun_version", "started_at", "SCALE", "edgefactor", "NBFS", "num_ranks",
+		"threads", "seed", "exchange", "graph_generation", "construction_time", "harmonic_mean_TEPS",
+		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches"}
+	if got := sortedKeys(doc); !slices.Equal(got, sorted(wantTop)) {
+		t.Errorf("top-level keys %v, want %v", got, sorted(wantTop))
+	}
+	if doc["started_at"] != "2025-03-04T05:06:07.891011121Z" || doc["exchange"] != "sieve" ||
+		doc["validated"] != true || doc["NBFS"] != 8.0 || doc["comm_bytes"] != float64(1<<40) {
+		t.Errorf("unexpected values in %v", doc)
+	}
+	stats := doc["statistics"].(map[string]any)
+	if got := sortedKeys(stats); !slices.Equal(got, []string{"TEPS", "nedge", "time", "validate"}) {
+		t.Errorf("statistics keys %v", got)
+	}
+	seven := []string{"min", "firstquartile", "median", "thirdquartile", "max", "mean", "stddev"}
+	for _, k := range []string{"time", "nedge", "validate"} {
+		if got := sortedKeys(stats[k].(map[string]any)); !slices.Equal(got, sorted(seven)) {
+			t.Errorf("statistics.%s keys %v", k, got)
+		}
+	}
+	teps := stats["TEPS"].(map[string]any)
+	if got := sortedKeys(teps); !slices.Equal(got, sorted(append(seven, "harmonic_mean", "harmonic_stddev"))) {
+		t.Errorf("statistics.TEPS keys %v", got)
+	}
+	sum := r.Summary()
+	if teps["harmonic_mean"] != sum.TEPS.HarmonicMean || doc["harmonic_mean_TEPS"] != sum.TEPS.HarmonicMean ||
+		teps["min"] != sum.TEPS.Min || stats["nedge"].(map[string]any)["mean"] != 16204.625 {
+		t.Errorf("statistics values differ from Summary: %v", stats)
+	}
+	s0 := doc["searches"].([]any)[0].(map[string]any)
+	if got := sortedKeys(s0); !slices.Equal(got, sorted([]string{"root", "time", "nedge", "TEPS", "validate_time", "validated", "levels"})) {
+		t.Errorf("search keys %v", got)
+	}
+	if s0["TEPS"] != r.Searches[0].TEPS() {
+		t.Errorf("search TEPS %v, want %v", s0["TEPS"], r.Searches[0].TEPS())
+	}
+	l1 := s0["levels"].([]any)[1].(map[string]any)
+	if got := sortedKeys(l1); !slices.Equal(got, sorted([]string{"level", "frontier", "bytes", "messages", "time"})) {
+		t.Errorf("level keys %v", got)
+	}
+	if l1["level"] != 1.0 || l1["frontier"] != 40.0 || l1["bytes"] != 4096.0 {
+		t.Errorf("level 1 = %v", l1)
+	}
+}
+
+func TestJSONNonFiniteStatistics(t *testing.T) {
+	r := syntheticRun()
+	r.Searches[3].Time = 0 // TEPS = +Inf, max_TEPS = 1/0
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatalf("WriteJSON with an infinite TEPS: %v", err)
+	}
+	var doc struct {
+		Statistics struct {
+			TEPS map[string]*float64 `json:"TEPS"`
+		} `json:"statistics"`
+		Searches []map[string]any `json:"searches"`
+	}
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Statistics.TEPS["max"] != nil || doc.Searches[3]["TEPS"] != nil {
+		t.Errorf("infinite TEPS not written as null:\n%s", b.String())
+	}
+	var f jsonFloat
+	if err := json.Unmarshal([]byte("null"), &f); err != nil || !math.IsNaN(float64(f)) {
+		t.Errorf("null read as %v, %v; want NaN", f, err)
+	}
+	if _, err := ReadRunJSON(&b); err != nil {
+		t.Errorf("ReadRunJSON of a file with nulls: %v", err)
+	}
+}
+
+func TestReadRunJSONErrors(t *testing.T) {
+	var b bytes.Buffer
+	if err := syntheticRun().WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	good := b.String()
+	for name, text := range map[string]string{
+		"not JSON":       "SCALE: 10",
+		"truncated":      good[:len(good)/2],
+		"NBFS mismatch":  strings.Replace(good, `"NBFS": 8`, `"NBFS": 7`, 1),
+		"wrong type":     strings.Replace(good, `"SCALE": 10`, `"SCALE": "ten"`, 1),
+		"negative nedge": strings.Replace(good, `"nedge": 16384`, `"nedge": -16384`, 1),
+	} {
+		if text == good {
+			t.Fatalf("%s: replacement did not apply", name)
+		}
+		if _, err := ReadRunJSON(strings.NewReader(text)); err == nil {
+			t.Errorf("%s: ReadRunJSON accepted it", name)
+		}
+	}
+	// Keys added by later versions are ignored.
+	extra := strings.Replace(good, `"SCALE": 10`, `"future_key": [1, 2], "SCALE": 10`, 1)
+	if _, err := ReadRunJSON(strings.NewReader(extra)); err != nil {
+		t.Errorf("unknown key rejected: %v", err)
+	}
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+func sorted(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
+}

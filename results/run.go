@@ -1,0 +1,243 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Level is what one BFS level of one search cost, summed over all ranks.
+type Level struct {
+	Level    int     `json:"level"`    // level number, 0 for the root
+	Frontier int64   `json:"frontier"` // vertices in this level's frontier
+	Bytes    int64   `json:"bytes"`    // bytes sent by all ranks during the level
+	Messages int64   `json:"messages"` // messages sent by all ranks during the level
+	Time     float64 `json:"time"`     // seconds spent in the level
+}
+
+// Search is one timed BFS of a Graph500 run.
+type Search struct {
+	Root         int64   `json:"root"`          // global id of the search key
+	Time         float64 `json:"time"`          // seconds of the search
+	ValidateTime float64 `json:"validate_time"` // seconds of validation; reported as −1 if validation was skipped
+	NEdge        int64   `json:"nedge"`         // input edge tuples in the traversed component
+	Validated    bool    `json:"validated"`     // validation ran and passed
+	Levels       []Level `json:"levels"`        // per-level costs, in level order
+}
+
+// TEPS returns the search's traversed edges per second, NEdge/Time
+// (paper 004 §VII-A).
+func (s Search) TEPS() float64 {
+	return float64(s.NEdge) / s.Time
+}
+
+// Graph500Run is everything the Graph500 text block and the run JSON report
+// about one `graphrun bfs` run. NBFS is the number of searches.
+type Graph500Run struct {
+	Scale            int     // log2 of the number of vertices
+	EdgeFactor       int     // edges per vertex
+	NumRanks         int     // ranks (the reference's num_mpi_processes)
+	Threads          int     // worker goroutines per rank
+	Seed             uint64  // generator seed
+	Exchange         string  // frontier exchange mode
+	GenerationTime   float64 // seconds to generate the graph (kernel 0)
+	ConstructionTime float64 // seconds to build the graph (kernel 1)
+	Searches         []Search
+
+	// ValidationSkipped is set when the searches were not validated
+	// (--no-validate). Every search then reports a validate time of −1,
+	// whatever its ValidateTime, and none may be marked Validated.
+	ValidationSkipped bool
+
+	CommBytes    int64 // bytes sent by all ranks during the timed searches
+	CommMessages int64 // messages sent by all ranks during the timed searches
+
+	Version   string    // graphrun version, set by the caller
+	StartedAt time.Time // when the run started, set by the caller
+}
+
+// NBFS returns the number of searches.
+func (r *Graph500Run) NBFS() int { return len(r.Searches) }
+
+// Validated reports whether every search was validated and passed.
+func (r *Graph500Run) Validated() bool {
+	if r.ValidationSkipped || len(r.Searches) == 0 {
+		return false
+	}
+	for _, s := range r.Searches {
+		if !s.Validated {
+			return false
+		}
+	}
+	return true
+}
+
+// Check reports the first inconsistency in r: no searches, a negative count,
+// a non-finite or negative time, or a search marked validated although
+// validation was skipped. WriteText, WriteJSON and ReadRunJSON call it.
+func (r *Graph500Run) Check() error {
+	if len(r.Searches) == 0 {
+		return errors.New("results: run has no searches")
+	}
+	for _, c := range []struct {
+		name string
+		v    int64
+		min  int64
+	}{
+		{"SCALE", int64(r.Scale), 0},
+		{"edgefactor", int64(r.EdgeFactor), 0},
+		{"num_ranks", int64(r.NumRanks), 1},
+		{"threads", int64(r.Threads), 0},
+		{"comm_bytes", r.CommBytes, 0},
+		{"comm_messages", r.CommMessages, 0},
+	} {
+		if c.v < c.min {
+			return fmt.Errorf("results: %s is %d, want at least %d", c.name, c.v, c.min)
+		}
+	}
+	if err := checkTime("graph_generation", r.GenerationTime); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	if err := checkTime("construction_time", r.ConstructionTime); err != nil {
+		return fmt.Errorf("results: %w", err)
+	}
+	for i, s := range r.Searches {
+		if err := checkTime("time", s.Time); err != nil {
+			return fmt.Errorf("results: search %d: %w", i, err)
+		}
+		if !r.ValidationSkipped {
+			if err := checkTime("validate_time", s.ValidateTime); err != nil {
+				return fmt.Errorf("results: search %d: %w", i, err)
+			}
+		} else if s.Validated {
+			return fmt.Errorf("results: search %d: marked validated but validation was skipped", i)
+		}
+		if s.NEdge < 0 {
+			return fmt.Errorf("results: search %d: nedge is %d", i, s.NEdge)
+		}
+		for j, l := range s.Levels {
+			if l.Frontier < 0 || l.Bytes < 0 || l.Messages < 0 {
+				return fmt.Errorf("results: search %d level %d: negative count", i, j)
+			}
+			if err := checkTime("level time", l.Time); err != nil {
+				return fmt.Errorf("results: search %d level %d: %w", i, j, err)
+			}
+		}
+	}
+	return nil
+}
+
+func checkTime(name string, t float64) error {
+	if math.IsNaN(t) || math.IsInf(t, 0) || t < 0 {
+		return fmt.Errorf("%s is %v, want a finite non-negative number of seconds", name, t)
+	}
+	return nil
+}
+
+// validateTime is the validate time reported for s: −1 if validation was
+// skipped.
+func (r *Graph500Run) validateTime(s Search) float64 {
+	if r.ValidationSkipped {
+		return -1
+	}
+	return s.ValidateTime
+}
+
+// Summary holds every statistic of a run.
+type Summary struct {
+	Time     Stats // search times
+	NEdge    Stats // edges traversed per search
+	TEPS     TEPSStats
+	Validate Stats // validation times, all −1 if validation was skipped
+}
+
+// Summary computes the statistics of r's searches.
+func (r *Graph500Run) Summary() Summary {
+	n := len(r.Searches)
+	times := make([]float64, n)
+	nedges := make([]float64, n)
+	vals := make([]float64, n)
+	for i, s := range r.Searches {
+		times[i] = s.Time
+		nedges[i] = float64(s.NEdge)
+		vals[i] = r.validateTime(s)
+	}
+	return Summary{
+		Time:     Compute(times),
+		NEdge:    Compute(nedges),
+		TEPS:     ComputeTEPS(r.Searches),
+		Validate: Compute(vals),
+	}
+}
+
+// InvalidRunText is what WriteText prints for a run whose validation failed.
+const InvalidRunText = "No results printed for invalid run.\n"
+
+// WriteText writes the Graph500 text block of r to w, byte for byte in the
+// layout of the reference (each value starting in column 33, %g values, and
+// %.11g for the nedge statistics). If validation ran and any search failed it,
+// only InvalidRunText is written.
+func (r *Graph500Run) WriteText(w io.Writer) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
+	if !r.ValidationSkipped && !r.Validated() {
+		if _, err := io.WriteString(w, InvalidRunText); err != nil {
+			return fmt.Errorf("results: write text: %w", err)
+		}
+		return nil
+	}
+	sum := r.Summary()
+	var b strings.Builder
+	d := func(name string, v int) { line(&b, name, strconv.Itoa(v)) }
+	g := func(name string, v float64) { line(&b, name, FormatG(v, 6)) }
+	g11 := func(name string, v float64) { line(&b, name, FormatG(v, 11)) }
+	d("SCALE:", r.Scale)
+	d("edgefactor:", r.EdgeFactor)
+	d("NBFS:", r.NBFS())
+	g("graph_generation:", r.GenerationTime)
+	d("num_mpi_processes:", r.NumRanks)
+	g("construction_time:", r.ConstructionTime)
+	statLines(&b, "bfs  ", "_time:", sum.Time, g)
+	statLines(&b, "", "_nedge:", sum.NEdge, g11)
+	t := sum.TEPS
+	g("bfs  min_TEPS:", t.Min)
+	g("bfs  firstquartile_TEPS:", t.FirstQuartile)
+	g("bfs  median_TEPS:", t.Median)
+	g("bfs  thirdquartile_TEPS:", t.ThirdQuartile)
+	g("bfs  max_TEPS:", t.Max)
+	// The reference prints this line with "!  " inside the padding.
+	line(&b, "bfs  harmonic_mean_TEPS:     !", FormatG(t.HarmonicMean, 6))
+	g("bfs  harmonic_stddev_TEPS:", t.HarmonicStdDev)
+	statLines(&b, "bfs  ", "_validate:", sum.Validate, g)
+	if _, err := io.WriteString(w, b.String()); err != nil {
+		return fmt.Errorf("results: write text: %w", err)
+	}
+	return nil
+}
+
+// statLines writes the seven lines of one Stats, named prefix+stat+suffix.
+func statLines(b *strings.Builder, prefix, suffix string, s Stats, f func(string, float64)) {
+	f(prefix+"min"+suffix, s.Min)
+	f(prefix+"firstquartile"+suffix, s.FirstQuartile)
+	f(prefix+"median"+suffix, s.Median)
+	f(prefix+"thirdquartile"+suffix, s.ThirdQuartile)
+	f(prefix+"max"+suffix, s.Max)
+	f(prefix+"mean"+suffix, s.Mean)
+	f(prefix+"stddev"+suffix, s.StdDev)
+}
+
+// line writes name left-justified in a 32-character field (C's "%-32s"),
+// then value and a newline.
+func line(b *strings.Builder, name, value string) {
+	b.WriteString(name)
+	for i := len(name); i < 32; i++ {
+		b.WriteByte(' ')
+	}
+	b.WriteString(value)
+	b.WriteByte('\n')
+}

@@ -1,0 +1,537 @@
+package spmv
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// Exchange selects how the vertices discovered in a level reach other ranks.
+type Exchange int
+
+// Exchange modes.
+const (
+	// ExchangeAllgather is paper 004's baseline BIT (Alg. 1): bottom-up scan,
+	// bitmap frontier exchanged by Allgatherv.
+	ExchangeAllgather Exchange = iota
+	// ExchangePush is top-down expansion with (vertex, parent) pairs sent to
+	// owners by Alltoallv, as the Graph500 reference code does.
+	ExchangePush
+)
+
+// exchangeNames are the flag values accepted by ParseExchange.
+var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push"}
+
+func (e Exchange) String() string {
+	if int(e) >= 0 && int(e) < len(exchangeNames) {
+		return exchangeNames[e]
+	}
+	return fmt.Sprintf("exchange(%d)", int(e))
+}
+
+// ParseExchange turns a flag value into an Exchange.
+func ParseExchange(s string) (Exchange, error) {
+	for i, n := range exchangeNames {
+		if n == s {
+			return Exchange(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown exchange %q (want allgather or push)", s)
+}
+
+// Direction is the traversal direction of a level (Beamer et al.,
+// "Direction-optimizing breadth-first search", SC'12; paper 004 §IX names it
+// as the step to combine with its exchange).
+type Direction int
+
+// Directions.
+const (
+	// DirectionAuto chooses per level: top-down while the frontier's edges are
+	// few compared with the unexplored ones, bottom-up while the frontier is
+	// large.
+	DirectionAuto Direction = iota
+	// DirectionTopDown expands the frontier's rows and pushes (vertex, parent)
+	// records to the owners at every level.
+	DirectionTopDown
+	// DirectionBottomUp scans the unvisited vertices for a frontier neighbour
+	// at every level: paper 004's Algorithm 1 as written.
+	DirectionBottomUp
+)
+
+var directionNames = [...]string{DirectionAuto: "auto", DirectionTopDown: "top-down", DirectionBottomUp: "bottom-up"}
+
+func (d Direction) String() string {
+	if int(d) >= 0 && int(d) < len(directionNames) {
+		return directionNames[d]
+	}
+	return fmt.Sprintf("direction(%d)", int(d))
+}
+
+// ParseDirection turns a flag value into a Direction.
+func ParseDirection(s string) (Direction, error) {
+	for i, n := range directionNames {
+		if n == s {
+			return Direction(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown direction %q (want auto, top-down or bottom-up)", s)
+}
+
+// Default switching parameters of DirectionAuto, as in Beamer et al. and the
+// GAP benchmark suite: go bottom-up once the frontier's edges exceed the
+// unexplored edges / Alpha; come back top-down once the frontier shrinks below
+// N / Beta vertices.
+const (
+	DefaultAlpha = 15
+	DefaultBeta  = 18
+)
+
+// Phase names under which BFS traffic is counted.
+const (
+	PhaseFrontier = "bfs.frontier" // Allgatherv of the frontier bitmap
+	PhasePush     = "bfs.push"     // Alltoallv of (vertex, parent) pairs
+	PhaseReduce   = "bfs.reduce"   // allreduce of the discovered count
+)
+
+// BFSConfig configures a BFS engine.
+type BFSConfig struct {
+	Exchange  Exchange
+	Direction Direction // ignored by ExchangePush, which is always top-down
+	Threads   int       // goroutines for local traversal (≥ 1)
+}
+
+// LevelStats describes one level-synchronous step on this rank.
+type LevelStats struct {
+	Level       int           // BFS level of the vertices discovered in this step
+	Direction   Direction     // how this step traversed (top-down or bottom-up)
+	Frontier    int64         // vertices discovered in this step, over all ranks
+	BytesSent   int64         // bytes this rank sent to other ranks in this step
+	Messages    int64         // messages this rank sent in this step
+	Traverse    time.Duration // local traversal (the SpMV)
+	Communicate time.Duration // frontier exchange
+	Reduce      time.Duration // allreduce of the count
+}
+
+// Result is one search's output on this rank. Its slices belong to the BFS
+// engine and are overwritten by the next Run.
+type Result struct {
+	Root   int64
+	Parent []int64 // per owned vertex: parent's global id, Root for the root, -1 unreached
+	Level  []int32 // per owned vertex: BFS level, -1 unreached
+	// Steps has one entry per level-synchronous step: Steps[0] is the root
+	// (level 0); the last step is the one that found nothing.
+	Steps []LevelStats
+}
+
+// Depth returns the number of non-empty levels (the eccentricity of the root + 1).
+func (r *Result) Depth() int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Frontier > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// BFS is one rank's reusable breadth-first search engine over its CSR rows.
+type BFS struct {
+	c    comm.Comm
+	g    *graph.CSR
+	part partition.Block1D
+	cfg  BFSConfig
+	rank int
+
+	parent  []int64
+	level   []int32
+	visited frontier.Bitmap // owned vertices already discovered (or never discoverable)
+	idle    frontier.Bitmap // owned vertices with no neighbour, and padding bits
+	next    frontier.Bitmap // owned vertices discovered in the current step
+	global  frontier.Bitmap // the global frontier, for bottom-up steps
+	sendBuf []byte
+	recvBuf [][]byte
+
+	queue, nextQueue []uint32   // top-down: owned frontier vertices
+	threadBufs       [][][]byte // top-down: per thread, per destination records
+	sendBufs         [][]byte   // top-down: per destination
+	steps            []LevelStats
+
+	totalDegree int64 // stored adjacency entries over all ranks (0 until the first Run)
+}
+
+// NewBFS prepares a BFS engine for this rank's CSR.
+func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*BFS, error) {
+	if cfg.Threads < 1 {
+		return nil, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
+	}
+	if cfg.Exchange != ExchangeAllgather && cfg.Exchange != ExchangePush {
+		return nil, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
+	}
+	if cfg.Direction < DirectionAuto || cfg.Direction > DirectionBottomUp {
+		return nil, fmt.Errorf("spmv: unknown direction %d", cfg.Direction)
+	}
+	if cfg.Exchange == ExchangePush {
+		cfg.Direction = DirectionTopDown
+	}
+	r := c.Rank()
+	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
+		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
+	}
+	n := g.NumLocal
+	b := &BFS{c: c, g: g, part: part, cfg: cfg, rank: r,
+		parent:  make([]int64, n),
+		level:   make([]int32, n),
+		visited: frontier.NewBitmap(int64(n)),
+		idle:    frontier.NewBitmap(int64(n)),
+		next:    frontier.NewBitmap(int64(n)),
+	}
+	for v := 0; v < n; v++ {
+		if g.Offsets[v] == g.Offsets[v+1] {
+			b.idle.Set(int64(v))
+		}
+	}
+	for v := n; v < len(b.idle)*64; v++ {
+		b.idle.Set(int64(v))
+	}
+	if cfg.Direction != DirectionTopDown {
+		b.global = frontier.NewBitmap(part.N)
+	}
+	if cfg.Direction != DirectionBottomUp {
+		b.threadBufs = make([][][]byte, cfg.Threads)
+		for t := range b.threadBufs {
+			b.threadBufs[t] = make([][]byte, part.P)
+		}
+		b.sendBufs = make([][]byte, part.P)
+	}
+	return b, nil
+}
+
+// Run searches from root (a global id) and returns this rank's share of the
+// result. Every rank must call Run with the same root.
+func (b *BFS) Run(ctx context.Context, root int64) (*Result, error) {
+	if root < 0 || root >= b.part.N {
+		return nil, fmt.Errorf("spmv: root %d out of range [0, %d)", root, b.part.N)
+	}
+	if b.totalDegree == 0 {
+		total := []int64{b.g.NumEdges()}
+		if err := b.c.AllreduceInt64(ctx, PhaseReduce, total, comm.Sum); err != nil {
+			return nil, fmt.Errorf("bfs: %w", err)
+		}
+		b.totalDegree = total[0]
+	}
+	for i := range b.parent {
+		b.parent[i] = -1
+		b.level[i] = -1
+	}
+	copy(b.visited, b.idle)
+	b.queue = b.queue[:0]
+	// The root's degree decides the first direction; every rank computes it
+	// from one allreduce.
+	rootDegree := []int64{0}
+	if b.part.Owner(root) == b.rank {
+		l := b.part.Local(root)
+		b.visited.Set(int64(l))
+		b.parent[l] = root
+		b.level[l] = 0
+		b.queue = append(b.queue, l)
+		rootDegree[0] = b.g.Degree(l)
+	}
+	if err := b.c.AllreduceInt64(ctx, PhaseReduce, rootDegree, comm.Sum); err != nil {
+		return nil, fmt.Errorf("bfs: %w", err)
+	}
+	b.steps = append(b.steps[:0], LevelStats{Level: 0, Frontier: 1})
+	dir := b.cfg.Direction
+	if dir == DirectionAuto {
+		dir = DirectionTopDown
+	}
+	if dir == DirectionBottomUp {
+		b.global.Clear()
+		b.global.Set(root)
+	}
+	frontierSize, unexplored := int64(1), b.totalDegree-rootDegree[0]
+	for lvl := int32(1); ; lvl++ {
+		before := b.c.Stats().Total()
+		t0 := time.Now()
+		var found, foundDegree int64
+		t1 := t0
+		if dir == DirectionTopDown {
+			b.expand()
+			t1 = time.Now()
+			var err error
+			if found, foundDegree, err = b.exchangePush(ctx, lvl); err != nil {
+				return nil, err
+			}
+		} else {
+			found, foundDegree = b.pull(lvl)
+			t1 = time.Now()
+		}
+		t2 := time.Now()
+		counts := []int64{found, foundDegree}
+		if err := b.c.AllreduceInt64(ctx, PhaseReduce, counts, comm.Sum); err != nil {
+			return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
+		}
+		t3 := time.Now()
+		next := b.chooseDirection(dir, counts[0], frontierSize, counts[1], unexplored-counts[1])
+		if counts[0] > 0 {
+			if err := b.publish(ctx, lvl, dir, next); err != nil {
+				return nil, err
+			}
+		}
+		t4 := time.Now()
+		d := b.c.Stats().Total().Sub(before)
+		b.steps = append(b.steps, LevelStats{Level: int(lvl), Direction: dir, Frontier: counts[0], BytesSent: d.BytesSent, Messages: d.Messages,
+			Traverse: t1.Sub(t0), Communicate: t2.Sub(t1) + t4.Sub(t3), Reduce: t3.Sub(t2)})
+		if counts[0] == 0 {
+			return &Result{Root: root, Parent: b.parent, Level: b.level, Steps: b.steps}, nil
+		}
+		frontierSize, unexplored, dir = counts[0], unexplored-counts[1], next
+	}
+}
+
+// chooseDirection picks the next step's direction from global counts: the
+// new frontier's size and edges, the previous frontier's size and the edges
+// of still unexplored vertices (the heuristic of Beamer et al.).
+func (b *BFS) chooseDirection(current Direction, size, previous, edges, unexplored int64) Direction {
+	if b.cfg.Direction != DirectionAuto {
+		return b.cfg.Direction
+	}
+	if current == DirectionTopDown {
+		if edges > unexplored/DefaultAlpha {
+			return DirectionBottomUp
+		}
+		return DirectionTopDown
+	}
+	if size < previous && size <= b.part.N/DefaultBeta {
+		return DirectionTopDown
+	}
+	return DirectionBottomUp
+}
+
+// publish turns the vertices this rank discovered into the form the next
+// step needs: the global bitmap (Allgatherv, paper 004 Alg. 1 line 7) before
+// a bottom-up step, the owned queue before a top-down step.
+func (b *BFS) publish(ctx context.Context, lvl int32, current, next Direction) error {
+	if next == DirectionTopDown {
+		if current == DirectionTopDown {
+			b.queue, b.nextQueue = b.nextQueue, b.queue
+			return nil
+		}
+		b.queue = b.queue[:0]
+		for wi, w := range b.next {
+			for w != 0 {
+				b.queue = append(b.queue, uint32(wi<<6|bits.TrailingZeros64(w)))
+				w &= w - 1
+			}
+		}
+		return nil
+	}
+	b.sendBuf = b.next.AppendBytes(b.sendBuf[:0])
+	recv, err := b.c.Allgatherv(ctx, PhaseFrontier, b.sendBuf, b.recvBuf)
+	if err != nil {
+		return fmt.Errorf("bfs level %d: %w", lvl, err)
+	}
+	b.recvBuf = recv
+	for r, msg := range recv {
+		w0 := int(b.part.First(r) >> 6)
+		if err := b.global[w0 : w0+b.part.Words(r)].LoadBytes(msg); err != nil {
+			return fmt.Errorf("bfs level %d: frontier from rank %d: %w", lvl, r, err)
+		}
+	}
+	return nil
+}
+
+// pullChunkWords is the number of bitmap words (64 vertices each) a thread
+// claims at a time during the bottom-up scan.
+const pullChunkWords = 64
+
+// pull is the local SpMV t_i = A_i ⊗ f ⊙ ¬π_i of one level: every unvisited
+// owned vertex takes its largest frontier neighbour as parent. It fills b.next
+// and returns how many vertices it discovered and their stored degrees.
+func (b *BFS) pull(lvl int32) (found, degree int64) {
+	nw := len(b.visited)
+	chunks := (nw + pullChunkWords - 1) / pullChunkWords
+	scan := func(lo, hi int) (int64, int64) {
+		if b.g.Cols32 != nil {
+			return pullWords(b.g.Cols32, b.g.Offsets, b.global, b.visited, b.next, b.parent, b.level, lo, hi, lvl)
+		}
+		return pullWords(b.g.Cols64, b.g.Offsets, b.global, b.visited, b.next, b.parent, b.level, lo, hi, lvl)
+	}
+	if b.cfg.Threads == 1 || chunks == 1 {
+		return scan(0, nw)
+	}
+	var nextChunk, totalFound, totalDegree atomic.Int64
+	var wg sync.WaitGroup
+	for t := 0; t < min(b.cfg.Threads, chunks); t++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var found, degree int64
+			for {
+				ci := int(nextChunk.Add(1) - 1)
+				if ci >= chunks {
+					break
+				}
+				f, d := scan(ci*pullChunkWords, min((ci+1)*pullChunkWords, nw))
+				found += f
+				degree += d
+			}
+			totalFound.Add(found)
+			totalDegree.Add(degree)
+		}()
+	}
+	wg.Wait()
+	return totalFound.Load(), totalDegree.Load()
+}
+
+// pullWords scans the owned vertices of bitmap words [lo, hi). Rows are sorted
+// in descending order, so the first frontier neighbour found is the largest.
+func pullWords[C uint32 | int64](cols []C, offsets []int64, global, visited, next frontier.Bitmap,
+	parent []int64, level []int32, lo, hi int, lvl int32) (found, degree int64) {
+	for w := lo; w < hi; w++ {
+		todo := ^visited[w]
+		var discovered uint64
+		for todo != 0 {
+			t := bits.TrailingZeros64(todo)
+			todo &= todo - 1
+			v := w<<6 | t
+			row := cols[offsets[v]:offsets[v+1]]
+			for _, u := range row {
+				if global[u>>6]&(1<<(uint64(u)&63)) != 0 {
+					parent[v] = int64(u)
+					level[v] = lvl
+					discovered |= 1 << uint(t)
+					found++
+					degree += int64(len(row))
+					break
+				}
+			}
+		}
+		visited[w] |= discovered
+		next[w] = discovered
+	}
+	return found, degree
+}
+
+// pushRecordSize is the wire size of one (vertex, parent) record: the uint32
+// local id of the vertex at its owner and the int64 global id of the parent,
+// little-endian.
+const pushRecordSize = 12
+
+// exchangePush sends the records of a top-down step to the owners and
+// applies the ones this rank receives. It returns how many vertices this
+// rank discovered and their stored degrees.
+func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64, err error) {
+	recv, err := b.c.Alltoallv(ctx, PhasePush, b.sendBufs, b.recvBuf)
+	if err != nil {
+		return 0, 0, fmt.Errorf("bfs level %d: %w", lvl, err)
+	}
+	b.recvBuf = recv
+	b.nextQueue = b.nextQueue[:0]
+	b.next.Clear()
+	for src, msg := range recv {
+		if err := b.applyPush(msg, lvl); err != nil {
+			return 0, 0, fmt.Errorf("bfs level %d: records from rank %d: %w", lvl, src, err)
+		}
+	}
+	for _, l := range b.nextQueue {
+		degree += b.g.Degree(l)
+	}
+	return int64(len(b.nextQueue)), degree, nil
+}
+
+// expand writes, for every edge (v, u) of an owned frontier vertex v, the
+// record (u, v) into the buffer of u's owner. Threads take contiguous parts of
+// the queue; their buffers are concatenated per destination.
+func (b *BFS) expand() {
+	threads := min(b.cfg.Threads, max(1, len(b.queue)/64))
+	if threads == 1 {
+		b.expandRange(b.threadBufs[0], b.queue)
+	} else {
+		var wg sync.WaitGroup
+		for t := 0; t < threads; t++ {
+			part := b.queue[len(b.queue)*t/threads : len(b.queue)*(t+1)/threads]
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				b.expandRange(b.threadBufs[t], part)
+			}()
+		}
+		wg.Wait()
+	}
+	for d := range b.sendBufs {
+		buf := b.sendBufs[d][:0]
+		for t := 0; t < threads; t++ {
+			buf = append(buf, b.threadBufs[t][d]...)
+		}
+		b.sendBufs[d] = buf
+	}
+}
+
+func (b *BFS) expandRange(bufs [][]byte, queue []uint32) {
+	for d := range bufs {
+		bufs[d] = bufs[d][:0]
+	}
+	if b.g.Cols32 != nil {
+		expandRows(b.g.Cols32, b.g.Offsets, b.part, b.rank, b.visited, bufs, queue)
+	} else {
+		expandRows(b.g.Cols64, b.g.Offsets, b.part, b.rank, b.visited, bufs, queue)
+	}
+}
+
+func expandRows[C uint32 | int64](cols []C, offsets []int64, part partition.Block1D, rank int, visited frontier.Bitmap,
+	bufs [][]byte, queue []uint32) {
+	var rec [pushRecordSize]byte
+	first := part.First(rank)
+	for _, v := range queue {
+		binary.LittleEndian.PutUint64(rec[4:], uint64(first+int64(v)))
+		for _, c := range cols[offsets[v]:offsets[v+1]] {
+			u := int64(c)
+			d := part.Owner(u)
+			l := part.Local(u)
+			if d == rank && visited.Test(int64(l)) {
+				continue // already discovered here: no need to send to ourselves
+			}
+			binary.LittleEndian.PutUint32(rec[:4], l)
+			bufs[d] = append(bufs[d], rec[:]...)
+		}
+	}
+}
+
+// applyPush takes the candidate parents of one message: a vertex not yet
+// discovered joins the next frontier; among the candidates of the same level
+// the largest parent wins, so the result does not depend on arrival order.
+func (b *BFS) applyPush(msg []byte, lvl int32) error {
+	if len(msg)%pushRecordSize != 0 {
+		return fmt.Errorf("message of %d bytes is not a whole number of %d-byte records", len(msg), pushRecordSize)
+	}
+	n := uint32(len(b.level))
+	for i := 0; i < len(msg); i += pushRecordSize {
+		l := binary.LittleEndian.Uint32(msg[i:])
+		p := int64(binary.LittleEndian.Uint64(msg[i+4:]))
+		if l >= n {
+			return fmt.Errorf("local vertex %d out of range [0, %d)", l, n)
+		}
+		switch b.level[l] {
+		case -1:
+			b.level[l] = lvl
+			b.parent[l] = p
+			b.visited.Set(int64(l))
+			b.next.Set(int64(l))
+			b.nextQueue = append(b.nextQueue, l)
+		case lvl:
+			if p > b.parent[l] {
+				b.parent[l] = p
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,221 @@
+package spmv
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// testGraph is an undirected edge list over vertices [0, n).
+type testGraph struct {
+	name  string
+	n     int64
+	edges []graph.Edge
+}
+
+// randomTestGraph draws one of the shapes the BFS must get right: random
+// multigraphs with self-loops and duplicates, isolated vertices, disconnected
+// parts, a single vertex, stars and long paths.
+func randomTestGraph(rng *rand.Rand, i int) testGraph {
+	switch i % 8 {
+	case 0: // single vertex, maybe with a self-loop
+		g := testGraph{name: "single", n: 1}
+		if rng.IntN(2) == 0 {
+			g.edges = []graph.Edge{{U: 0, V: 0}}
+		}
+		return g
+	case 1: // star with the centre anywhere, plus isolated vertices
+		n := int64(2 + rng.IntN(200))
+		c := rng.Int64N(n)
+		g := testGraph{name: "star", n: n}
+		for v := int64(0); v < n; v++ {
+			if v != c && rng.IntN(4) != 0 {
+				g.edges = append(g.edges, graph.Edge{U: c, V: v})
+			}
+		}
+		return g
+	case 2: // a long path in shuffled label order
+		n := int64(2 + rng.IntN(300))
+		perm := rng.Perm(int(n))
+		g := testGraph{name: "path", n: n}
+		for i := 1; i < len(perm); i++ {
+			g.edges = append(g.edges, graph.Edge{U: int64(perm[i-1]), V: int64(perm[i])})
+		}
+		return g
+	case 3: // several disconnected random parts
+		parts := 2 + rng.IntN(4)
+		var g testGraph
+		g.name = "disconnected"
+		for p := 0; p < parts; p++ {
+			size := int64(1 + rng.IntN(40))
+			base := g.n
+			g.n += size
+			for e := 0; e < int(size)*2; e++ {
+				g.edges = append(g.edges, graph.Edge{U: base + rng.Int64N(size), V: base + rng.Int64N(size)})
+			}
+		}
+		return g
+	case 4: // no edges at all
+		return testGraph{name: "empty", n: int64(1 + rng.IntN(100))}
+	default: // random multigraph with self-loops, duplicates and isolated vertices
+		n := int64(1 + rng.IntN(400))
+		m := rng.IntN(int(n) * 3)
+		g := testGraph{name: "random", n: n}
+		for e := 0; e < m; e++ {
+			u, v := rng.Int64N(n), rng.Int64N(n)
+			g.edges = append(g.edges, graph.Edge{U: u, V: v})
+			if rng.IntN(10) == 0 {
+				g.edges = append(g.edges, graph.Edge{U: v, V: u}) // a duplicate the other way round
+			}
+			if rng.IntN(20) == 0 {
+				g.edges = append(g.edges, graph.Edge{U: u, V: u})
+			}
+		}
+		return g
+	}
+}
+
+// serialBFS is the obviously-correct reference: a queue-based BFS over
+// adjacency sets, with each vertex's parent the largest neighbour one level up
+// (the (select, max) rule), and nedge counted from the tuples.
+func serialBFS(g testGraph, root int64) (parent []int64, level []int32, nedge int64) {
+	adj := make([][]int64, g.n)
+	for _, e := range g.edges {
+		if e.U != e.V {
+			adj[e.U] = append(adj[e.U], e.V)
+			adj[e.V] = append(adj[e.V], e.U)
+		}
+	}
+	level = make([]int32, g.n)
+	parent = make([]int64, g.n)
+	for i := range level {
+		level[i], parent[i] = -1, -1
+	}
+	level[root], parent[root] = 0, root
+	queue := []int64{root}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, u := range adj[v] {
+			if level[u] == -1 {
+				level[u] = level[v] + 1
+				queue = append(queue, u)
+			}
+		}
+	}
+	for v := int64(0); v < g.n; v++ {
+		if v == root || level[v] < 0 {
+			continue
+		}
+		for _, u := range adj[v] {
+			if level[u] == level[v]-1 {
+				parent[v] = max(parent[v], u)
+			}
+		}
+	}
+	for _, e := range g.edges {
+		if e.U != e.V && level[e.U] >= 0 {
+			nedge++
+		}
+	}
+	return parent, level, nedge
+}
+
+// onRanks builds the graph on p in-process ranks and calls fn on each.
+func onRanks(t *testing.T, g testGraph, p, threads int, fn func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error) {
+	t.Helper()
+	part, err := partition.NewBlock1D(g.n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		// Each rank gets a different contiguous slice of the tuples.
+		r := c.Rank()
+		lo, hi := len(g.edges)*r/p, len(g.edges)*(r+1)/p
+		csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.edges[lo:hi]), threads)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, c, csr, part)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// distributedBFS runs one search on p ranks and returns the gathered global
+// parent and level arrays, the search's nedge and the validator's verdict.
+func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode BFSConfig) (parent []int64, level []int32, nedge int64, verr error) {
+	t.Helper()
+	parent = make([]int64, g.n)
+	level = make([]int32, g.n)
+	verrs := make([]error, p)
+	nedges := make([]int64, p)
+	onRanks(t, g, p, threads, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+		mode.Threads = threads
+		b, err := NewBFS(c, csr, part, mode)
+		if err != nil {
+			return err
+		}
+		res, err := b.Run(ctx, root)
+		if err != nil {
+			return err
+		}
+		copy(parent[csr.FirstGlobal:], res.Parent)
+		copy(level[csr.FirstGlobal:], res.Level)
+		ne, err := ComponentEdges(ctx, c, csr, res.Parent)
+		if err != nil {
+			return err
+		}
+		nedges[c.Rank()] = ne
+		_, verrs[c.Rank()] = Validate(ctx, c, csr, part, root, res.Parent, res.Level, ne)
+		return nil
+	})
+	for r := 1; r < p; r++ {
+		if nedges[r] != nedges[0] {
+			t.Fatalf("ranks disagree on nedge: %v", nedges)
+		}
+		if (verrs[r] == nil) != (verrs[0] == nil) {
+			t.Fatalf("ranks disagree on validation: %v", verrs)
+		}
+	}
+	return parent, level, nedges[0], verrs[0]
+}
+
+// validateGlobal distributes global parent/level arrays over p ranks and
+// validates them; all ranks must agree.
+func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64) error {
+	t.Helper()
+	errs := make([]error, p)
+	onRanks(t, g, p, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+		lo, hi := csr.FirstGlobal, csr.FirstGlobal+int64(csr.NumLocal)
+		var lv []int32
+		if level != nil {
+			lv = slices.Clone(level[lo:hi])
+		}
+		_, errs[c.Rank()] = Validate(ctx, c, csr, part, root, slices.Clone(parent[lo:hi]), lv, claimed)
+		return nil
+	})
+	for r := 1; r < p; r++ {
+		if (errs[r] == nil) != (errs[0] == nil) {
+			t.Fatalf("ranks disagree on validation: %v", errs)
+		}
+	}
+	return errs[0]
+}
+
+// searchModes are the exchange and direction combinations every BFS test runs.
+var searchModes = []BFSConfig{
+	{Exchange: ExchangeAllgather, Direction: DirectionAuto},
+	{Exchange: ExchangeAllgather, Direction: DirectionBottomUp},
+	{Exchange: ExchangeAllgather, Direction: DirectionTopDown},
+	{Exchange: ExchangePush},
+}
+
+func (c BFSConfig) String() string { return c.Exchange.String() + "/" + c.Direction.String() }
