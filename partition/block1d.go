@@ -7,10 +7,10 @@
 // word by word into the global frontier without shifting.
 package partition
 
-import (
-	"fmt"
-	"math"
-)
+import "fmt"
+
+// maxBlock is the most vertices a rank can own: local ids are uint32.
+const maxBlock = 1 << 32
 
 // Block1D is a 1D block distribution of N vertices over P ranks.
 type Block1D struct {
@@ -29,9 +29,9 @@ func NewBlock1D(n int64, p int) (Block1D, error) {
 	}
 	block := (n + int64(p) - 1) / int64(p)
 	block = (block + 63) &^ 63
-	if block > math.MaxUint32 {
+	if block > maxBlock {
 		return Block1D{}, fmt.Errorf("partition: %d vertices per rank exceed uint32 local ids; use at least %d ranks",
-			block, (n+math.MaxUint32-64)/(math.MaxUint32-63))
+			block, (n+maxBlock-1)/maxBlock)
 	}
 	return Block1D{N: n, P: p, Block: block}, nil
 }
