@@ -130,8 +130,8 @@ func checkPartition(part partition.Block1D, p int) error {
 		return fmt.Errorf("graph: kernel 1: partition is over %d ranks, the job has %d", part.P, p)
 	case part.N < 1:
 		return fmt.Errorf("graph: kernel 1: vertex count %d < 1", part.N)
-	case part.Block < 1 || part.Block > 1<<32:
-		return fmt.Errorf("graph: kernel 1: block of %d vertices does not fit uint32 local ids", part.Block)
+	case part.Block < 64 || part.Block%64 != 0 || part.Block > 1<<32:
+		return fmt.Errorf("graph: kernel 1: block of %d vertices is not a multiple of 64 that fits uint32 local ids", part.Block)
 	case (part.N-1)/part.Block >= int64(p):
 		return fmt.Errorf("graph: kernel 1: %d ranks of %d vertices do not cover %d vertices", p, part.Block, part.N)
 	}
@@ -161,6 +161,34 @@ func putRecord(buf []byte, off int, local uint32, nbr int64) {
 	b := buf[off : off+RecordSize : off+RecordSize]
 	binary.LittleEndian.PutUint32(b[0:4], local)
 	binary.LittleEndian.PutUint64(b[4:12], uint64(nbr))
+}
+
+// divider divides ids in [0, n) by a fixed block size d with a multiply and
+// a shift instead of a hardware division (Granlund and Montgomery, "Division
+// by invariant integers using multiplication", PLDI 1994, Thm. 4.2): with
+// l = ⌈log2 d⌉, any N such that every dividend is < 2^N, and
+// m = ⌊2^(N+l)/d⌋ + 1 (so that 2^(N+l) < m·d ≤ 2^(N+l) + 2^l),
+// ⌊u/d⌋ = ⌊u·m / 2^(N+l)⌋. Taking N = max(bits(n-1), 64-l) makes N+l ≥ 64,
+// so the quotient is the high word of the 128-bit product shifted right by
+// N+l-64. It needs 64 ≤ d ≤ 2^32 (checkPartition) and n ≤ 2^63: then N ≤ 63,
+// 2^(N+l-64) < d as bits.Div64 requires, and m < 2^64.
+type divider struct {
+	m  uint64
+	sh uint
+}
+
+func newDivider(d, n uint64) divider {
+	l := bits.Len64(d - 1)
+	nb := max(bits.Len64(n-1), 64-l)
+	sh := uint(nb + l - 64)
+	q, _ := bits.Div64(1<<sh, 0, d) // ⌊2^(nb+l) / d⌋
+	return divider{m: q + 1, sh: sh}
+}
+
+// div returns u / d.
+func (v divider) div(u uint64) uint64 {
+	hi, _ := bits.Mul64(u, v.m)
+	return hi >> v.sh
 }
 
 // routeStreams is about how many output streams (destination × row bucket)
@@ -196,6 +224,7 @@ func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, er
 	nt := max(1, min(threads, len(edges)))
 	n := uint64(part.N)
 	block := uint64(part.Block)
+	div := newDivider(block, n)
 	nb, bshift := rowBuckets(part)
 	keys := p * nb // key d*nb + bucket
 
@@ -211,10 +240,10 @@ func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, er
 				bad[t] = i
 				break
 			}
-			du := u / block
+			du := div.div(u)
 			cnt[int(du)*nb+int((u-du*block)>>bshift)]++
 			if u != v {
-				dv := v / block
+				dv := div.div(v)
 				cnt[int(dv)*nb+int((v-dv*block)>>bshift)]++
 			}
 		}
@@ -246,13 +275,13 @@ func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, er
 		copy(cur, counts[t*keys:(t+1)*keys])
 		for i := lo; i < hi; i++ {
 			u, v := edges[i].U, edges[i].V
-			du := uint64(u) / block
+			du := div.div(uint64(u))
 			lu := uint64(u) - du*block
 			ku := int(du)*nb + int(lu>>bshift)
 			putRecord(send[du], cur[ku], uint32(lu), v)
 			cur[ku] += RecordSize
 			if u != v {
-				dv := uint64(v) / block
+				dv := div.div(uint64(v))
 				lv := uint64(v) - dv*block
 				kv := int(dv)*nb + int(lv>>bshift)
 				putRecord(send[dv], cur[kv], uint32(lv), u)
@@ -389,10 +418,10 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 	}
 
 	// Sort and dedupe every row, rows split among all threads by edge volume.
-	nt = max(1, min(threads, nLocal))
-	bounds := volumeBounds(offsets, nt)
+	ns := max(1, min(threads, nLocal))
+	bounds := volumeBounds(offsets, ns)
 	final := make([]int64, nLocal+1) // final[v+1] = deduplicated length of row v, then prefix sums
-	parallel(nt, func(t int) {
+	parallel(ns, func(t int) {
 		var scratch []C
 		for v := bounds[t]; v < bounds[t+1]; v++ {
 			row := cols[offsets[v]:offsets[v+1]]
@@ -413,7 +442,7 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 	} else {
 		dst = make([]C, final[nLocal])
 	}
-	parallel(nt, func(t int) {
+	parallel(ns, func(t int) {
 		for v := bounds[t]; v < bounds[t+1]; v++ {
 			d := dst[final[v]:final[v+1]]
 			src := cols[offsets[v] : offsets[v]+int64(len(d))]

@@ -469,3 +469,11 @@ func TestGeneratePanics(t *testing.T) {
 	}
 	p.Generate(p.NumEdges(), nil) // an empty range at the end is fine
 }
+
+func TestGenerateDoesNotAllocate(t *testing.T) {
+	p := DefaultParams(20)
+	out := make([]graph.Edge, 1000)
+	if n := testing.AllocsPerRun(10, func() { p.Generate(12345, out) }); n != 0 {
+		t.Fatalf("Generate allocates %v times per call", n)
+	}
+}
