@@ -157,8 +157,8 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 	level = make([]int32, g.n)
 	verrs := make([]error, p)
 	nedges := make([]int64, p)
+	mode.Threads = threads
 	onRanks(t, g, p, threads, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
-		mode.Threads = threads
 		b, err := NewBFS(c, csr, part, mode)
 		if err != nil {
 			return err

@@ -75,11 +75,12 @@ func BenchmarkTranspose(b *testing.B) {
 	sink = a[0]
 }
 
-func BenchmarkApplyBlock(b *testing.B) {
+func BenchmarkApplyPacked(b *testing.B) {
 	pm := newPerm(20, 1)
-	var a [lanes]uint64
+	var ws [lanes]uint64
+	out := make([]graph.Edge, lanes)
 	for b.Loop() {
-		pm.applyBlock(&a)
+		pm.applyPacked(&ws, 0, out)
 	}
-	sink = a[0]
+	sink = uint64(out[0].U)
 }

@@ -200,9 +200,11 @@ func transposeInner(a *[64]uint64, g int) {
 }
 
 // block computes the raw (unpermuted) tuples of block b, that is tuples
-// 64b … 64b+63: lane i's tuple is (u[i], v[i]). Level l of the descent
-// (l = 0 the most significant bit) uses words blockWords·b + 32l + j.
-func (g *generator) block(b uint64, u, v *[lanes]uint64) {
+// 64b … 64b+63. Level l of the descent (l = 0 the most significant bit)
+// uses words blockWords·b + 32l + j. If Scale ≤ 32, lane i's tuple is packed
+// as u = lo[i] & (2^32−1), v = lo[i] >> 32 and hi is not used; otherwise it is
+// (lo[i], hi[i]).
+func (g *generator) block(b uint64, lo, hi *[lanes]uint64) {
 	s := g.key + b*blockStride
 	scale := g.scale
 	tm := &g.tm
@@ -210,48 +212,48 @@ func (g *generator) block(b uint64, u, v *[lanes]uint64) {
 		// Row scale−1−l holds the row bits of level l and row 32+scale−1−l
 		// the column bits, so after one transposition lane i's word is
 		// v<<32 | u.
-		var m [64]uint64
+		*lo = [lanes]uint64{}
 		for l := range scale {
 			ltA, ltAB, ltABC := compare3(s, tm)
 			s += levelStride
-			m[(scale-1-l)&63] = ^ltAB
-			m[(32+scale-1-l)&63] = ^(ltA ^ ltAB ^ ltABC)
+			lo[(scale-1-l)&63] = ^ltAB
+			lo[(32+scale-1-l)&63] = ^(ltA ^ ltAB ^ ltABC)
 		}
-		transpose64(&m)
-		for i := range m {
-			u[i], v[i] = m[i]&0xffffffff, m[i]>>32
-		}
+		transpose64(lo)
 		return
 	}
-	for i := range u {
-		u[i], v[i] = 0, 0
-	}
+	*lo, *hi = [lanes]uint64{}, [lanes]uint64{}
 	for l := range scale {
 		ltA, ltAB, ltABC := compare3(s, tm)
 		s += levelStride
-		u[(scale-1-l)&63] = ^ltAB
-		v[(scale-1-l)&63] = ^(ltA ^ ltAB ^ ltABC)
+		lo[(scale-1-l)&63] = ^ltAB
+		hi[(scale-1-l)&63] = ^(ltA ^ ltAB ^ ltABC)
 	}
-	transpose64(u)
-	transpose64(v)
+	transpose64(lo)
+	transpose64(hi)
 }
 
 // fill writes tuples first, first+1, … into out. It is the hot loop: no
 // allocation, no interface or indirect calls. Blocks that straddle the ends
 // of the range are computed whole and only their lanes inside it kept.
 func (g *generator) fill(first int64, out []graph.Edge) {
-	var u, v [lanes]uint64
+	var lo, hi [lanes]uint64
+	pm := g.perm
+	if !g.permute {
+		pm = perm{mask: pm.mask, shift: 63, mul: [permRounds]uint64{1, 1, 1}} // the identity
+	}
 	for len(out) > 0 {
 		b := uint64(first) / lanes
-		lo := int(uint64(first) % lanes)
-		n := min(lanes-lo, len(out))
-		g.block(b, &u, &v)
-		if g.permute {
-			g.perm.applyBlock(&u)
-			g.perm.applyBlock(&v)
-		}
-		for i := range out[:n] {
-			out[i] = graph.Edge{U: int64(u[(lo+i)&63]), V: int64(v[(lo+i)&63])}
+		i0 := uint64(first) % lanes
+		n := min(lanes-int(i0), len(out))
+		g.block(b, &lo, &hi)
+		if g.scale <= 32 {
+			pm.applyPacked(&lo, i0, out[:n])
+		} else {
+			for i := range out[:n] {
+				j := (i0 + uint64(i)) & 63
+				out[i] = graph.Edge{U: int64(pm.apply(lo[j])), V: int64(pm.apply(hi[j]))}
+			}
 		}
 		out = out[n:]
 		first += int64(n)

@@ -3,6 +3,8 @@
 
 package kronecker
 
+import "github.com/graphrun/graphrun/graph"
+
 // permRounds is the number of multiply / xor-shift / add rounds.
 const permRounds = 3
 
@@ -67,21 +69,24 @@ func (p *perm) apply(x uint64) uint64 {
 	return x & m
 }
 
-// applyBlock applies the permutation to every element of xs, each in
-// [0, 2^Scale). It is apply unrolled over a block of labels, so that the
-// multiplication chains of different labels overlap.
-func (p *perm) applyBlock(xs *[lanes]uint64) {
+// applyPacked writes to out the tuples packed in ws[i0:] (u in the low 32
+// bits, v in the high; see generator.block), each label permuted. It is
+// apply unrolled, on both labels at once, so that their multiplication
+// chains overlap.
+func (p *perm) applyPacked(ws *[lanes]uint64, i0 uint64, out []graph.Edge) {
 	m, sh := p.mask, p.shift&63
 	m0, m1, m2 := p.mul[0], p.mul[1], p.mul[2]
 	a0, a1, a2 := p.add[0], p.add[1], p.add[2]
-	for i, x := range xs {
-		x = (x * m0) & m
-		x ^= x >> sh
-		x = ((x + a0) * m1) & m
-		x ^= x >> sh
-		x = ((x + a1) * m2) & m
-		x ^= x >> sh
-		xs[i] = (x + a2) & m
+	for i := range out {
+		w := ws[(i0+uint64(i))&63]
+		u, v := w&0xffffffff, w>>32
+		u, v = (u*m0)&m, (v*m0)&m
+		u, v = u^u>>sh, v^v>>sh
+		u, v = ((u+a0)*m1)&m, ((v+a0)*m1)&m
+		u, v = u^u>>sh, v^v>>sh
+		u, v = ((u+a1)*m2)&m, ((v+a1)*m2)&m
+		u, v = u^u>>sh, v^v>>sh
+		out[i] = graph.Edge{U: int64((u + a2) & m), V: int64((v + a2) & m)}
 	}
 }
 

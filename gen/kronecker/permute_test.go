@@ -3,7 +3,11 @@
 
 package kronecker
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/graphrun/graphrun/graph"
+)
 
 func TestInverseOdd(t *testing.T) {
 	for _, m := range []uint64{1, 3, 0xbf58476d1ce4e5b9, 1<<63 | 1, ^uint64(0)} {
@@ -38,13 +42,16 @@ func TestPermuteBijectionExhaustive(t *testing.T) {
 				if y == x {
 					fixed++
 				}
-				// applyBlock agrees with apply.
-				block[x%lanes] = uint64(x)
+				// applyPacked agrees with apply, on both halves.
+				block[x%lanes] = uint64(x) | uint64(n-1-x)<<32
 				if x%lanes == lanes-1 || x == n-1 {
-					pm.applyBlock(&block)
-					for i := int64(0); i <= x%lanes; i++ {
-						if want := pm.apply(uint64(x - x%lanes + i)); block[i] != want {
-							t.Fatalf("scale %d: applyBlock(%d) = %d, apply = %d", scale, x-x%lanes+i, block[i], want)
+					out := make([]graph.Edge, x%lanes+1)
+					pm.applyPacked(&block, 0, out)
+					for i, e := range out {
+						xi := x - x%lanes + int64(i)
+						if e.U != int64(pm.apply(uint64(xi))) || e.V != int64(pm.apply(uint64(n-1-xi))) {
+							t.Fatalf("scale %d: applyPacked(%d) = %v, apply gives %d, %d",
+								scale, xi, e, pm.apply(uint64(xi)), pm.apply(uint64(n-1-xi)))
 						}
 					}
 				}
