@@ -265,12 +265,23 @@ func (w *World) rankReturned(rank int) {
 // others, as "rank r: <error>" wrapping that rank's error; it goes on with the
 // errors of other ranks that failed on their own, and ends with the list of
 // ranks whose calls were merely aborted. A panic in fn is recovered into a
-// *PanicError. Any failing rank aborts the World (see the package doc).
+// *PanicError. Any failing rank aborts the World (see the package doc), and
+// an abort cancels the context every rank's fn was given.
 func Run(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) error) error {
 	w, err := NewWorld(p)
 	if err != nil {
 		return err
 	}
+	// Ranks busy with local work learn of an abort through their context.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-w.aborted:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for r := range p {

@@ -632,3 +632,31 @@ func BenchmarkBarrier(b *testing.B) {
 		}
 	}
 }
+
+// TestRunCancelsBusyRanksOnAbort: a rank in the middle of local work (not in
+// a collective) learns of another rank's failure through its context.
+func TestRunCancelsBusyRanksOnAbort(t *testing.T) {
+	boom := errors.New("boom")
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
+			if c.Rank() == 2 {
+				return boom
+			}
+			select { // "local work" that only stops when cancelled
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(20 * time.Second):
+				return errors.New("never cancelled")
+			}
+		})
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, boom) {
+			t.Fatalf("got %v, want the failing rank's error first", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("busy ranks were not cancelled within 5 s")
+	}
+}

@@ -8,6 +8,9 @@ import "github.com/graphrun/graphrun/graph"
 // permRounds is the number of multiply / xor-shift / add rounds.
 const permRounds = 3
 
+// applyPacked is unrolled for three rounds (this fails to compile otherwise).
+var _ = [1]struct{}{}[permRounds-3]
+
 // perm is the label permutation of one (Scale, Seed), with its keys expanded.
 type perm struct {
 	mask  uint64             // 2^Scale − 1
