@@ -11,7 +11,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-func benchmarkGenerate(b *testing.B, scale, threads int, permute bool) {
+func benchmarkGenerate(b *testing.B, scale, threads int) {
 	p := DefaultParams(scale)
 	out := make([]graph.Edge, 1<<16)
 	b.SetBytes(int64(len(out)) * 16)
@@ -21,13 +21,10 @@ func benchmarkGenerate(b *testing.B, scale, threads int, permute bool) {
 		if first+int64(len(out)) > p.NumEdges() {
 			first = 0
 		}
-		switch {
-		case threads != 1:
-			p.GenerateParallel(first, out, threads)
-		case permute:
+		if threads == 1 {
 			p.Generate(first, out)
-		default:
-			p.generateRaw(first, out)
+		} else {
+			p.GenerateParallel(first, out, threads)
 		}
 		first += int64(len(out))
 	}
@@ -36,10 +33,10 @@ func benchmarkGenerate(b *testing.B, scale, threads int, permute bool) {
 
 func BenchmarkGenerate(b *testing.B) {
 	for _, scale := range []int{16, 20, 26, 32} {
-		b.Run(fmt.Sprintf("scale=%d", scale), func(b *testing.B) { benchmarkGenerate(b, scale, 1, true) })
+		b.Run(fmt.Sprintf("scale=%d", scale), func(b *testing.B) { benchmarkGenerate(b, scale, 1) })
 	}
-	b.Run("scale=20/nopermute", func(b *testing.B) { benchmarkGenerate(b, 20, 1, false) })
-	b.Run("scale=20/parallel", func(b *testing.B) { benchmarkGenerate(b, 20, 0, true) })
+	// All of GOMAXPROCS.
+	b.Run("scale=20/parallel", func(b *testing.B) { benchmarkGenerate(b, 20, 0) })
 }
 
 func BenchmarkPermuteOne(b *testing.B) {

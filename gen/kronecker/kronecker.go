@@ -47,8 +47,9 @@
 // the 32 words; the unread bits could not change any outcome). The 64 row
 // bits and 64 column bits of every level are then turned into 64 (u, v)
 // pairs by a bit-matrix transposition. This costs a few word operations per
-// tuple and level instead of a comparison chain per tuple and level, and is
-// about twice as fast as drawing the uniforms one tuple at a time.
+// tuple and level instead of a comparison chain per tuple and level, and was
+// measured about 1.5 times as fast at SCALE 20 as drawing two 32-bit
+// uniforms per 64-bit word one tuple at a time.
 //
 // Since no state passes from one block to the next, any rank or thread can
 // generate any index range on its own (blocks cut by the ends of a range are
