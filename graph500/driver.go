@@ -205,6 +205,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	var commBytes, commMessages int64
 	for i, root := range roots {
 		cfg.progress(c, "search", i, len(roots))
+		bfs.Prepare()
 		if err := c.Barrier(ctx, "driver.sync"); err != nil {
 			return nil, err
 		}
@@ -231,7 +232,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		if cfg.Validate {
 			cfg.progress(c, "validate", i, len(roots))
 			t0 := time.Now()
-			_, verr := spmv.Validate(ctx, c, g, part, root, res.Parent, res.Level, search.s.NEdge)
+			_, verr := spmv.Validate(ctx, c, g, part, root, res.Parent, res.Level, search.s.NEdge, cfg.Threads)
 			var invalid *spmv.ValidationError
 			if verr != nil && !errors.As(verr, &invalid) {
 				return nil, fmt.Errorf("validating search %d from %d: %w", i, root, verr)

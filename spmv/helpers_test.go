@@ -174,7 +174,7 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 			return err
 		}
 		nedges[c.Rank()] = ne
-		_, verrs[c.Rank()] = Validate(ctx, c, csr, part, root, res.Parent, res.Level, ne)
+		_, verrs[c.Rank()] = Validate(ctx, c, csr, part, root, res.Parent, res.Level, ne, threads)
 		return nil
 	})
 	for r := 1; r < p; r++ {
@@ -199,7 +199,7 @@ func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64
 		if level != nil {
 			lv = slices.Clone(level[lo:hi])
 		}
-		_, errs[c.Rank()] = Validate(ctx, c, csr, part, root, slices.Clone(parent[lo:hi]), lv, claimed)
+		_, errs[c.Rank()] = Validate(ctx, c, csr, part, root, slices.Clone(parent[lo:hi]), lv, claimed, 1+c.Rank()%3)
 		return nil
 	})
 	for r := 1; r < p; r++ {

@@ -27,7 +27,9 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
@@ -64,6 +66,15 @@ type violations struct {
 	samples []string
 }
 
+func (v *violations) merge(o *violations) {
+	v.count += o.count
+	for _, s := range o.samples {
+		if len(v.samples) < maxSamplesPerRank {
+			v.samples = append(v.samples, s)
+		}
+	}
+}
+
 func (v *violations) addf(format string, args ...any) {
 	v.count++
 	if len(v.samples) < maxSamplesPerRank {
@@ -75,10 +86,11 @@ func (v *violations) addf(format string, args ...any) {
 // nil, level, indexed by owned vertex) and returns the number of input tuples
 // in the searched component as Graph500 counts them (self-loops excluded,
 // duplicates included). If claimedNEdge ≥ 0 it must equal that recount. All
-// ranks must call Validate together; a failed check returns a
+// ranks must call Validate together, each with `threads` goroutines for the
+// edge checks; a failed check returns a
 // *ValidationError on every rank, a transport failure another error.
 func Validate(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D, root int64,
-	parent []int64, level []int32, claimedNEdge int64) (int64, error) {
+	parent []int64, level []int32, claimedNEdge int64, threads int) (int64, error) {
 	rank, n := c.Rank(), g.NumLocal
 	if len(parent) != n || (level != nil && len(level) != n) {
 		return 0, fmt.Errorf("validate: rank %d has %d parents and %d levels for %d owned vertices", rank, len(parent), len(level), n)
@@ -143,7 +155,7 @@ func Validate(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Blo
 	}
 
 	// Checks 3 and 4 over every edge.
-	if err := checkEdges(ctx, c, g, part, depth, &bad); err != nil {
+	if err := checkEdges(ctx, c, g, part, depth, threads, &bad); err != nil {
 		return 0, err
 	}
 
@@ -301,30 +313,44 @@ func treeDepths(ctx context.Context, c comm.Comm, part partition.Block1D, root i
 const edgeRecordSize = 12
 
 // checkEdges applies checks 3 and 4 to every stored edge {v, u}, once, at the
-// owner of the larger endpoint u.
-func checkEdges(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D, depth []int32, bad *violations) error {
+// owner of the larger endpoint u. Threads take row ranges of equal edge volume
+// and keep their own records and findings.
+func checkEdges(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D, depth []int32, threads int, bad *violations) error {
 	rank, size := c.Rank(), c.Size()
-	first := g.FirstGlobal
+	threads = max(1, min(threads, g.NumLocal/64))
+	sends := make([][][]byte, threads)
+	found := make([]violations, threads)
+	parallelFor(threads, func(t int) {
+		lo, hi := rowRange(g.Offsets, t, threads)
+		send := make([][]byte, size)
+		var rec [edgeRecordSize]byte
+		for v := lo; v < hi; v++ {
+			gv := g.FirstGlobal + int64(v)
+			for i := g.Offsets[v]; i < g.Offsets[v+1]; i++ {
+				u := g.Neighbor(i)
+				if u <= gv {
+					break // rows are descending: the rest are checked at their own side
+				}
+				o := part.Owner(u)
+				if o == rank {
+					checkEdge(&found[t], gv, depth[v], u, depth[part.Local(u)])
+					continue
+				}
+				binary.LittleEndian.PutUint32(rec[0:], part.Local(u))
+				binary.LittleEndian.PutUint32(rec[4:], uint32(v))
+				binary.LittleEndian.PutUint32(rec[8:], uint32(depth[v]))
+				send[o] = append(send[o], rec[:]...)
+			}
+		}
+		sends[t] = send
+	})
 	send := make([][]byte, size)
-	var rec [edgeRecordSize]byte
-	for v := 0; v < g.NumLocal; v++ {
-		gv := first + int64(v)
-		for i := g.Offsets[v]; i < g.Offsets[v+1]; i++ {
-			u := g.Neighbor(i)
-			if u <= gv {
-				break // rows are descending: the rest are checked at their own side
-			}
-			o := part.Owner(u)
-			if o == rank {
-				checkEdge(bad, gv, depth[v], u, depth[part.Local(u)])
-				continue
-			}
-			binary.LittleEndian.PutUint32(rec[0:], part.Local(u))
-			binary.LittleEndian.PutUint32(rec[4:], uint32(v))
-			binary.LittleEndian.PutUint32(rec[8:], uint32(depth[v]))
-			send[o] = append(send[o], rec[:]...)
+	for d := range send {
+		for t := range sends {
+			send[d] = append(send[d], sends[t][d]...)
 		}
 	}
+	sends = nil
 	recv, err := c.Alltoallv(ctx, PhaseValidateEdges, send, nil)
 	if err != nil {
 		return fmt.Errorf("validate: %w", err)
@@ -333,17 +359,58 @@ func checkEdges(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.B
 		if len(msg)%edgeRecordSize != 0 {
 			return fmt.Errorf("validate: edge message from rank %d has %d bytes, not a multiple of %d", src, len(msg), edgeRecordSize)
 		}
-		for i := 0; i < len(msg); i += edgeRecordSize {
-			ul := binary.LittleEndian.Uint32(msg[i:])
-			vl := binary.LittleEndian.Uint32(msg[i+4:])
-			dv := int32(binary.LittleEndian.Uint32(msg[i+8:]))
-			if int(ul) >= g.NumLocal {
-				return fmt.Errorf("validate: edge message from rank %d names local vertex %d of %d", src, ul, g.NumLocal)
-			}
-			checkEdge(bad, part.Global(src, vl), dv, first+int64(ul), depth[ul])
-		}
 	}
-	return nil
+	var decodeErr error
+	var errOnce sync.Once
+	parallelFor(threads, func(t int) {
+		for src, msg := range recv {
+			records := len(msg) / edgeRecordSize
+			for r := records * t / threads; r < records*(t+1)/threads; r++ {
+				rec := msg[r*edgeRecordSize:]
+				ul := binary.LittleEndian.Uint32(rec)
+				vl := binary.LittleEndian.Uint32(rec[4:])
+				dv := int32(binary.LittleEndian.Uint32(rec[8:]))
+				if int(ul) >= g.NumLocal {
+					errOnce.Do(func() {
+						decodeErr = fmt.Errorf("validate: edge message from rank %d names local vertex %d of %d", src, ul, g.NumLocal)
+					})
+					return
+				}
+				checkEdge(&found[t], part.Global(src, vl), dv, g.FirstGlobal+int64(ul), depth[ul])
+			}
+		}
+	})
+	for t := range found {
+		bad.merge(&found[t])
+	}
+	return decodeErr
+}
+
+// rowRange returns part t of `parts` of the rows, cut so that each part
+// holds about the same number of stored edges.
+func rowRange(offsets []int64, t, parts int) (lo, hi int) {
+	n := len(offsets) - 1
+	cut := func(k int) int {
+		if k == parts {
+			return n
+		}
+		target := offsets[n] * int64(k) / int64(parts)
+		return sort.Search(n, func(v int) bool { return offsets[v] >= target })
+	}
+	return cut(t), cut(t + 1)
+}
+
+// parallelFor runs fn(0..n-1) on n goroutines and waits (inline when n is 1).
+func parallelFor(n int, fn func(t int)) {
+	if n == 1 {
+		fn(0)
+		return
+	}
+	var wg sync.WaitGroup
+	for t := range n {
+		wg.Go(func() { fn(t) })
+	}
+	wg.Wait()
 }
 
 func checkEdge(bad *violations, v int64, dv int32, u int64, du int32) {

@@ -127,6 +127,9 @@ func TestBFSRanksGiveIdenticalTrees(t *testing.T) {
 				if !bytes.HasPrefix(got, []byte("0 ")) || !bytes.Contains(got, []byte("\n17 17 0\n")) {
 					t.Fatalf("tree does not list vertex 0 first and the root as its own parent")
 				}
+				if unreached := bytes.Count(got, []byte(" -1 -1\n")); unreached > 1<<10 {
+					t.Fatalf("the search from 17 left %d of %d vertices unreached: too little to compare", unreached, 1<<11)
+				}
 			} else if !bytes.Equal(got, want) {
 				t.Fatalf("ranks %s %v: tree differs from 1 rank", ranks, mode)
 			}
