@@ -64,8 +64,10 @@ const RecordSize = 12
 // for long ones; rows split among threads by edge volume, not vertex count,
 // since degrees are skewed) and compacts them into exactly sized arrays.
 //
-// Memory per input tuple with u ≠ v, averaged over ranks and not counting
-// edges itself: while the exchange runs, 24 bytes of send buffers and 24 of
+// edges is not used once it is encoded, so a caller that holds no other
+// reference to it lets the garbage collector reclaim the tuples during the
+// exchange. Memory per input tuple with u ≠ v, averaged over ranks and not
+// counting edges itself: while the exchange runs, 24 bytes of send buffers and 24 of
 // receive buffers (48 B: the peak, as the in-process transport copies); the
 // send buffers are then dropped. While scattering: the receive buffers, the
 // unsorted columns (8 B, or 16 B with Cols64) and the per-thread cursors

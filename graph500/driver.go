@@ -149,11 +149,12 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		return nil, err
 	}
 	t0 = time.Now()
+	// edges is not used after this call, so the tuples become garbage as soon
+	// as kernel 1 has encoded them, before the receive buffers are allocated.
 	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("kernel 1: %w", err)
 	}
-	edges = nil
 	constructTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
 	if err != nil {
 		return nil, err

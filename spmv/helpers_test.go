@@ -218,4 +218,9 @@ var searchModes = []BFSConfig{
 	{Exchange: ExchangePush},
 }
 
-func (c BFSConfig) String() string { return c.Exchange.String() + "/" + c.Direction.String() }
+func (c BFSConfig) String() string {
+	if c.Exchange == ExchangePush {
+		return "push" // always top-down
+	}
+	return c.Exchange.String() + "/" + c.Direction.String()
+}
