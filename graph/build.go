@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -149,24 +149,6 @@ func checkPartition(part partition.Block1D, p int) error {
 	return nil
 }
 
-// parallel runs fn(0), ..., fn(n-1) on n goroutines and waits for them.
-func parallel(n int, fn func(t int)) {
-	if n <= 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for t := range n {
-		wg.Go(func() { fn(t) })
-	}
-	wg.Wait()
-}
-
-// span returns the t-th of parts near-equal pieces of [0, n).
-func span(n, t, parts int) (lo, hi int) {
-	return int(int64(n) * int64(t) / int64(parts)), int(int64(n) * int64(t+1) / int64(parts))
-}
-
 // putRecord writes one RecordSize-byte record at buf[off:].
 func putRecord(buf []byte, off int, local uint32, nbr int64) {
 	b := buf[off : off+RecordSize : off+RecordSize]
@@ -243,8 +225,8 @@ func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, er
 
 	counts := make([]int, nt*keys) // counts[t*keys+k]: records of thread t with key k
 	bad := make([]int, nt)         // first invalid tuple index seen by thread t, or -1
-	parallel(nt, func(t int) {
-		lo, hi := span(len(edges), t, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
 		cnt := make([]int, keys) // private: no false sharing in the hot loop
 		bad[t] = -1
 		for i := lo; i < hi; i++ {
@@ -282,8 +264,8 @@ func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, er
 		}
 		send[d] = make([]byte, off)
 	}
-	parallel(nt, func(t int) {
-		lo, hi := span(len(edges), t, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
 		cur := make([]int, keys)
 		copy(cur, counts[t*keys:(t+1)*keys])
 		for i := lo; i < hi; i++ {
@@ -388,11 +370,11 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 	cur := make([][]int64, nt)
 	loops := make([]int64, nt)
 	errs := make([]error, nt)
-	parallel(nt, func(t int) {
+	parallel.For(nt, func(t int) {
 		c := make([]int64, nLocal)
 		cur[t] = c
 		for s, m := range recv {
-			lo, hi := span(nrec[s], t, nt)
+			lo, hi := parallel.Span(nrec[s], t, nt)
 			k, err := countRecords(m, s, lo, hi, first, n, c)
 			if err != nil {
 				errs[t] = err
@@ -419,10 +401,10 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 
 	// Pass 2: scatter. Records were validated by pass 1.
 	cols := make([]C, acc)
-	parallel(nt, func(t int) {
+	parallel.For(nt, func(t int) {
 		c := cur[t]
 		for s, m := range recv {
-			lo, hi := span(nrec[s], t, nt)
+			lo, hi := parallel.Span(nrec[s], t, nt)
 			scatter(m[lo*RecordSize:hi*RecordSize], first, c, cols)
 		}
 	})
@@ -436,7 +418,7 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 	ns := max(1, min(threads, nLocal))
 	bounds := volumeBounds(offsets, ns)
 	final := make([]int64, nLocal+1) // final[v+1] = deduplicated length of row v, then prefix sums
-	parallel(ns, func(t int) {
+	parallel.For(ns, func(t int) {
 		var scratch []C
 		for v := bounds[t]; v < bounds[t+1]; v++ {
 			row := cols[offsets[v]:offsets[v+1]]
@@ -457,7 +439,7 @@ func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, ran
 	} else {
 		dst = make([]C, final[nLocal])
 	}
-	parallel(ns, func(t int) {
+	parallel.For(ns, func(t int) {
 		for v := bounds[t]; v < bounds[t+1]; v++ {
 			d := dst[final[v]:final[v+1]]
 			src := cols[offsets[v] : offsets[v]+int64(len(d))]
@@ -481,8 +463,8 @@ func rowOffsets(cnt [][]int64, nLocal, rank, nt int) ([]uint32, []int64, error) 
 	offsets := make([]int64, nLocal+1)
 	chunk := make([]int64, nt+1) // chunk[t+1]: half-edges of vertex chunk t, then prefix sums
 	errs := make([]error, nt)
-	parallel(nt, func(t int) {
-		lo, hi := span(nLocal, t, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(nLocal, t, nt)
 		var acc int64
 		for v := lo; v < hi; v++ {
 			var sum int64
@@ -511,8 +493,8 @@ func rowOffsets(cnt [][]int64, nLocal, rank, nt int) ([]uint32, []int64, error) 
 		chunk[t+1] += chunk[t]
 	}
 	offsets[nLocal] = chunk[nt]
-	parallel(nt, func(t int) {
-		lo, hi := span(nLocal, t, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(nLocal, t, nt)
 		base := chunk[t]
 		for v := lo; v < hi; v++ {
 			o := offsets[v] + base

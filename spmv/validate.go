@@ -33,6 +33,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -320,7 +321,7 @@ func checkEdges(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.B
 	threads = max(1, min(threads, g.NumLocal/64))
 	sends := make([][][]byte, threads)
 	found := make([]violations, threads)
-	parallelFor(threads, func(t int) {
+	parallel.For(threads, func(t int) {
 		lo, hi := rowRange(g.Offsets, t, threads)
 		send := make([][]byte, size)
 		var rec [edgeRecordSize]byte
@@ -362,7 +363,7 @@ func checkEdges(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.B
 	}
 	var decodeErr error
 	var errOnce sync.Once
-	parallelFor(threads, func(t int) {
+	parallel.For(threads, func(t int) {
 		for src, msg := range recv {
 			records := len(msg) / edgeRecordSize
 			for r := records * t / threads; r < records*(t+1)/threads; r++ {
@@ -398,19 +399,6 @@ func rowRange(offsets []int64, t, parts int) (lo, hi int) {
 		return sort.Search(n, func(v int) bool { return offsets[v] >= target })
 	}
 	return cut(t), cut(t + 1)
-}
-
-// parallelFor runs fn(0..n-1) on n goroutines and waits (inline when n is 1).
-func parallelFor(n int, fn func(t int)) {
-	if n == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for t := range n {
-		wg.Go(func() { fn(t) })
-	}
-	wg.Wait()
 }
 
 func checkEdge(bad *violations, v int64, dv int32, u int64, du int32) {
