@@ -44,6 +44,7 @@ type Config struct {
 	Validate  bool
 	Exchange  spmv.Exchange
 	Direction spmv.Direction
+	Codec     string // frontier codec name (frontier.New); "" is raw
 
 	// Progress, if not nil, is called on rank 0 as the run advances: stage is
 	// "generate", "construct", "search" or "validate"; done of total.
@@ -185,7 +186,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 
-	bfs, err := spmv.NewBFS(c, g, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Threads: cfg.Threads})
+	bfs, err := spmv.NewBFS(c, g, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
 	if err != nil {
 		return nil, err
 	}
@@ -198,7 +199,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if rank == 0 {
 		run = &results.Graph500Run{
 			Scale: params.Scale, EdgeFactor: params.EdgeFactor, NumRanks: size, Threads: cfg.Threads,
-			Seed: params.Seed, Exchange: exchangeName(cfg.Exchange, cfg.Direction),
+			Seed: params.Seed, Exchange: cfg.Exchange.String(), Direction: bfs.Config().Direction.String(), Codec: bfs.Config().Codec,
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
 		}
@@ -294,13 +295,15 @@ func gatherSearch(ctx context.Context, c comm.Comm, g *graph.CSR, res *spmv.Resu
 		return out, err
 	}
 	steps := res.Steps
-	// One allreduce for every level's bytes and messages plus the totals,
-	// one for the times.
-	ints := make([]int64, 0, 2*len(steps)+2)
-	floats := make([]float64, 0, len(steps)+1)
+	// One allreduce for every level's byte counts plus the totals, one for
+	// the times (the slowest rank's, per breakdown component).
+	const perLevelInts, perLevelFloats = 4, 5
+	ints := make([]int64, 0, perLevelInts*len(steps)+2)
+	floats := make([]float64, 0, perLevelFloats*len(steps)+1)
 	for _, s := range steps {
-		ints = append(ints, s.BytesSent, s.Messages)
-		floats = append(floats, (s.Traverse + s.Communicate + s.Reduce).Seconds())
+		ints = append(ints, s.BytesSent, s.Messages, s.RawBytes, s.EncodedBytes)
+		floats = append(floats, (s.Traverse + s.Reduce + s.Communicate + s.Compress).Seconds(),
+			s.Traverse.Seconds(), s.Reduce.Seconds(), s.Communicate.Seconds(), s.Compress.Seconds())
 	}
 	ints = append(ints, spent.BytesSent, spent.Messages)
 	floats = append(floats, elapsed)
@@ -310,21 +313,18 @@ func gatherSearch(ctx context.Context, c comm.Comm, g *graph.CSR, res *spmv.Resu
 	if err := c.AllreduceFloat64(ctx, "driver.gather", floats, comm.Max); err != nil {
 		return out, err
 	}
-	out.s = results.Search{Root: res.Root, Time: floats[len(steps)], NEdge: nedge}
+	out.s = results.Search{Root: res.Root, Time: floats[len(floats)-1], NEdge: nedge}
 	for i, s := range steps {
-		out.s.Levels = append(out.s.Levels, results.Level{Level: s.Level, Frontier: s.Frontier,
-			Bytes: ints[2*i], Messages: ints[2*i+1], Time: floats[i]})
+		li, lf := ints[perLevelInts*i:], floats[perLevelFloats*i:]
+		lv := results.Level{Level: s.Level, Frontier: s.Frontier, Codec: s.Codec,
+			Bytes: li[0], Messages: li[1], RawBytes: li[2], EncodedBytes: li[3],
+			Time: lf[0], Traverse: lf[1], Reduce: lf[2], Communicate: lf[3], Compress: lf[4]}
+		if i > 0 {
+			lv.Direction = s.Direction.String()
+		}
+		out.s.Levels = append(out.s.Levels, lv)
 	}
-	out.bytes, out.messages = ints[2*len(steps)], ints[2*len(steps)+1]
+	out.bytes, out.messages = ints[len(ints)-2], ints[len(ints)-1]
 	out.s.Time = max(out.s.Time, 1e-9) // the clock's resolution: never divide by zero
 	return out, nil
-}
-
-// exchangeName is the run's "exchange" as reported: the frontier exchange and,
-// where it can vary, the direction policy (e.g. "allgather/auto").
-func exchangeName(e spmv.Exchange, d spmv.Direction) string {
-	if e == spmv.ExchangePush {
-		return e.String()
-	}
-	return e.String() + "/" + d.String()
 }

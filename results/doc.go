@@ -54,6 +54,8 @@
 //	threads             int      worker goroutines per rank
 //	seed                uint64   generator seed
 //	exchange            string   frontier exchange mode (for example "allgather" or "sieve")
+//	direction           string   direction policy: "auto", "top-down" or "bottom-up"
+//	codec               string   frontier codec of bottom-up levels (for example "wah")
 //	graph_generation    float    seconds to generate the graph (kernel 0)
 //	construction_time   float    seconds to build the distributed graph (kernel 1)
 //	harmonic_mean_TEPS  float    the Graph500 figure of merit (= statistics.TEPS.harmonic_mean)
@@ -82,6 +84,14 @@
 //	        bytes       int64    bytes sent by all ranks during this level
 //	        messages    int64    messages sent by all ranks during this level
 //	        time        float    seconds spent in this level
+//	        direction   string   "top-down" or "bottom-up" (absent for level 0)
+//	        raw_bytes   int64    frontier bitmap bytes published for the next
+//	                             bottom-up level, before encoding (all ranks)
+//	        encoded_bytes int64  the same after sieve and codec
+//	        codec       string   encoding used (absent when nothing was published)
+//	        traversing, reducing, communication, compression_sieve
+//	                    float    paper 004's time breakdown of the level, in
+//	                             seconds, each the slowest rank's
 //
 // [WriteFileAtomic] writes such a file through a temporary file and a rename,
 // so that a reader never sees a partial file.

@@ -89,6 +89,8 @@ type runJSON struct {
 	Threads           int          `json:"threads"`
 	Seed              uint64       `json:"seed"`
 	Exchange          string       `json:"exchange"`
+	Direction         string       `json:"direction"`
+	Codec             string       `json:"codec"`
 	GenerationTime    float64      `json:"graph_generation"`
 	ConstructionTime  float64      `json:"construction_time"`
 	HarmonicMeanTEPS  jsonFloat    `json:"harmonic_mean_TEPS"`
@@ -117,6 +119,8 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Threads:           r.Threads,
 		Seed:              r.Seed,
 		Exchange:          r.Exchange,
+		Direction:         r.Direction,
+		Codec:             r.Codec,
 		GenerationTime:    r.GenerationTime,
 		ConstructionTime:  r.ConstructionTime,
 		HarmonicMeanTEPS:  jsonFloat(sum.TEPS.HarmonicMean),
@@ -183,6 +187,8 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Threads:           doc.Threads,
 		Seed:              doc.Seed,
 		Exchange:          doc.Exchange,
+		Direction:         doc.Direction,
+		Codec:             doc.Codec,
 		GenerationTime:    doc.GenerationTime,
 		ConstructionTime:  doc.ConstructionTime,
 		Searches:          make([]Search, len(doc.Searches)),

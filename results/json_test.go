@@ -54,7 +54,7 @@ func TestJSONKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantTop := []string{"graphrun_version", "started_at", "SCALE", "edgefactor", "NBFS", "num_ranks",
-		"threads", "seed", "exchange", "graph_generation", "construction_time", "harmonic_mean_TEPS",
+		"threads", "seed", "exchange", "direction", "codec", "graph_generation", "construction_time", "harmonic_mean_TEPS",
 		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches"}
 	if got := sortedKeys(doc); !slices.Equal(got, sorted(wantTop)) {
 		t.Errorf("top-level keys %v, want %v", got, sorted(wantTop))
@@ -90,7 +90,8 @@ func TestJSONKeys(t *testing.T) {
 		t.Errorf("search TEPS %v, want %v", s0["TEPS"], r.Searches[0].TEPS())
 	}
 	l1 := s0["levels"].([]any)[1].(map[string]any)
-	if got := sortedKeys(l1); !slices.Equal(got, sorted([]string{"level", "frontier", "bytes", "messages", "time"})) {
+	if got := sortedKeys(l1); !slices.Equal(got, sorted([]string{"level", "frontier", "bytes", "messages", "time",
+		"raw_bytes", "encoded_bytes", "traversing", "reducing", "communication", "compression_sieve"})) {
 		t.Errorf("level keys %v", got)
 	}
 	if l1["level"] != 1.0 || l1["frontier"] != 40.0 || l1["bytes"] != 4096.0 {

@@ -11,12 +11,26 @@ import (
 )
 
 // Level is what one BFS level of one search cost, summed over all ranks.
+//
+// The four times split Time as paper 004's breakdown does (its Fig. 7 and
+// 10): traversing, reducing, communication, and compression & sieve; each is
+// the slowest rank's.
 type Level struct {
-	Level    int     `json:"level"`    // level number, 0 for the root
-	Frontier int64   `json:"frontier"` // vertices in this level's frontier
-	Bytes    int64   `json:"bytes"`    // bytes sent by all ranks during the level
-	Messages int64   `json:"messages"` // messages sent by all ranks during the level
-	Time     float64 `json:"time"`     // seconds spent in the level
+	Level     int     `json:"level"`               // level number, 0 for the root
+	Direction string  `json:"direction,omitempty"` // "top-down" or "bottom-up"
+	Frontier  int64   `json:"frontier"`            // vertices in this level's frontier
+	Bytes     int64   `json:"bytes"`               // bytes sent by all ranks during the level
+	Messages  int64   `json:"messages"`            // messages sent by all ranks during the level
+	Time      float64 `json:"time"`                // seconds spent in the level
+	// RawBytes and EncodedBytes are the frontier bitmap bytes all ranks
+	// published for the next bottom-up level, before and after encoding.
+	RawBytes     int64   `json:"raw_bytes"`
+	EncodedBytes int64   `json:"encoded_bytes"`
+	Codec        string  `json:"codec,omitempty"` // encoding used (auto: rank 0's most common choice)
+	Traverse     float64 `json:"traversing"`
+	Reduce       float64 `json:"reducing"`
+	Communicate  float64 `json:"communication"`
+	Compress     float64 `json:"compression_sieve"`
 }
 
 // Search is one timed BFS of a Graph500 run.
@@ -43,7 +57,9 @@ type Graph500Run struct {
 	NumRanks         int     // ranks (the reference's num_mpi_processes)
 	Threads          int     // worker goroutines per rank
 	Seed             uint64  // generator seed
-	Exchange         string  // frontier exchange mode
+	Exchange         string  // frontier exchange mode (allgather, sieve, push)
+	Direction        string  // direction policy (auto, top-down, bottom-up)
+	Codec            string  // frontier codec of bottom-up levels
 	GenerationTime   float64 // seconds to generate the graph (kernel 0)
 	ConstructionTime float64 // seconds to build the graph (kernel 1)
 	Searches         []Search

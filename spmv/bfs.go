@@ -26,10 +26,14 @@ const (
 	// ExchangePush is top-down expansion with (vertex, parent) pairs sent to
 	// owners by Alltoallv, as the Graph500 reference code does.
 	ExchangePush
+	// ExchangeSieve is paper 004's Alg. 3: before a bottom-up step each rank
+	// sieves its new frontier with the cross directory of every peer and
+	// sends each peer only what it can use, by Alltoallv.
+	ExchangeSieve
 )
 
 // exchangeNames are the flag values accepted by ParseExchange.
-var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push"}
+var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve"}
 
 func (e Exchange) String() string {
 	if int(e) >= 0 && int(e) < len(exchangeNames) {
@@ -45,7 +49,7 @@ func ParseExchange(s string) (Exchange, error) {
 			return Exchange(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown exchange %q (want allgather or push)", s)
+	return 0, fmt.Errorf("unknown exchange %q (want allgather, sieve or push)", s)
 }
 
 // Direction is the traversal direction of a level (Beamer et al.,
@@ -97,7 +101,7 @@ const (
 
 // Phase names under which BFS traffic is counted.
 const (
-	PhaseFrontier = "bfs.frontier" // Allgatherv of the frontier bitmap
+	PhaseFrontier = "bfs.frontier" // Allgatherv (or sieved Alltoallv) of the frontier bitmap
 	PhasePush     = "bfs.push"     // Alltoallv of (vertex, parent) pairs
 	PhaseReduce   = "bfs.reduce"   // allreduce of the discovered count
 )
@@ -106,19 +110,33 @@ const (
 type BFSConfig struct {
 	Exchange  Exchange
 	Direction Direction // ignored by ExchangePush, which is always top-down
-	Threads   int       // goroutines for local traversal (≥ 1)
+	// Codec names the frontier codec of bottom-up exchanges (frontier.New);
+	// "" means "raw", the plain bitmap of paper 004's BIT.
+	Codec   string
+	Threads int // goroutines for local traversal and encoding (≥ 1)
 }
 
 // LevelStats describes one level-synchronous step on this rank.
+//
+// The four times are paper 004's breakdown (Fig. 7 and 10): traversing,
+// reducing, communication, and compression & sieve.
 type LevelStats struct {
-	Level       int           // BFS level of the vertices discovered in this step
-	Direction   Direction     // how this step traversed (top-down or bottom-up)
-	Frontier    int64         // vertices discovered in this step, over all ranks
-	BytesSent   int64         // bytes this rank sent to other ranks in this step
-	Messages    int64         // messages this rank sent in this step
-	Traverse    time.Duration // local traversal (the SpMV)
-	Communicate time.Duration // frontier exchange
-	Reduce      time.Duration // allreduce of the count
+	Level     int       // BFS level of the vertices discovered in this step
+	Direction Direction // how this step traversed (top-down or bottom-up)
+	Frontier  int64     // vertices discovered in this step, over all ranks
+	BytesSent int64     // bytes this rank sent to other ranks in this step
+	Messages  int64     // messages this rank sent in this step
+	// RawBytes and EncodedBytes are the frontier bitmap bytes this rank
+	// published for the next bottom-up step, before and after the codec (and
+	// after the sieve, for ExchangeSieve). Zero when none was published.
+	RawBytes, EncodedBytes int64
+	// Codec is the encoding used for the published frontier (for "auto", the
+	// choice made for most of this step's messages).
+	Codec       string
+	Traverse    time.Duration // local traversal (the SpMV): scan, expand, apply
+	Reduce      time.Duration // allreduce of the counts
+	Communicate time.Duration // the exchanges themselves
+	Compress    time.Duration // sieving, encoding and decoding
 }
 
 // Result is one search's output on this rank. Its slices belong to the BFS
@@ -157,24 +175,27 @@ type BFS struct {
 	idle    frontier.Bitmap // owned vertices with no neighbour, and padding bits
 	next    frontier.Bitmap // owned vertices discovered in the current step
 	global  frontier.Bitmap // the global frontier, for bottom-up steps
-	sendBuf []byte
 	recvBuf [][]byte
+
+	pub publisher // bottom-up: codecs, sieve and buffers of the frontier exchange
 
 	queue, nextQueue []uint32   // top-down: owned frontier vertices
 	threadBufs       [][][]byte // top-down: per thread, per destination records
 	sendBufs         [][]byte   // top-down: per destination
 	steps            []LevelStats
+	cur              LevelStats // the step being measured
 
 	totalDegree int64 // stored adjacency entries over all ranks (0 until the first Run)
 	prepared    bool  // Prepare ran since the last search
 }
 
-// NewBFS prepares a BFS engine for this rank's CSR.
+// NewBFS prepares a BFS engine for this rank's CSR. For ExchangeSieve it
+// builds the cross directory (once; its cost is not part of any search).
 func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*BFS, error) {
 	if cfg.Threads < 1 {
 		return nil, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
 	}
-	if cfg.Exchange != ExchangeAllgather && cfg.Exchange != ExchangePush {
+	if cfg.Exchange < ExchangeAllgather || cfg.Exchange > ExchangeSieve {
 		return nil, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
 	}
 	if cfg.Direction < DirectionAuto || cfg.Direction > DirectionBottomUp {
@@ -182,6 +203,9 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	}
 	if cfg.Exchange == ExchangePush {
 		cfg.Direction = DirectionTopDown
+	}
+	if cfg.Codec == "" {
+		cfg.Codec = "raw"
 	}
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
@@ -205,6 +229,11 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	}
 	if cfg.Direction != DirectionTopDown {
 		b.global = frontier.NewBitmap(part.N)
+		pub, err := newPublisher(g, part, r, cfg)
+		if err != nil {
+			return nil, err
+		}
+		b.pub = pub
 	}
 	if cfg.Direction != DirectionBottomUp {
 		b.threadBufs = make([][][]byte, cfg.Threads)
@@ -215,6 +244,10 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	}
 	return b, nil
 }
+
+// Config returns the engine's configuration, with defaults filled in (the
+// codec name, and the direction that push implies).
+func (b *BFS) Config() BFSConfig { return b.cfg }
 
 // Prepare clears the previous search's parents, levels and visited set. Run
 // calls it when the caller has not; the Graph500 driver calls it before
@@ -273,36 +306,36 @@ func (b *BFS) Run(ctx context.Context, root int64) (*Result, error) {
 	frontierSize, unexplored := int64(1), b.totalDegree-rootDegree[0]
 	for lvl := int32(1); ; lvl++ {
 		before := b.c.Stats().Total()
-		t0 := time.Now()
+		b.cur = LevelStats{Level: int(lvl), Direction: dir}
 		var found, foundDegree int64
-		t1 := t0
 		if dir == DirectionTopDown {
+			t0 := time.Now()
 			b.expand()
-			t1 = time.Now()
+			b.cur.Traverse += time.Since(t0)
 			var err error
 			if found, foundDegree, err = b.exchangePush(ctx, lvl); err != nil {
 				return nil, err
 			}
 		} else {
+			t0 := time.Now()
 			found, foundDegree = b.pull(lvl)
-			t1 = time.Now()
+			b.cur.Traverse += time.Since(t0)
 		}
-		t2 := time.Now()
+		t0 := time.Now()
 		counts := []int64{found, foundDegree}
 		if err := b.c.AllreduceInt64(ctx, PhaseReduce, counts, comm.Sum); err != nil {
 			return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
 		}
-		t3 := time.Now()
+		b.cur.Reduce = time.Since(t0)
 		next := b.chooseDirection(dir, counts[0], frontierSize, counts[1], unexplored-counts[1])
 		if counts[0] > 0 {
 			if err := b.publish(ctx, lvl, dir, next); err != nil {
 				return nil, err
 			}
 		}
-		t4 := time.Now()
 		d := b.c.Stats().Total().Sub(before)
-		b.steps = append(b.steps, LevelStats{Level: int(lvl), Direction: dir, Frontier: counts[0], BytesSent: d.BytesSent, Messages: d.Messages,
-			Traverse: t1.Sub(t0), Communicate: t2.Sub(t1) + t4.Sub(t3), Reduce: t3.Sub(t2)})
+		b.cur.Frontier, b.cur.BytesSent, b.cur.Messages = counts[0], d.BytesSent, d.Messages
+		b.steps = append(b.steps, b.cur)
 		if counts[0] == 0 {
 			return &Result{Root: root, Parent: b.parent, Level: b.level, Steps: b.steps}, nil
 		}
@@ -330,35 +363,29 @@ func (b *BFS) chooseDirection(current Direction, size, previous, edges, unexplor
 }
 
 // publish turns the vertices this rank discovered into the form the next
-// step needs: the global bitmap (Allgatherv, paper 004 Alg. 1 line 7) before
-// a bottom-up step, the owned queue before a top-down step.
+// step needs: the global frontier bitmap before a bottom-up step (exchanged
+// through the publisher: paper 004 Alg. 1 line 7, Alg. 2, Alg. 3), the owned
+// queue before a top-down step.
 func (b *BFS) publish(ctx context.Context, lvl int32, current, next Direction) error {
-	if next == DirectionTopDown {
-		if current == DirectionTopDown {
-			b.queue, b.nextQueue = b.nextQueue, b.queue
-			return nil
-		}
-		b.queue = b.queue[:0]
-		for wi, w := range b.next {
-			for w != 0 {
-				b.queue = append(b.queue, uint32(wi<<6|bits.TrailingZeros64(w)))
-				w &= w - 1
-			}
+	if next == DirectionBottomUp {
+		if err := b.pub.publish(ctx, b.c, b.part, b.next, b.global, &b.cur); err != nil {
+			return fmt.Errorf("bfs level %d: %w", lvl, err)
 		}
 		return nil
 	}
-	b.sendBuf = b.next.AppendBytes(b.sendBuf[:0])
-	recv, err := b.c.Allgatherv(ctx, PhaseFrontier, b.sendBuf, b.recvBuf)
-	if err != nil {
-		return fmt.Errorf("bfs level %d: %w", lvl, err)
+	if current == DirectionTopDown {
+		b.queue, b.nextQueue = b.nextQueue, b.queue
+		return nil
 	}
-	b.recvBuf = recv
-	for r, msg := range recv {
-		w0 := int(b.part.First(r) >> 6)
-		if err := b.global[w0 : w0+b.part.Words(r)].LoadBytes(msg); err != nil {
-			return fmt.Errorf("bfs level %d: frontier from rank %d: %w", lvl, r, err)
+	t0 := time.Now()
+	b.queue = b.queue[:0]
+	for wi, w := range b.next {
+		for w != 0 {
+			b.queue = append(b.queue, uint32(wi<<6|bits.TrailingZeros64(w)))
+			w &= w - 1
 		}
 	}
+	b.cur.Traverse += time.Since(t0)
 	return nil
 }
 
@@ -443,11 +470,15 @@ const pushRecordSize = 12
 // applies the ones this rank receives. It returns how many vertices this
 // rank discovered and their stored degrees.
 func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64, err error) {
+	t0 := time.Now()
 	recv, err := b.c.Alltoallv(ctx, PhasePush, b.sendBufs, b.recvBuf)
 	if err != nil {
 		return 0, 0, fmt.Errorf("bfs level %d: %w", lvl, err)
 	}
 	b.recvBuf = recv
+	t1 := time.Now()
+	b.cur.Communicate += t1.Sub(t0)
+	defer func() { b.cur.Traverse += time.Since(t1) }()
 	b.nextQueue = b.nextQueue[:0]
 	b.next.Clear()
 	for src, msg := range recv {

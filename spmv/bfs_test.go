@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
 )
@@ -21,13 +22,15 @@ func TestBFSMatchesSerialReference(t *testing.T) {
 		graphs = 40
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
+	everyMode := allModes()
 	for i := 0; i < graphs; i++ {
 		g := randomTestGraph(rng, i)
 		root := rng.Int64N(g.n)
 		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
 		p := 1 + i%8
 		threads := 1 + rng.IntN(3)
-		for _, ex := range searchModes {
+		modes := append(slices.Clone(searchModes), everyMode[i%len(everyMode)])
+		for _, ex := range modes {
 			parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, ex)
 			if !slices.Equal(level, wantLevel) {
 				t.Fatalf("graph %d (%s, n=%d, root %d) on %d ranks, %v: levels\n got %v\nwant %v", i, g.name, g.n, root, p, ex, level, wantLevel)
@@ -113,3 +116,31 @@ func TestBFSRejectsBadRoot(t *testing.T) {
 }
 
 func graphEdge(u, v int64) graph.Edge { return graph.Edge{U: u, V: v} }
+
+// TestEveryModeCodecAndDirection: every exchange × codec × direction gives
+// the same parents and levels as the serial reference, and validates, on a
+// Kronecker graph and a path, for 1..16 ranks.
+func TestEveryModeCodecAndDirection(t *testing.T) {
+	params := kronecker.DefaultParams(9)
+	kron := testGraph{name: "kronecker", n: params.NumVertices(), edges: make([]graph.Edge, params.NumEdges())}
+	params.Generate(0, kron.edges)
+	rng := rand.New(rand.NewPCG(5, 6))
+	path := randomTestGraph(rng, 2)
+	ranks := []int{1, 2, 3, 5, 8, 16}
+	if testing.Short() {
+		ranks = []int{1, 3, 16}
+	}
+	for _, g := range []testGraph{kron, path} {
+		root := g.edges[0].U
+		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
+		for _, p := range ranks {
+			for _, mode := range allModes() {
+				parent, level, nedge, verr := distributedBFS(t, g, root, p, 2, mode)
+				if verr != nil || nedge != wantNEdge || !slices.Equal(level, wantLevel) || !slices.Equal(parent, wantParent) {
+					t.Fatalf("%s on %d ranks, %v: nedge %d (want %d), levels equal %v, parents equal %v, validation %v",
+						g.name, p, mode, nedge, wantNEdge, slices.Equal(level, wantLevel), slices.Equal(parent, wantParent), verr)
+				}
+			}
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
 )
@@ -216,11 +217,33 @@ var searchModes = []BFSConfig{
 	{Exchange: ExchangeAllgather, Direction: DirectionBottomUp},
 	{Exchange: ExchangeAllgather, Direction: DirectionTopDown},
 	{Exchange: ExchangePush},
+	{Exchange: ExchangeSieve, Direction: DirectionBottomUp, Codec: "wah"},
 }
 
 func (c BFSConfig) String() string {
 	if c.Exchange == ExchangePush {
 		return "push" // always top-down
 	}
-	return c.Exchange.String() + "/" + c.Direction.String()
+	codec := c.Codec
+	if codec == "" {
+		codec = "raw"
+	}
+	return c.Exchange.String() + "/" + codec + "/" + c.Direction.String()
+}
+
+// allModes is every exchange × codec × direction the engine offers, push
+// once (it is top-down with no codec).
+func allModes() []BFSConfig {
+	modes := []BFSConfig{{Exchange: ExchangePush}}
+	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve} {
+		for _, codec := range frontier.Names() {
+			for _, dir := range []Direction{DirectionAuto, DirectionBottomUp, DirectionTopDown} {
+				if dir == DirectionTopDown && codec != "raw" {
+					continue // top-down levels publish no bitmap: the codec is never used
+				}
+				modes = append(modes, BFSConfig{Exchange: ex, Codec: codec, Direction: dir})
+			}
+		}
+	}
+	return modes
 }

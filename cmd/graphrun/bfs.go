@@ -8,10 +8,12 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/results"
@@ -67,6 +69,9 @@ type bfsFlags struct {
 	noValidate   bool
 	exchange     string
 	direction    string
+	codec        string
+	algo         string
+	breakdown    bool
 	force        bool
 }
 
@@ -89,7 +94,10 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.StringVar(&f.out, "out", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip validation of the searches")
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text block then goes to stderr)`)
-	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 BIT) or push (Graph500 reference style)")
+	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories) or push (Graph500 reference style)")
+	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
+	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ... (sets --exchange and --codec; --direction bottom-up unless given)")
+	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
 	return cmd
@@ -107,6 +115,21 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.algo != "" {
+		for _, flag := range []string{"exchange", "codec"} {
+			if cmd.Flags().Changed(flag) {
+				return flagError("algo", "cannot be combined with --%s (it sets both --exchange and --codec)", flag)
+			}
+		}
+		ex, codec, err := parseAlgo(f.algo)
+		if err != nil {
+			return flagError("algo", "%v", err)
+		}
+		f.exchange, f.codec = ex, codec
+		if !cmd.Flags().Changed("direction") {
+			f.direction = "bottom-up" // the paper's algorithms are bottom-up at every level
+		}
+	}
 	exchange, err := spmv.ParseExchange(f.exchange)
 	if err != nil {
 		return flagError("exchange", "%v", err)
@@ -114,6 +137,9 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	direction, err := spmv.ParseDirection(f.direction)
 	if err != nil {
 		return flagError("direction", "%v", err)
+	}
+	if _, err := frontier.New(f.codec); err != nil {
+		return flagError("codec", "%v", err)
 	}
 	if exchange == spmv.ExchangePush && cmd.Flags().Changed("direction") && direction != spmv.DirectionTopDown {
 		return flagError("direction", "%s needs --exchange allgather (push is top-down at every level)", direction)
@@ -159,7 +185,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	progress := newProgress(stderr, params, f.roots, rootSet)
 	cfg := graph500.Config{
 		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
-		Validate: !f.noValidate, Exchange: exchange, Direction: direction,
+		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
 		Progress: progress.update,
 		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}
@@ -190,6 +216,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	} else if f.json != "" {
 		if err := results.WriteFileAtomic(f.json, run.WriteJSON); err != nil {
 			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if f.breakdown {
+		if err := run.WriteBreakdown(stderr); err != nil {
+			return err
 		}
 	}
 	if !run.ValidationSkipped && !run.Validated() {
@@ -255,3 +286,26 @@ func (a *atomicFile) Abort() {
 }
 
 var _ io.Writer = (*atomicFile)(nil)
+
+// paperCodecs maps the codec part of paper 004's algorithm names (Table V
+// and §VII-C) to graphrun's codec names.
+var paperCodecs = map[string]string{"BIT": "raw", "WAH": "wah", "ZLB-BS": "zlib-bs", "ZLB-DF": "zlib-df", "ZLB-BC": "zlib-bc"}
+
+// parseAlgo turns a paper 004 algorithm name — BIT, WAH, ZLB-BS/DF/BC, and
+// DIR- in front of any of them for the sieved exchange — into an exchange
+// and a codec. graphrun's own codec names are accepted after DIR- as well
+// (DIR-snappy, DIR-auto, ...).
+func parseAlgo(name string) (exchange, codec string, err error) {
+	exchange = "allgather"
+	rest := name
+	if r, ok := strings.CutPrefix(strings.ToUpper(name), "DIR-"); ok {
+		exchange, rest = "sieve", name[len(name)-len(r):]
+	}
+	if c, ok := paperCodecs[strings.ToUpper(rest)]; ok {
+		return exchange, c, nil
+	}
+	if _, err := frontier.New(strings.ToLower(rest)); err == nil {
+		return exchange, strings.ToLower(rest), nil
+	}
+	return "", "", fmt.Errorf("unknown algorithm %q (want BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, or DIR- followed by one of them or a codec name)", name)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,6 +158,8 @@ func TestBFSBadInput(t *testing.T) {
 		{[]string{"bfs", "--scale", "5", "--json", missing}, "--json"},
 		{[]string{"bfs", "--exchange", "carrier-pigeon"}, "--exchange"},
 		{[]string{"bfs", "--roots", "0"}, "--roots"},
+		{[]string{"bfs", "--codec", "morse"}, "--codec"},
+		{[]string{"bfs", "--algo", "QUANTUM"}, "--algo"},
 		{[]string{"bfs", "--direction", "sideways"}, "--direction"},
 		{[]string{"bfs", "--exchange", "push", "--direction", "bottom-up"}, "--direction"},
 		{[]string{"bfs", "--no-such-flag"}, "no-such-flag"},
@@ -191,5 +194,72 @@ func TestVersion(t *testing.T) {
 	code, out, _ := runCLI(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "graphrun "+version) {
 		t.Fatalf("exit %d, %q", code, out)
+	}
+}
+
+func TestParseAlgo(t *testing.T) {
+	for name, want := range map[string][2]string{
+		"BIT": {"allgather", "raw"}, "WAH": {"allgather", "wah"}, "ZLB-BS": {"allgather", "zlib-bs"},
+		"ZLB-DF": {"allgather", "zlib-df"}, "zlb-bc": {"allgather", "zlib-bc"}, "DIR-WAH": {"sieve", "wah"},
+		"DIR-ZLB-BS": {"sieve", "zlib-bs"}, "DIR-ZLB-DF": {"sieve", "zlib-df"}, "DIR-BIT": {"sieve", "raw"},
+		"DIR-snappy": {"sieve", "snappy"}, "roaring": {"allgather", "roaring"}, "DIR-auto": {"sieve", "auto"},
+	} {
+		ex, codec, err := parseAlgo(name)
+		if err != nil || ex != want[0] || codec != want[1] {
+			t.Errorf("parseAlgo(%q) = %q, %q, %v; want %v", name, ex, codec, err, want)
+		}
+	}
+	for _, bad := range []string{"", "DIR-", "DIR-XYZ", "BITS"} {
+		if _, _, err := parseAlgo(bad); err == nil {
+			t.Errorf("parseAlgo(%q) accepted", bad)
+		}
+	}
+}
+
+// TestBFSPaperAlgorithmsAndBreakdown: the paper's algorithms run end to end,
+// agree with each other on every search's nedge and level count, and
+// --breakdown prints the per-level table.
+func TestBFSPaperAlgorithmsAndBreakdown(t *testing.T) {
+	var want []int64
+	for _, algo := range []string{"BIT", "WAH", "ZLB-DF", "DIR-WAH", "DIR-ZLB-BS", "DIR-auto"} {
+		path := filepath.Join(t.TempDir(), "run.json")
+		code, out, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "3", "--roots", "4", "--algo", algo, "--breakdown", "--json", path)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", algo, code, errOut)
+		}
+		if !strings.Contains(out, "bfs  harmonic_mean_TEPS:") || !strings.Contains(errOut, "compression&sieve") {
+			t.Fatalf("%s: missing block or breakdown:\n%s\n%s", algo, out, errOut)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := results.ReadRunJSON(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Direction != "bottom-up" {
+			t.Fatalf("%s: direction %q, want bottom-up", algo, run.Direction)
+		}
+		var got []int64
+		var encoded int64
+		for _, s := range run.Searches {
+			got = append(got, s.NEdge, int64(len(s.Levels)))
+			for _, l := range s.Levels {
+				encoded += l.EncodedBytes
+			}
+		}
+		if encoded == 0 {
+			t.Fatalf("%s: no encoded frontier bytes recorded", algo)
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Fatalf("%s: nedge/levels %v differ from BIT's %v", algo, got, want)
+		}
+	}
+	code, _, errOut := runCLI(t, "bfs", "--algo", "WAH", "--codec", "raw")
+	if code != 2 || !strings.Contains(errOut, "--algo") {
+		t.Fatalf("--algo with --codec: exit %d, %q", code, errOut)
 	}
 }

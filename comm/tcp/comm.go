@@ -1,0 +1,943 @@
+package tcp
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+// Defaults and limits of Config.
+const (
+	DefaultPeerTimeout    = 30 * time.Second
+	DefaultConnectTimeout = 60 * time.Second
+	DefaultMaxFrame       = 1 << 30
+
+	// minMaxFrame is the smallest MaxFrame accepted: abort notices must fit.
+	minMaxFrame = 1 << 10
+	// maxChunk is the largest frame this rank sends. Larger messages are
+	// split, which keeps the checksum pass over a frame cache-warm for the
+	// write that follows and bounds the work lost to a corrupt frame.
+	maxChunk = 1 << 20
+	// maxAbortReason bounds the reason carried by an abort notice.
+	maxAbortReason = 512
+	// holdLimit bounds how long a reader holds back a message of the next
+	// call until the caller makes that call (see holdLocked). A caller that
+	// takes longer gets the message read ahead into a buffer of its own.
+	holdLimit = 20 * time.Millisecond
+	// maxGrace bounds how long a failing call waits for its sends and
+	// receives to finish on their own before it cuts them short.
+	maxGrace = 2 * time.Second
+)
+
+// Config describes one rank of a TCP job.
+type Config struct {
+	Rank, Size int
+
+	// Coordinator is the host:port of the rendezvous. Rank 0 listens there;
+	// every rank, rank 0 included, registers there.
+	Coordinator string
+	// Listen is the address of this rank's data listener. By default it is
+	// the local interface this rank reaches the coordinator through, on an
+	// ephemeral port. Port 0 picks an ephemeral port.
+	Listen string
+
+	// Token is the job's shared secret (required). It never crosses the
+	// network: ranks prove they hold it with HMAC-SHA256 over fresh nonces.
+	Token []byte
+	// JobID names the job. It is part of every proof and every frame header,
+	// so ranks of different jobs sharing a token never connect.
+	JobID string
+
+	// PeerTimeout is how long a call may wait without any progress (no frame
+	// sent or received) before it fails, blaming the ranks it still waits
+	// for. Default DefaultPeerTimeout.
+	PeerTimeout time.Duration
+	// ConnectTimeout bounds Connect: the rendezvous and the mesh set-up.
+	// Default DefaultConnectTimeout.
+	ConnectTimeout time.Duration
+	// MaxFrame is the largest frame payload this rank accepts; peers split
+	// their messages accordingly. Default DefaultMaxFrame, at least 1 KiB,
+	// at most 4 GiB − 1.
+	MaxFrame int
+
+	// Logf, if set, receives refused connections and failures. It may be
+	// called from several goroutines at once.
+	Logf func(format string, args ...any)
+}
+
+func (cfg Config) withDefaults() (Config, error) {
+	switch {
+	case cfg.Size < 1:
+		return cfg, fmt.Errorf("tcp: job of %d ranks, need at least 1", cfg.Size)
+	case cfg.Rank < 0 || cfg.Rank >= cfg.Size:
+		return cfg, fmt.Errorf("tcp: rank %d out of range [0, %d)", cfg.Rank, cfg.Size)
+	case cfg.Coordinator == "":
+		return cfg, errors.New("tcp: no coordinator address")
+	case len(cfg.Token) == 0:
+		return cfg, errors.New("tcp: no job token")
+	case cfg.MaxFrame != 0 && (cfg.MaxFrame < minMaxFrame || int64(cfg.MaxFrame) > math.MaxUint32):
+		return cfg, fmt.Errorf("tcp: MaxFrame %d out of range [%d, %d]", cfg.MaxFrame, minMaxFrame, uint32(math.MaxUint32))
+	}
+	if cfg.PeerTimeout <= 0 {
+		cfg.PeerTimeout = DefaultPeerTimeout
+	}
+	if cfg.ConnectTimeout <= 0 {
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
+	if cfg.MaxFrame == 0 {
+		cfg.MaxFrame = DefaultMaxFrame
+	}
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	cfg.Token = bytesClone(cfg.Token)
+	return cfg, nil
+}
+
+func (h *handshaker) logf(format string, args ...any) { h.cfg.Logf(format, args...) }
+
+// ErrClosed is the cause reported by calls made after Close.
+var ErrClosed = errors.New("tcp: Comm closed")
+
+// errPeerClosed is why a peer that said goodbye is gone.
+var errPeerClosed = errors.New("closed its Comm")
+
+// PeerError blames a failure on a rank.
+type PeerError struct {
+	Rank int
+	Err  error
+}
+
+func (e *PeerError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
+
+// Unwrap returns the underlying error.
+func (e *PeerError) Unwrap() error { return e.Err }
+
+// Connect joins the job described by cfg: it registers with the coordinator
+// (which rank 0 runs), receives the address table, connects to every other
+// rank and returns this rank's Comm. It fails if the job is not assembled
+// within cfg.ConnectTimeout or ctx is done first.
+func Connect(ctx context.Context, cfg Config) (*Comm, error) {
+	return connect(ctx, cfg, nil)
+}
+
+// connect is Connect; rank 0 runs its coordinator on coordLn if it is not nil.
+func connect(ctx context.Context, cfg Config, coordLn net.Listener) (c *Comm, err error) {
+	cfg, err = cfg.withDefaults()
+	if err != nil {
+		if coordLn != nil {
+			_ = coordLn.Close()
+		}
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, cfg.ConnectTimeout, fmt.Errorf("tcp: ConnectTimeout of %v expired", cfg.ConnectTimeout))
+	defer cancel()
+	wrap := func(err error) error { return fmt.Errorf("tcp: rank %d of %d: connect: %w", cfg.Rank, cfg.Size, err) }
+	h := newHandshaker(cfg)
+	var lc net.ListenConfig
+
+	if cfg.Rank == 0 {
+		if coordLn == nil {
+			if coordLn, err = lc.Listen(ctx, "tcp", cfg.Coordinator); err != nil {
+				return nil, wrap(fmt.Errorf("coordinator: %w", err))
+			}
+		}
+		h.logf("tcp: coordinator of job %q listening on %s", cfg.JobID, coordLn.Addr())
+		coordDone := make(chan error, 1)
+		go func() { coordDone <- h.coordinate(ctx, coordLn) }()
+		defer func() {
+			if err != nil {
+				// The coordinator's failure, if any, explains this rank's.
+				cancel()
+				if cerr := <-coordDone; cerr != nil {
+					err = wrap(cerr)
+				}
+				return
+			}
+			if cerr := <-coordDone; cerr != nil {
+				_ = c.Close()
+				c, err = nil, wrap(cerr)
+			}
+		}()
+	}
+
+	session, err := h.joinCoordinator(ctx)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	local, _ := session.conn.LocalAddr().(*net.TCPAddr)
+	listenAddr := cfg.Listen
+	if listenAddr == "" && local != nil {
+		listenAddr = net.JoinHostPort(local.IP.String(), "0")
+	}
+	ln, err := lc.Listen(ctx, "tcp", listenAddr)
+	if err != nil {
+		_ = session.conn.Close()
+		return nil, wrap(fmt.Errorf("data listener: %w", err))
+	}
+	advertised := ln.Addr().String()
+	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() && local != nil {
+		advertised = net.JoinHostPort(local.IP.String(), fmt.Sprint(a.Port))
+	}
+	h.logf("tcp: rank %d of %d: listening for peers on %s", cfg.Rank, cfg.Size, advertised)
+
+	m := newMesh(ctx, h)
+	m.accept(ln)
+	addrs, err := h.register(ctx, session, advertised)
+	if err != nil {
+		m.fail(err)
+		_, _ = m.wait(ctx, ln)
+		return nil, wrap(err)
+	}
+	m.dial(addrs)
+	conns, err := m.wait(ctx, ln)
+	if err != nil {
+		return nil, wrap(err)
+	}
+	return newComm(cfg, h.jobHash, conns), nil
+}
+
+// Comm is one rank's comm.Comm over TCP. Its methods other than Close and
+// Abort must be called from one goroutine at a time.
+type Comm struct {
+	rank, size  int
+	job         uint64
+	maxFrame    int
+	peerTimeout time.Duration
+	grace       time.Duration
+	logf        func(format string, args ...any)
+	peers       []*peer // by rank; nil at this rank
+
+	stats  comm.Stats
+	inCall atomic.Bool
+	seq    uint64 // sequence number of the last call
+
+	// Per-call scratch, owned by the calling goroutine.
+	msgs    [][]byte // messages of the current call, by source rank
+	sendBuf []byte   // encoded Allreduce contribution
+	scratch [][]byte // Allreduce receive buffers, by source rank
+	ints    []int64
+	floats  []float64
+
+	// wake is poked (never blocking) whenever a frame is sent or received,
+	// a reader or writer stops, or the job fails.
+	wake chan struct{}
+
+	mu      sync.Mutex
+	cond    sync.Cond // signalled when peer.filling or peer.writing falls, a call starts, the job fails or closes
+	failErr error     // why the job failed on this rank; nil while healthy
+	closing bool
+
+	bg        sync.WaitGroup // abort and goodbye notices
+	readers   sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+var _ comm.Comm = (*Comm)(nil)
+
+// peer is the connection to one other rank.
+type peer struct {
+	rank  int
+	conn  net.Conn
+	br    *bufio.Reader
+	chunk int // largest frame payload sent to this peer
+
+	wmu     sync.Mutex // serialises writes on conn; guards the fields below
+	hdr     [HeaderSize]byte
+	trailer [TrailerSize]byte
+	wbroken error // a write failed: the stream may hold a partial frame
+
+	// Guarded by Comm.mu.
+	want    uint64     // sequence number of the call waiting for this peer
+	dest    []byte     // the caller's buffer for message want
+	filling bool       // the reader is writing into dest
+	inbox   []*message // complete messages not yet taken, in order
+	err     error      // why the reader stopped
+	writing bool       // the current call's message to this peer is being sent
+	werr    error      // why sending the current call's message failed
+}
+
+// message is one collective's payload from one peer.
+type message struct {
+	seq   uint64
+	kind  opKind
+	phase uint64
+	arg   uint64
+	total uint64
+	data  []byte
+}
+
+func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
+	c := &Comm{
+		rank:        cfg.Rank,
+		size:        cfg.Size,
+		job:         job,
+		maxFrame:    cfg.MaxFrame,
+		peerTimeout: cfg.PeerTimeout,
+		grace:       min(cfg.PeerTimeout, maxGrace),
+		logf:        cfg.Logf,
+		peers:       make([]*peer, cfg.Size),
+		msgs:        make([][]byte, cfg.Size),
+		scratch:     make([][]byte, cfg.Size),
+		wake:        make(chan struct{}, 1),
+	}
+	c.cond.L = &c.mu
+	for r, pc := range conns {
+		if pc == nil || r == cfg.Rank {
+			continue
+		}
+		c.peers[r] = &peer{rank: r, conn: pc.conn, br: pc.br, chunk: min(maxChunk, pc.maxFrame)}
+	}
+	for _, p := range c.peers {
+		if p != nil {
+			c.readers.Add(1)
+			go c.read(p)
+		}
+	}
+	return c
+}
+
+// Rank is this rank's id.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks in the job.
+func (c *Comm) Size() int { return c.size }
+
+// Stats is this rank's communication counters.
+func (c *Comm) Stats() *comm.Stats { return &c.stats }
+
+func (c *Comm) poke() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// failure is why the job failed on this rank, or nil.
+func (c *Comm) failure() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.failErr
+}
+
+// fail records cause as the reason the job failed on this rank, unless it
+// failed already, and tells every peer.
+func (c *Comm) fail(cause error) {
+	c.mu.Lock()
+	if c.failErr != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.failErr = cause
+	notify := !c.closing
+	if notify {
+		c.bg.Add(1)
+	}
+	c.mu.Unlock()
+	c.cond.Broadcast()
+	c.poke()
+	c.logf("tcp: rank %d: job aborted: %v", c.rank, cause)
+	if notify {
+		go c.notifyAbort(cause)
+	}
+}
+
+// Abort fails the job because of err: every pending and later call on this
+// rank fails, and every peer is told, so that their calls fail too, naming
+// this rank and err. Only the first failure of a Comm is recorded. Abort may
+// be called from any goroutine.
+func (c *Comm) Abort(err error) {
+	if err == nil {
+		err = errors.New("aborted without a reason")
+	}
+	c.fail(err)
+}
+
+// notifyAbort sends an abort notice to every peer.
+func (c *Comm) notifyAbort(cause error) {
+	defer c.bg.Done()
+	blame, reason := c.rank, cause.Error()
+	var pe *PeerError
+	if errors.As(cause, &pe) {
+		blame, reason = pe.Rank, pe.Err.Error()
+	}
+	payload := encodeAbort(blame, reason)
+	var wg sync.WaitGroup
+	for _, p := range c.peers {
+		if p != nil {
+			wg.Go(func() { c.sendControl(p, FrameAbort, payload) })
+		}
+	}
+	wg.Wait()
+}
+
+// sendControl writes one control frame, waiting at most the grace period.
+func (c *Comm) sendControl(p *peer, t FrameType, payload []byte) {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.wbroken != nil {
+		return
+	}
+	_ = p.conn.SetWriteDeadline(time.Now().Add(c.grace))
+	if _, err := p.conn.Write(AppendFrame(nil, Frame{Type: t, Job: c.job, Src: uint32(c.rank)}, payload)); err != nil {
+		p.wbroken = err
+	}
+}
+
+func encodeAbort(blame int, reason string) []byte {
+	if len(reason) > maxAbortReason {
+		reason = reason[:maxAbortReason] + "..."
+	}
+	return append(binary.LittleEndian.AppendUint32(nil, uint32(int32(blame))), reason...)
+}
+
+func decodeAbort(p []byte) (blame int, reason string) {
+	if len(p) < 4 {
+		return -1, "malformed abort notice"
+	}
+	return int(int32(binary.LittleEndian.Uint32(p))), strings.ToValidUTF8(string(p[4:]), "?")
+}
+
+// Close leaves the job: it tells the peers (a goodbye if the job is
+// healthy; an abort notice was sent already otherwise), closes every
+// connection and waits for this Comm's goroutines. A call in progress fails.
+// Calls after Close fail with an error wrapping comm.ErrAborted and ErrClosed.
+// Close is idempotent and may be called from any goroutine.
+func (c *Comm) Close() error {
+	c.closeOnce.Do(func() { c.closeErr = c.shutdown() })
+	return c.closeErr
+}
+
+func (c *Comm) shutdown() error {
+	c.mu.Lock()
+	healthy := c.failErr == nil
+	if healthy {
+		c.failErr = ErrClosed
+	}
+	c.closing = true
+	c.mu.Unlock()
+	c.cond.Broadcast()
+	c.poke()
+	if healthy {
+		for _, p := range c.peers {
+			if p != nil {
+				c.bg.Go(func() { c.sendControl(p, FrameBye, nil) })
+			}
+		}
+	}
+	c.bg.Wait()
+	var errs []error
+	for _, p := range c.peers {
+		if p != nil {
+			// Half-close first, so that the peer reads everything written
+			// before it sees the end of the stream.
+			if cw, ok := p.conn.(interface{ CloseWrite() error }); ok {
+				_ = cw.CloseWrite()
+			}
+			if err := p.conn.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("tcp: rank %d: closing the connection to rank %d: %w", c.rank, p.rank, err))
+			}
+		}
+	}
+	c.readers.Wait()
+	return errors.Join(errs...)
+}
+
+// read is a peer's reader goroutine: it demultiplexes the peer's frames into
+// messages, keyed by call sequence number, until the connection ends.
+func (c *Comm) read(p *peer) {
+	defer c.readers.Done()
+	err := c.readMessages(p)
+	c.mu.Lock()
+	p.filling = false
+	p.err = err
+	quiet := c.failErr != nil || c.closing || errors.Is(err, errPeerClosed)
+	c.mu.Unlock()
+	c.cond.Broadcast()
+	c.poke()
+	if !quiet {
+		c.logf("tcp: rank %d: %v", c.rank, err)
+	}
+}
+
+func (c *Comm) readMessages(p *peer) error {
+	lost := func(format string, args ...any) error {
+		return &PeerError{Rank: p.rank, Err: fmt.Errorf(format, args...)}
+	}
+	var hdr [HeaderSize]byte
+	next := uint64(1) // sequence number of the next message
+	var m *message    // message being received
+	frames := 0       // frames of m received
+	bye := false
+	for {
+		f, err := readHeader(p.br, hdr[:], c.maxFrame)
+		switch {
+		case err != nil && bye:
+			// The end of the stream after a goodbye, or a reset when this
+			// rank's last frames reached the peer after it closed.
+			return &PeerError{Rank: p.rank, Err: errPeerClosed}
+		case err == io.EOF && m == nil:
+			return lost("connection closed without a goodbye (process died?)")
+		case err != nil:
+			return lost("connection lost: %w", err)
+		case f.Job != c.job || int(f.Src) != p.rank:
+			return lost("protocol error: frame of job %#x from rank %d on this connection", f.Job, f.Src)
+		}
+		switch f.Type {
+		case FrameData:
+			if m == nil {
+				if f.Seq != next {
+					return lost("protocol error: message of call #%d, expected call #%d", f.Seq, next)
+				}
+				if f.Total > math.MaxInt>>1 {
+					return lost("protocol error: message of %d bytes", f.Total)
+				}
+				m = &message{seq: f.Seq, kind: opKind(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
+				frames = 0
+				c.mu.Lock()
+				c.holdLocked(p, f.Seq)
+				if p.want == f.Seq && c.failErr == nil && uint64(cap(p.dest)) >= f.Total {
+					m.data = p.dest[:0]
+					p.filling = true
+				}
+				c.mu.Unlock()
+				if m.data == nil && f.Total > 0 {
+					// The peer is authenticated: allocate the message at
+					// once, but no more than MaxFrame before a checksum
+					// vouches for the announced length.
+					m.data = make([]byte, 0, min(f.Total, uint64(c.maxFrame)))
+				}
+			} else if f.Seq != m.seq || opKind(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg || f.Total != m.total {
+				return lost("protocol error: frame of call #%d inside the message of call #%d", f.Seq, m.seq)
+			}
+			start := len(m.data)
+			if uint64(start)+uint64(f.Len) > m.total {
+				return lost("protocol error: message of call #%d longer than its announced %d bytes", m.seq, m.total)
+			}
+			if m.data, err = readPayload(p.br, m.data, int(f.Len)); err != nil {
+				return lost("connection lost: %w", err)
+			}
+			if err := readTrailer(p.br, hdr[:], m.data[start:]); err != nil {
+				return lost("corrupt frame in call #%d: %w", m.seq, err)
+			}
+			frames++
+			if frames == 1 && uint64(cap(m.data)) < m.total {
+				// The announced length is now checksummed.
+				m.data = slices.Grow(m.data, int(m.total)-len(m.data))
+			}
+			if f.Flags&FlagLast == 0 {
+				c.poke()
+				continue
+			}
+			if uint64(len(m.data)) != m.total {
+				return lost("protocol error: message of call #%d has %d bytes, announced %d", m.seq, len(m.data), m.total)
+			}
+			c.mu.Lock()
+			p.inbox = append(p.inbox, m)
+			p.filling = false
+			c.mu.Unlock()
+			c.cond.Broadcast()
+			c.poke()
+			m = nil
+			next++
+		case FrameAbort, FrameBye:
+			payload, err := readPayload(p.br, nil, int(f.Len))
+			if err != nil {
+				return lost("connection lost: %w", err)
+			}
+			if err := readTrailer(p.br, hdr[:], payload); err != nil {
+				return lost("corrupt frame: %w", err)
+			}
+			if f.Type == FrameBye {
+				bye = true
+				continue
+			}
+			blame, reason := decodeAbort(payload)
+			if blame < 0 || blame >= c.size || blame == p.rank {
+				c.fail(&PeerError{Rank: p.rank, Err: fmt.Errorf("aborted the job: %s", reason)})
+			} else {
+				c.fail(&PeerError{Rank: blame, Err: fmt.Errorf("%s (reported by rank %d)", reason, p.rank)})
+			}
+		default:
+			return lost("protocol error: unexpected %s frame", f.Type)
+		}
+	}
+}
+
+// holdLocked waits, for at most holdLimit, until this rank makes call seq,
+// whose message from p has begun to arrive, so that the message can go
+// straight into the caller's buffer rather than into a new one the caller
+// would copy from. Waiting cannot deadlock: p's message of this rank's
+// current call has arrived already, and p cannot finish call seq before
+// this rank joins it. Meanwhile TCP flow control pauses p's writer.
+func (c *Comm) holdLocked(p *peer, seq uint64) {
+	if p.want == seq || c.failErr != nil || c.closing {
+		return
+	}
+	expired := false
+	timer := time.AfterFunc(holdLimit, func() {
+		c.mu.Lock()
+		expired = true
+		c.mu.Unlock()
+		c.cond.Broadcast()
+	})
+	for p.want != seq && c.failErr == nil && !c.closing && !expired {
+		c.cond.Wait()
+	}
+	timer.Stop()
+}
+
+// writeMessage sends data to p as the message described by f, in frames of
+// at most p.chunk bytes.
+func (c *Comm) writeMessage(p *peer, f Frame, data []byte) error {
+	p.wmu.Lock()
+	defer p.wmu.Unlock()
+	if p.wbroken != nil {
+		return p.wbroken
+	}
+	f.Total = uint64(len(data))
+	for off := 0; ; {
+		n := min(len(data)-off, p.chunk)
+		piece := data[off : off+n]
+		f.Len, f.Flags = uint32(n), 0
+		if off+n == len(data) {
+			f.Flags = FlagLast
+		}
+		putHeader(p.hdr[:], f)
+		crc := crc32.Update(crc32.Checksum(p.hdr[:], castagnoli), castagnoli, piece)
+		binary.LittleEndian.PutUint32(p.trailer[:], crc)
+		bufs := net.Buffers{p.hdr[:], piece, p.trailer[:]}
+		if _, err := bufs.WriteTo(p.conn); err != nil {
+			p.wbroken = err
+			return err
+		}
+		off += n
+		if off == len(data) {
+			return nil
+		}
+		c.poke()
+	}
+}
+
+// opKind is the collective a message belongs to.
+type opKind uint8
+
+const (
+	kindAlltoallv opKind = iota + 1
+	kindAllgatherv
+	kindAllreduceInt64
+	kindAllreduceFloat64
+	kindBcast
+	kindBarrier
+)
+
+func (k opKind) String() string {
+	switch k {
+	case kindAlltoallv:
+		return "Alltoallv"
+	case kindAllgatherv:
+		return "Allgatherv"
+	case kindAllreduceInt64:
+		return "AllreduceInt64"
+	case kindAllreduceFloat64:
+		return "AllreduceFloat64"
+	case kindBcast:
+		return "Bcast"
+	case kindBarrier:
+		return "Barrier"
+	}
+	return fmt.Sprintf("opKind(%d)", uint8(k))
+}
+
+// callInfo identifies a collective call; every rank's must agree.
+type callInfo struct {
+	kind  opKind
+	phase string
+	hash  uint64 // FNV-1a of phase
+	arg   uint64 // Allreduce: len<<8 | op; Bcast: root
+}
+
+func newCall(kind opKind, phase string, arg uint64) *callInfo {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(phase); i++ {
+		h ^= uint64(phase[i])
+		h *= 1099511628211
+	}
+	return &callInfo{kind: kind, phase: phase, hash: h, arg: arg}
+}
+
+func allreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
+
+// describeArgs renders a call's arguments after the phase, e.g. ", len=2, op=sum".
+func describeArgs(kind opKind, arg uint64) string {
+	switch kind {
+	case kindAllreduceInt64, kindAllreduceFloat64:
+		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
+	case kindBcast:
+		return fmt.Sprintf(", root=%d", arg)
+	}
+	return ""
+}
+
+// String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
+func (ci *callInfo) String() string {
+	return fmt.Sprintf("%s(%q%s)", ci.kind, ci.phase, describeArgs(ci.kind, ci.arg))
+}
+
+// mismatch reports how the message m from rank src belongs to another call.
+func (ci *callInfo) mismatch(seq uint64, src int, m *message) error {
+	if m.kind == ci.kind && m.phase == ci.hash && m.arg == ci.arg {
+		return nil
+	}
+	var theirs string
+	switch {
+	case m.kind != ci.kind:
+		theirs = m.kind.String()
+	case m.phase != ci.hash:
+		theirs = m.kind.String() + " with another phase name"
+	default:
+		theirs = fmt.Sprintf("%s(…%s)", m.kind, describeArgs(m.kind, m.arg))
+	}
+	return fmt.Errorf("collective mismatch in call #%d: this rank called %s but rank %d called %s", seq, ci, src, theirs)
+}
+
+// selfFail fails the job because this rank's call ci cannot go on.
+func (c *Comm) selfFail(ci *callInfo, err error) error {
+	cause := fmt.Errorf("%s: %w", ci, err)
+	c.fail(cause)
+	return fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, cause)
+}
+
+// abortedError is the error of call ci once the job has failed.
+func (c *Comm) abortedError(ci *callInfo) error {
+	return fmt.Errorf("tcp: rank %d: %s: %w: %w", c.rank, ci, comm.ErrAborted, c.failure())
+}
+
+// exchange runs one collective: it sends payload(d) to every other rank d,
+// all at once, and returns c.msgs where msgs[s] is the message of rank s.
+// msgs[s] is received into dests[s]'s array when dests is not nil and that
+// has the capacity; otherwise it is a new buffer, or an empty one.
+func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
+	if !c.inCall.CompareAndSwap(false, true) {
+		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
+	}
+	defer c.inCall.Store(false)
+	if c.failure() != nil {
+		return nil, c.abortedError(ci)
+	}
+	if ctx.Err() != nil {
+		return nil, c.selfFail(ci, ctxError(ctx))
+	}
+	c.seq++
+	seq := c.seq
+	msgs := c.msgs
+	clear(msgs)
+	if c.size == 1 {
+		return msgs, nil
+	}
+
+	c.mu.Lock()
+	for _, p := range c.peers {
+		if p != nil {
+			p.want, p.dest, p.writing, p.werr = seq, nil, true, nil
+			if dests != nil {
+				p.dest = dests[p.rank][:0]
+			}
+		}
+	}
+	c.mu.Unlock()
+	c.cond.Broadcast() // readers holding a message of this call
+
+	f := Frame{Type: FrameData, Kind: uint8(ci.kind), Job: c.job, Seq: seq, Phase: ci.hash, Arg: ci.arg, Src: uint32(c.rank)}
+	var writers sync.WaitGroup
+	for _, p := range c.peers {
+		if p == nil {
+			continue
+		}
+		data := payload(p.rank)
+		writers.Go(func() {
+			err := c.writeMessage(p, f, data)
+			c.mu.Lock()
+			p.writing = false
+			if err != nil {
+				p.werr = &PeerError{Rank: p.rank, Err: fmt.Errorf("sending failed: %w", err)}
+			}
+			c.mu.Unlock()
+			c.cond.Broadcast()
+			c.poke()
+		})
+	}
+
+	timer := time.NewTimer(c.peerTimeout)
+	defer timer.Stop()
+	for {
+		c.mu.Lock()
+		done, err := c.progressLocked(seq, ci, msgs)
+		c.mu.Unlock()
+		if done {
+			writers.Wait()
+			return msgs, nil
+		}
+		own := false
+		if err == nil {
+			select {
+			case <-c.wake:
+				timer.Reset(c.peerTimeout)
+				continue
+			case <-ctx.Done():
+				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
+			case <-timer.C:
+				err = c.stallError(seq)
+			}
+		}
+		c.fail(err)
+		c.release(&writers)
+		if own {
+			return nil, fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, err)
+		}
+		return nil, c.abortedError(ci)
+	}
+}
+
+// progressLocked checks call seq: done once every peer's message arrived
+// and every send finished (the messages are then moved to msgs), or the
+// reason the call fails.
+func (c *Comm) progressLocked(seq uint64, ci *callInfo, msgs [][]byte) (bool, error) {
+	complete := true
+	for _, p := range c.peers {
+		if p == nil {
+			continue
+		}
+		if len(p.inbox) > 0 && p.inbox[0].seq == seq {
+			if err := ci.mismatch(seq, p.rank, p.inbox[0]); err != nil {
+				return false, err
+			}
+		} else {
+			complete = false
+		}
+		if p.writing || p.werr != nil {
+			complete = false
+		}
+	}
+	if complete {
+		for _, p := range c.peers {
+			if p != nil {
+				msgs[p.rank] = p.inbox[0].data
+				p.inbox[0] = nil
+				p.inbox = p.inbox[:copy(p.inbox, p.inbox[1:])]
+				p.want, p.dest = 0, nil
+			}
+		}
+		return true, nil
+	}
+	// A complete call succeeds even if the job failed meanwhile: the next
+	// call reports it.
+	if c.failErr != nil {
+		return false, c.failErr
+	}
+	for _, p := range c.peers {
+		if p != nil && p.err != nil && !(len(p.inbox) > 0 && p.inbox[0].seq == seq) {
+			return false, p.err
+		}
+	}
+	for _, p := range c.peers {
+		if p != nil && p.werr != nil {
+			return false, p.werr
+		}
+	}
+	return false, nil
+}
+
+// stallError blames the ranks call seq still waits for.
+func (c *Comm) stallError(seq uint64) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var ranks []int
+	for _, p := range c.peers {
+		if p != nil && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) {
+			ranks = append(ranks, p.rank)
+		}
+	}
+	err := fmt.Errorf("no progress for %v (PeerTimeout) in call #%d", c.peerTimeout, seq)
+	if len(ranks) == 1 {
+		return &PeerError{Rank: ranks[0], Err: err}
+	}
+	return fmt.Errorf("%s: %w", rankList(ranks), err)
+}
+
+// release takes the failed call's buffers back from the reader and writer
+// goroutines: the caller's receive buffers are not written, nor its send
+// buffers read, once it returns. Transfers still running after the grace
+// period are cut short by expiring their connection's deadline.
+func (c *Comm) release(writers *sync.WaitGroup) {
+	cut := time.AfterFunc(c.grace, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, p := range c.peers {
+			if p != nil && p.filling {
+				_ = p.conn.SetReadDeadline(aLongTimeAgo)
+			}
+			if p != nil && p.writing {
+				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
+			}
+		}
+	})
+	c.mu.Lock()
+	for {
+		busy := false
+		for _, p := range c.peers {
+			if p != nil {
+				p.want, p.dest = 0, nil
+				busy = busy || p.filling || p.writing
+			}
+		}
+		if !busy {
+			break
+		}
+		c.cond.Wait()
+	}
+	for _, p := range c.peers {
+		if p != nil {
+			clear(p.inbox)
+			p.inbox = p.inbox[:0]
+		}
+	}
+	c.mu.Unlock()
+	cut.Stop()
+	writers.Wait()
+}
+
+// ctxError is ctx's error, with its cause when that says more.
+func ctxError(ctx context.Context) error {
+	err := ctx.Err()
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
+		return fmt.Errorf("%w: %w", err, cause)
+	}
+	return err
+}
+
+// rankList renders ranks as "rank 3" or "ranks 2, 5".
+func rankList(ranks []int) string {
+	if len(ranks) == 1 {
+		return fmt.Sprintf("rank %d", ranks[0])
+	}
+	s := make([]string, len(ranks))
+	for i, r := range ranks {
+		s[i] = fmt.Sprint(r)
+	}
+	return "ranks " + strings.Join(s, ", ")
+}

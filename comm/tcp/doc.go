@@ -1,0 +1,97 @@
+// Package tcp is graphrun's comm.Comm over plain TCP sockets: each rank is
+// a process (or, with LaunchLoopback, a goroutine) holding one connection to
+// every other rank.
+//
+// The design follows Kylix (paper 000 §VI-B,C): standard sockets rather
+// than an MPI binding, every message of a collective sent concurrently (one
+// writer goroutine per peer and call) and every incoming message handled as
+// it arrives (one reader goroutine per peer), so that a slow link delays only
+// its own transfer. The collectives are the direct ones: Alltoallv sends each
+// rank its piece, Allgatherv sends every rank the whole contribution, the
+// Allreduces gather every contribution everywhere and combine them in rank
+// order (so results are bit-identical to comm/inproc's), Bcast sends from the
+// root and Barrier exchanges empty messages. Counters follow comm/inproc's
+// conventions exactly: logical volumes to other ranks only.
+//
+// # Rendezvous
+//
+// Rank 0 runs a coordinator on Config.Coordinator. Every rank, rank 0
+// included, opens its data listener (Config.Listen, or by default the local
+// interface it reaches the coordinator through, on an ephemeral port),
+// connects to the coordinator and registers (rank, size, listen address).
+// Once all Size ranks registered, the coordinator sends every one of them the
+// address table; then rank i dials every rank j > i and accepts the ranks
+// below it: one connection per pair, used in both directions. Connect fails
+// if this does not finish within Config.ConnectTimeout.
+//
+// # Handshake
+//
+// The job token never crosses the network. Whoever accepts a connection
+// (the coordinator, or the higher rank of a pair) first sends a challenge
+// frame holding a fresh 32-byte nonce. The dialer answers with its own nonce
+// and HMAC-SHA256(token, label ‖ job id ‖ both nonces ‖ its rank ‖ the
+// target rank ‖ its MaxFrame); a peer acceptor then proves the token in turn
+// with an HMAC over the same nonces under another label, and the coordinator
+// proves it in the address table, so authentication is mutual and no proof
+// can be replayed on another connection or in another role. Every part of an
+// HMAC input is length-prefixed. A connection that sends anything else — a
+// wrong proof, another job's id, garbage, or nothing within 10 s — is closed
+// and logged through Config.Logf, and the job keeps waiting for the genuine
+// rank.
+//
+// # Wire format
+//
+// Every message on every connection, handshake included, is a frame:
+//
+//	offset size field
+//	0      4    magic "GRTC"
+//	4      1    version (1)
+//	5      1    type: data, abort, bye, challenge, hello, welcome, register, table
+//	6      1    collective kind of a data frame (Alltoallv, ..., Barrier)
+//	7      1    flags: bit 0 = last frame of the message
+//	8      8    job: the first 8 bytes of SHA-256 of the job id
+//	16     8    sequence number of the collective call (from 1)
+//	24     8    FNV-1a 64 of the call's phase name
+//	32     8    argument: Allreduce length<<8 | operator; Bcast root
+//	40     4    source rank
+//	44     4    payload length of this frame (≤ the receiver's MaxFrame)
+//	48     8    payload length of the whole message
+//	56     n    payload
+//	56+n   4    CRC32C (Castagnoli) of header and payload
+//
+// All integers are little-endian. Each rank's k-th collective call sends one
+// message, possibly empty, to every other rank, split into frames of at most
+// 1 MiB (and at most the receiver's MaxFrame, exchanged in the handshake).
+// A receiver checks each frame's magic, version, job, source, length and
+// checksum, and that messages arrive in sequence order. The kind, phase hash
+// and argument of every message must equal the receiver's own call's, which
+// detects ranks that disagree on the collective. ReadFrame is the decoder;
+// it never allocates for a frame longer than its limit, and allocates for a
+// payload only as the bytes arrive.
+//
+// A peer's reader demultiplexes messages by sequence number into per-call
+// slots: a message of call k+1 that arrives while this rank is still in call
+// k is kept for call k+1 (a rank is never more than one call ahead of
+// another). When the caller passed a large enough recv buffer, the payload
+// is read from the socket straight into it. To make that the common case, a
+// reader that sees the first frame of call k+1 before this rank made that
+// call waits up to 20 ms for it (TCP flow control pauses the sender
+// meanwhile) before it reads the message ahead into a buffer of its own,
+// which the call then copies into recv.
+//
+// # Failure
+//
+// A call fails, and every later call on the rank fails with an error
+// wrapping comm.ErrAborted and naming the rank to blame (see PeerError),
+// when a connection it needs closes (a peer's Close says goodbye first, so
+// that is told apart from a crash), a read or write fails, a frame is
+// corrupt, the ranks disagree on the collective, the call makes no progress
+// for Config.PeerTimeout, its context is done, or a peer reports that the
+// job failed. A rank whose call fails sends every peer an abort frame with
+// the reason and the rank it blames, so that the job fails everywhere within
+// one round trip. A call whose messages all arrived completes even if the
+// job fails meanwhile; the next call reports it. A failed call returns only
+// when no goroutine touches its buffers any more (transfers still running
+// after a grace period of at most 2 s are cut short by expiring their
+// connection's deadline).
+package tcp

@@ -1,0 +1,221 @@
+package tcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+// LaunchLoopback runs fn on p ranks in this process, each on its own
+// goroutine with a real TCP Comm over 127.0.0.1 (a fresh token and job id,
+// an ephemeral coordinator port), and waits for all of them. It is a
+// commtest.Launcher, and it lets tests of other packages exercise the TCP
+// backend.
+//
+// It returns nil if every rank returns nil. Otherwise the error starts with
+// the failure that caused the others, as "rank r: <error>"; it goes on with
+// the errors of other ranks that failed on their own and ends with the list
+// of ranks whose calls were merely aborted. A rank whose fn fails, panics
+// (recovered into a *PanicError) or calls runtime.Goexit aborts its Comm,
+// which tells the peers, cancels the context every fn was given, and closes
+// its Comm; a rank whose fn returns nil closes its Comm, so peers still
+// waiting for it fail at once.
+func LaunchLoopback(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) error) error {
+	return launch(ctx, p, fn, launchOptions{})
+}
+
+// launchOptions tunes launch for tests.
+type launchOptions struct {
+	peerTimeout time.Duration
+	maxFrame    int
+	logf        func(format string, args ...any)
+}
+
+func launch(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) error, opts launchOptions) error {
+	if p < 1 {
+		return fmt.Errorf("tcp: job of %d ranks, need at least 1", p)
+	}
+	secret := make([]byte, 40)
+	if _, err := rand.Read(secret); err != nil {
+		return fmt.Errorf("tcp: generating a job token: %w", err)
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("tcp: coordinator listener: %w", err)
+	}
+	defer ln.Close()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	base := Config{
+		Size:        p,
+		Coordinator: ln.Addr().String(),
+		Token:       secret[:32],
+		JobID:       "loopback-" + hex.EncodeToString(secret[32:]),
+		PeerTimeout: opts.peerTimeout,
+		MaxFrame:    opts.maxFrame,
+		Logf:        opts.logf,
+	}
+	outcomes := make([]outcome, p)
+	var order atomic.Int64
+	var wg sync.WaitGroup
+	for r := range p {
+		cfg := base
+		cfg.Rank = r
+		var coordLn net.Listener
+		if r == 0 {
+			coordLn = ln
+		}
+		wg.Go(func() {
+			runRank(ctx, cancel, cfg, coordLn, fn, func(o outcome) {
+				if o.err != nil {
+					o.order = order.Add(1)
+				}
+				outcomes[r] = o
+			})
+		})
+	}
+	wg.Wait()
+	return summarize(outcomes)
+}
+
+// outcome is how one rank of a launch ended.
+type outcome struct {
+	err   error
+	order int64 // when err was recorded, among the ranks that failed
+	// jobErr is the failure the rank's Comm saw although fn returned nil.
+	jobErr error
+}
+
+// runRank connects one rank, runs fn and records its outcome from a deferred
+// function, so that a panic or runtime.Goexit is recorded too.
+func runRank(ctx context.Context, cancel context.CancelCauseFunc, cfg Config, coordLn net.Listener,
+	fn func(ctx context.Context, c comm.Comm) error, record func(outcome)) {
+	c, err := connect(ctx, cfg, coordLn)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = fmt.Errorf("%w: %w", comm.ErrAborted, err)
+		}
+		cancel(fmt.Errorf("rank %d failed to connect: %w", cfg.Rank, err))
+		record(outcome{err: err})
+		return
+	}
+	returned := false
+	defer func() {
+		var o outcome
+		if v := recover(); v != nil {
+			err = newPanicError(v)
+		} else if !returned {
+			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
+		}
+		if err != nil {
+			c.Abort(fmt.Errorf("rank function failed: %w", err))
+			// Let the abort notices go out first: peers waiting in a call
+			// then report this rank's reason rather than the cancellation.
+			c.bg.Wait()
+			cancel(fmt.Errorf("rank %d failed: %w", cfg.Rank, err))
+		} else {
+			o.jobErr = c.failure()
+		}
+		_ = c.Close()
+		o.err = err
+		record(o)
+	}()
+	err = fn(ctx, c)
+	returned = true
+}
+
+// summarize builds launch's error from every rank's outcome.
+func summarize(outcomes []outcome) error {
+	primary := -1
+	for pass := range 2 {
+		for r, o := range outcomes {
+			if o.err == nil || (pass == 0 && errors.Is(o.err, comm.ErrAborted)) {
+				continue
+			}
+			if primary < 0 || o.order < outcomes[primary].order {
+				primary = r
+			}
+		}
+		if primary >= 0 {
+			break
+		}
+	}
+	if primary < 0 {
+		for r, o := range outcomes {
+			if o.jobErr != nil {
+				return fmt.Errorf("tcp: every rank returned nil but the job failed on rank %d: %w: %w", r, comm.ErrAborted, o.jobErr)
+			}
+		}
+		return nil
+	}
+	parts := []error{fmt.Errorf("rank %d: %w", primary, outcomes[primary].err)}
+	var aborted []int
+	for r, o := range outcomes {
+		switch {
+		case r == primary || o.err == nil:
+		case errors.Is(o.err, comm.ErrAborted):
+			aborted = append(aborted, r)
+		default:
+			parts = append(parts, fmt.Errorf("rank %d: %w", r, o.err))
+		}
+	}
+	if len(aborted) > 0 {
+		parts = append(parts, fmt.Errorf("%s aborted as a consequence", rankList(aborted)))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return errors.Join(parts...)
+}
+
+// PanicError is a panic recovered from a rank's function by LaunchLoopback.
+type PanicError struct {
+	Value any    // the value passed to panic
+	Stack string // the innermost frames of the panicking goroutine
+}
+
+func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
+
+// Unwrap returns the panic value if it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// maxPanicFrames bounds the stack kept in a PanicError.
+const maxPanicFrames = 12
+
+// newPanicError must be called from the deferred function that recovered v.
+func newPanicError(v any) *PanicError {
+	pcs := make([]uintptr, 64)
+	n := runtime.Callers(3, pcs) // skip Callers, newPanicError, the deferred function
+	frames := runtime.CallersFrames(pcs[:n])
+	var stack strings.Builder
+	kept, atPanicSite := 0, false
+	for more := n > 0; more && kept < maxPanicFrames; {
+		var f runtime.Frame
+		f, more = frames.Next()
+		if !atPanicSite && (strings.HasPrefix(f.Function, "runtime.") || strings.HasPrefix(f.Function, "internal/runtime/")) {
+			continue
+		}
+		atPanicSite = true
+		if strings.HasSuffix(f.Function, "tcp.runRank") {
+			break
+		}
+		fmt.Fprintf(&stack, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
+		kept++
+	}
+	return &PanicError{Value: v, Stack: stack.String()}
+}

@@ -1,0 +1,72 @@
+package results
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+)
+
+// WriteBreakdown writes paper 004's time breakdown (its Fig. 7 and 10) of a
+// run as a table: per BFS level, summed over all searches, the vertices
+// found, the bytes sent, the frontier bytes before and after encoding, and
+// the seconds spent traversing, reducing, communicating and compressing &
+// sieving; then the totals.
+func (r *Graph500Run) WriteBreakdown(w io.Writer) error {
+	type row struct {
+		frontier, bytes, raw, encoded        int64
+		traverse, reduce, communicate, compr float64
+		topDown, bottomUp                    int
+		codec                                string
+	}
+	var rows []row
+	var total row
+	for _, s := range r.Searches {
+		for _, l := range s.Levels {
+			for len(rows) <= l.Level {
+				rows = append(rows, row{})
+			}
+			x := &rows[l.Level]
+			x.frontier += l.Frontier
+			x.bytes += l.Bytes
+			x.raw += l.RawBytes
+			x.encoded += l.EncodedBytes
+			x.traverse += l.Traverse
+			x.reduce += l.Reduce
+			x.communicate += l.Communicate
+			x.compr += l.Compress
+			switch l.Direction {
+			case "top-down":
+				x.topDown++
+			case "bottom-up":
+				x.bottomUp++
+			}
+			if l.Codec != "" && x.codec == "" {
+				x.codec = l.Codec
+			}
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "level\tsearches TD/BU\tvertices\tbytes sent\tframe raw\tframe encoded\tcodec\ttraversing s\treducing s\tcommunication s\tcompression&sieve s\t\n")
+	for lvl, x := range rows {
+		fmt.Fprintf(tw, "%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t\n", lvl, x.topDown, x.bottomUp, x.frontier,
+			x.bytes, x.raw, x.encoded, x.codec, x.traverse, x.reduce, x.communicate, x.compr)
+		total.frontier += x.frontier
+		total.bytes += x.bytes
+		total.raw += x.raw
+		total.encoded += x.encoded
+		total.traverse += x.traverse
+		total.reduce += x.reduce
+		total.communicate += x.communicate
+		total.compr += x.compr
+	}
+	fmt.Fprintf(tw, "all\t\t%d\t%d\t%d\t%d\t\t%.4f\t%.4f\t%.4f\t%.4f\t\n", total.frontier, total.bytes, total.raw, total.encoded,
+		total.traverse, total.reduce, total.communicate, total.compr)
+	if _, err := fmt.Fprintf(w, "BFS breakdown summed over %d searches (%s exchange, %s codec, direction %s):\n",
+		len(r.Searches), r.Exchange, r.Codec, r.Direction); err != nil {
+		return fmt.Errorf("breakdown: %w", err)
+	}
+	if err := tw.Flush(); err != nil {
+		return fmt.Errorf("breakdown: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package sieve
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// kroneckerCSRs builds the Graph500 graph of the given scale (edgefactor 16)
+// on p in-process ranks and returns the partition and every rank's CSR.
+func kroneckerCSRs(b *testing.B, scale, p int) (partition.Block1D, []*graph.CSR) {
+	b.Helper()
+	params := kronecker.DefaultParams(scale)
+	part, err := partition.NewBlock1D(params.NumVertices(), p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	csrs := make([]*graph.CSR, p)
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		first, count := params.RankRange(c.Rank(), p)
+		edges := make([]graph.Edge, count)
+		params.GenerateParallel(first, edges, 1)
+		g, err := graph.BuildUndirected(ctx, c, part, edges, 1)
+		csrs[c.Rank()] = g
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return part, csrs
+}
+
+// BenchmarkBuild times the directory construction on a scale-20 Graph500
+// graph (2^20 vertices, 16·2^20 tuples) over 2 ranks: Build on both ranks
+// one after the other, and BuildExchanged on 2 in-process ranks (its
+// exchange included). edges/s counts stored adjacency entries of both ranks.
+func BenchmarkBuild(b *testing.B) {
+	const scale, p = 20, 2
+	part, csrs := kroneckerCSRs(b, scale, p)
+	var stored int64
+	for _, g := range csrs {
+		stored += g.NumEdges()
+	}
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("local/threads%d", threads), func(b *testing.B) {
+			var dirs [p]*Directory
+			for b.Loop() {
+				for r, g := range csrs {
+					d, err := Build(g, part, r, threads)
+					if err != nil {
+						b.Fatal(err)
+					}
+					dirs[r] = d
+				}
+			}
+			b.ReportMetric(float64(stored)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
+			b.ReportMetric(dirs[0].Density(1), "density(1,0)")
+			b.ReportMetric(dirs[1].Density(0), "density(0,1)")
+			b.ReportMetric(float64(dirs[0].Bytes()+dirs[1].Bytes())/p, "B/rank")
+		})
+	}
+	b.Run("exchanged/threads1", func(b *testing.B) {
+		for b.Loop() {
+			buildExchangedAll(b, part, csrs, 1)
+		}
+		b.ReportMetric(float64(stored)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
+	})
+}
+
+// BenchmarkSieve measures Sieve's throughput on a stored (mixed) vector, in
+// bytes of frontier bitmap per second, for a rank of 2^19 vertices (scale 20
+// on 2 ranks: 64 KiB, cache resident) and of 2^26 vertices (8 MiB, from
+// memory); and for an empty and a full vector.
+func BenchmarkSieve(b *testing.B) {
+	for _, logN := range []int{19, 26} {
+		n := int64(1) << logN
+		part, err := partition.NewBlock1D(2*n, 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(9, uint64(logN)))
+		words := part.Words(0)
+		col := make(frontier.Bitmap, words)
+		f := make(frontier.Bitmap, words)
+		for k := range col {
+			col[k], f[k] = rng.Uint64(), rng.Uint64()
+		}
+		// Peer 0's vector is mixed, peer 1's empty (set below); the full one
+		// is built separately.
+		d := newDirectory(part, 0, []frontier.Bitmap{col, make(frontier.Bitmap, words)}, []int64{col.Count(), 0})
+		all := make(frontier.Bitmap, words)
+		for k := range all {
+			all[k] = ^uint64(0)
+		}
+		full := newDirectory(part, 0, []frontier.Bitmap{all, slices.Clone(all)}, []int64{n, n})
+		for _, c := range []struct {
+			name string
+			d    *Directory
+			peer int
+		}{{"mixed", d, 0}, {"empty", d, 1}, {"full", full, 0}} {
+			b.Run(fmt.Sprintf("2^%d/%s", logN, c.name), func(b *testing.B) {
+				if c.d.Kind(c.peer).String() != c.name {
+					b.Fatalf("vector is %v, want %s", c.d.Kind(c.peer), c.name)
+				}
+				dst := c.d.Sieve(nil, f, c.peer) // fault the pages in outside the timing
+				b.SetBytes(int64(words) * 8)
+				for b.Loop() {
+					dst = c.d.Sieve(dst, f, c.peer)
+				}
+				b.ReportMetric(float64(words*8)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}

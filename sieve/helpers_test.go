@@ -1,0 +1,224 @@
+package sieve
+
+import (
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// testGraph is an undirected edge list over vertices [0, n).
+type testGraph struct {
+	name  string
+	n     int64
+	edges []graph.Edge
+}
+
+// randomTestGraph draws one of the shapes the directory must get right:
+// random multigraphs with self-loops and duplicates, isolated vertices, a
+// single vertex, stars (whose centre makes full vectors), graphs with no
+// edges (empty vectors) and graphs large enough to span several words and
+// thread ranges per rank. Small vertex counts leave ranks owning nothing.
+func randomTestGraph(rng *rand.Rand, i int) testGraph {
+	switch i % 7 {
+	case 0: // single vertex, maybe with a self-loop
+		g := testGraph{name: "single", n: 1}
+		if rng.IntN(2) == 0 {
+			g.edges = []graph.Edge{{U: 0, V: 0}}
+		}
+		return g
+	case 1: // star with the centre anywhere, some vertices left isolated
+		n := int64(2 + rng.IntN(600))
+		c := rng.Int64N(n)
+		g := testGraph{name: "star", n: n}
+		for v := int64(0); v < n; v++ {
+			if v != c && rng.IntN(8) != 0 {
+				g.edges = append(g.edges, graph.Edge{U: c, V: v})
+			}
+		}
+		return g
+	case 2: // no edges at all
+		return testGraph{name: "empty", n: int64(1 + rng.IntN(300))}
+	case 3: // large and sparse: many words and thread ranges per rank
+		n := int64(1000 + rng.IntN(3000))
+		g := testGraph{name: "sparse", n: n}
+		for e := 0; e < int(n); e++ {
+			g.edges = append(g.edges, graph.Edge{U: rng.Int64N(n), V: rng.Int64N(n)})
+		}
+		return g
+	case 4: // hub-heavy: long rows, so the owner scan binary-searches
+		n := int64(200 + rng.IntN(1500))
+		g := testGraph{name: "hubs", n: n}
+		for h := 0; h < 3; h++ {
+			c := rng.Int64N(n)
+			for e := 0; e < int(n)/2; e++ {
+				g.edges = append(g.edges, graph.Edge{U: c, V: rng.Int64N(n)})
+			}
+		}
+		return g
+	default: // random multigraph with self-loops, duplicates and isolated vertices
+		n := int64(1 + rng.IntN(700))
+		m := rng.IntN(int(n) * 3)
+		g := testGraph{name: "random", n: n}
+		for e := 0; e < m; e++ {
+			u, v := rng.Int64N(n), rng.Int64N(n)
+			g.edges = append(g.edges, graph.Edge{U: u, V: v})
+			if rng.IntN(10) == 0 {
+				g.edges = append(g.edges, graph.Edge{U: v, V: u}) // a duplicate the other way round
+			}
+			if rng.IntN(20) == 0 {
+				g.edges = append(g.edges, graph.Edge{U: u, V: u})
+			}
+		}
+		return g
+	}
+}
+
+// buildCSRs runs kernel 1 on p in-process ranks, each given a different
+// slice of the tuples, and returns every rank's CSR.
+func buildCSRs(t testing.TB, g testGraph, p int) (partition.Block1D, []*graph.CSR) {
+	t.Helper()
+	part, err := partition.NewBlock1D(g.n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	csrs := make([]*graph.CSR, p)
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		r := c.Rank()
+		lo, hi := len(g.edges)*r/p, len(g.edges)*(r+1)/p
+		csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.edges[lo:hi]), 2)
+		csrs[r] = csr
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return part, csrs
+}
+
+// buildExchangedAll runs BuildExchanged on p in-process ranks.
+func buildExchangedAll(t testing.TB, part partition.Block1D, csrs []*graph.CSR, threads int) []*Directory {
+	t.Helper()
+	dirs := make([]*Directory, part.P)
+	err := inproc.Run(context.Background(), part.P, func(ctx context.Context, c comm.Comm) error {
+		d, err := BuildExchanged(ctx, c, csrs[c.Rank()], part, threads)
+		dirs[c.Rank()] = d
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dirs
+}
+
+// wide returns a copy of g with its columns in Cols64.
+func wide(g *graph.CSR) *graph.CSR {
+	w := *g
+	w.Cols64 = make([]int64, len(g.Cols32))
+	for k, c := range g.Cols32 {
+		w.Cols64[k] = int64(c)
+	}
+	w.Cols32 = nil
+	return &w
+}
+
+// neighbourOwners returns, per vertex, the set of ranks owning one of its
+// neighbours (self-loops are not adjacency), straight from the edge list.
+func neighbourOwners(g testGraph, part partition.Block1D) [][]bool {
+	owners := make([][]bool, g.n)
+	for v := range owners {
+		owners[v] = make([]bool, part.P)
+	}
+	for _, e := range g.edges {
+		if e.U != e.V {
+			owners[e.U][part.Owner(e.V)] = true
+			owners[e.V][part.Owner(e.U)] = true
+		}
+	}
+	return owners
+}
+
+// checkAgainstEdges compares every vector of rank j's directory with the
+// definition, evaluated by brute force, and checks the directory's
+// bookkeeping (kinds, counts, density, padding, Bytes).
+func checkAgainstEdges(t *testing.T, d *Directory, owners [][]bool, part partition.Block1D, j int) {
+	t.Helper()
+	if d.Rank() != j || d.Peers() != part.P || d.Words() != part.Words(j) {
+		t.Fatalf("rank %d: directory says rank %d, %d peers, %d words", j, d.Rank(), d.Peers(), d.Words())
+	}
+	first, count := part.First(j), part.Count(j)
+	var stored int64
+	for i := range part.P {
+		col := d.Column(i)
+		if len(col) != part.Words(j) {
+			t.Fatalf("V(%d,%d) has %d words, want %d", i, j, len(col), part.Words(j))
+		}
+		var ones int64
+		for l := 0; l < len(col)*64; l++ {
+			got := col.Test(int64(l))
+			want := l < count && owners[first+int64(l)][i]
+			if got != want {
+				t.Fatalf("V(%d,%d) bit %d (vertex %d) = %v, want %v", i, j, l, first+int64(l), got, want)
+			}
+			if want {
+				ones++
+			}
+		}
+		if d.Ones(i) != ones {
+			t.Fatalf("Ones(%d) on rank %d = %d, want %d", i, j, d.Ones(i), ones)
+		}
+		wantKind := Mixed
+		switch {
+		case ones == 0:
+			wantKind = Empty
+		case ones == int64(count):
+			wantKind = Full
+		default:
+			stored += int64(len(col)) * 8
+		}
+		if d.Kind(i) != wantKind {
+			t.Fatalf("Kind(%d) on rank %d = %v, want %v (%d of %d set)", i, j, d.Kind(i), wantKind, ones, count)
+		}
+		wantDensity := 0.0
+		if count > 0 {
+			wantDensity = float64(ones) / float64(count)
+		}
+		if d.Density(i) != wantDensity {
+			t.Fatalf("Density(%d) on rank %d = %v, want %v", i, j, d.Density(i), wantDensity)
+		}
+	}
+	if b := d.Bytes(); b < stored || b > stored+2*int64(part.Words(j))*8+int64(part.P)*perPeerBytes {
+		t.Fatalf("Bytes() on rank %d = %d, stored vectors take %d", j, b, stored)
+	}
+}
+
+// equalDirectories reports the first difference between two directories.
+func equalDirectories(t *testing.T, what string, a, b *Directory) {
+	t.Helper()
+	if a.Rank() != b.Rank() || a.Peers() != b.Peers() || a.Words() != b.Words() {
+		t.Fatalf("%s: shapes differ: rank %d/%d, peers %d/%d, words %d/%d", what, a.Rank(), b.Rank(), a.Peers(), b.Peers(), a.Words(), b.Words())
+	}
+	for i := range a.Peers() {
+		if a.Kind(i) != b.Kind(i) || a.Ones(i) != b.Ones(i) || !slices.Equal(a.Column(i), b.Column(i)) {
+			t.Fatalf("%s: V(%d,%d) differs: %v/%v, %d/%d bits", what, i, a.Rank(), a.Kind(i), b.Kind(i), a.Ones(i), b.Ones(i))
+		}
+	}
+}
+
+// randomFrontier returns a bitmap over count vertices (words words) with
+// each bit set with probability density.
+func randomFrontier(rng *rand.Rand, words, count int, density float64) frontier.Bitmap {
+	f := make(frontier.Bitmap, words)
+	for l := 0; l < count; l++ {
+		if rng.Float64() < density {
+			f.Set(int64(l))
+		}
+	}
+	return f
+}

@@ -1,0 +1,183 @@
+package spmv
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/sieve"
+)
+
+// publisher carries a rank's new frontier to the other ranks before a
+// bottom-up step, as paper 004's three algorithms do:
+//
+//   - allgather + raw codec: Alg. 1 (BIT), the bitmap by Allgatherv;
+//   - allgather + another codec: Alg. 2, the bitmap compressed before and
+//     uncompressed after the Allgatherv;
+//   - sieve + a codec: Alg. 3, the bitmap sieved with each peer's cross
+//     directory, compressed, and sent by Alltoallv.
+//
+// Encoding and decoding run on `threads` goroutines, one codec instance each
+// (codecs keep state and are not safe for concurrent use).
+type publisher struct {
+	sieve   bool
+	codecs  []frontier.Codec // one per thread
+	dir     *sieve.Directory // ExchangeSieve only
+	scratch []frontier.Bitmap
+	send    [][]byte // encoded messages, per destination
+	recv    [][]byte
+	choices []string // per destination: the encoding auto chose
+	errs    []error  // per thread
+}
+
+func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg BFSConfig) (publisher, error) {
+	p := publisher{sieve: cfg.Exchange == ExchangeSieve}
+	for t := 0; t < cfg.Threads; t++ {
+		c, err := frontier.New(cfg.Codec)
+		if err != nil {
+			return publisher{}, fmt.Errorf("spmv: %w", err)
+		}
+		p.codecs = append(p.codecs, c)
+		p.scratch = append(p.scratch, frontier.NewBitmap(int64(part.Words(rank))*64))
+	}
+	if p.sieve {
+		dir, err := sieve.Build(g, part, rank, cfg.Threads)
+		if err != nil {
+			return publisher{}, fmt.Errorf("spmv: building the cross directory: %w", err)
+		}
+		p.dir = dir
+	}
+	p.send = make([][]byte, part.P)
+	p.choices = make([]string, part.P)
+	p.errs = make([]error, cfg.Threads)
+	return p, nil
+}
+
+// Directory returns the cross directory (nil unless the exchange sieves).
+func (b *BFS) Directory() *sieve.Directory { return b.pub.dir }
+
+// publish fills global with every rank's new frontier (sieved for this rank
+// when sieving) and records sizes and times in step.
+func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Block1D, next, global frontier.Bitmap, step *LevelStats) error {
+	rank, size := c.Rank(), c.Size()
+	mine := global[part.First(rank)>>6:][:len(next)]
+	copy(mine, next)
+	if size == 1 {
+		return nil
+	}
+	threads := len(p.codecs)
+	raw := int64(len(next)) * 8
+
+	// Sieve and encode.
+	t0 := time.Now()
+	if p.sieve {
+		parallel.For(threads, func(t int) {
+			p.errs[t] = nil
+			for d := t; d < size; d += threads {
+				p.send[d] = p.send[d][:0]
+				if d == rank {
+					continue
+				}
+				sieved := p.dir.Sieve(p.scratch[t], next, d)
+				enc, err := p.codecs[t].Encode(p.send[d], sieved)
+				if err != nil {
+					p.errs[t] = fmt.Errorf("encoding the frontier for rank %d: %w", d, err)
+					return
+				}
+				p.send[d] = enc
+				p.choices[d] = choiceOf(p.codecs[t])
+			}
+		})
+	} else {
+		enc, err := p.codecs[0].Encode(p.send[0][:0], next)
+		p.send[0], p.errs[0] = enc, err
+		for d := range p.choices {
+			p.choices[d] = choiceOf(p.codecs[0])
+		}
+	}
+	for _, err := range p.errs {
+		if err != nil {
+			return err
+		}
+	}
+	t1 := time.Now()
+
+	// Exchange.
+	var recv [][]byte
+	var err error
+	if p.sieve {
+		recv, err = c.Alltoallv(ctx, PhaseFrontier, p.send, p.recv)
+		for d := range p.send {
+			step.EncodedBytes += int64(len(p.send[d]))
+		}
+	} else {
+		recv, err = c.Allgatherv(ctx, PhaseFrontier, p.send[0], p.recv)
+		step.EncodedBytes = int64(len(p.send[0])) * int64(size-1)
+	}
+	if err != nil {
+		return err
+	}
+	p.recv = recv
+	step.RawBytes = raw * int64(size-1)
+	step.Codec = mostCommon(p.choices, rank)
+	t2 := time.Now()
+
+	// Decode every other rank's piece into its range of the global frontier.
+	parallel.For(threads, func(t int) {
+		p.errs[t] = nil
+		for src := t; src < size; src += threads {
+			if src == rank {
+				continue
+			}
+			w0 := int(part.First(src) >> 6)
+			if err := p.codecs[t].Decode(global[w0:w0+part.Words(src)], recv[src]); err != nil {
+				p.errs[t] = fmt.Errorf("frontier from rank %d: %w", src, err)
+				return
+			}
+		}
+	})
+	for _, err := range p.errs {
+		if err != nil {
+			return err
+		}
+	}
+	t3 := time.Now()
+	step.Compress += t1.Sub(t0) + t3.Sub(t2)
+	step.Communicate += t2.Sub(t1)
+	return nil
+}
+
+// choiceOf names the encoding a codec used last (its own name unless it
+// chooses per message).
+func choiceOf(c frontier.Codec) string {
+	if ch, ok := c.(frontier.Chooser); ok {
+		return ch.LastChoice()
+	}
+	return c.Name()
+}
+
+// mostCommon returns the most frequent choice among the destinations other
+// than skip (the first one on ties).
+func mostCommon(choices []string, skip int) string {
+	best, bestCount := "", 0
+	for i, c := range choices {
+		if i == skip || c == "" {
+			continue
+		}
+		n := 0
+		for j, d := range choices {
+			if j != skip && d == c {
+				n++
+			}
+		}
+		if n > bestCount {
+			best, bestCount = c, n
+		}
+	}
+	return best
+}

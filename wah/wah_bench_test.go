@@ -1,0 +1,104 @@
+package wah
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// Throughput is in bytes of dense bitmap per second (b.SetBytes is the raw
+// size); the "ratio" metric is the encoded size over the raw size.
+var benchCases = []struct {
+	bits    int
+	density float64
+}{
+	{1 << 20, 1e-4}, {1 << 20, 1e-2}, {1 << 20, 0.1}, {1 << 20, 0.5},
+	{1 << 24, 1e-4}, {1 << 24, 1e-2}, {1 << 24, 0.1}, {1 << 24, 0.5},
+}
+
+var benchWidths = []struct {
+	name string
+	enc  func([]byte, []uint64) []byte
+}{{"w32", Encode32}, {"w64", Encode64}}
+
+func BenchmarkEncode(b *testing.B) {
+	for _, c := range benchCases {
+		src := randomBitmap(rand.New(rand.NewPCG(uint64(c.bits), 1)), c.bits/64, c.density)
+		for _, w := range benchWidths {
+			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
+				dst := w.enc(nil, src)
+				b.SetBytes(int64(8 * len(src)))
+				b.ReportMetric(float64(len(dst))/float64(8*len(src)), "ratio")
+				b.ResetTimer()
+				for b.Loop() {
+					dst = w.enc(dst[:0], src)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkDecode(b *testing.B) {
+	for _, c := range benchCases {
+		src := randomBitmap(rand.New(rand.NewPCG(uint64(c.bits), 1)), c.bits/64, c.density)
+		for _, w := range benchWidths {
+			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
+				enc := w.enc(nil, src)
+				dst := make([]uint64, len(src))
+				b.SetBytes(int64(8 * len(src)))
+				b.ResetTimer()
+				for b.Loop() {
+					if err := Decode(dst, enc); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkDecodeOr(b *testing.B) {
+	for _, c := range benchCases[:4] {
+		src := randomBitmap(rand.New(rand.NewPCG(uint64(c.bits), 1)), c.bits/64, c.density)
+		for _, w := range benchWidths {
+			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
+				enc := w.enc(nil, src)
+				dst := make([]uint64, len(src))
+				b.SetBytes(int64(8 * len(src)))
+				b.ResetTimer()
+				for b.Loop() {
+					if err := DecodeOr(dst, enc); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkOr(b *testing.B) {
+	for _, c := range benchCases[:4] {
+		rng := rand.New(rand.NewPCG(uint64(c.bits), 2))
+		x := randomBitmap(rng, c.bits/64, c.density)
+		y := randomBitmap(rng, c.bits/64, c.density)
+		for _, w := range benchWidths {
+			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
+				ex, ey := w.enc(nil, x), w.enc(nil, y)
+				dst, _ := Or(nil, ex, ey)
+				b.SetBytes(int64(8 * len(x)))
+				b.ResetTimer()
+				for b.Loop() {
+					dst, _ = Or(dst[:0], ex, ey)
+				}
+			})
+		}
+	}
+}
+
+func log2(n int) int {
+	k := 0
+	for ; n > 1; n >>= 1 {
+		k++
+	}
+	return k
+}
