@@ -8,7 +8,7 @@ import (
 
 func TestZZTime(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	for _, n := range []int{16, 100, 1000, 10000, 100000} {
+	for _, n := range []int{16, 100, 1000, 10000, 100000, 2000, 2000, 2000, 2000, 2000, 2000, 2000, 2000} {
 		data := make([]byte, n)
 		for i := range data {
 			data[i] = byte(rng.Uint32())
