@@ -15,8 +15,8 @@
 //     of the line (SNAP's header lines); blank lines are skipped; CRLF line
 //     ends are accepted. Ids may be sparse: Relabel makes them dense.
 //   - EdgeFormatEL (".el"): graphrun's own text edge list (see
-//     edgelist_write.go), the same grammar as SNAP text; ReadEdges returns
-//     exactly what ReadEdgeListFile does.
+//     edgelist_write.go), the same grammar as SNAP text; ReadEdges accepts
+//     and rejects the same lines as ReadEdgeListFile, with the same edges.
 //   - EdgeFormatWEL (".wel"): weighted text, "u v w" per line. The weight must
 //     be a finite number (strconv.ParseFloat syntax); it is validated and
 //     dropped, as PageRank ignores it.
@@ -49,9 +49,12 @@
 //
 // # Speed
 //
-// Lines are parsed by a hand-written byte scanner over 1 MiB buffers: digits
-// are accumulated directly, nothing is allocated per line or per token (only
-// a .wel weight or a Matrix Market value goes through strconv).
+// Lines are parsed by a hand-written byte scanner over 1 MiB buffers. The
+// common line "u v\n" takes a fast path that converts eight digits at a time
+// (SWAR); everything else, errors included, goes through a general parser.
+// Nothing is allocated per line or per token (only a .wel weight or a Matrix
+// Market value goes through strconv).
+
 package graph
 
 import (
@@ -1329,8 +1332,11 @@ const relabelOversample = 16
 // dedupes what it receives; an allreduce of the per-owner counts gives each
 // owner its first dense id, and the owners answer the ids they received,
 // in the order received (a second Alltoallv). A last Alltoallv moves the
-// inverse map to the block partition. A negative id on any rank makes every
-// rank return an error.
+// inverse map to the block partition. The collectives are counted under
+// the phases "relabel.sample", "relabel.ids", "relabel.counts",
+// "relabel.answer" and "relabel.original". Without any edge numVertices is
+// 0 and original nil. A negative id on any rank makes every rank return an
+// error, as does a vertex count that partition.NewBlock1D rejects.
 func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, original []int64, numVertices int64, err error) {
 	p, rank := c.Size(), c.Rank()
 	// The rank's distinct ids, sorted.
@@ -1424,11 +1430,11 @@ func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, orig
 
 	// Answer every rank's ids with their dense ids, in the order received.
 	answers := make([][]byte, p)
+	mineIdx := newIDIndex(mine)
 	for s, q := range queries {
 		buf := make([]byte, 0, 8*len(q))
 		for _, x := range q {
-			j, _ := slices.BinarySearch(mine, x)
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(first+int64(j)))
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(first+int64(mineIdx.find(x))))
 		}
 		answers[s] = buf
 	}
@@ -1445,10 +1451,9 @@ func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, orig
 		denseOf = append(denseOf, a...)
 	}
 	dense = make([]Edge, len(edges))
+	idx := newIDIndex(ids)
 	for i, e := range edges {
-		u, _ := slices.BinarySearch(ids, e.U)
-		v, _ := slices.BinarySearch(ids, e.V)
-		dense[i] = Edge{U: denseOf[u], V: denseOf[v]}
+		dense[i] = Edge{U: denseOf[idx.find(e.U)], V: denseOf[idx.find(e.V)]}
 	}
 
 	// Move the inverse map, held by the range owners, to the block owners.
@@ -1483,6 +1488,40 @@ func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, orig
 		return nil, nil, 0, fmt.Errorf("relabel: received %d original ids, own %d vertices", len(original), part.Count(rank))
 	}
 	return dense, original, numVertices, nil
+}
+
+// idIndex finds ids in a sorted list of distinct ids: by a direct table
+// when the ids are dense enough (their range at most 8 times their count,
+// plus some slack), else by binary search.
+type idIndex struct {
+	ids   []int64
+	base  int64    // ids[0]
+	table []uint32 // table[id−base] is id's position, when used
+}
+
+// newIDIndex indexes ids, sorted and distinct.
+func newIDIndex(ids []int64) idIndex {
+	x := idIndex{ids: ids}
+	if len(ids) == 0 || len(ids) > math.MaxUint32 {
+		return x
+	}
+	x.base = ids[0]
+	if r := uint64(ids[len(ids)-1] - ids[0]); r < 8*uint64(len(ids))+4096 {
+		x.table = make([]uint32, r+1)
+		for i, id := range ids {
+			x.table[id-x.base] = uint32(i)
+		}
+	}
+	return x
+}
+
+// find returns the position of id, which must be in the list.
+func (x *idIndex) find(id int64) int {
+	if x.table != nil {
+		return int(x.table[id-x.base])
+	}
+	i, _ := slices.BinarySearch(x.ids, id)
+	return i
 }
 
 // relabelSplitters chooses the p−1 splitters of the id range from the

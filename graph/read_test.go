@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/klauspost/compress/gzip"
@@ -153,20 +154,32 @@ func TestReadSlashdot(t *testing.T) {
 	}
 	// The same bytes uncompressed split by byte ranges, and the gzip stream
 	// split by line shares, both concatenate to ReadEdges' list.
-	raw := gunzipFile(t, path)
-	plain := writeFile(t, "slashdot.txt", raw)
-	sizes := []int{1, 2, 3, 7}
-	if testing.Short() {
-		sizes = []int{2, 3}
-	}
-	for _, size := range sizes {
-		if got := readAllRanks(t, path, "", size); !slices.Equal(got, ef.Edges) {
+	plain := writeFile(t, "slashdot.txt", gunzipFile(t, path))
+	for _, size := range []int{1, 2, 3, 7} {
+		if got := readRanksConcurrently(t, path, size); !slices.Equal(got, ef.Edges) {
 			t.Errorf("gz, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
 		}
-		if got := readAllRanks(t, plain, "", size); !slices.Equal(got, ef.Edges) {
+		if got := readRanksConcurrently(t, plain, size); !slices.Equal(got, ef.Edges) {
 			t.Errorf("plain, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
 		}
 	}
+	t.Run("Relabel", func(t *testing.T) { testRelabelSlashdot(t, ef.Edges, ids) })
+}
+
+// readRanksConcurrently is readAllRanks with the ranks reading at the same
+// time, as they do in a job.
+func readRanksConcurrently(t testing.TB, path string, size int) []Edge {
+	t.Helper()
+	shares, errs := make([][]Edge, size), make([]error, size)
+	var wg sync.WaitGroup
+	for r := range size {
+		wg.Go(func() { shares[r], errs[r] = ReadEdgesRange(path, "", r, size) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("%d ranks: %v", size, err)
+	}
+	return slices.Concat(shares...)
 }
 
 // gunzipFile returns the decompressed content of a .gz file.
@@ -233,10 +246,10 @@ func TestReadLuxembourg(t *testing.T) {
 	}
 	gz := writeFile(t, "lux.mtx.gz", gzipBytes(t, raw))
 	for _, size := range []int{1, 2, 3, 7} {
-		if got := readAllRanks(t, path, "", size); !slices.Equal(got, ef.Edges) {
+		if got := readRanksConcurrently(t, path, size); !slices.Equal(got, ef.Edges) {
 			t.Errorf("mtx, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
 		}
-		if got := readAllRanks(t, gz, "", size); !slices.Equal(got, ef.Edges) {
+		if got := readRanksConcurrently(t, gz, size); !slices.Equal(got, ef.Edges) {
 			t.Errorf("mtx.gz, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
 		}
 	}
@@ -626,16 +639,16 @@ func randomEdgeText(rng *rand.Rand, format EdgeFormat, m int) ([]byte, []Edge) {
 }
 
 // TestReadSplitRandom reads random files of every text format with tiny
-// buffers (so lines straddle buffer refills) on up to 9 ranks, by byte
+// buffers (so lines straddle buffer refills) on up to 7 ranks, by byte
 // range and by gzip line share.
 func TestReadSplitRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for iter := range 300 {
+	for iter := range 160 {
 		format := []EdgeFormat{EdgeFormatSNAP, EdgeFormatEL, EdgeFormatWEL, EdgeFormatMTX}[iter%4]
 		data, want := randomEdgeText(rng, format, rng.IntN(60))
 		z := gzipBytes(t, data)
 		for _, bufSize := range []int{64, 97, 4096} {
-			for size := 1; size <= 9; size++ {
+			for size := 1; size <= 7; size++ {
 				for _, gz := range []bool{false, true} {
 					in := data
 					if gz {
@@ -659,18 +672,12 @@ func TestReadSplitRandom(t *testing.T) {
 	}
 }
 
-// TestRelabelSlashdot relabels the Slashdot graph split over 1, 2 and 4
+// testRelabelSlashdot relabels the Slashdot graph split over 1, 2 and 4
 // ranks: the dense labelling is identical, and it is the rank of the
 // original id among the distinct ids.
-func TestRelabelSlashdot(t *testing.T) {
-	path := sharedFile(t, "soc-Slashdot0902.txt.gz")
-	ef, err := ReadEdges(path, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ids := distinctIDs(ef.Edges)
-	want := make([]Edge, len(ef.Edges))
-	for i, e := range ef.Edges {
+func testRelabelSlashdot(t *testing.T, edges []Edge, ids []int64) {
+	want := make([]Edge, len(edges))
+	for i, e := range edges {
 		u, _ := slices.BinarySearch(ids, e.U)
 		v, _ := slices.BinarySearch(ids, e.V)
 		want[i] = Edge{int64(u), int64(v)}
@@ -678,8 +685,8 @@ func TestRelabelSlashdot(t *testing.T) {
 	for _, p := range []int{1, 2, 4} {
 		shares := make([][]Edge, p)
 		for r := range p {
-			lo, hi := shareStart(int64(len(ef.Edges)), r, p), shareStart(int64(len(ef.Edges)), r+1, p)
-			shares[r] = ef.Edges[lo:hi]
+			lo, hi := shareStart(int64(len(edges)), r, p), shareStart(int64(len(edges)), r+1, p)
+			shares[r] = edges[lo:hi]
 		}
 		dense, original, n := runRelabel(t, shares)
 		checkRelabel(t, fmt.Sprintf("%d ranks", p), ids, dense, original, n)

@@ -184,6 +184,9 @@ type BFS struct {
 	sendBufs         [][]byte   // top-down: per destination
 	steps            []LevelStats
 	cur              LevelStats // the step being measured
+	compactRecords   bool       // top-down records to other ranks are sorted and varint-coded
+	compactBuf       []byte
+	keys             []uint64
 
 	totalDegree int64 // stored adjacency entries over all ranks (0 until the first Run)
 	prepared    bool  // Prepare ran since the last search
@@ -241,6 +244,7 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 			b.threadBufs[t] = make([][]byte, part.P)
 		}
 		b.sendBufs = make([][]byte, part.P)
+		b.compactRecords = cfg.Codec != "raw"
 	}
 	return b, nil
 }
@@ -462,9 +466,10 @@ func pullWords[C uint32 | int64](cols []C, offsets []int64, global, visited, nex
 }
 
 // pushRecordSize is the wire size of one (vertex, parent) record: the uint32
-// local id of the vertex at its owner and the int64 global id of the parent,
-// little-endian.
-const pushRecordSize = 12
+// local id of the vertex at its owner and the uint32 local id of the parent
+// at the sender (every parent of a top-down step is a frontier vertex the
+// sender owns, and the receiver knows the sender), little-endian.
+const pushRecordSize = 8
 
 // exchangePush sends the records of a top-down step to the owners and
 // applies the ones this rank receives. It returns how many vertices this
@@ -482,7 +487,7 @@ func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64,
 	b.nextQueue = b.nextQueue[:0]
 	b.next.Clear()
 	for src, msg := range recv {
-		if err := b.applyPush(msg, lvl); err != nil {
+		if err := b.applyPush(msg, src, lvl); err != nil {
 			return 0, 0, fmt.Errorf("bfs level %d: records from rank %d: %w", lvl, src, err)
 		}
 	}
@@ -517,6 +522,12 @@ func (b *BFS) expand() {
 			buf = append(buf, b.threadBufs[t][d]...)
 		}
 		b.sendBufs[d] = buf
+		if b.compactRecords && d != b.rank {
+			t0 := time.Now()
+			b.compactBuf, b.keys = compactRecords(b.compactBuf, buf, b.keys)
+			b.sendBufs[d], b.compactBuf = b.compactBuf, buf
+			b.cur.Compress += time.Since(t0)
+		}
 	}
 }
 
@@ -534,9 +545,8 @@ func (b *BFS) expandRange(bufs [][]byte, queue []uint32) {
 func expandRows[C uint32 | int64](cols []C, offsets []int64, part partition.Block1D, rank int, visited frontier.Bitmap,
 	bufs [][]byte, queue []uint32) {
 	var rec [pushRecordSize]byte
-	first := part.First(rank)
 	for _, v := range queue {
-		binary.LittleEndian.PutUint64(rec[4:], uint64(first+int64(v)))
+		binary.LittleEndian.PutUint32(rec[4:], v)
 		for _, c := range cols[offsets[v]:offsets[v+1]] {
 			u := int64(c)
 			d := part.Owner(u)
@@ -553,29 +563,39 @@ func expandRows[C uint32 | int64](cols []C, offsets []int64, part partition.Bloc
 // applyPush takes the candidate parents of one message: a vertex not yet
 // discovered joins the next frontier; among the candidates of the same level
 // the largest parent wins, so the result does not depend on arrival order.
-func (b *BFS) applyPush(msg []byte, lvl int32) error {
+func (b *BFS) applyPush(msg []byte, src int, lvl int32) error {
+	if b.compactRecords && src != b.rank {
+		return forEachCompactRecord(msg, uint32(len(b.level)), uint32(b.part.Count(src)), func(l, pl uint32) {
+			b.candidate(l, b.part.Global(src, pl), lvl)
+		})
+	}
 	if len(msg)%pushRecordSize != 0 {
 		return fmt.Errorf("message of %d bytes is not a whole number of %d-byte records", len(msg), pushRecordSize)
 	}
-	n := uint32(len(b.level))
+	n, senders := uint32(len(b.level)), uint32(b.part.Count(src))
 	for i := 0; i < len(msg); i += pushRecordSize {
 		l := binary.LittleEndian.Uint32(msg[i:])
-		p := int64(binary.LittleEndian.Uint64(msg[i+4:]))
-		if l >= n {
-			return fmt.Errorf("local vertex %d out of range [0, %d)", l, n)
+		pl := binary.LittleEndian.Uint32(msg[i+4:])
+		if l >= n || pl >= senders {
+			return fmt.Errorf("record (%d, %d) out of range [0, %d) × [0, %d)", l, pl, n, senders)
 		}
-		switch b.level[l] {
-		case -1:
-			b.level[l] = lvl
-			b.parent[l] = p
-			b.visited.Set(int64(l))
-			b.next.Set(int64(l))
-			b.nextQueue = append(b.nextQueue, l)
-		case lvl:
-			if p > b.parent[l] {
-				b.parent[l] = p
-			}
-		}
+		b.candidate(l, b.part.Global(src, pl), lvl)
 	}
 	return nil
+}
+
+// candidate offers p as the parent of local vertex l in level lvl.
+func (b *BFS) candidate(l uint32, p int64, lvl int32) {
+	switch b.level[l] {
+	case -1:
+		b.level[l] = lvl
+		b.parent[l] = p
+		b.visited.Set(int64(l))
+		b.next.Set(int64(l))
+		b.nextQueue = append(b.nextQueue, l)
+	case lvl:
+		if p > b.parent[l] {
+			b.parent[l] = p
+		}
+	}
 }

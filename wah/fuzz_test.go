@@ -94,10 +94,10 @@ func FuzzRoundTrip(f *testing.F) {
 func checkRoundTrip(t *testing.T, data []byte, rle bool) {
 	var b []uint64
 	if rle {
-		// Runs of up to 8128 bits, 2^15 bits in all.
+		// Runs of up to 8128 bits, 2^14 bits in all.
 		var n int64
 		for k, c := range data {
-			if n+int64(c)*int64(c)/8 > 1<<15 {
+			if n+int64(c)*int64(c)/8 > 1<<14 {
 				data = data[:k]
 				break
 			}
@@ -115,8 +115,9 @@ func checkRoundTrip(t *testing.T, data []byte, rle bool) {
 			one = !one
 		}
 	} else {
-		// Up to 256 words: enough for every group alignment, cheap per run.
-		b = fromBytes(data[:min(len(data), 2048)])
+		// Up to 128 words: every group alignment for both widths, cheap
+		// enough per run.
+		b = fromBytes(data[:min(len(data), 1024)])
 	}
 	// A second operand: b shifted by a few bits, with a different
 	// pattern in its first word.

@@ -120,7 +120,7 @@ func popcount(b []uint64) int64 {
 }
 
 func setBits(b []uint64) []int64 {
-	var out []int64
+	out := make([]int64, 0, popcount(b))
 	for i, w := range b {
 		for ; w != 0; w &= w - 1 {
 			out = append(out, int64(i)<<6|int64(bits.TrailingZeros64(w)))

@@ -29,7 +29,6 @@ func BenchmarkEncode(b *testing.B) {
 				dst := w.enc(nil, src)
 				b.SetBytes(int64(8 * len(src)))
 				b.ReportMetric(float64(len(dst))/float64(8*len(src)), "ratio")
-				b.ResetTimer()
 				for b.Loop() {
 					dst = w.enc(dst[:0], src)
 				}
@@ -46,7 +45,6 @@ func BenchmarkDecode(b *testing.B) {
 				enc := w.enc(nil, src)
 				dst := make([]uint64, len(src))
 				b.SetBytes(int64(8 * len(src)))
-				b.ResetTimer()
 				for b.Loop() {
 					if err := Decode(dst, enc); err != nil {
 						b.Fatal(err)
@@ -65,7 +63,6 @@ func BenchmarkDecodeOr(b *testing.B) {
 				enc := w.enc(nil, src)
 				dst := make([]uint64, len(src))
 				b.SetBytes(int64(8 * len(src)))
-				b.ResetTimer()
 				for b.Loop() {
 					if err := DecodeOr(dst, enc); err != nil {
 						b.Fatal(err)
@@ -86,7 +83,6 @@ func BenchmarkOr(b *testing.B) {
 				ex, ey := w.enc(nil, x), w.enc(nil, y)
 				dst, _ := Or(nil, ex, ey)
 				b.SetBytes(int64(8 * len(x)))
-				b.ResetTimer()
 				for b.Loop() {
 					dst, _ = Or(dst[:0], ex, ey)
 				}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -100,12 +101,40 @@ func checkEncoding(t *testing.T, enc []byte, b []uint64) {
 	if !slices.Equal(base, want) {
 		t.Fatalf("DecodeOr differs from dense OR")
 	}
-	var list []int64
-	if err := ForEach(enc, func(i int64) { list = append(list, i) }); err != nil {
+	checkForEach(t, enc, b)
+}
+
+// checkForEach compares ForEach on enc with the set bits of b, walking both
+// in step.
+func checkForEach(t *testing.T, enc []byte, b []uint64) {
+	t.Helper()
+	wi, w := -1, uint64(0) // next set bit of b: lowest bit of w, in word wi
+	bad := int64(-1)
+	err := ForEach(enc, func(i int64) {
+		for w == 0 && wi < len(b) {
+			if wi++; wi < len(b) {
+				w = b[wi]
+			}
+		}
+		if w == 0 || int64(wi)<<6|int64(bits.TrailingZeros64(w)) != i {
+			if bad < 0 {
+				bad = i
+			}
+			return
+		}
+		w &= w - 1
+	})
+	if err != nil {
 		t.Fatalf("ForEach: %v", err)
 	}
-	if wantList := setBits(b); !slices.Equal(list, wantList) {
-		t.Fatalf("ForEach listed %d bits, want %d", len(list), len(wantList))
+	if bad >= 0 {
+		t.Fatalf("ForEach listed %d, not the next set bit", bad)
+	}
+	for ; w == 0 && wi+1 < len(b); wi++ {
+		w = b[wi+1]
+	}
+	if w != 0 {
+		t.Fatalf("ForEach stopped before bit %d", int64(wi)<<6|int64(bits.TrailingZeros64(w)))
 	}
 }
 

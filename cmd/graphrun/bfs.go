@@ -1,11 +1,9 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -63,6 +61,7 @@ func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
 
 type bfsFlags struct {
 	graphFlags
+	transportFlags
 	ranks, roots int
 	root         int64
 	out, json    string
@@ -86,7 +85,8 @@ statistics block. With --root, runs one search from that vertex instead.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBFS(cmd, &f) },
 	}
-	f.register(cmd)
+	f.graphFlags.register(cmd)
+	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
 	fl.IntVar(&f.roots, "roots", graph500.DefaultRoots, "number of search keys")
@@ -111,7 +111,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if f.ranks < 1 {
 		return flagError("ranks", "%d is less than 1", f.ranks)
 	}
-	threads, err := f.threadCount(cmd, f.ranks)
+	plan, err := f.plan(cmd, f.ranks)
+	if err != nil {
+		return err
+	}
+	threads, err := f.threadCount(cmd, plan.localRanks())
 	if err != nil {
 		return err
 	}
@@ -159,23 +163,33 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	}
 	if !f.force {
 		if avail, err := graph500.AvailableMemory(); err == nil {
-			need := graph500.EstimateBytes(params.Scale, params.EdgeFactor, f.ranks)
+			// This machine holds its ranks' share of the job.
+			total, local := int64(plan.totalRanks()), int64(plan.localRanks())
+			need := graph500.EstimateBytes(params.Scale, params.EdgeFactor, int(total)) * local / total
 			if need > avail {
 				return flagError("scale", "scale %d needs about %.1f GiB but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
-					params.Scale, gib(need), gib(avail), graph500.LargestScale(avail, params.EdgeFactor, f.ranks))
+					params.Scale, gib(need), gib(avail), graph500.LargestScale(avail*total/local, params.EdgeFactor, int(total)))
 			}
 		}
 	}
+	if plan.procs > 0 {
+		var extra []string
+		if !cmd.Flags().Changed("threads") {
+			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
+		}
+		return plan.launchLocal(cmd, extra...)
+	}
 
 	// Open the outputs before the run, so that a bad path fails at once.
+	// Rank 0 writes them.
 	var tree *atomicFile
-	if f.out != "" {
+	if f.out != "" && plan.rank() == 0 {
 		if tree, err = createAtomic(f.out); err != nil {
 			return flagError("out", "%v", err)
 		}
 		defer tree.Abort()
 	}
-	if f.json != "" && f.json != "-" {
+	if f.json != "" && f.json != "-" && plan.rank() == 0 {
 		if err := checkWritableDir(f.json); err != nil {
 			return flagError("json", "%v", err)
 		}
@@ -189,16 +203,26 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		Progress: progress.update,
 		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}
-	if tree != nil {
-		cfg.Tree = func(chunk []byte) error { _, err := tree.Write(chunk); return err }
+	if f.out != "" {
+		// Every rank takes part in gathering the tree; rank 0 writes it.
+		cfg.Tree = func(chunk []byte) error {
+			if tree == nil {
+				return nil
+			}
+			_, err := tree.Write(chunk)
+			return err
+		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptContext()
 	defer stop()
 	started := time.Now()
-	run, err := graph500.Run(ctx, cfg)
+	run, err := plan.runGraph500(ctx, cfg, stderr)
 	progress.clear()
 	if err != nil {
 		return err
+	}
+	if run == nil {
+		return nil // a TCP rank other than 0: rank 0 reports
 	}
 	run.Version, run.StartedAt = version, started.UTC()
 	if tree != nil {
@@ -206,7 +230,12 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 			return fmt.Errorf("--out: %w", err)
 		}
 	}
+	return writeBFSRun(f, run, stdout, stderr)
+}
 
+// writeBFSRun prints a finished run, as rank 0 of every transport does: the
+// JSON (--json), the breakdown (--breakdown) and the Graph500 block.
+func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer) error {
 	textOut := stdout
 	if f.json == "-" {
 		textOut = stderr

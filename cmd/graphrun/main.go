@@ -29,7 +29,8 @@ func flagError(flag string, format string, args ...any) error {
 }
 
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input,
-// 1 anything else (including a failed validation).
+// a --procs job's first failed rank's status, 1 anything else (including a
+// failed validation).
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -37,6 +38,9 @@ func exitCode(err error) int {
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 2
+	}
+	if code, ok := launchExitCode(err); ok {
+		return code
 	}
 	return 1
 }
@@ -51,7 +55,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand())
+	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), newBenchCommand())
 	return root
 }
 

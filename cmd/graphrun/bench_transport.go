@@ -1,0 +1,282 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+// defaultBenchSizes are bench transport's message sizes: powers of 4 from
+// 256 B to 16 MiB.
+const defaultBenchSizes = "256,1K,4K,16K,64K,256K,1M,4M,16M"
+
+// maxBenchSize bounds a message of bench transport (each rank holds one
+// send buffer and a receive buffer per peer of this size).
+const maxBenchSize = 1 << 30
+
+// efficientFraction defines the minimum efficient message size: the
+// smallest measured size whose bandwidth reaches this fraction of the peak.
+const efficientFraction = 0.5
+
+func newBenchCommand() *cobra.Command {
+	bench := &cobra.Command{
+		Use:   "bench",
+		Short: "Micro-benchmarks of graphrun's building blocks",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError{fmt.Errorf("unknown benchmark %q for \"graphrun bench\" (want: transport)", args[0])}
+			}
+			return cmd.Help()
+		},
+	}
+	bench.AddCommand(newBenchTransportCommand())
+	return bench
+}
+
+type benchTransportFlags struct {
+	transportFlags
+	ranks   int
+	sizes   string
+	minTime time.Duration
+}
+
+func newBenchTransportCommand() *cobra.Command {
+	var f benchTransportFlags
+	cmd := &cobra.Command{
+		Use:   "transport",
+		Short: "Measure Alltoallv bandwidth and latency against message size",
+		Long: `Measures the transport's Alltoallv — every rank sends one message of the same
+size to every other rank — for each message size of --sizes, on in-process
+ranks (--ranks, the default) or TCP processes (--procs N, or under a launcher
+like graphrun bfs), and prints per size the calls made, the latency of one
+call, and the bandwidth (bytes a rank sends to the others per second; it
+receives as many). Kylix (paper 000) Fig. 2 plots the same curve.
+
+The minimum efficient message size is the smallest measured size whose
+bandwidth reaches 50% of the peak (the largest measured bandwidth): below it,
+per-message costs dominate and batching messages pays.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchTransport(cmd, &f) },
+	}
+	f.transportFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&f.ranks, "ranks", 2, "in-process ranks")
+	fl.StringVar(&f.sizes, "sizes", defaultBenchSizes, "message sizes, bytes from one rank to one other rank per call (K, M, G = 1024, 1024², 1024³)")
+	fl.DurationVar(&f.minTime, "min-time", 250*time.Millisecond, "time spent measuring each size (at least 2 calls)")
+	return cmd
+}
+
+func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
+	sizes, err := parseSizes(f.sizes)
+	if err != nil {
+		return flagError("sizes", "%v", err)
+	}
+	if f.minTime <= 0 {
+		return flagError("min-time", "%v is not a positive duration", f.minTime)
+	}
+	if f.ranks < 1 {
+		return flagError("ranks", "%d is less than 1", f.ranks)
+	}
+	plan, err := f.plan(cmd, f.ranks)
+	if err != nil {
+		return err
+	}
+	if plan.totalRanks() < 2 {
+		flag := "ranks"
+		if plan.procs > 0 {
+			flag = "procs"
+		}
+		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.totalRanks())
+	}
+	if plan.procs > 0 {
+		return plan.launchLocal(cmd)
+	}
+
+	ctx, stop := interruptContext()
+	defer stop()
+	var rows []benchRow
+	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+		r, err := measureAlltoallv(ctx, c, sizes, f.minTime)
+		if c.Rank() == 0 {
+			rows = r
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if plan.rank() != 0 {
+		return nil
+	}
+	what := fmt.Sprintf("%d in-process ranks", plan.totalRanks())
+	if plan.tcp() {
+		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
+	}
+	return writeBenchTable(cmd.OutOrStdout(), what, plan.totalRanks(), rows)
+}
+
+// parseSizes parses a comma-separated list of byte sizes: an integer with
+// an optional binary suffix K, M or G (KB, KiB, ... are accepted as well).
+func parseSizes(list string) ([]int, error) {
+	var sizes []int
+	for _, field := range strings.Split(list, ",") {
+		s := strings.TrimSpace(field)
+		if s == "" {
+			return nil, fmt.Errorf("empty size in %q", list)
+		}
+		upper := strings.ToUpper(s)
+		upper = strings.TrimSuffix(strings.TrimSuffix(upper, "B"), "I")
+		mult := 1
+		switch {
+		case strings.HasSuffix(upper, "K"):
+			mult = 1 << 10
+		case strings.HasSuffix(upper, "M"):
+			mult = 1 << 20
+		case strings.HasSuffix(upper, "G"):
+			mult = 1 << 30
+		}
+		if mult > 1 {
+			upper = upper[:len(upper)-1]
+		}
+		n, err := strconv.Atoi(upper)
+		if err != nil || n < 1 || n > maxBenchSize/mult {
+			return nil, fmt.Errorf("%q is not a size from 1 to 1G bytes", s)
+		}
+		sizes = append(sizes, n*mult)
+	}
+	return sizes, nil
+}
+
+// formatSize writes a byte count the way --sizes takes it, in the largest
+// binary unit that divides it.
+func formatSize(n int) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// benchRow is one message size's measurement.
+type benchRow struct {
+	size    int     // bytes from one rank to each other rank per call
+	calls   int     // calls timed
+	seconds float64 // per call: the slowest rank's time for all calls / calls
+}
+
+// bandwidth is the bytes one rank sends to the others per second.
+func (r benchRow) bandwidth(ranks int) float64 {
+	return float64(r.size) * float64(ranks-1) / r.seconds
+}
+
+// measureAlltoallv is one rank's share of bench transport: for each size,
+// one warm-up call that also checks the data, one call to calibrate, then
+// enough calls to fill minTime, timed between barriers. Every rank returns
+// the same rows (times are maxima over ranks).
+func measureAlltoallv(ctx context.Context, c comm.Comm, sizes []int, minTime time.Duration) ([]benchRow, error) {
+	const phase = "bench.alltoallv"
+	p, me := c.Size(), c.Rank()
+	recv := make([][]byte, p)
+	var rows []benchRow
+	for _, size := range sizes {
+		buf := make([]byte, size)
+		for i := range buf {
+			buf[i] = byte(me + i)
+		}
+		send := make([][]byte, p)
+		for d := range send {
+			if d != me {
+				send[d] = buf // sends are only read: one buffer serves every peer
+			}
+		}
+		var err error
+		if recv, err = c.Alltoallv(ctx, phase, send, recv); err != nil {
+			return nil, err
+		}
+		for s, m := range recv {
+			if s != me && (len(m) != size || m[0] != byte(s) || m[size-1] != byte(s+size-1)) {
+				return nil, fmt.Errorf("bench: rank %d received %d wrong bytes from rank %d (want %d)", me, len(m), s, size)
+			}
+		}
+		timed := func(calls int) (float64, error) {
+			if err := c.Barrier(ctx, phase); err != nil {
+				return 0, err
+			}
+			t0 := time.Now()
+			for range calls {
+				if recv, err = c.Alltoallv(ctx, phase, send, recv); err != nil {
+					return 0, err
+				}
+			}
+			v := []float64{time.Since(t0).Seconds()}
+			err := c.AllreduceFloat64(ctx, phase, v, comm.Max)
+			return v[0], err
+		}
+		one, err := timed(1)
+		if err != nil {
+			return nil, err
+		}
+		// The same value on every rank (an allreduce result), so every rank
+		// makes the same number of calls.
+		calls := int(min(1e6, max(2, minTime.Seconds()/max(one, 1e-9))))
+		total, err := timed(calls)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, benchRow{size: size, calls: calls, seconds: max(total, 1e-9) / float64(calls)})
+	}
+	return rows, nil
+}
+
+// efficientSize returns the index of the peak bandwidth among rows and of
+// the minimum efficient message size: the smallest size whose bandwidth
+// reaches efficientFraction of the peak.
+func efficientSize(rows []benchRow, ranks int) (peak, efficient int) {
+	for i, r := range rows {
+		if r.bandwidth(ranks) > rows[peak].bandwidth(ranks) {
+			peak = i
+		}
+	}
+	efficient = peak
+	for i, r := range rows {
+		if r.bandwidth(ranks) >= efficientFraction*rows[peak].bandwidth(ranks) && r.size < rows[efficient].size {
+			efficient = i
+		}
+	}
+	return peak, efficient
+}
+
+// writeBenchTable prints bench transport's report.
+func writeBenchTable(w io.Writer, what string, ranks int, rows []benchRow) error {
+	fmt.Fprintf(w, "Alltoallv over %s: one message of each size from every rank to every other rank per call\n", what)
+	fmt.Fprintf(w, "bandwidth = bytes one rank sends to the others per second (it receives as many); aggregate = all ranks; MB = 10^6 bytes\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "message\tcalls\tlatency (µs)\tbandwidth/rank (MB/s)\taggregate (MB/s)\t\n")
+	for _, r := range rows {
+		bw := r.bandwidth(ranks)
+		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t\n", formatSize(r.size), r.calls, r.seconds*1e6, bw/1e6, bw*float64(ranks)/1e6)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return nil
+	}
+	peak, eff := efficientSize(rows, ranks)
+	_, err := fmt.Fprintf(w, "\npeak bandwidth: %.1f MB/s per rank with %s messages\nminimum efficient message size: %s (the smallest size reaching %.0f%% of the peak bandwidth)\n",
+		rows[peak].bandwidth(ranks)/1e6, formatSize(rows[peak].size), formatSize(rows[eff].size), 100*efficientFraction)
+	return err
+}

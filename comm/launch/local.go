@@ -1,0 +1,395 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// DefaultGrace is Local.Grace's default.
+const DefaultGrace = 10 * time.Second
+
+// maxLine bounds the bytes of a line held back for its prefix; a longer
+// line is written in pieces.
+const maxLine = 64 << 10
+
+// Local starts the ranks of a TCP job as child processes on this machine,
+// talking over 127.0.0.1. Each child runs Path with Args followed by
+// "--rank=R" and "--size=P", in the environment Env plus GRAPHRUN_TOKEN (32
+// fresh random bytes, hex), GRAPHRUN_JOB (a fresh id) and
+// GRAPHRUN_COORDINATOR (127.0.0.1 and a port that was free a moment
+// before). Its standard input is empty.
+type Local struct {
+	Procs int      // number of ranks, at least 1
+	Path  string   // the program, usually os.Executable()
+	Args  []string // its arguments, without the program name
+	Env   []string // its environment, usually os.Environ()
+
+	// Stdout receives rank 0's standard output as it is. Stderr receives
+	// every rank's standard error, and the other ranks' standard output,
+	// line by line behind "rank N: ".
+	Stdout, Stderr io.Writer
+
+	// Grace is how long the other ranks may take to exit on their own once
+	// one rank failed (a TCP job fails everywhere within a round trip, or a
+	// peer timeout) or once ctx is done, before they are sent SIGTERM; and
+	// then how long they have before SIGKILL. Default DefaultGrace.
+	Grace time.Duration
+}
+
+// RankStatus is how one rank's process ended.
+type RankStatus struct {
+	Rank int
+	// Code is the exit status; 128+n if signal n ended the process (as a
+	// shell reports it).
+	Code int
+	// How says it in words: "exited with status 1", "was killed by signal 9
+	// (killed)".
+	How string
+}
+
+// ExitError is a local job in which some rank failed.
+type ExitError struct {
+	First  RankStatus   // the rank whose failure was seen first
+	Others []RankStatus // the other ranks that failed, by rank
+	Cause  error        // why the launcher stopped the job, if it did (ctx's cause)
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	if e.Cause != nil {
+		fmt.Fprintf(&b, "job stopped (%v): ", e.Cause)
+	}
+	fmt.Fprintf(&b, "rank %d %s", e.First.Rank, e.First.How)
+	// Group the others by how they ended.
+	byHow := map[string][]int{}
+	var hows []string
+	for _, s := range e.Others {
+		if _, ok := byHow[s.How]; !ok {
+			hows = append(hows, s.How)
+		}
+		byHow[s.How] = append(byHow[s.How], s.Rank)
+	}
+	for i, how := range hows {
+		if i == 0 {
+			b.WriteString("; then ")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString(rankList(byHow[how]))
+		b.WriteString(" ")
+		b.WriteString(how)
+	}
+	return b.String()
+}
+
+// ExitCode is the exit status graphrun should end with: the first failed
+// rank's.
+func (e *ExitError) ExitCode() int { return e.First.Code }
+
+// Unwrap returns Cause.
+func (e *ExitError) Unwrap() error { return e.Cause }
+
+func rankList(ranks []int) string {
+	parts := make([]string, len(ranks))
+	for i, r := range ranks {
+		parts[i] = strconv.Itoa(r)
+	}
+	if len(ranks) == 1 {
+		return "rank " + parts[0]
+	}
+	return "ranks " + strings.Join(parts, ", ")
+}
+
+// NewLocalEnv returns the variables Local adds to its children's
+// environment: a fresh token and job id, and a coordinator address on
+// 127.0.0.1 with a port that is free now.
+func NewLocalEnv() ([]string, error) {
+	secret := make([]byte, 40)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, fmt.Errorf("launch: generating a job token: %w", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("launch: finding a free port for the coordinator: %w", err)
+	}
+	addr := ln.Addr().String()
+	if err := ln.Close(); err != nil {
+		return nil, fmt.Errorf("launch: finding a free port for the coordinator: %w", err)
+	}
+	return []string{
+		EnvToken + "=" + hex.EncodeToString(secret[:32]),
+		EnvJob + "=local-" + hex.EncodeToString(secret[32:]),
+		EnvCoordinator + "=" + addr,
+	}, nil
+}
+
+// Run starts the ranks, forwards their output and waits for all of them.
+// It returns nil if every rank exits with status 0 and an *ExitError
+// otherwise. When a rank fails, or ctx is done, the ranks still running
+// get Grace to exit on their own, then SIGTERM, then after Grace again
+// SIGKILL.
+func (l Local) Run(ctx context.Context) error {
+	if l.Procs < 1 {
+		return fmt.Errorf("launch: %d processes, need at least 1", l.Procs)
+	}
+	if l.Path == "" {
+		return errors.New("launch: no program to start")
+	}
+	grace := l.Grace
+	if grace <= 0 {
+		grace = DefaultGrace
+	}
+	stdout, stderr := l.Stdout, l.Stderr
+	if stdout == nil {
+		stdout = io.Discard
+	}
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	jobEnv, err := NewLocalEnv()
+	if err != nil {
+		return err
+	}
+	env := append(append([]string(nil), l.Env...), jobEnv...)
+
+	sink := &lineSink{w: stderr}
+	var writers []*prefixWriter
+	procs := make([]*exec.Cmd, l.Procs)
+	for r := range l.Procs {
+		args := append(append([]string{l.Path}, l.Args...), "--rank="+strconv.Itoa(r), "--size="+strconv.Itoa(l.Procs))
+		c := &exec.Cmd{Path: l.Path, Args: args, Env: env, SysProcAttr: childAttr(), WaitDelay: grace}
+		errw := sink.writer(r)
+		writers = append(writers, errw)
+		c.Stderr = errw
+		if r == 0 {
+			c.Stdout = stdout
+		} else {
+			outw := sink.writer(r)
+			writers = append(writers, outw)
+			c.Stdout = outw
+		}
+		if err := c.Start(); err != nil {
+			for _, started := range procs[:r] {
+				_ = started.Process.Kill()
+				_ = started.Wait()
+			}
+			return fmt.Errorf("launch: starting rank %d (%s): %w", r, l.Path, err)
+		}
+		procs[r] = c
+	}
+
+	type reaped struct {
+		rank int
+		err  error
+	}
+	done := make(chan reaped, l.Procs)
+	for r, c := range procs {
+		go func() { done <- reaped{r, c.Wait()} }()
+	}
+	running := make([]bool, l.Procs)
+	for r := range running {
+		running[r] = true
+	}
+	signalRunning := func(kill bool) {
+		for r, c := range procs {
+			if !running[r] {
+				continue
+			}
+			if kill {
+				_ = c.Process.Kill()
+			} else if err := c.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
+				_ = c.Process.Kill()
+			}
+		}
+	}
+
+	var (
+		failed  []reapedStatus // in the order they were reaped
+		cause   error
+		stage   int // 0: waiting; 1: SIGTERM sent; 2: SIGKILL sent
+		timer   *time.Timer
+		timeout <-chan time.Time
+		ctxDone = ctx.Done()
+	)
+	arm := func() {
+		if timer == nil {
+			timer = time.NewTimer(grace)
+			timeout = timer.C
+		} else {
+			timer.Reset(grace)
+		}
+	}
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for left := l.Procs; left > 0; {
+		select {
+		case d := <-done:
+			left--
+			running[d.rank] = false
+			st := statusOf(d.rank, d.err)
+			if st.Code == 0 {
+				continue
+			}
+			failed = append(failed, reapedStatus{st, time.Now(), stage > 0 || cause != nil})
+			if len(failed) == 1 && stage == 0 {
+				arm()
+			}
+		case <-timeout:
+			stage++
+			if stage == 1 {
+				signalRunning(false)
+				arm()
+			} else {
+				signalRunning(true)
+				timeout = nil
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			cause = context.Cause(ctx)
+			if stage == 0 {
+				stage = 1
+				signalRunning(false)
+				arm()
+			}
+		}
+	}
+	for _, w := range writers {
+		w.flush()
+	}
+	if len(failed) == 0 {
+		return nil // every rank finished, even if ctx was done meanwhile
+	}
+	first := firstFailure(failed)
+	var others []RankStatus
+	for i, f := range failed {
+		if i != first {
+			others = append(others, f.RankStatus)
+		}
+	}
+	sort.Slice(others, func(i, j int) bool { return others[i].Rank < others[j].Rank })
+	return &ExitError{First: failed[first].RankStatus, Others: others, Cause: cause}
+}
+
+// settle is how close together failures are taken to be one event: when
+// a rank dies, its peers notice within microseconds, and the launcher may
+// reap them before the rank that died.
+const settle = 250 * time.Millisecond
+
+// reapedStatus is a failed rank as the launcher saw it.
+type reapedStatus struct {
+	RankStatus
+	at       time.Time // when it was reaped
+	signaled bool      // the launcher had signalled the ranks (or ctx was done) already
+}
+
+// firstFailure picks the failure that caused the others: the first one
+// reaped, unless a rank killed by a signal the launcher did not send was
+// reaped within settle of it (a rank lost to kill -9 or the OOM killer,
+// whose peers exited because of it).
+func firstFailure(failed []reapedStatus) int {
+	for i, f := range failed {
+		if f.at.Sub(failed[0].at) > settle || f.signaled {
+			break
+		}
+		if f.Code > 128 && strings.Contains(f.How, "signal") {
+			return i
+		}
+	}
+	return 0
+}
+
+// statusOf turns what exec.Cmd.Wait returned into a RankStatus.
+func statusOf(rank int, err error) RankStatus {
+	if err == nil {
+		return RankStatus{Rank: rank, How: "exited with status 0"}
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		// The process ended, but its output could not be copied completely.
+		return RankStatus{Rank: rank, Code: 1, How: fmt.Sprintf("failed: %v", err)}
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return RankStatus{Rank: rank, Code: 128 + int(ws.Signal()), How: fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())}
+	}
+	code := ee.ExitCode()
+	if code <= 0 {
+		code = 1
+	}
+	return RankStatus{Rank: rank, Code: code, How: fmt.Sprintf("exited with status %d", ee.ExitCode())}
+}
+
+// lineSink serialises whole lines from several writers onto one.
+type lineSink struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *lineSink) writer(rank int) *prefixWriter {
+	return &prefixWriter{sink: s, prefix: []byte("rank " + strconv.Itoa(rank) + ": ")}
+}
+
+func (s *lineSink) writeLine(prefix, line []byte, newline bool) {
+	buf := make([]byte, 0, len(prefix)+len(line)+1)
+	buf = append(append(buf, prefix...), line...)
+	if newline {
+		buf = append(buf, '\n')
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, _ = s.w.Write(buf) // a lost line of a child's output must not fail the child
+}
+
+// prefixWriter writes every line it receives behind its prefix. It is used
+// by one goroutine at a time (exec.Cmd's copier).
+type prefixWriter struct {
+	sink    *lineSink
+	prefix  []byte
+	partial []byte
+}
+
+func (p *prefixWriter) Write(b []byte) (int, error) {
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			p.partial = append(p.partial, b...)
+			if len(p.partial) >= maxLine {
+				p.flush()
+			}
+			break
+		}
+		line := b[:i+1]
+		if len(p.partial) > 0 {
+			line = append(p.partial, line...)
+			p.partial = p.partial[:0]
+		}
+		p.sink.writeLine(p.prefix, line, false)
+		b = b[i+1:]
+	}
+	return n, nil
+}
+
+// flush writes a last line that had no newline.
+func (p *prefixWriter) flush() {
+	if len(p.partial) > 0 {
+		p.sink.writeLine(p.prefix, p.partial, true)
+		p.partial = p.partial[:0]
+	}
+}

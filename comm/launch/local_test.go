@@ -1,0 +1,237 @@
+package launch
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+// childMode, when set in the environment, makes the test binary act as one
+// rank of a job started by Local instead of running the tests.
+const childMode = "GRAPHRUN_LAUNCH_TEST_CHILD"
+
+func TestMain(m *testing.M) {
+	if mode, ok := os.LookupEnv(childMode); ok {
+		os.Exit(child(mode, os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// child is one rank of a test job. It parses --rank and --size the way a
+// graphrun command does and behaves as mode says.
+func child(mode string, args []string) int {
+	fs := flag.NewFlagSet("child", flag.ContinueOnError)
+	rank := fs.Int("rank", -1, "")
+	size := fs.Int("size", -1, "")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	switch mode {
+	case "echo":
+		for _, key := range []string{EnvToken, EnvCoordinator, EnvJob} {
+			if os.Getenv(key) == "" {
+				fmt.Fprintf(os.Stderr, "%s not set\n", key)
+				return 4
+			}
+		}
+		fmt.Printf("stdout of rank %d of %d\n", *rank, *size)
+		fmt.Fprintf(os.Stderr, "first line of rank %d\nunterminated line of rank %d", *rank, *rank)
+		return 0
+	case "fail":
+		if *rank == 1 {
+			fmt.Fprintln(os.Stderr, "failing on purpose")
+			return 3
+		}
+		time.Sleep(time.Minute)
+		return 0
+	case "stubborn": // ignores SIGTERM
+		signal.Ignore(syscall.SIGTERM)
+		time.Sleep(time.Minute)
+		return 0
+	case "tcp", "tcp-crash":
+		f := Flags{Rank: *rank, HasRank: true, Size: *size, HasSize: true, PeerTimeout: 10 * time.Second}
+		job, err := Discover(f, os.LookupEnv)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 2
+		}
+		err = RunTCP(context.Background(), job, nil, func(ctx context.Context, c comm.Comm) error {
+			v := []int64{int64(c.Rank() + 1)}
+			if err := c.AllreduceInt64(ctx, "sum", v, comm.Sum); err != nil {
+				return err
+			}
+			if c.Rank() == 0 {
+				fmt.Printf("sum %d over %s\n", v[0], job.Transport)
+			}
+			if *rank == 2 && mode == "tcp-crash" {
+				// A lost rank: no goodbye, no abort notice.
+				_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			}
+			return c.Barrier(ctx, "end")
+		})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		return 0
+	}
+	return 99
+}
+
+func testLocal(t *testing.T, mode string, procs int) (Local, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	return Local{Procs: procs, Path: exe, Env: append(os.Environ(), childMode+"="+mode),
+		Stdout: &out, Stderr: &errb, Grace: 300 * time.Millisecond}, &out, &errb
+}
+
+func TestLocalForwardsOutput(t *testing.T) {
+	l, out, errb := testLocal(t, "echo", 3)
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	if out.String() != "stdout of rank 0 of 3\n" {
+		t.Fatalf("stdout %q", out)
+	}
+	lines := strings.Split(strings.TrimSuffix(errb.String(), "\n"), "\n")
+	want := map[string]bool{}
+	for r := range 3 {
+		want[fmt.Sprintf("rank %d: first line of rank %d", r, r)] = true
+		want[fmt.Sprintf("rank %d: unterminated line of rank %d", r, r)] = true
+		if r > 0 {
+			want[fmt.Sprintf("rank %d: stdout of rank %d of 3", r, r)] = true
+		}
+	}
+	for _, line := range lines {
+		if !want[line] {
+			t.Errorf("unexpected stderr line %q", line)
+		}
+		delete(want, line)
+	}
+	if len(want) > 0 {
+		t.Errorf("missing stderr lines %v in\n%s", want, errb)
+	}
+}
+
+func TestLocalRunsATCPJob(t *testing.T) {
+	l, out, errb := testLocal(t, "tcp", 4)
+	if err := l.Run(context.Background()); err != nil {
+		t.Fatalf("%v\n%s", err, errb)
+	}
+	if out.String() != "sum 10 over tcp\n" {
+		t.Fatalf("stdout %q, stderr:\n%s", out, errb)
+	}
+}
+
+// TestLocalLostRank: a rank that dies in the middle of a job makes every
+// other rank fail at once, naming it, and the launcher reports it first.
+func TestLocalLostRank(t *testing.T) {
+	l, _, errb := testLocal(t, "tcp-crash", 4)
+	l.Grace = 20 * time.Second // the peers must fail on their own
+	start := time.Now()
+	err := l.Run(context.Background())
+	var xe *ExitError
+	if !errors.As(err, &xe) || xe.First.Rank != 2 || xe.ExitCode() != 128+9 || len(xe.Others) != 3 {
+		t.Fatalf("error %v (%#v), stderr:\n%s", err, xe, errb)
+	}
+	if time.Since(start) > 15*time.Second {
+		t.Fatalf("the job took %v to fail", time.Since(start))
+	}
+	for _, r := range []int{0, 1, 3} {
+		if !strings.Contains(errb.String(), fmt.Sprintf("rank %d: rank %d of 4: the job failed because of rank 2:", r, r)) {
+			t.Errorf("rank %d does not blame rank 2:\n%s", r, errb)
+		}
+	}
+	if !strings.Contains(err.Error(), "rank 2 was killed by signal 9 (killed); then ranks 0, 1, 3 exited with status 1") {
+		t.Errorf("error %q", err)
+	}
+}
+
+func TestLocalStopsTheOthersAfterAFailure(t *testing.T) {
+	l, _, errb := testLocal(t, "fail", 3)
+	start := time.Now()
+	err := l.Run(context.Background())
+	var xe *ExitError
+	if !errors.As(err, &xe) || xe.First.Rank != 1 || xe.ExitCode() != 3 || len(xe.Others) != 2 {
+		t.Fatalf("error %v, stderr:\n%s", err, errb)
+	}
+	for _, o := range xe.Others {
+		if o.Code != 128+int(syscall.SIGTERM) {
+			t.Errorf("rank %d: %+v, want SIGTERM", o.Rank, o)
+		}
+	}
+	if !strings.Contains(errb.String(), "rank 1: failing on purpose\n") {
+		t.Errorf("stderr:\n%s", errb)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+func TestLocalKillsRanksIgnoringSIGTERM(t *testing.T) {
+	l, _, _ := testLocal(t, "stubborn", 2)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	time.AfterFunc(200*time.Millisecond, func() { cancel(errors.New("interrupted")) })
+	err := l.Run(ctx)
+	var xe *ExitError
+	if !errors.As(err, &xe) || xe.ExitCode() != 128+int(syscall.SIGKILL) || len(xe.Others) != 1 {
+		t.Fatalf("error %v", err)
+	}
+	if !strings.Contains(err.Error(), "job stopped (interrupted)") || !strings.Contains(err.Error(), "killed by signal 9") {
+		t.Fatalf("error %q", err)
+	}
+}
+
+func TestLocalBadProgram(t *testing.T) {
+	l := Local{Procs: 2, Path: "/nonexistent/graphrun"}
+	if err := l.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "starting rank 0") {
+		t.Fatalf("error %v", err)
+	}
+	if err := (Local{Procs: 0, Path: "x"}).Run(context.Background()); err == nil {
+		t.Fatal("0 processes accepted")
+	}
+}
+
+func TestPrefixWriterKeepsLinesWhole(t *testing.T) {
+	var b bytes.Buffer
+	sink := &lineSink{w: &b}
+	w := sink.writer(12)
+	for _, chunk := range []string{"ab", "c\nde", "f\n\ng", ""} {
+		if n, err := w.Write([]byte(chunk)); n != len(chunk) || err != nil {
+			t.Fatal(n, err)
+		}
+	}
+	w.flush()
+	if want := "rank 12: abc\nrank 12: def\nrank 12: \nrank 12: g\n"; b.String() != want {
+		t.Fatalf("got %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	if _, err := w.Write(bytes.Repeat([]byte("x"), maxLine+5)); err != nil {
+		t.Fatal(err)
+	}
+	w.flush()
+	if b.Len() != len("rank 12: ")+maxLine+5+1 {
+		t.Fatalf("long line written as %d bytes", b.Len())
+	}
+}
+
+func TestBlame(t *testing.T) {
+	err := Blame(1, 4, fmt.Errorf("kernel 1: %w", comm.ErrAborted))
+	if err.Error() != "rank 1 of 4: kernel 1: comm: job aborted" {
+		t.Fatalf("%q", err)
+	}
+}

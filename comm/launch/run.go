@@ -1,0 +1,54 @@
+package launch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/tcp"
+)
+
+// RunTCP joins the TCP job as job.Rank, runs fn on the rank's Comm and
+// leaves the job. If fn fails, the job is aborted first, so that every peer
+// fails at once with an error naming this rank. The returned error starts
+// with "rank R of P:" and, when the failure is blamed on another rank (it
+// was lost, or it failed), names that rank. logf, if not nil, receives
+// comm/tcp's log lines (refused connections, addresses, aborts).
+func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any), fn func(ctx context.Context, c comm.Comm) error) error {
+	cfg, err := job.TCPConfig(logf)
+	if err != nil {
+		return err
+	}
+	c, err := tcp.Connect(ctx, cfg)
+	if err != nil {
+		err = fmt.Errorf("rank %d of %d: joining the job at %s: %w", job.Rank, job.Size, job.Coordinator, err)
+		if job.JobIDFromToken && strings.Contains(err.Error(), "another job") {
+			// comm/tcp saw another job id; with ids derived from the
+			// token, that means another token.
+			err = fmt.Errorf("%w: wrong token? The job id is derived from %s when %s is not set, "+
+				"so this rank's token differs from the coordinator's", err, EnvToken, EnvJob)
+		}
+		return err
+	}
+	if err := fn(ctx, c); err != nil {
+		c.Abort(err)
+		_ = c.Close()
+		return Blame(job.Rank, job.Size, err)
+	}
+	if err := c.Close(); err != nil && logf != nil {
+		logf("rank %d of %d: leaving the job: %v", job.Rank, job.Size, err)
+	}
+	return nil
+}
+
+// Blame prefixes a rank's error with "rank R of P:" and, if the error
+// blames another rank (a *tcp.PeerError somewhere in its chain), says which.
+func Blame(rank, size int, err error) error {
+	var pe *tcp.PeerError
+	if errors.As(err, &pe) && pe.Rank >= 0 && pe.Rank != rank {
+		return fmt.Errorf("rank %d of %d: the job failed because of rank %d: %w", rank, size, pe.Rank, err)
+	}
+	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
+}
