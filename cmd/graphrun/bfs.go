@@ -173,6 +173,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		}
 	}
 	if plan.procs > 0 {
+		// Rank 0's process writes the outputs: check their folders now.
+		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
+			if o.path != "" && o.path != "-" {
+				if err := checkWritableDir(o.path); err != nil {
+					return flagError(o.flag, "%v", err)
+				}
+			}
+		}
 		var extra []string
 		if !cmd.Flags().Changed("threads") {
 			extra = append(extra, fmt.Sprintf("--threads=%d", threads))

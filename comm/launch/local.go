@@ -295,8 +295,8 @@ const settle = 250 * time.Millisecond
 // reapedStatus is a failed rank as the launcher saw it.
 type reapedStatus struct {
 	RankStatus
-	at       time.Time // when it was reaped
-	signaled bool      // the launcher had signalled the ranks (or ctx was done) already
+	at        time.Time // when it was reaped
+	afterStop bool      // reaped after the launcher began to stop the ranks
 }
 
 // firstFailure picks the failure that caused the others: the first one
@@ -305,7 +305,7 @@ type reapedStatus struct {
 // whose peers exited because of it).
 func firstFailure(failed []reapedStatus) int {
 	for i, f := range failed {
-		if f.at.Sub(failed[0].at) > settle || f.signaled {
+		if f.at.Sub(failed[0].at) > settle || f.afterStop {
 			break
 		}
 		if f.Code > 128 && strings.Contains(f.How, "signal") {

@@ -5,14 +5,21 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/tcp"
 )
 
+// abortLinger is how long a failed rank keeps its connections open after
+// sending its abort notices.
+const abortLinger = time.Second
+
 // RunTCP joins the TCP job as job.Rank, runs fn on the rank's Comm and
 // leaves the job. If fn fails, the job is aborted first, so that every peer
-// fails at once with an error naming this rank. The returned error starts
+// fails at once with an error naming this rank (or the rank this rank
+// blames), and the connections stay open for a second so that the peers
+// learn that reason before they see them close. The returned error starts
 // with "rank R of P:" and, when the failure is blamed on another rank (it
 // was lost, or it failed), names that rank. logf, if not nil, receives
 // comm/tcp's log lines (refused connections, addresses, aborts).
@@ -34,6 +41,10 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 	}
 	if err := fn(ctx, c); err != nil {
 		c.Abort(err)
+		// Keep the connections open a moment: a peer whose write to this
+		// rank failed on a closed connection would blame this rank, before
+		// reading the abort notice that names the rank at fault.
+		time.Sleep(min(abortLinger, job.PeerTimeout))
 		_ = c.Close()
 		return Blame(job.Rank, job.Size, err)
 	}

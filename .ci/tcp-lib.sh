@@ -1,0 +1,84 @@
+# Helpers of the multi-process (TCP) CI scripts, sourced by .ci/tcp-*.sh.
+# Not a script of its own.
+
+export PATH="$PATH:/usr/local/go/bin:$HOME/go/bin"
+
+# tcp_fail prints its arguments and exits 1.
+tcp_fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# tcp_need_cmd CMD PACKAGE: installs the Debian PACKAGE if CMD is missing
+# (apt-get as root). Fails loudly when it cannot.
+tcp_need_cmd() {
+  local cmd=$1 pkg=$2
+  command -v "$cmd" >/dev/null 2>&1 && return 0
+  echo "== installing $pkg (for $cmd)"
+  if [ "$(id -u)" != 0 ]; then
+    tcp_fail "$cmd is missing and this is not root: install the Debian package $pkg (apt-get install -y $pkg)"
+  fi
+  if ! command -v apt-get >/dev/null 2>&1; then
+    tcp_fail "$cmd is missing and apt-get is unavailable: install $pkg by hand"
+  fi
+  apt-get update -qq || tcp_fail "apt-get update failed (needed to install $pkg)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$pkg" >/dev/null ||
+    tcp_fail "apt-get install $pkg failed"
+  command -v "$cmd" >/dev/null 2>&1 || tcp_fail "$pkg is installed but $cmd is still missing"
+}
+
+# tcp_build sets GRAPHRUN to a graphrun binary: $GRAPHRUN_BIN if set,
+# otherwise one built into $TCP_TMP.
+tcp_build() {
+  if [ -n "${GRAPHRUN_BIN:-}" ]; then
+    GRAPHRUN=$GRAPHRUN_BIN
+  else
+    GRAPHRUN=$TCP_TMP/graphrun
+    go build -o "$GRAPHRUN" ./cmd/graphrun
+  fi
+}
+
+# tcp_free_port prints a TCP port of 127.0.0.1 that is free now.
+tcp_free_port() {
+  local port
+  for port in $(shuf -i 20000-60000 -n 50); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+      echo "$port"
+      return 0
+    fi
+  done
+  tcp_fail "no free port found"
+}
+
+# tcp_token prints 32 random bytes in hex.
+tcp_token() {
+  od -An -N32 -tx1 /dev/urandom | tr -d ' \n'
+}
+
+# tcp_shape FILE prints what must not depend on the transport: per search
+# the root, nedge, the number of levels and every level's frontier size.
+# It fails unless the run validated.
+tcp_shape() {
+  jq -e '.validated == true and .NBFS == (.searches | length)' "$1" >/dev/null ||
+    tcp_fail "$1: the run did not validate (or NBFS does not match its searches)"
+  jq -c '[.searches[] | [.root, .nedge, (.levels | length), [.levels[].frontier]]]' "$1"
+}
+
+# tcp_same_searches A B: the two runs' searches are identical.
+tcp_same_searches() {
+  local a b
+  a=$(tcp_shape "$1") || exit 1
+  b=$(tcp_shape "$2") || exit 1
+  if [ "$a" != "$b" ]; then
+    echo "$1: $a" | cut -c1-400 >&2
+    echo "$2: $b" | cut -c1-400 >&2
+    tcp_fail "the searches of $1 and $2 differ"
+  fi
+  echo "same $(jq '.NBFS' "$1") searches (root, nedge, levels, frontier sizes) in $1 and $2"
+}
+
+# tcp_graph500_block FILE RANKS: FILE holds a Graph500 block of RANKS processes.
+tcp_graph500_block() {
+  grep -q '^bfs  harmonic_mean_TEPS:' "$1" || tcp_fail "$1 has no Graph500 block"
+  grep -Eq "^num_mpi_processes: +$2\$" "$1" || tcp_fail "$1 does not report $2 processes"
+}
