@@ -28,10 +28,10 @@ func BenchmarkEncode(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
 				dst := w.enc(nil, src)
 				b.SetBytes(int64(8 * len(src)))
-				b.ReportMetric(float64(len(dst))/float64(8*len(src)), "ratio")
 				for b.Loop() {
 					dst = w.enc(dst[:0], src)
 				}
+				b.ReportMetric(float64(len(dst))/float64(8*len(src)), "ratio")
 			})
 		}
 	}
