@@ -81,7 +81,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -408,40 +407,10 @@ func newPanicError(v any) *PanicError {
 	return &PanicError{Value: v, Stack: stack.String()}
 }
 
-// opKind is the collective a contribution belongs to.
-type opKind uint8
-
-const (
-	kindAlltoallv opKind = iota + 1
-	kindAllgatherv
-	kindAllreduceInt64
-	kindAllreduceFloat64
-	kindBcast
-	kindBarrier
-)
-
-func (k opKind) String() string {
-	switch k {
-	case kindAlltoallv:
-		return "Alltoallv"
-	case kindAllgatherv:
-		return "Allgatherv"
-	case kindAllreduceInt64:
-		return "AllreduceInt64"
-	case kindAllreduceFloat64:
-		return "AllreduceFloat64"
-	case kindBcast:
-		return "Bcast"
-	case kindBarrier:
-		return "Barrier"
-	}
-	return fmt.Sprintf("opKind(%d)", uint8(k))
-}
-
 // contribution is what one rank deposits for one collective: the call's
 // identity, which every rank must agree on, and references to its payload.
 type contribution struct {
-	kind  opKind
+	kind  comm.Collective
 	phase string
 	op    comm.Op // allreduce only
 	count int     // allreduce only: number of elements
@@ -460,9 +429,9 @@ func (c *contribution) sameCall(o *contribution) bool {
 // String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
 func (c *contribution) String() string {
 	switch c.kind {
-	case kindAllreduceInt64, kindAllreduceFloat64:
+	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
 		return fmt.Sprintf("%s(%q, len=%d, op=%s)", c.kind, c.phase, c.count, c.op)
-	case kindBcast:
+	case comm.CollectiveBcast:
 		return fmt.Sprintf("%s(%q, root=%d)", c.kind, c.phase, c.root)
 	}
 	return fmt.Sprintf("%s(%q)", c.kind, c.phase)
@@ -584,7 +553,7 @@ func (c *rankComm) awaitDeposits(ctx context.Context, mine *contribution, gen ch
 // one. See the package doc for buffer reuse and counters.
 func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv [][]byte) ([][]byte, error) {
 	p := c.world.size
-	mine := &contribution{kind: kindAlltoallv, phase: phase, rows: send}
+	mine := &contribution{kind: comm.CollectiveAlltoallv, phase: phase, rows: send}
 	if len(send) != p {
 		return nil, c.fail(mine, fmt.Errorf("len(send) = %d, want Size() = %d", len(send), p))
 	}
@@ -617,7 +586,7 @@ func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, r
 func (c *rankComm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
 	p := c.world.size
 	out := recvSlices(recv, p)
-	err := c.collective(ctx, &contribution{kind: kindAllgatherv, phase: phase, data: mine}, func(slots []contribution) {
+	err := c.collective(ctx, &contribution{kind: comm.CollectiveAllgatherv, phase: phase, data: mine}, func(slots []contribution) {
 		for s := range slots {
 			out[s] = copyInto(out[s], slots[s].data)
 		}
@@ -631,15 +600,15 @@ func (c *rankComm) Allgatherv(ctx context.Context, phase string, mine []byte, re
 			received += int64(len(out[s]))
 		}
 	}
-	c.stats.Record(phase, int64(len(mine))*int64(p-1), received, nonEmptyMessages(len(mine), p))
+	c.stats.Record(phase, int64(len(mine))*int64(p-1), received, comm.PeerMessages(len(mine), p))
 	return out, nil
 }
 
 // AllreduceInt64 reduces vals element-wise across ranks, in place. Sums wrap
 // around on overflow.
 func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
-	mine := &contribution{kind: kindAllreduceInt64, phase: phase, op: op, count: len(vals), ints: vals}
-	if err := checkOp(op); err != nil {
+	mine := &contribution{kind: comm.CollectiveAllreduceInt64, phase: phase, op: op, count: len(vals), ints: vals}
+	if err := op.Check(); err != nil {
 		return c.fail(mine, err)
 	}
 	result := resize(c.intResult, len(vals))
@@ -647,7 +616,7 @@ func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int6
 	err := c.collective(ctx, mine, func(slots []contribution) {
 		copy(result, slots[0].ints)
 		for s := 1; s < len(slots); s++ {
-			reduceInt64(result, slots[s].ints, op)
+			comm.ReduceInt64(result, slots[s].ints, op)
 		}
 	})
 	if err != nil {
@@ -663,8 +632,8 @@ func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int6
 // combining ranks in rank order so the result is bit-identical everywhere.
 // Max and Min follow math.Max and math.Min (NaN wins).
 func (c *rankComm) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
-	mine := &contribution{kind: kindAllreduceFloat64, phase: phase, op: op, count: len(vals), floats: vals}
-	if err := checkOp(op); err != nil {
+	mine := &contribution{kind: comm.CollectiveAllreduceFloat64, phase: phase, op: op, count: len(vals), floats: vals}
+	if err := op.Check(); err != nil {
 		return c.fail(mine, err)
 	}
 	result := resize(c.floatResult, len(vals))
@@ -672,7 +641,7 @@ func (c *rankComm) AllreduceFloat64(ctx context.Context, phase string, vals []fl
 	err := c.collective(ctx, mine, func(slots []contribution) {
 		copy(result, slots[0].floats)
 		for s := 1; s < len(slots); s++ {
-			reduceFloat64(result, slots[s].floats, op)
+			comm.ReduceFloat64(result, slots[s].floats, op)
 		}
 	})
 	if err != nil {
@@ -686,13 +655,13 @@ func (c *rankComm) AllreduceFloat64(ctx context.Context, phase string, vals []fl
 func (c *rankComm) recordAllreduce(phase string, n int) {
 	p := c.world.size
 	volume := 8 * int64(n) * int64(p-1)
-	c.stats.Record(phase, volume, volume, nonEmptyMessages(n, p))
+	c.stats.Record(phase, volume, volume, comm.PeerMessages(n, p))
 }
 
 // Bcast returns root's data: data itself on the root, a fresh copy elsewhere.
 func (c *rankComm) Bcast(ctx context.Context, phase string, root int, data []byte) ([]byte, error) {
 	p := c.world.size
-	mine := &contribution{kind: kindBcast, phase: phase, root: root}
+	mine := &contribution{kind: comm.CollectiveBcast, phase: phase, root: root}
 	if root < 0 || root >= p {
 		return nil, c.fail(mine, fmt.Errorf("root %d out of range [0, %d)", root, p))
 	}
@@ -711,7 +680,7 @@ func (c *rankComm) Bcast(ctx context.Context, phase string, root int, data []byt
 		return nil, err
 	}
 	if isRoot {
-		c.stats.Record(phase, int64(len(data))*int64(p-1), 0, nonEmptyMessages(len(data), p))
+		c.stats.Record(phase, int64(len(data))*int64(p-1), 0, comm.PeerMessages(len(data), p))
 	} else {
 		c.stats.Record(phase, 0, int64(len(out)), 0)
 	}
@@ -720,7 +689,7 @@ func (c *rankComm) Bcast(ctx context.Context, phase string, root int, data []byt
 
 // Barrier returns once every rank has entered it.
 func (c *rankComm) Barrier(ctx context.Context, phase string) error {
-	err := c.collective(ctx, &contribution{kind: kindBarrier, phase: phase}, func([]contribution) {})
+	err := c.collective(ctx, &contribution{kind: comm.CollectiveBarrier, phase: phase}, func([]contribution) {})
 	if err != nil {
 		return err
 	}
@@ -753,55 +722,4 @@ func resize[T any](buf []T, n int) []T {
 		return buf[:n]
 	}
 	return make([]T, n)
-}
-
-// nonEmptyMessages is the message count of a payload of n bytes or elements
-// sent to each of the p−1 other ranks.
-func nonEmptyMessages(n, p int) int64 {
-	if n == 0 {
-		return 0
-	}
-	return int64(p - 1)
-}
-
-func checkOp(op comm.Op) error {
-	switch op {
-	case comm.Sum, comm.Max, comm.Min:
-		return nil
-	}
-	return fmt.Errorf("unknown reduction operator %s", op)
-}
-
-func reduceInt64(acc, x []int64, op comm.Op) {
-	switch op {
-	case comm.Sum:
-		for i, v := range x {
-			acc[i] += v
-		}
-	case comm.Max:
-		for i, v := range x {
-			acc[i] = max(acc[i], v)
-		}
-	case comm.Min:
-		for i, v := range x {
-			acc[i] = min(acc[i], v)
-		}
-	}
-}
-
-func reduceFloat64(acc, x []float64, op comm.Op) {
-	switch op {
-	case comm.Sum:
-		for i, v := range x {
-			acc[i] += v
-		}
-	case comm.Max:
-		for i, v := range x {
-			acc[i] = math.Max(acc[i], v)
-		}
-	case comm.Min:
-		for i, v := range x {
-			acc[i] = math.Min(acc[i], v)
-		}
-	}
 }

@@ -14,7 +14,7 @@ import (
 // message from rank s lands in recv[s]'s array when it has the capacity
 // (read there straight off the connection when it arrives during the call).
 func (c *Comm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv [][]byte) ([][]byte, error) {
-	ci := newCall(kindAlltoallv, phase, 0)
+	ci := newCall(comm.CollectiveAlltoallv, phase, 0)
 	if len(send) != c.size {
 		return nil, c.selfFail(ci, fmt.Errorf("len(send) = %d, want Size() = %d", len(send), c.size))
 	}
@@ -43,7 +43,7 @@ func (c *Comm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv 
 // Allgatherv sends mine to every rank and returns every rank's contribution,
 // out[Rank()] being a copy of mine.
 func (c *Comm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
-	ci := newCall(kindAllgatherv, phase, 0)
+	ci := newCall(comm.CollectiveAllgatherv, phase, 0)
 	out := recvSlices(recv, c.size)
 	msgs, err := c.exchange(ctx, ci, func(int) []byte { return mine }, out)
 	if err != nil {
@@ -58,7 +58,7 @@ func (c *Comm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [
 		out[s] = adopt(out[s], msgs[s])
 		received += int64(len(out[s]))
 	}
-	c.stats.Record(phase, int64(len(mine))*int64(c.size-1), received, nonEmptyMessages(len(mine), c.size))
+	c.stats.Record(phase, int64(len(mine))*int64(c.size-1), received, comm.PeerMessages(len(mine), c.size))
 	return out, nil
 }
 
@@ -66,8 +66,8 @@ func (c *Comm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [
 // rank sends its values to every other and combines all contributions in
 // rank order. Sums wrap around on overflow.
 func (c *Comm) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
-	ci := newCall(kindAllreduceInt64, phase, allreduceArg(len(vals), op))
-	if err := checkOp(op); err != nil {
+	ci := newCall(comm.CollectiveAllreduceInt64, phase, allreduceArg(len(vals), op))
+	if err := op.Check(); err != nil {
 		return c.selfFail(ci, err)
 	}
 	c.sendBuf = c.sendBuf[:0]
@@ -85,7 +85,7 @@ func (c *Comm) AllreduceInt64(ctx context.Context, phase string, vals []int64, o
 		case s == c.rank && s == 0:
 			copy(result, vals)
 		case s == c.rank:
-			reduceInt64(result, vals, op)
+			comm.ReduceInt64(result, vals, op)
 		case s == 0:
 			for i := range result {
 				result[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
@@ -103,8 +103,8 @@ func (c *Comm) AllreduceInt64(ctx context.Context, phase string, vals []int64, o
 // combining the ranks in rank order, so the result is bit-identical on every
 // rank and equal to comm/inproc's. Max and Min follow math.Max and math.Min.
 func (c *Comm) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
-	ci := newCall(kindAllreduceFloat64, phase, allreduceArg(len(vals), op))
-	if err := checkOp(op); err != nil {
+	ci := newCall(comm.CollectiveAllreduceFloat64, phase, allreduceArg(len(vals), op))
+	if err := op.Check(); err != nil {
 		return c.selfFail(ci, err)
 	}
 	c.sendBuf = c.sendBuf[:0]
@@ -122,7 +122,7 @@ func (c *Comm) AllreduceFloat64(ctx context.Context, phase string, vals []float6
 		case s == c.rank && s == 0:
 			copy(result, vals)
 		case s == c.rank:
-			reduceFloat64(result, vals, op)
+			comm.ReduceFloat64(result, vals, op)
 		case s == 0:
 			for i := range result {
 				result[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
@@ -160,7 +160,7 @@ func (c *Comm) allreduce(ctx context.Context, ci *callInfo, n int) ([][]byte, er
 
 func (c *Comm) recordAllreduce(phase string, n int) {
 	volume := 8 * int64(n) * int64(c.size-1)
-	c.stats.Record(phase, volume, volume, nonEmptyMessages(n, c.size))
+	c.stats.Record(phase, volume, volume, comm.PeerMessages(n, c.size))
 }
 
 // Bcast returns root's data: data itself on the root, a new buffer
@@ -168,9 +168,9 @@ func (c *Comm) recordAllreduce(phase string, n int) {
 // other empty messages, which check that every rank makes the same call.
 func (c *Comm) Bcast(ctx context.Context, phase string, root int, data []byte) ([]byte, error) {
 	if root < 0 || root >= c.size {
-		return nil, c.selfFail(newCall(kindBcast, phase, 0), fmt.Errorf("root %d out of range [0, %d)", root, c.size))
+		return nil, c.selfFail(newCall(comm.CollectiveBcast, phase, 0), fmt.Errorf("root %d out of range [0, %d)", root, c.size))
 	}
-	ci := newCall(kindBcast, phase, uint64(root))
+	ci := newCall(comm.CollectiveBcast, phase, uint64(root))
 	isRoot := c.rank == root
 	msgs, err := c.exchange(ctx, ci, func(int) []byte {
 		if isRoot {
@@ -182,7 +182,7 @@ func (c *Comm) Bcast(ctx context.Context, phase string, root int, data []byte) (
 		return nil, err
 	}
 	if isRoot {
-		c.stats.Record(phase, int64(len(data))*int64(c.size-1), 0, nonEmptyMessages(len(data), c.size))
+		c.stats.Record(phase, int64(len(data))*int64(c.size-1), 0, comm.PeerMessages(len(data), c.size))
 		return data, nil
 	}
 	out := msgs[root]
@@ -196,7 +196,7 @@ func (c *Comm) Bcast(ctx context.Context, phase string, root int, data []byte) (
 // Barrier returns once every rank has entered it: every rank sends every
 // other an empty message.
 func (c *Comm) Barrier(ctx context.Context, phase string) error {
-	if _, err := c.exchange(ctx, newCall(kindBarrier, phase, 0), func(int) []byte { return nil }, nil); err != nil {
+	if _, err := c.exchange(ctx, newCall(comm.CollectiveBarrier, phase, 0), func(int) []byte { return nil }, nil); err != nil {
 		return err
 	}
 	c.stats.Record(phase, 0, 0, 0)
@@ -244,40 +244,6 @@ func resize[T any](buf []T, n int) []T {
 	return make([]T, n)
 }
 
-// nonEmptyMessages is the message count of a payload of n bytes or elements
-// sent to each of the p−1 other ranks.
-func nonEmptyMessages(n, p int) int64 {
-	if n == 0 {
-		return 0
-	}
-	return int64(p - 1)
-}
-
-func checkOp(op comm.Op) error {
-	switch op {
-	case comm.Sum, comm.Max, comm.Min:
-		return nil
-	}
-	return fmt.Errorf("unknown reduction operator %s", op)
-}
-
-func reduceInt64(acc, x []int64, op comm.Op) {
-	switch op {
-	case comm.Sum:
-		for i, v := range x {
-			acc[i] += v
-		}
-	case comm.Max:
-		for i, v := range x {
-			acc[i] = max(acc[i], v)
-		}
-	case comm.Min:
-		for i, v := range x {
-			acc[i] = min(acc[i], v)
-		}
-	}
-}
-
 func reduceInt64Bytes(acc []int64, b []byte, op comm.Op) {
 	b = b[:8*len(acc)]
 	switch op {
@@ -292,23 +258,6 @@ func reduceInt64Bytes(acc []int64, b []byte, op comm.Op) {
 	case comm.Min:
 		for i := range acc {
 			acc[i] = min(acc[i], int64(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	}
-}
-
-func reduceFloat64(acc, x []float64, op comm.Op) {
-	switch op {
-	case comm.Sum:
-		for i, v := range x {
-			acc[i] += v
-		}
-	case comm.Max:
-		for i, v := range x {
-			acc[i] = math.Max(acc[i], v)
-		}
-	case comm.Min:
-		for i, v := range x {
-			acc[i] = math.Min(acc[i], v)
 		}
 	}
 }

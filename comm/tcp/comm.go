@@ -274,7 +274,7 @@ type peer struct {
 // message is one collective's payload from one peer.
 type message struct {
 	seq   uint64
-	kind  opKind
+	kind  comm.Collective
 	phase uint64
 	arg   uint64
 	total uint64
@@ -506,7 +506,7 @@ func (c *Comm) readMessages(p *peer) error {
 				if f.Total > math.MaxInt>>1 {
 					return lost("protocol error: message of %d bytes", f.Total)
 				}
-				m = &message{seq: f.Seq, kind: opKind(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
+				m = &message{seq: f.Seq, kind: comm.Collective(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
 				frames = 0
 				c.mu.Lock()
 				c.holdLocked(p, f.Seq)
@@ -521,7 +521,7 @@ func (c *Comm) readMessages(p *peer) error {
 					// vouches for the announced length.
 					m.data = make([]byte, 0, min(f.Total, uint64(c.maxFrame)))
 				}
-			} else if f.Seq != m.seq || opKind(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg || f.Total != m.total {
+			} else if f.Seq != m.seq || comm.Collective(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg || f.Total != m.total {
 				return lost("protocol error: frame of call #%d inside the message of call #%d", f.Seq, m.seq)
 			}
 			start := len(m.data)
@@ -633,45 +633,15 @@ func (c *Comm) writeMessage(p *peer, f Frame, data []byte) error {
 	}
 }
 
-// opKind is the collective a message belongs to.
-type opKind uint8
-
-const (
-	kindAlltoallv opKind = iota + 1
-	kindAllgatherv
-	kindAllreduceInt64
-	kindAllreduceFloat64
-	kindBcast
-	kindBarrier
-)
-
-func (k opKind) String() string {
-	switch k {
-	case kindAlltoallv:
-		return "Alltoallv"
-	case kindAllgatherv:
-		return "Allgatherv"
-	case kindAllreduceInt64:
-		return "AllreduceInt64"
-	case kindAllreduceFloat64:
-		return "AllreduceFloat64"
-	case kindBcast:
-		return "Bcast"
-	case kindBarrier:
-		return "Barrier"
-	}
-	return fmt.Sprintf("opKind(%d)", uint8(k))
-}
-
 // callInfo identifies a collective call; every rank's must agree.
 type callInfo struct {
-	kind  opKind
+	kind  comm.Collective
 	phase string
 	hash  uint64 // FNV-1a of phase
 	arg   uint64 // Allreduce: len<<8 | op; Bcast: root
 }
 
-func newCall(kind opKind, phase string, arg uint64) *callInfo {
+func newCall(kind comm.Collective, phase string, arg uint64) *callInfo {
 	h := uint64(14695981039346656037)
 	for i := 0; i < len(phase); i++ {
 		h ^= uint64(phase[i])
@@ -683,11 +653,11 @@ func newCall(kind opKind, phase string, arg uint64) *callInfo {
 func allreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
 
 // describeArgs renders a call's arguments after the phase, e.g. ", len=2, op=sum".
-func describeArgs(kind opKind, arg uint64) string {
+func describeArgs(kind comm.Collective, arg uint64) string {
 	switch kind {
-	case kindAllreduceInt64, kindAllreduceFloat64:
+	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
 		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
-	case kindBcast:
+	case comm.CollectiveBcast:
 		return fmt.Sprintf(", root=%d", arg)
 	}
 	return ""

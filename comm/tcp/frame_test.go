@@ -7,10 +7,12 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/graphrun/graphrun/comm"
 )
 
 func sampleFrame() Frame {
-	return Frame{Type: FrameData, Kind: uint8(kindAlltoallv), Flags: FlagLast, Job: 0x1122334455667788, Seq: 42, Phase: 0xfeedface, Arg: 7<<8 | 1, Src: 3}
+	return Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: 0x1122334455667788, Seq: 42, Phase: 0xfeedface, Arg: 7<<8 | 1, Src: 3}
 }
 
 func TestFrameRoundTrip(t *testing.T) {

@@ -437,7 +437,7 @@ func TestCorruptFrame(t *testing.T) {
 				}
 				if c.Rank() == 1 {
 					p := c.peers[0]
-					f := Frame{Type: FrameData, Kind: uint8(kindBarrier), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: newCall(kindBarrier, "next", 0).hash, Src: 1}
+					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveBarrier), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: newCall(comm.CollectiveBarrier, "next", 0).hash, Src: 1}
 					frame := AppendFrame(nil, f, []byte("payload"))
 					tc.edit(frame)
 					p.wmu.Lock()
