@@ -14,8 +14,8 @@ func TestReduce(t *testing.T) {
 		checkErr bool
 	}{
 		{Sum, []int64{4, -1, 9}, []float64{4.5, -1, 9}, false},
-		{Max, []int64{3, 2, 9}, []float64{3, 2, 9}, false},
-		{Min, []int64{1, -3, 7}, []float64{1, -3, 7}, false},
+		{Max, []int64{3, 2, 7}, []float64{3.5, 2, 7}, false},
+		{Min, []int64{1, -3, 2}, []float64{1, -3, 2}, false},
 	}
 	for _, c := range cases {
 		accI, accF := []int64{1, 2, 7}, []float64{1, 2, 7}
