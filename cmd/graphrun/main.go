@@ -55,7 +55,7 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), newBenchCommand())
+	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), newBenchCommand(), newPageRankCommand())
 	return root
 }
 

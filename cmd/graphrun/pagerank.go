@@ -1,0 +1,399 @@
+// This file is the pagerank command: PageRank over the sparse allreduce, as
+// in paper 000 (Kylix) §VII, on a real edge list or a Graph500 Kronecker
+// graph, with the random edge partition of §II-B. The algorithm is
+// spmv.PageRank; this file turns flags into its configuration and prints
+// the result.
+
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+type pagerankFlags struct {
+	transportFlags
+	format     string
+	ranks      int
+	alpha, tol float64
+	maxIter    int
+	iterations int
+	undirected bool
+	allreduce  string
+	degrees    string
+	partition  string
+	top        int
+	out, json  string
+	kron       int
+}
+
+func newPageRankCommand() *cobra.Command {
+	var f pagerankFlags
+	cmd := &cobra.Command{
+		Use:   "pagerank [FILE]",
+		Short: "Run PageRank on an edge list over the Kylix sparse allreduce",
+		Long: `Reads a directed edge list (SNAP text, .el, .wel, Matrix Market, .bel, optionally
+gzipped), or generates a Graph500 Kronecker graph with --kron, and runs
+PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
+dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
+spread over the ranks by a random edge partition and every iteration is one
+sparse allreduce (paper 000 §VII). Prints the top vertices with their ids as
+in the file (Matrix Market ids 1-based), the iterations, the final L1 change
+and the total rank.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runPageRank(cmd, &f, args) },
+	}
+	f.transportFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name")
+	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
+	fl.Float64Var(&f.alpha, "alpha", spmv.DefaultPageRankAlpha, "damping factor")
+	fl.Float64Var(&f.tol, "tol", spmv.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")
+	fl.IntVar(&f.maxIter, "max-iter", spmv.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
+	fl.IntVar(&f.iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
+	fl.BoolVar(&f.undirected, "undirected", false, "add the reverse of every edge")
+	fl.StringVar(&f.allreduce, "allreduce", allreduce.KindKylix, "sparse allreduce network: kylix, direct or binary")
+	fl.StringVar(&f.degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
+	fl.StringVar(&f.partition, "partition", spmv.PartitionRandomEdge, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
+	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
+	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
+	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
+	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
+	return cmd
+}
+
+// pagerankReport is the JSON of a run (--json).
+type pagerankReport struct {
+	Command          string             `json:"command"`
+	Version          string             `json:"version"`
+	Input            string             `json:"input"`
+	NumRanks         int                `json:"num_ranks"`
+	Vertices         int64              `json:"vertices"`
+	Edges            int64              `json:"edges"`
+	Alpha            float64            `json:"alpha"`
+	Tol              float64            `json:"tol"`
+	Iterations       int                `json:"iterations"`
+	Converged        bool               `json:"converged"`
+	Residual         float64            `json:"residual"`
+	TotalRank        float64            `json:"total_rank"`
+	Allreduce        string             `json:"allreduce"`
+	Partition        string             `json:"partition"`
+	TimePerIteration pagerankTimes      `json:"time_per_iteration"`
+	CommBytes        int64              `json:"comm_bytes"`
+	CommMessages     int64              `json:"comm_messages"`
+	Layers           []pagerankLayer    `json:"layers"`
+	Top              []spmv.VertexScore `json:"top"`
+	all              []spmv.VertexScore // --out: every vertex, rank 0 only
+	warnMaxIter      bool               // stopped at --max-iter
+}
+
+// pagerankTimes are seconds per iteration, the maximum over the ranks.
+type pagerankTimes struct {
+	Compute       float64 `json:"compute"`
+	Communication float64 `json:"communication"`
+}
+
+// pagerankLayer is the traffic of one layer of the network over all ranks
+// and iterations.
+type pagerankLayer struct {
+	Layer    int   `json:"layer"`
+	Bytes    int64 `json:"bytes"`
+	Messages int64 `json:"messages"`
+}
+
+func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
+	fl := cmd.Flags()
+	var path string
+	var format graph.EdgeFormat
+	var kp kronecker.Params
+	var idOffset int64
+	switch {
+	case fl.Changed("kron") && len(args) > 0:
+		return flagError("kron", "cannot be combined with the edge list %s", args[0])
+	case fl.Changed("kron"):
+		if f.kron < 1 || f.kron > kronecker.MaxScale {
+			return flagError("kron", "%d is outside 1..%d", f.kron, kronecker.MaxScale)
+		}
+		kp = kronecker.DefaultParams(f.kron)
+		if err := kp.Validate(); err != nil {
+			return flagError("kron", "%v", err)
+		}
+	case len(args) == 0:
+		return usageError{errors.New("pagerank needs an edge list FILE or --kron SCALE")}
+	default:
+		path = args[0]
+		fm, _, err := graph.DetectEdgeFormat(path, f.format)
+		if err != nil {
+			return flagError("format", "%v", err)
+		}
+		if fl.Changed("format") {
+			format = graph.EdgeFormat(f.format)
+		}
+		if fm == graph.EdgeFormatMTX {
+			idOffset = 1 // Matrix Market ids are printed 1-based, as in the file
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			return usageError{fmt.Errorf("%s: %w", path, err)}
+		}
+		if st.IsDir() {
+			return usageError{fmt.Errorf("%s: is a directory", path)}
+		}
+	}
+	if f.ranks < 1 {
+		return flagError("ranks", "%d is less than 1", f.ranks)
+	}
+	if f.top < 0 {
+		return flagError("top", "%d is negative", f.top)
+	}
+	plan, err := f.plan(cmd, f.ranks)
+	if err != nil {
+		return err
+	}
+	p := plan.totalRanks()
+	cfg := spmv.DefaultPageRankConfig()
+	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
+	cfg.Undirected, cfg.Allreduce, cfg.Partition = f.undirected, f.allreduce, f.partition
+	switch {
+	case !(f.alpha >= 0 && f.alpha <= 1):
+		return flagError("alpha", "%v is outside [0, 1]", f.alpha)
+	case !(f.tol > 0):
+		return flagError("tol", "%v is not positive", f.tol)
+	case f.maxIter < 1:
+		return flagError("max-iter", "%d is less than 1", f.maxIter)
+	case f.iterations < 0 || fl.Changed("iterations") && f.iterations == 0:
+		return flagError("iterations", "%d is less than 1", f.iterations)
+	case f.partition != spmv.PartitionRandomEdge && f.partition != spmv.PartitionBlock1D:
+		return flagError("partition", "unknown partition %q (want %s or %s)", f.partition, spmv.PartitionRandomEdge, spmv.PartitionBlock1D)
+	}
+	switch f.allreduce {
+	case allreduce.KindKylix:
+		deg, err := allreduce.ParseDegrees(f.degrees, p)
+		if err != nil {
+			return flagError("degrees", "%v", err)
+		}
+		cfg.Degrees = deg
+	case allreduce.KindDirect, allreduce.KindBinary:
+		if fl.Changed("degrees") {
+			return flagError("degrees", "only the kylix allreduce takes degrees (--allreduce %s)", f.allreduce)
+		}
+	default:
+		return flagError("allreduce", "unknown network %q (want kylix, direct or binary)", f.allreduce)
+	}
+	if err := cfg.Check(); err != nil {
+		return usageError{err}
+	}
+	if plan.procs > 0 {
+		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
+			if o.path != "" && o.path != "-" {
+				if err := checkWritableDir(o.path); err != nil {
+					return flagError(o.flag, "%v", err)
+				}
+			}
+		}
+		return plan.launchLocal(cmd, args...) // the FILE argument, after the flags
+	}
+	if plan.rank() == 0 {
+		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
+			if o.path != "" && o.path != "-" {
+				if err := checkWritableDir(o.path); err != nil {
+					return flagError(o.flag, "%v", err)
+				}
+			}
+		}
+	}
+	input := path
+	if path == "" {
+		input = fmt.Sprintf("kron:%d", f.kron)
+	}
+
+	ctx, stop := interruptContext()
+	defer stop()
+	var (
+		mu     sync.Mutex
+		report *pagerankReport
+	)
+	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+		var edges []graph.Edge
+		if path != "" {
+			var err error
+			if edges, err = graph.ReadEdgesRange(path, format, c.Rank(), c.Size()); err != nil {
+				return err
+			}
+		} else {
+			first, count := kp.RankRange(c.Rank(), c.Size())
+			edges = make([]graph.Edge, count)
+			kp.Generate(first, edges)
+		}
+		rep, err := pagerankRank(ctx, c, edges, cfg, f, idOffset)
+		if err != nil {
+			return err
+		}
+		if rep != nil {
+			rep.Input = input
+			mu.Lock()
+			report = rep
+			mu.Unlock()
+		}
+		return nil
+	})
+	if err != nil {
+		var le *graph.EdgeListError
+		var pe *fs.PathError
+		if errors.As(err, &le) || errors.As(err, &pe) {
+			return usageError{err}
+		}
+		return err
+	}
+	if report == nil {
+		return nil // a TCP rank other than 0: rank 0 reports
+	}
+	return writePageRank(f, report, cmd.OutOrStdout(), cmd.ErrOrStderr())
+}
+
+// pagerankRank runs PageRank on one rank and collects the report on rank 0
+// (nil elsewhere).
+func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64) (*pagerankReport, error) {
+	res, err := spmv.PageRank(ctx, c, edges, cfg)
+	if err != nil {
+		return nil, err
+	}
+	top, err := res.TopK(ctx, c, f.top)
+	if err != nil {
+		return nil, err
+	}
+	var all []spmv.VertexScore
+	if f.out != "" {
+		if all, err = res.Gather(ctx, c, 0); err != nil {
+			return nil, err
+		}
+	}
+	// Iteration traffic and times over all ranks.
+	sums := []int64{res.Traffic.BytesSent, res.Traffic.Messages}
+	for _, lv := range res.LayerVolume {
+		t := lv.Total()
+		sums = append(sums, t.BytesSent, t.Messages)
+	}
+	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
+		return nil, fmt.Errorf("pagerank: report: %w", err)
+	}
+	times := []float64{res.Compute.Seconds(), res.Communication.Seconds()}
+	if err := c.AllreduceFloat64(ctx, spmv.PhasePageRankReport, times, comm.Max); err != nil {
+		return nil, fmt.Errorf("pagerank: report: %w", err)
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	rep := &pagerankReport{
+		Command: "pagerank", Version: version, NumRanks: c.Size(),
+		Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
+		Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
+		Allreduce: res.Network, Partition: cfg.Partition,
+		CommBytes: sums[0], CommMessages: sums[1],
+		Layers:      make([]pagerankLayer, len(res.LayerVolume)),
+		Top:         make([]spmv.VertexScore, len(top)),
+		warnMaxIter: !res.Converged,
+	}
+	if res.Iterations > 0 {
+		it := float64(res.Iterations)
+		rep.TimePerIteration = pagerankTimes{Compute: times[0] / it, Communication: times[1] / it}
+	}
+	for i := range rep.Layers {
+		rep.Layers[i] = pagerankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
+	}
+	for i, v := range top {
+		rep.Top[i] = spmv.VertexScore{ID: v.ID + idOffset, Score: v.Score}
+	}
+	for i := range all {
+		all[i].ID += idOffset
+	}
+	rep.all = all
+	return rep, nil
+}
+
+// writePageRank writes the outputs of a finished run: --out, --json and the
+// text summary.
+func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writer) error {
+	if f.out != "" {
+		err := results.WriteFileAtomic(f.out, func(w io.Writer) error {
+			buf := make([]byte, 0, 64<<10)
+			for _, v := range rep.all {
+				buf = strconv.AppendInt(buf, v.ID, 10)
+				buf = append(buf, '\t')
+				buf = strconv.AppendFloat(buf, v.Score, 'g', -1, 64)
+				buf = append(buf, '\n')
+				if len(buf) > 60<<10 {
+					if _, err := w.Write(buf); err != nil {
+						return err
+					}
+					buf = buf[:0]
+				}
+			}
+			_, err := w.Write(buf)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+	}
+	textOut := stdout
+	writeJSON := func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	if f.json == "-" {
+		textOut = stderr
+		if err := writeJSON(stdout); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	} else if f.json != "" {
+		if err := results.WriteFileAtomic(f.json, writeJSON); err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if rep.warnMaxIter {
+		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
+			rep.Iterations, rep.Residual, rep.Tol)
+	}
+	fmt.Fprintf(textOut, "PageRank of %s: %d vertices, %d edges, %d ranks, %s allreduce, %s partition\n",
+		rep.Input, rep.Vertices, rep.Edges, rep.NumRanks, rep.Allreduce, rep.Partition)
+	if len(rep.Top) > 0 {
+		fmt.Fprintf(textOut, "%6s\t%12s\t%s\n", "rank", "vertex", "score")
+		for i, v := range rep.Top {
+			fmt.Fprintf(textOut, "%6d\t%12d\t%.12e\n", i+1, v.ID, v.Score)
+		}
+	}
+	fmt.Fprintf(textOut, "iterations: %d\n", rep.Iterations)
+	fmt.Fprintf(textOut, "final L1 change: %.6e\n", rep.Residual)
+	fmt.Fprintf(textOut, "total rank: %.15f\n", rep.TotalRank)
+	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s\n",
+		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication))
+	return nil
+}
+
+// secondsDuration renders seconds as a rounded duration.
+func secondsDuration(s float64) time.Duration {
+	if math.IsNaN(s) || s < 0 {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Microsecond)
+}

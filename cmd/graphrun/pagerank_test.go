@@ -1,0 +1,253 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// pagerankJSON is the part of the --json report the tests read.
+type pagerankJSON struct {
+	NumRanks         int     `json:"num_ranks"`
+	Vertices         int64   `json:"vertices"`
+	Edges            int64   `json:"edges"`
+	Iterations       int     `json:"iterations"`
+	Residual         float64 `json:"residual"`
+	TotalRank        float64 `json:"total_rank"`
+	Converged        bool    `json:"converged"`
+	TimePerIteration struct {
+		Compute       *float64 `json:"compute"`
+		Communication *float64 `json:"communication"`
+	} `json:"time_per_iteration"`
+	CommBytes    int64 `json:"comm_bytes"`
+	CommMessages int64 `json:"comm_messages"`
+	Layers       []struct {
+		Layer    int   `json:"layer"`
+		Bytes    int64 `json:"bytes"`
+		Messages int64 `json:"messages"`
+	} `json:"layers"`
+	Top []struct {
+		ID    int64   `json:"id"`
+		Score float64 `json:"score"`
+	} `json:"top"`
+}
+
+func runPageRankJSON(t *testing.T, args ...string) pagerankJSON {
+	t.Helper()
+	code, out, errOut := runCLI(t, append([]string{"pagerank", "--json", "-"}, args...)...)
+	if code != 0 {
+		t.Fatalf("pagerank %v: exit %d, stderr:\n%s", args, code, errOut)
+	}
+	var rep pagerankJSON
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("pagerank %v: bad JSON: %v\n%s", args, err, out)
+	}
+	return rep
+}
+
+// sharedData is ../shared/data from the module root.
+func sharedData(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no shared data: %v", err)
+	}
+	return dir
+}
+
+type refScore struct {
+	id    int64
+	score float64
+}
+
+// readReference reads column 2 (vertex) and column 4 (converged score) of
+// a *.pagerank_top20.tsv file.
+func readReference(t *testing.T, path string) []refScore {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ref []refScore
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
+			continue
+		}
+		id, err1 := strconv.ParseInt(fields[1], 10, 64)
+		s, err2 := strconv.ParseFloat(fields[3], 64)
+		if len(fields) != 4 || err1 != nil || err2 != nil {
+			t.Fatalf("%s: bad line %q", path, sc.Text())
+		}
+		ref = append(ref, refScore{id, s})
+	}
+	return ref
+}
+
+func TestPageRankCLIRealGraphs(t *testing.T) {
+	dir := sharedData(t)
+	kinds := []string{"kylix", "direct", "binary"}
+	ranks := []int{1, 4, 16}
+	for _, g := range []string{"soc-Slashdot0902.txt.gz", "road-luxembourg-osm.mtx"} {
+		ref := readReference(t, filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(g, ".gz"), filepath.Ext(strings.TrimSuffix(g, ".gz")))+".pagerank_top20.tsv"))
+		var first []float64
+		for ki, kind := range kinds {
+			for ri, p := range ranks {
+				if testing.Short() && ki != ri {
+					continue
+				}
+				name := fmt.Sprintf("%s %s --ranks %d", g, kind, p)
+				rep := runPageRankJSON(t, filepath.Join(dir, g), "--allreduce", kind, "--ranks", strconv.Itoa(p), "--top", "20")
+				if rep.NumRanks != p || len(rep.Top) != len(ref) || !rep.Converged || rep.Residual >= 1e-10 {
+					t.Fatalf("%s: %+v", name, rep)
+				}
+				if math.Abs(rep.TotalRank-1) > 1e-9 {
+					t.Errorf("%s: total rank %v", name, rep.TotalRank)
+				}
+				var scores []float64
+				for i, r := range ref {
+					got := rep.Top[i]
+					if got.ID != r.id || math.Abs(got.Score-r.score) > 1e-9 {
+						t.Errorf("%s: #%d is %d (%.12e), want %d (%.12e)", name, i+1, got.ID, got.Score, r.id, r.score)
+					}
+					scores = append(scores, got.Score)
+				}
+				if first == nil {
+					first = scores
+				}
+				for i := range scores {
+					if math.Abs(scores[i]-first[i]) > 1e-12 {
+						t.Errorf("%s: #%d score %v differs from the first run's %v", name, i+1, scores[i], first[i])
+					}
+				}
+				if p > 1 && (rep.CommBytes <= 0 || rep.CommMessages <= 0 || len(rep.Layers) == 0) {
+					t.Errorf("%s: no traffic reported: %+v", name, rep)
+				}
+				var layerBytes int64
+				for _, l := range rep.Layers {
+					layerBytes += l.Bytes
+				}
+				if layerBytes > rep.CommBytes {
+					t.Errorf("%s: layers carry %d bytes, more than the %d of the whole run", name, layerBytes, rep.CommBytes)
+				}
+				if rep.TimePerIteration.Compute == nil || rep.TimePerIteration.Communication == nil {
+					t.Errorf("%s: time_per_iteration lacks compute or communication", name)
+				}
+			}
+		}
+	}
+}
+
+// writeEdges writes a small SNAP edge list.
+func writeEdges(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "g.txt")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestPageRankCLIOutAndText(t *testing.T) {
+	// 10 → 20 → 30, 30 → 10, a self-loop, a duplicate and a dangling 40.
+	path := writeEdges(t, "# test\n10 20\n20 30\n30 10\n30 10\n20 20\n20 40\n")
+	out := filepath.Join(t.TempDir(), "scores.tsv")
+	code, stdout, stderr := runCLI(t, "pagerank", path, "--ranks", "3", "--out", out, "--top", "2", "--partition", "1d", "--allreduce", "direct")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"4 vertices, 5 edges, 3 ranks", "iterations: ", "final L1 change: ", "total rank: 1.0000000000"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("--out has %d lines:\n%s", len(lines), data)
+	}
+	var sum float64
+	for i, line := range lines {
+		id, score, ok := strings.Cut(line, "\t")
+		s, err := strconv.ParseFloat(score, 64)
+		if !ok || err != nil || id != []string{"10", "20", "30", "40"}[i] {
+			t.Fatalf("--out line %q", line)
+		}
+		sum += s
+	}
+	if math.Abs(sum-1) > 1e-12 {
+		t.Errorf("--out scores sum to %v", sum)
+	}
+
+	// Exactly N iterations, and the max-iter warning.
+	if rep := runPageRankJSON(t, path, "--iterations", "3", "--ranks", "2"); rep.Iterations != 3 {
+		t.Errorf("--iterations 3 ran %d", rep.Iterations)
+	}
+	code, _, stderr = runCLI(t, "pagerank", path, "--max-iter", "2", "--tol", "1e-300")
+	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "max-iter") {
+		t.Errorf("--max-iter 2: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPageRankCLIKronecker(t *testing.T) {
+	a := runPageRankJSON(t, "--kron", "8", "--ranks", "1", "--top", "5")
+	b := runPageRankJSON(t, "--kron", "8", "--ranks", "4", "--degrees", "2x2", "--top", "5")
+	if a.Vertices == 0 || a.Vertices != b.Vertices || a.Edges != b.Edges || len(a.Top) != 5 {
+		t.Fatalf("kron: %+v vs %+v", a, b)
+	}
+	for i := range a.Top {
+		if a.Top[i].ID != b.Top[i].ID || math.Abs(a.Top[i].Score-b.Top[i].Score) > 1e-12 {
+			t.Errorf("kron #%d: %v vs %v", i+1, a.Top[i], b.Top[i])
+		}
+	}
+	if len(b.Layers) != 2 {
+		t.Errorf("kylix 2x2: %d layers", len(b.Layers))
+	}
+}
+
+func TestPageRankCLIBadInput(t *testing.T) {
+	good := writeEdges(t, "1 2\n2 3\n")
+	bad := writeEdges(t, "1 2\n2 x\n")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"pagerank"}, "FILE"},
+		{[]string{"pagerank", good, "--alpha", "1.5"}, "--alpha"},
+		{[]string{"pagerank", good, "--tol", "0"}, "--tol"},
+		{[]string{"pagerank", good, "--max-iter", "0"}, "--max-iter"},
+		{[]string{"pagerank", good, "--iterations", "0"}, "--iterations"},
+		{[]string{"pagerank", good, "--allreduce", "ring"}, "--allreduce"},
+		{[]string{"pagerank", good, "--ranks", "4", "--degrees", "3x3"}, "--degrees"},
+		{[]string{"pagerank", good, "--allreduce", "direct", "--degrees", "2"}, "--degrees"},
+		{[]string{"pagerank", good, "--partition", "2d"}, "--partition"},
+		{[]string{"pagerank", good, "--top", "-1"}, "--top"},
+		{[]string{"pagerank", good, "--ranks", "0"}, "--ranks"},
+		{[]string{"pagerank", good, "--format", "xml"}, "--format"},
+		{[]string{"pagerank", good, "--kron", "8"}, "--kron"},
+		{[]string{"pagerank", "--kron", "0"}, "--kron"},
+		{[]string{"pagerank", good, "--out", "/nonexistent/dir/x"}, "--out"},
+		{[]string{"pagerank", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
+		{[]string{"pagerank", bad, "--ranks", "2"}, filepath.Base(bad) + ":2"},
+	}
+	for _, c := range cases {
+		code, _, stderr := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.want)
+		}
+	}
+}
