@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # graphrun bfs --procs 4 (four TCP processes on 127.0.0.1) prints a valid
 # Graph500 block and finds exactly the searches of the in-process run with
-# --ranks 4; one search's tree (--root --out) is byte-identical.
+# --ranks 4; one search's tree (--root --out) is byte-identical; and
+# graphrun pagerank over --procs 4 prints exactly the in-process result.
 # Usage: bash .ci/tcp-procs.sh [SCALE] (default 18); GRAPHRUN_BIN=path skips the build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,4 +30,14 @@ echo "== one search's tree: --root --out over --procs 3 vs --ranks 3"
 "$GRAPHRUN" bfs --scale "$scale" --root 1 --ranks 3 --out "$TCP_TMP/ranks.tree" >/dev/null
 cmp "$TCP_TMP/procs.tree" "$TCP_TMP/ranks.tree" || tcp_fail "the trees differ"
 echo "trees identical ($(wc -l <"$TCP_TMP/procs.tree") vertices)"
+echo "== graphrun pagerank on Slashdot: --procs 4 vs --ranks 4"
+data=../shared/data/soc-Slashdot0902.txt.gz
+[ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout)"
+"$GRAPHRUN" pagerank "$data" --procs 4 --top 20 >"$TCP_TMP/pr-procs.out" 2>"$TCP_TMP/pr-procs.err" ||
+  { cat "$TCP_TMP/pr-procs.err" >&2; tcp_fail "graphrun pagerank --procs 4 failed"; }
+"$GRAPHRUN" pagerank "$data" --ranks 4 --top 20 >"$TCP_TMP/pr-ranks.out"
+# Everything but the timing line must be identical: top 20, iterations, L1 change, total rank.
+diff <(grep -v '^time per iteration' "$TCP_TMP/pr-procs.out") <(grep -v '^time per iteration' "$TCP_TMP/pr-ranks.out") ||
+  tcp_fail "pagerank over TCP differs from the in-process run"
+echo "pagerank top 20 identical"
 echo "tcp-procs: OK"
