@@ -81,7 +81,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -298,7 +297,7 @@ func (w *World) runRank(ctx context.Context, rank int, fn func(ctx context.Conte
 	var err error
 	defer func() {
 		if v := recover(); v != nil {
-			err = newPanicError(v)
+			err = comm.NewPanicError(v, ".(*World).runRank")
 		} else if !returned {
 			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
 		}
@@ -362,50 +361,7 @@ func (w *World) summarize(errs []error) error {
 }
 
 // PanicError is a panic recovered from a rank's function by Run.
-type PanicError struct {
-	Value any    // the value passed to panic
-	Stack string // the innermost frames of the panicking goroutine, one "function\n\tfile:line" per frame
-}
-
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack)
-}
-
-// Unwrap returns the panic value if it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
-// maxPanicFrames bounds the stack kept in a PanicError.
-const maxPanicFrames = 12
-
-// newPanicError must be called from the deferred function that recovered v.
-func newPanicError(v any) *PanicError {
-	pcs := make([]uintptr, 64)
-	// Skip runtime.Callers, newPanicError and the deferred function.
-	n := runtime.Callers(3, pcs)
-	frames := runtime.CallersFrames(pcs[:n])
-	var stack strings.Builder
-	kept := 0
-	atPanicSite := false
-	for more := n > 0; more && kept < maxPanicFrames; {
-		var f runtime.Frame
-		f, more = frames.Next()
-		// The innermost frames are runtime.gopanic and its helpers, not
-		// where the panic happened.
-		if !atPanicSite && (strings.HasPrefix(f.Function, "runtime.") || strings.HasPrefix(f.Function, "internal/runtime/")) {
-			continue
-		}
-		atPanicSite = true
-		if strings.HasSuffix(f.Function, ".(*World).runRank") {
-			break
-		}
-		fmt.Fprintf(&stack, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
-		kept++
-	}
-	return &PanicError{Value: v, Stack: stack.String()}
-}
+type PanicError = comm.PanicError
 
 // contribution is what one rank deposits for one collective: the call's
 // identity, which every rank must agree on, and references to its payload.

@@ -325,7 +325,7 @@ func TestRunRecoversPanic(t *testing.T) {
 	if !strings.HasPrefix(pe.Stack, "github.com/graphrun/graphrun/comm/inproc.TestRunRecoversPanic") {
 		t.Errorf("panic stack does not start at the panicking function:\n%s", pe.Stack)
 	}
-	if strings.Contains(pe.Stack, "runRank") || strings.Count(pe.Stack, "\n") > 2*maxPanicFrames {
+	if strings.Contains(pe.Stack, "runRank") || strings.Count(pe.Stack, "\n") > 2*comm.MaxPanicFrames {
 		t.Errorf("panic stack is not short:\n%s", pe.Stack)
 	}
 

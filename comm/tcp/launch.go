@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"runtime"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,7 +113,7 @@ func runRank(ctx context.Context, cancel context.CancelCauseFunc, cfg Config, co
 	defer func() {
 		var o outcome
 		if v := recover(); v != nil {
-			err = newPanicError(v)
+			err = comm.NewPanicError(v, "tcp.runRank")
 		} else if !returned {
 			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
 		}
@@ -181,41 +179,4 @@ func summarize(outcomes []outcome) error {
 }
 
 // PanicError is a panic recovered from a rank's function by LaunchLoopback.
-type PanicError struct {
-	Value any    // the value passed to panic
-	Stack string // the innermost frames of the panicking goroutine
-}
-
-func (e *PanicError) Error() string { return fmt.Sprintf("panic: %v\n%s", e.Value, e.Stack) }
-
-// Unwrap returns the panic value if it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
-}
-
-// maxPanicFrames bounds the stack kept in a PanicError.
-const maxPanicFrames = 12
-
-// newPanicError must be called from the deferred function that recovered v.
-func newPanicError(v any) *PanicError {
-	pcs := make([]uintptr, 64)
-	n := runtime.Callers(3, pcs) // skip Callers, newPanicError, the deferred function
-	frames := runtime.CallersFrames(pcs[:n])
-	var stack strings.Builder
-	kept, atPanicSite := 0, false
-	for more := n > 0; more && kept < maxPanicFrames; {
-		var f runtime.Frame
-		f, more = frames.Next()
-		if !atPanicSite && (strings.HasPrefix(f.Function, "runtime.") || strings.HasPrefix(f.Function, "internal/runtime/")) {
-			continue
-		}
-		atPanicSite = true
-		if strings.HasSuffix(f.Function, "tcp.runRank") {
-			break
-		}
-		fmt.Fprintf(&stack, "%s\n\t%s:%d\n", f.Function, f.File, f.Line)
-		kept++
-	}
-	return &PanicError{Value: v, Stack: stack.String()}
-}
+type PanicError = comm.PanicError
