@@ -86,6 +86,7 @@ import (
 	"sync/atomic"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/bufs"
 )
 
 // World is the shared state of one in-process job of a fixed number of ranks.
@@ -513,10 +514,10 @@ func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, r
 	if len(send) != p {
 		return nil, c.fail(mine, fmt.Errorf("len(send) = %d, want Size() = %d", len(send), p))
 	}
-	out := recvSlices(recv, p)
+	out := bufs.RecvSlices(recv, p)
 	err := c.collective(ctx, mine, func(slots []contribution) {
 		for s := range slots {
-			out[s] = copyInto(out[s], slots[s].rows[c.rank])
+			out[s] = bufs.CopyInto(out[s], slots[s].rows[c.rank])
 		}
 	})
 	if err != nil {
@@ -541,10 +542,10 @@ func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, r
 // mine.
 func (c *rankComm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
 	p := c.world.size
-	out := recvSlices(recv, p)
+	out := bufs.RecvSlices(recv, p)
 	err := c.collective(ctx, &contribution{kind: comm.CollectiveAllgatherv, phase: phase, data: mine}, func(slots []contribution) {
 		for s := range slots {
-			out[s] = copyInto(out[s], slots[s].data)
+			out[s] = bufs.CopyInto(out[s], slots[s].data)
 		}
 	})
 	if err != nil {
@@ -567,7 +568,7 @@ func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int6
 	if err := op.Check(); err != nil {
 		return c.fail(mine, err)
 	}
-	result := resize(c.intResult, len(vals))
+	result := bufs.Resize(c.intResult, len(vals))
 	c.intResult = result
 	err := c.collective(ctx, mine, func(slots []contribution) {
 		copy(result, slots[0].ints)
@@ -592,7 +593,7 @@ func (c *rankComm) AllreduceFloat64(ctx context.Context, phase string, vals []fl
 	if err := op.Check(); err != nil {
 		return c.fail(mine, err)
 	}
-	result := resize(c.floatResult, len(vals))
+	result := bufs.Resize(c.floatResult, len(vals))
 	c.floatResult = result
 	err := c.collective(ctx, mine, func(slots []contribution) {
 		copy(result, slots[0].floats)
@@ -651,31 +652,4 @@ func (c *rankComm) Barrier(ctx context.Context, phase string) error {
 	}
 	c.stats.Record(phase, 0, 0, 0)
 	return nil
-}
-
-// recvSlices returns recv if it has one buffer per rank, else a new slice.
-func recvSlices(recv [][]byte, p int) [][]byte {
-	if len(recv) == p {
-		return recv
-	}
-	return make([][]byte, p)
-}
-
-// copyInto returns a copy of src, stored in dst[:0] if dst has the capacity.
-func copyInto(dst, src []byte) []byte {
-	if cap(dst) >= len(src) {
-		dst = dst[:len(src)]
-	} else {
-		dst = make([]byte, len(src))
-	}
-	copy(dst, src)
-	return dst
-}
-
-// resize returns a slice of length n, reusing buf's capacity.
-func resize[T any](buf []T, n int) []T {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]T, n)
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/bufs"
 )
 
 // Alltoallv sends send[d] to rank d and returns what every rank sent to this
@@ -18,7 +19,7 @@ func (c *Comm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv 
 	if len(send) != c.size {
 		return nil, c.selfFail(ci, fmt.Errorf("len(send) = %d, want Size() = %d", len(send), c.size))
 	}
-	out := recvSlices(recv, c.size)
+	out := bufs.RecvSlices(recv, c.size)
 	msgs, err := c.exchange(ctx, ci, func(d int) []byte { return send[d] }, out)
 	if err != nil {
 		return nil, err
@@ -26,7 +27,7 @@ func (c *Comm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv 
 	var sent, received, messages int64
 	for s := range out {
 		if s == c.rank {
-			out[s] = copyInto(out[s], send[s])
+			out[s] = bufs.CopyInto(out[s], send[s])
 			continue
 		}
 		out[s] = adopt(out[s], msgs[s])
@@ -44,7 +45,7 @@ func (c *Comm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv 
 // out[Rank()] being a copy of mine.
 func (c *Comm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
 	ci := newCall(comm.CollectiveAllgatherv, phase, 0)
-	out := recvSlices(recv, c.size)
+	out := bufs.RecvSlices(recv, c.size)
 	msgs, err := c.exchange(ctx, ci, func(int) []byte { return mine }, out)
 	if err != nil {
 		return nil, err
@@ -52,7 +53,7 @@ func (c *Comm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [
 	var received int64
 	for s := range out {
 		if s == c.rank {
-			out[s] = copyInto(out[s], mine)
+			out[s] = bufs.CopyInto(out[s], mine)
 			continue
 		}
 		out[s] = adopt(out[s], msgs[s])
@@ -78,7 +79,7 @@ func (c *Comm) AllreduceInt64(ctx context.Context, phase string, vals []int64, o
 	if err != nil {
 		return err
 	}
-	result := resize(c.ints, len(vals))
+	result := bufs.Resize(c.ints, len(vals))
 	c.ints = result
 	for s, b := range contributions {
 		switch {
@@ -115,7 +116,7 @@ func (c *Comm) AllreduceFloat64(ctx context.Context, phase string, vals []float6
 	if err != nil {
 		return err
 	}
-	result := resize(c.floats, len(vals))
+	result := bufs.Resize(c.floats, len(vals))
 	c.floats = result
 	for s, b := range contributions {
 		switch {
@@ -203,25 +204,6 @@ func (c *Comm) Barrier(ctx context.Context, phase string) error {
 	return nil
 }
 
-// recvSlices returns recv if it has one buffer per rank, else a new slice.
-func recvSlices(recv [][]byte, p int) [][]byte {
-	if len(recv) == p {
-		return recv
-	}
-	return make([][]byte, p)
-}
-
-// copyInto returns a copy of src, stored in dst[:0] if dst has the capacity.
-func copyInto(dst, src []byte) []byte {
-	if cap(dst) >= len(src) {
-		dst = dst[:len(src)]
-	} else {
-		dst = make([]byte, len(src))
-	}
-	copy(dst, src)
-	return dst
-}
-
 // adopt returns the received message m in dst's array when dst has the
 // capacity (m may be there already), else m itself, which the caller owns.
 func adopt(dst, m []byte) []byte {
@@ -234,14 +216,6 @@ func adopt(dst, m []byte) []byte {
 	dst = dst[:len(m)]
 	copy(dst, m)
 	return dst
-}
-
-// resize returns a slice of length n, reusing buf's capacity.
-func resize[T any](buf []T, n int) []T {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]T, n)
 }
 
 func reduceInt64Bytes(acc []int64, b []byte, op comm.Op) {
