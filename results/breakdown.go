@@ -18,6 +18,16 @@ func (r *Graph500Run) WriteBreakdown(w io.Writer) error {
 		topDown, bottomUp                    int
 		codec                                string
 	}
+	add := func(x *row, l Level) {
+		x.frontier += l.Frontier
+		x.bytes += l.Bytes
+		x.raw += l.RawBytes
+		x.encoded += l.EncodedBytes
+		x.traverse += l.Traverse
+		x.reduce += l.Reduce
+		x.communicate += l.Communicate
+		x.compr += l.Compress
+	}
 	var rows []row
 	var total row
 	for _, s := range r.Searches {
@@ -26,14 +36,8 @@ func (r *Graph500Run) WriteBreakdown(w io.Writer) error {
 				rows = append(rows, row{})
 			}
 			x := &rows[l.Level]
-			x.frontier += l.Frontier
-			x.bytes += l.Bytes
-			x.raw += l.RawBytes
-			x.encoded += l.EncodedBytes
-			x.traverse += l.Traverse
-			x.reduce += l.Reduce
-			x.communicate += l.Communicate
-			x.compr += l.Compress
+			add(x, l)
+			add(&total, l)
 			switch l.Direction {
 			case "top-down":
 				x.topDown++
@@ -50,14 +54,6 @@ func (r *Graph500Run) WriteBreakdown(w io.Writer) error {
 	for lvl, x := range rows {
 		fmt.Fprintf(tw, "%d\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.4f\t%.4f\t%.4f\t%.4f\t\n", lvl, x.topDown, x.bottomUp, x.frontier,
 			x.bytes, x.raw, x.encoded, x.codec, x.traverse, x.reduce, x.communicate, x.compr)
-		total.frontier += x.frontier
-		total.bytes += x.bytes
-		total.raw += x.raw
-		total.encoded += x.encoded
-		total.traverse += x.traverse
-		total.reduce += x.reduce
-		total.communicate += x.communicate
-		total.compr += x.compr
 	}
 	fmt.Fprintf(tw, "all\t\t%d\t%d\t%d\t%d\t\t%.4f\t%.4f\t%.4f\t%.4f\t\n", total.frontier, total.bytes, total.raw, total.encoded,
 		total.traverse, total.reduce, total.communicate, total.compr)
