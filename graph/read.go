@@ -990,12 +990,7 @@ func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, boo
 				continue
 			}
 		}
-		end := bytes.IndexByte(b[i:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += i
-		}
+		end := lineEnd(b, i)
 		p.line = line
 		e, ok, err := p.textLine(b[i:end])
 		if err != nil {
@@ -1177,12 +1172,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 				continue
 			}
 		}
-		end := bytes.IndexByte(b[i:], '\n')
-		if end < 0 {
-			end = len(b)
-		} else {
-			end += i
-		}
+		end := lineEnd(b, i)
 		line := b[i:end]
 		i = end + 1
 		j := skipBlanks(line, 0)
@@ -1578,4 +1568,13 @@ func decodeInt64s(m []byte) ([]int64, error) {
 		xs[i] = int64(binary.LittleEndian.Uint64(m[8*i:]))
 	}
 	return xs, nil
+}
+
+// lineEnd returns the index of the newline ending the line that starts at
+// b[i], or len(b) for a last line without one.
+func lineEnd(b []byte, i int) int {
+	if end := bytes.IndexByte(b[i:], '\n'); end >= 0 {
+		return i + end
+	}
+	return len(b)
 }
