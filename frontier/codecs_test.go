@@ -118,7 +118,7 @@ var (
 
 func TestNamesAndNew(t *testing.T) {
 	names := Names()
-	if len(names) != 9 {
+	if len(names) != 10 {
 		t.Fatalf("Names() = %v", names)
 	}
 	for _, name := range names {

@@ -73,6 +73,7 @@ func fuzzDecode(f *testing.F, name string) {
 func FuzzDecodeRaw(f *testing.F)     { fuzzDecode(f, nameRaw) }
 func FuzzDecodeList(f *testing.F)    { fuzzDecode(f, nameList) }
 func FuzzDecodeWAH(f *testing.F)     { fuzzDecode(f, nameWAH) }
+func FuzzDecodeWAH32(f *testing.F)   { fuzzDecode(f, nameWAH32) }
 func FuzzDecodeZlibBS(f *testing.F)  { fuzzDecode(f, nameZlibBS) }
 func FuzzDecodeZlibDF(f *testing.F)  { fuzzDecode(f, nameZlibDF) }
 func FuzzDecodeZlibBC(f *testing.F)  { fuzzDecode(f, nameZlibBC) }

@@ -17,6 +17,7 @@ const (
 	nameRaw     = "raw"
 	nameList    = "list"
 	nameWAH     = "wah"
+	nameWAH32   = "wah32"
 	nameZlibBS  = "zlib-bs"
 	nameZlibDF  = "zlib-df"
 	nameZlibBC  = "zlib-bc"
@@ -28,7 +29,7 @@ const (
 // Names lists the codec names New accepts, in a fixed order: the fixed
 // encodings from plainest to most elaborate, then auto.
 func Names() []string {
-	return []string{nameRaw, nameList, nameWAH, nameZlibBS, nameZlibDF, nameZlibBC, nameSnappy, nameRoaring, nameAuto}
+	return []string{nameRaw, nameList, nameWAH, nameWAH32, nameZlibBS, nameZlibDF, nameZlibBC, nameSnappy, nameRoaring, nameAuto}
 }
 
 // New returns a fresh instance of the codec called name (see Names). Each
@@ -42,8 +43,9 @@ func Names() []string {
 //     increasing order as uvarint gaps (the first position itself, then
 //     position − previous − 1). The decoder requires W = len(dst), positions
 //     < 64·len(dst) and nothing after the last gap.
-//   - wah: word-aligned hybrid compression (package wah) of the W words; the
-//     stream must describe exactly len(dst) words.
+//   - wah, wah32: word-aligned hybrid compression (package wah) of the W
+//     words in 64-bit or 32-bit WAH words; the stream must describe exactly
+//     len(dst) words (either decoder accepts either width).
 //   - zlib-bs, zlib-df, zlib-bc: a zlib stream (RFC 1950) of the raw bytes at
 //     best speed, default and best compression (paper 004's ZLB-BS, ZLB-DF,
 //     ZLB-BC). The decoder inflates at most 8·len(dst)+1 bytes, checks the
@@ -80,8 +82,8 @@ func New(name string) (Codec, error) {
 		return rawCodec{}, nil
 	case nameList:
 		return &listCodec{}, nil
-	case nameWAH:
-		return &wahCodec{}, nil
+	case nameWAH, nameWAH32:
+		return newWAHCodec(name), nil
 	case nameZlibBS:
 		return newZlibCodec(nameZlibBS, zlibBestSpeed), nil
 	case nameZlibDF:

@@ -58,9 +58,7 @@ func build(g *graph.CSR, part partition.Block1D, rank int, threads, align int) (
 	if err := checkCSR(g, part, rank); err != nil {
 		return nil, err
 	}
-	if threads < 1 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads = threadCount(threads)
 	words := part.Words(rank)
 	cols := make([]frontier.Bitmap, part.P)
 	for i := range cols {
@@ -185,24 +183,9 @@ func BuildExchanged(ctx context.Context, c comm.Comm, g *graph.CSR, part partiti
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sieve: build: %w", err)
 	}
-	if threads < 1 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	marked := frontier.NewBitmap(part.N)
-	spans := rowSpans(g.Offsets, g.NumLocal, threads, spanAlign)
-	nt := len(spans) - 1
-	errs := make([]error, nt)
-	parallel.For(nt, func(t int) {
-		if g.Cols64 != nil {
-			errs[t] = markNeighbours(g.Cols64, g.Offsets, part.N, spans[t], spans[t+1], marked)
-		} else {
-			errs[t] = markNeighbours(g.Cols32, g.Offsets, part.N, spans[t], spans[t+1], marked)
-		}
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, fmt.Errorf("sieve: rank %d: %w", rank, err)
-		}
+	marked, err := neighbourMap(g, part, rank, threads)
+	if err != nil {
+		return nil, err
 	}
 	words := part.Words(rank)
 	cols := make([]frontier.Bitmap, part.P)
@@ -259,6 +242,14 @@ func markNeighbours[C uint32 | int64](cols []C, offsets []int64, n int64, vlo, v
 		}
 	}
 	return nil
+}
+
+// threadCount is threads, or GOMAXPROCS when threads < 1.
+func threadCount(threads int) int {
+	if threads < 1 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return threads
 }
 
 // loadColumn decodes a received directory vector of words words covering

@@ -30,10 +30,15 @@ const (
 	// sieves its new frontier with the cross directory of every peer and
 	// sends each peer only what it can use, by Alltoallv.
 	ExchangeSieve
+	// ExchangePacked is the sieve without the positions both ends know are
+	// clear (sieve.Packer): of the sieved bitmap only the bits at directory
+	// positions not yet sent in this search travel, packed together, before
+	// the codec. The receiver rebuilds the sieved bitmap exactly.
+	ExchangePacked
 )
 
 // exchangeNames are the flag values accepted by ParseExchange.
-var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve"}
+var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve", ExchangePacked: "packed"}
 
 func (e Exchange) String() string {
 	if int(e) >= 0 && int(e) < len(exchangeNames) {
@@ -49,7 +54,7 @@ func ParseExchange(s string) (Exchange, error) {
 			return Exchange(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown exchange %q (want allgather, sieve or push)", s)
+	return 0, fmt.Errorf("unknown exchange %q (want allgather, sieve, packed or push)", s)
 }
 
 // Direction is the traversal direction of a level (Beamer et al.,
@@ -192,13 +197,14 @@ type BFS struct {
 	prepared    bool  // Prepare ran since the last search
 }
 
-// NewBFS prepares a BFS engine for this rank's CSR. For ExchangeSieve it
-// builds the cross directory (once; its cost is not part of any search).
+// NewBFS prepares a BFS engine for this rank's CSR. For ExchangeSieve and
+// ExchangePacked it builds the cross directory (once; its cost is not part of
+// any search).
 func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*BFS, error) {
 	if cfg.Threads < 1 {
 		return nil, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
 	}
-	if cfg.Exchange < ExchangeAllgather || cfg.Exchange > ExchangeSieve {
+	if cfg.Exchange < ExchangeAllgather || cfg.Exchange > ExchangePacked {
 		return nil, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
 	}
 	if cfg.Direction < DirectionAuto || cfg.Direction > DirectionBottomUp {
@@ -263,6 +269,9 @@ func (b *BFS) Prepare() {
 		b.level[i] = -1
 	}
 	copy(b.visited, b.idle)
+	if b.pub.packer != nil {
+		b.pub.packer.Reset()
+	}
 	b.prepared = true
 }
 

@@ -218,6 +218,7 @@ var searchModes = []BFSConfig{
 	{Exchange: ExchangeAllgather, Direction: DirectionTopDown},
 	{Exchange: ExchangePush},
 	{Exchange: ExchangeSieve, Direction: DirectionBottomUp, Codec: "wah"},
+	{Exchange: ExchangePacked, Direction: DirectionAuto, Codec: "auto"},
 }
 
 func (c BFSConfig) String() string {
@@ -235,7 +236,7 @@ func (c BFSConfig) String() string {
 // once (it is top-down with no codec).
 func allModes() []BFSConfig {
 	modes := []BFSConfig{{Exchange: ExchangePush}}
-	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve} {
+	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve, ExchangePacked} {
 		for _, codec := range frontier.Names() {
 			for _, dir := range []Direction{DirectionAuto, DirectionBottomUp, DirectionTopDown} {
 				if dir == DirectionTopDown && codec != "raw" {

@@ -20,14 +20,17 @@ import (
 //   - allgather + another codec: Alg. 2, the bitmap compressed before and
 //     uncompressed after the Allgatherv;
 //   - sieve + a codec: Alg. 3, the bitmap sieved with each peer's cross
-//     directory, compressed, and sent by Alltoallv.
+//     directory, compressed, and sent by Alltoallv;
+//   - packed + a codec: Alg. 3 with the sieved bitmap packed down to the
+//     directory positions not yet sent (sieve.Packer) before compression.
 //
 // Encoding and decoding run on `threads` goroutines, one codec instance each
 // (codecs keep state and are not safe for concurrent use).
 type publisher struct {
 	sieve   bool
 	codecs  []frontier.Codec // one per thread
-	dir     *sieve.Directory // ExchangeSieve only
+	dir     *sieve.Directory // ExchangeSieve and ExchangePacked
+	packer  *sieve.Packer    // ExchangePacked only
 	scratch []frontier.Bitmap
 	send    [][]byte // encoded messages, per destination
 	recv    [][]byte
@@ -36,14 +39,14 @@ type publisher struct {
 }
 
 func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg BFSConfig) (publisher, error) {
-	p := publisher{sieve: cfg.Exchange == ExchangeSieve}
+	p := publisher{sieve: cfg.Exchange == ExchangeSieve || cfg.Exchange == ExchangePacked}
 	for t := 0; t < cfg.Threads; t++ {
 		c, err := frontier.New(cfg.Codec)
 		if err != nil {
 			return publisher{}, fmt.Errorf("spmv: %w", err)
 		}
 		p.codecs = append(p.codecs, c)
-		p.scratch = append(p.scratch, frontier.NewBitmap(int64(part.Words(rank))*64))
+		p.scratch = append(p.scratch, frontier.NewBitmap(part.Block)) // any rank's words
 	}
 	if p.sieve {
 		dir, err := sieve.Build(g, part, rank, cfg.Threads)
@@ -51,6 +54,11 @@ func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg BFSConfig)
 			return publisher{}, fmt.Errorf("spmv: building the cross directory: %w", err)
 		}
 		p.dir = dir
+		if cfg.Exchange == ExchangePacked {
+			if p.packer, err = sieve.NewPacker(dir, g, cfg.Threads); err != nil {
+				return publisher{}, fmt.Errorf("spmv: building the packed sieve: %w", err)
+			}
+		}
 	}
 	p.send = make([][]byte, part.P)
 	p.choices = make([]string, part.P)
@@ -83,7 +91,13 @@ func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Blo
 				if d == rank {
 					continue
 				}
-				sieved := p.dir.Sieve(p.scratch[t], next, d)
+				var sieved frontier.Bitmap
+				if p.packer != nil {
+					sieved = p.packer.Pack(p.scratch[t], next, d)
+				} else {
+					sieved = p.dir.Sieve(p.scratch[t], next, d)
+				}
+				p.scratch[t] = sieved
 				enc, err := p.codecs[t].Encode(p.send[d], sieved)
 				if err != nil {
 					p.errs[t] = fmt.Errorf("encoding the frontier for rank %d: %w", d, err)
@@ -135,7 +149,20 @@ func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Blo
 				continue
 			}
 			w0 := int(part.First(src) >> 6)
-			if err := p.codecs[t].Decode(global[w0:w0+part.Words(src)], recv[src]); err != nil {
+			dst := global[w0 : w0+part.Words(src)]
+			if p.packer != nil {
+				packed := p.scratch[t][:p.packer.Expected(src)]
+				if err := p.codecs[t].Decode(packed, recv[src]); err != nil {
+					p.errs[t] = fmt.Errorf("frontier from rank %d: %w", src, err)
+					return
+				}
+				if err := p.packer.Unpack(dst, packed, src); err != nil {
+					p.errs[t] = fmt.Errorf("frontier from rank %d: %w", src, err)
+					return
+				}
+				continue
+			}
+			if err := p.codecs[t].Decode(dst, recv[src]); err != nil {
 				p.errs[t] = fmt.Errorf("frontier from rank %d: %w", src, err)
 				return
 			}

@@ -94,9 +94,9 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.StringVar(&f.out, "out", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip validation of the searches")
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text block then goes to stderr)`)
-	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories) or push (Graph500 reference style)")
+	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style)")
 	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
-	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ... (sets --exchange and --codec; --direction bottom-up unless given)")
+	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
@@ -330,13 +330,16 @@ var paperCodecs = map[string]string{"BIT": "raw", "WAH": "wah", "ZLB-BS": "zlib-
 
 // parseAlgo turns a paper 004 algorithm name — BIT, WAH, ZLB-BS/DF/BC, and
 // DIR- in front of any of them for the sieved exchange — into an exchange
-// and a codec. graphrun's own codec names are accepted after DIR- as well
-// (DIR-snappy, DIR-auto, ...).
+// and a codec. graphrun's own codec names are accepted as well (DIR-snappy,
+// DIR-auto, ...), and PDIR- names graphrun's packed sieve (PDIR-WAH, ...).
 func parseAlgo(name string) (exchange, codec string, err error) {
 	exchange = "allgather"
 	rest := name
-	if r, ok := strings.CutPrefix(strings.ToUpper(name), "DIR-"); ok {
+	upper := strings.ToUpper(name)
+	if r, ok := strings.CutPrefix(upper, "DIR-"); ok {
 		exchange, rest = "sieve", name[len(name)-len(r):]
+	} else if r, ok := strings.CutPrefix(upper, "PDIR-"); ok {
+		exchange, rest = "packed", name[len(name)-len(r):]
 	}
 	if c, ok := paperCodecs[strings.ToUpper(rest)]; ok {
 		return exchange, c, nil
@@ -344,5 +347,5 @@ func parseAlgo(name string) (exchange, codec string, err error) {
 	if _, err := frontier.New(strings.ToLower(rest)); err == nil {
 		return exchange, strings.ToLower(rest), nil
 	}
-	return "", "", fmt.Errorf("unknown algorithm %q (want BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, or DIR- followed by one of them or a codec name)", name)
+	return "", "", fmt.Errorf("unknown algorithm %q (want BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, or DIR- or PDIR- followed by one of them or a codec name)", name)
 }

@@ -203,13 +203,14 @@ func TestParseAlgo(t *testing.T) {
 		"ZLB-DF": {"allgather", "zlib-df"}, "zlb-bc": {"allgather", "zlib-bc"}, "DIR-WAH": {"sieve", "wah"},
 		"DIR-ZLB-BS": {"sieve", "zlib-bs"}, "DIR-ZLB-DF": {"sieve", "zlib-df"}, "DIR-BIT": {"sieve", "raw"},
 		"DIR-snappy": {"sieve", "snappy"}, "roaring": {"allgather", "roaring"}, "DIR-auto": {"sieve", "auto"},
+		"PDIR-WAH": {"packed", "wah"}, "pdir-zlb-bs": {"packed", "zlib-bs"}, "PDIR-auto": {"packed", "auto"},
 	} {
 		ex, codec, err := parseAlgo(name)
 		if err != nil || ex != want[0] || codec != want[1] {
 			t.Errorf("parseAlgo(%q) = %q, %q, %v; want %v", name, ex, codec, err, want)
 		}
 	}
-	for _, bad := range []string{"", "DIR-", "DIR-XYZ", "BITS"} {
+	for _, bad := range []string{"", "DIR-", "DIR-XYZ", "BITS", "PDIR-", "PDIR-DIR-WAH"} {
 		if _, _, err := parseAlgo(bad); err == nil {
 			t.Errorf("parseAlgo(%q) accepted", bad)
 		}
@@ -221,7 +222,7 @@ func TestParseAlgo(t *testing.T) {
 // --breakdown prints the per-level table.
 func TestBFSPaperAlgorithmsAndBreakdown(t *testing.T) {
 	var want []int64
-	for _, algo := range []string{"BIT", "WAH", "ZLB-DF", "DIR-WAH", "DIR-ZLB-BS", "DIR-auto"} {
+	for _, algo := range []string{"BIT", "WAH", "ZLB-DF", "DIR-WAH", "DIR-ZLB-BS", "DIR-auto", "PDIR-WAH", "PDIR-auto"} {
 		path := filepath.Join(t.TempDir(), "run.json")
 		code, out, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "3", "--roots", "4", "--algo", algo, "--breakdown", "--json", path)
 		if code != 0 {
