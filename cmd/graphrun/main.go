@@ -45,13 +45,15 @@ func exitCode(err error) int {
 	return 1
 }
 
-func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
+func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "graphrun",
 		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers",
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	prof.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -61,9 +63,13 @@ func newRootCommand(stdout, stderr io.Writer) *cobra.Command {
 
 // run executes graphrun with args and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
-	cmd := newRootCommand(stdout, stderr)
+	var prof profileFlags
+	cmd := newRootCommand(stdout, stderr, &prof)
 	cmd.SetArgs(args)
 	err := cmd.Execute()
+	if perr := prof.stop(); perr != nil && err == nil {
+		err = perr
+	}
 	if err != nil {
 		var ue usageError
 		if !errors.As(err, &ue) && isCobraUsage(err) {

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestProfileFlags: --cpuprofile and --memprofile write gzipped pprof
+// profiles; an unwritable path is a usage error naming the flag.
+func TestProfileFlags(t *testing.T) {
+	dir := t.TempDir()
+	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
+	code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--roots", "2", "--cpuprofile", cpu, "--memprofile", mem)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, path := range []string{cpu, mem} {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+			t.Fatalf("%s is not a gzipped profile (%d bytes)", path, len(data))
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("temporary files left behind: %v", entries)
+	}
+	code, _, errOut = runCLI(t, "version", "--cpuprofile", filepath.Join(dir, "missing", "cpu.prof"))
+	if code != 2 || !strings.Contains(errOut, "--cpuprofile") {
+		t.Fatalf("unwritable profile: exit %d, %q", code, errOut)
+	}
+}
