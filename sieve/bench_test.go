@@ -121,3 +121,49 @@ func BenchmarkSieve(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPackUnpack measures the packed sieve's gather (Pack) and scatter
+// (Unpack) on one peer's 2^16 vertices (scale 20 on 16 ranks) with 30 % of
+// them live, for sparse, medium and dense frontiers; each iteration restores
+// the live positions first (a 8 KiB copy, included). MB/s counts the plain
+// bitmap's bytes.
+func BenchmarkPackUnpack(b *testing.B) {
+	const words = 1 << 10
+	rng := rand.New(rand.NewPCG(3, 3))
+	live := make(frontier.Bitmap, words)
+	for v := range words * 64 {
+		if rng.Float64() < 0.3 {
+			live.Set(int64(v))
+		}
+	}
+	count := int(live.Count())
+	for _, density := range []float64{0.001, 0.05, 0.5} {
+		f := make(frontier.Bitmap, words)
+		for v := range words * 64 {
+			if rng.Float64() < density {
+				f.Set(int64(v))
+			}
+		}
+		scratch := make(frontier.Bitmap, words)
+		packed := make(frontier.Bitmap, frontier.WordsFor(int64(count)))
+		out := make(frontier.Bitmap, words)
+		b.Run(fmt.Sprintf("pack/density%g", density), func(b *testing.B) {
+			b.SetBytes(words * 8)
+			for b.Loop() {
+				copy(scratch, live)
+				clear(packed)
+				packWords(packed, f, scratch)
+			}
+		})
+		copy(scratch, live)
+		clear(packed)
+		packWords(packed, f, scratch)
+		b.Run(fmt.Sprintf("unpack/density%g", density), func(b *testing.B) {
+			b.SetBytes(words * 8)
+			for b.Loop() {
+				copy(scratch, live)
+				unpackWords(out, packed, scratch)
+			}
+		})
+	}
+}

@@ -159,19 +159,36 @@ func packWords(dst, f, live frontier.Bitmap) (sent int) {
 		if lw == 0 {
 			continue
 		}
+		c := bits.OnesCount64(lw)
 		if s := f[w] & lw; s != 0 {
 			live[w] = lw &^ s
-			sent += bits.OnesCount64(s)
-			for s != 0 {
-				low := s & -s
-				k := pos + bits.OnesCount64(lw&(low-1))
-				dst[k>>6] |= 1 << (uint(k) & 63)
-				s &^= low
+			n := bits.OnesCount64(s)
+			sent += n
+			if n <= sparseBits { // a few bits: place each by the popcount below it
+				for ; s != 0; s &= s - 1 {
+					k := pos + bits.OnesCount64(lw&(s&-s-1))
+					dst[k>>6] |= 1 << (uint(k) & 63)
+				}
+			} else {
+				orBits(dst, pos, c, pext64(s, lw))
 			}
 		}
-		pos += bits.OnesCount64(lw)
+		pos += c
 	}
 	return sent
+}
+
+// sparseBits is the number of set bits up to which packWords places bits one
+// by one rather than by the byte-table PEXT (8 lookups a word).
+const sparseBits = 2
+
+// orBits ORs the c low bits of v into dst at bit offset pos.
+func orBits(dst frontier.Bitmap, pos, c int, v uint64) {
+	w, s := pos>>6, uint(pos)&63
+	dst[w] |= v << s
+	if s != 0 && int(s)+c > 64 {
+		dst[w+1] |= v >> (64 - s)
+	}
 }
 
 // Unpack scatters the packed message from src (Expected(src) words, as Pack
@@ -219,12 +236,7 @@ func unpackWords(dst, packed, live frontier.Bitmap) (received int) {
 		case win == 1<<uint(c)-1: // every live bit is set
 			out = lw
 		default:
-			for m := lw; win != 0; m &= m - 1 {
-				if win&1 != 0 {
-					out |= m & -m
-				}
-				win >>= 1
-			}
+			out = pdep64(win, lw)
 		}
 		dst[w] = out
 		live[w] = lw &^ out

@@ -174,3 +174,39 @@ func TestWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestPextPdep checks the byte-table PEXT and PDEP against bit loops.
+func TestPextPdep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	for i := range 200000 {
+		x, m := rng.Uint64(), rng.Uint64()
+		switch i % 4 {
+		case 1:
+			m &= rng.Uint64() & rng.Uint64() // sparse mask
+		case 2:
+			m |= rng.Uint64() | rng.Uint64() // dense mask
+		case 3:
+			m &= ^uint64(0) << rng.UintN(64) >> rng.UintN(64) // a run
+		}
+		var ext, dep uint64
+		k := 0
+		for b := 0; b < 64; b++ {
+			if m&(1<<b) == 0 {
+				continue
+			}
+			if x&(1<<b) != 0 {
+				ext |= 1 << k
+			}
+			if x&(1<<k) != 0 {
+				dep |= 1 << b
+			}
+			k++
+		}
+		if got := pext64(x, m); got != ext {
+			t.Fatalf("pext64(%#x, %#x) = %#x, want %#x", x, m, got, ext)
+		}
+		if got := pdep64(x, m); got != dep {
+			t.Fatalf("pdep64(%#x, %#x) = %#x, want %#x", x, m, got, dep)
+		}
+	}
+}
