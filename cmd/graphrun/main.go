@@ -57,7 +57,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), newBenchCommand(), newPageRankCommand())
+	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), newBenchCommand(), newPageRankCommand(), newReportCommand())
 	return root
 }
 

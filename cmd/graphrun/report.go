@@ -1,0 +1,89 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/results"
+)
+
+type reportFlags struct {
+	out   string
+	plots string
+}
+
+func newReportCommand() *cobra.Command {
+	var f reportFlags
+	cmd := &cobra.Command{
+		Use:   "report RUN.json... -o report.html",
+		Short: "Write one self-contained HTML report (charts and tables) of bfs and pagerank run JSON files",
+		Long: `Reads the JSON of graphrun bfs and graphrun pagerank runs (--json) and writes
+one HTML file with each run's parameters, its Graph500 block or PageRank
+summary, and its charts (inline SVG, with the numbers behind each) — and, for
+several bfs runs, charts comparing them. The file loads nothing from the network.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, &f, args) },
+	}
+	cmd.Flags().StringVarP(&f.out, "out", "o", "", "the HTML file to write (required)")
+	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG and PNG into this directory")
+	return cmd
+}
+
+func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
+	if f.out == "" {
+		return flagError("out", "required: the HTML file to write")
+	}
+	var inputs []results.ReportInput
+	for _, path := range args {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return usageError{err}
+		}
+		in, err := results.ReadRunFile(path, data)
+		if err != nil {
+			return usageError{err}
+		}
+		inputs = append(inputs, in)
+	}
+	if f.plots != "" {
+		if err := writePlots(f.plots, inputs); err != nil {
+			return err
+		}
+	}
+	err := results.WriteFileAtomic(f.out, func(w io.Writer) error {
+		return results.WriteReport(w, inputs, time.Now())
+	})
+	if err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d runs)\n", f.out, len(inputs))
+	return nil
+}
+
+// writePlots writes every input's charts as SVG and PNG into dir, each file
+// name prefixed with the input's position so that runs do not overwrite each
+// other.
+func writePlots(dir string, inputs []results.ReportInput) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return flagError("plots", "%v", err)
+	}
+	for i, in := range inputs {
+		charts, err := in.Charts()
+		if err != nil {
+			return fmt.Errorf("plots of %s: %w", in.Path, err)
+		}
+		for _, c := range charts {
+			if len(inputs) > 1 {
+				c.Name = fmt.Sprintf("run%d-%s", i+1, c.Name)
+			}
+			if _, err := c.WriteFiles(dir); err != nil {
+				return fmt.Errorf("plots of %s: %w", in.Path, err)
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,201 @@
+package results
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// chartRun is a BFS run with levels whose numbers span several decades, as a
+// real Kronecker search's do.
+func chartRun(exchange, codec string, scale float64) *Graph500Run {
+	r := &Graph500Run{Scale: 12, EdgeFactor: 16, NumRanks: 4, Threads: 1, Exchange: exchange, Codec: codec, Direction: "auto",
+		ValidationSkipped: true, CommBytes: 12345, CommMessages: 77, Version: "test"}
+	frontier := []int64{1, 30, 1500, 2100, 90, 2, 0}
+	for s := range 8 {
+		search := Search{Root: int64(s * 17), Time: 0.001 * float64(s+1), NEdge: 60000 - int64(s)*1000, ValidateTime: -1}
+		for l, f := range frontier {
+			search.Levels = append(search.Levels, Level{Level: l, Direction: "bottom-up", Frontier: f,
+				Bytes: int64(float64(f*40+100) * scale), Messages: 12, Time: 1e-4,
+				Traverse: 4e-5, Reduce: 1e-5, Communicate: 3e-5 * scale, Compress: 1e-5})
+		}
+		r.Searches = append(r.Searches, search)
+	}
+	return r
+}
+
+// checkSVG parses an SVG document as XML to its end and checks it is one.
+func checkSVG(t *testing.T, name string, svg []byte) {
+	t.Helper()
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	root := ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%s: invalid XML: %v", name, err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root != "svg" {
+		t.Fatalf("%s: root element %q, want svg", name, root)
+	}
+}
+
+func TestChartsRenderValidSVGAndPNG(t *testing.T) {
+	runs := []LabeledRun{{"allgather/raw", chartRun("allgather", "raw", 1)}, {"packed/auto", chartRun("packed", "auto", 0.1)}}
+	var charts []Chart
+	for _, build := range []func() (Chart, error){
+		func() (Chart, error) { return LevelChart(runs) },
+		func() (Chart, error) { return BreakdownChart(runs) },
+		func() (Chart, error) { return TEPSChart(runs[0].Run) },
+		func() (Chart, error) {
+			return LayerChart("kylix", []LayerVolume{{Bytes: 4e6, Messages: 64}, {Bytes: 2e6, Messages: 256}, {Bytes: 5e5, Messages: 512}})
+		},
+		func() (Chart, error) {
+			return AllreduceChart([]AllreduceTiming{{"kylix", 1e3, 1e-4}, {"kylix", 1e6, 2e-2}, {"direct", 1e3, 3e-4}, {"direct", 1e6, 8e-2}})
+		},
+	} {
+		c, err := build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Table.Rows) == 0 || len(c.Table.Header) == 0 {
+			t.Fatalf("%s: empty table", c.Name)
+		}
+		for _, row := range c.Table.Rows {
+			if len(row) != len(c.Table.Header) {
+				t.Fatalf("%s: row %v does not match header %v", c.Name, row, c.Table.Header)
+			}
+		}
+		charts = append(charts, c)
+	}
+	dir := t.TempDir()
+	for _, c := range charts {
+		svg, err := c.SVG()
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSVG(t, c.Name, svg)
+		paths, err := c.WriteFiles(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		png, err := os.ReadFile(paths[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 1000 {
+			t.Fatalf("%s: %s is not a PNG image (%d bytes)", c.Name, paths[1], len(png))
+		}
+	}
+	// The level table has one row per run and level; the breakdown one per run.
+	if got := len(charts[0].Table.Rows); got != 2*7 {
+		t.Fatalf("level table has %d rows, want 14", got)
+	}
+	if got := charts[1].Table.Rows[1]; got[0] != "packed/auto" || got[3] != formatFloat(7*3e-5*0.1) {
+		t.Fatalf("breakdown row %v", got)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2*len(charts) {
+		t.Fatalf("%d files written, want %d", len(entries), 2*len(charts))
+	}
+}
+
+func TestChartsRejectEmptyInput(t *testing.T) {
+	if _, err := LevelChart(nil); err == nil {
+		t.Error("LevelChart(nil) succeeded")
+	}
+	if _, err := BreakdownChart(nil); err == nil {
+		t.Error("BreakdownChart(nil) succeeded")
+	}
+	if _, err := TEPSChart(&Graph500Run{}); err == nil {
+		t.Error("TEPSChart of no search succeeded")
+	}
+	if _, err := LayerChart("x", nil); err == nil {
+		t.Error("LayerChart(nil) succeeded")
+	}
+	if _, err := AllreduceChart(nil); err == nil {
+		t.Error("AllreduceChart(nil) succeeded")
+	}
+}
+
+const pagerankJSON = `{"command":"pagerank","version":"0.1.0","input":"g.el","num_ranks":4,"threads":1,
+"vertices":100,"edges":900,"alpha":0.85,"tol":1e-10,"iterations":10,"converged":true,"residual":5e-11,
+"total_rank":1,"allreduce":"kylix","partition":"random-edge","time_per_iteration":{"compute":0.001,"communication":0.0005},
+"comm_bytes":4000,"comm_messages":120,"layers":[{"layer":1,"bytes":3000,"messages":80},{"layer":2,"bytes":1000,"messages":40}],
+"top":[{"id":7,"score":0.1},{"id":3,"score":0.05}]}`
+
+func TestReportOfBFSAndPageRank(t *testing.T) {
+	var bfs1, bfs2 bytes.Buffer
+	if err := chartRun("allgather", "raw", 1).WriteJSON(&bfs1); err != nil {
+		t.Fatal(err)
+	}
+	if err := chartRun("sieve", "wah", 0.3).WriteJSON(&bfs2); err != nil {
+		t.Fatal(err)
+	}
+	var inputs []ReportInput
+	for i, data := range [][]byte{bfs1.Bytes(), bfs2.Bytes(), []byte(pagerankJSON)} {
+		in, err := ReadRunFile(filepath.Join("runs", []string{"a.json", "b.json", "pr.json"}[i]), data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs = append(inputs, in)
+	}
+	if inputs[2].PageRank == nil || inputs[0].BFS == nil {
+		t.Fatal("run kinds not recognised")
+	}
+	var html bytes.Buffer
+	if err := WriteReport(&html, inputs, time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	out := html.String()
+	// 2 comparison charts, 3 per BFS run, 1 for PageRank.
+	if n := strings.Count(out, "<svg"); n != 2+3+3+1 {
+		t.Fatalf("report has %d SVG charts, want 9", n)
+	}
+	for _, want := range []string{"<!DOCTYPE html>", "Comparison of the 2 BFS runs", "bfs  harmonic_mean_TEPS:", "runs/pr.json",
+		"kylix allreduce", "iterations:            10", "Numbers behind the chart", "2026-11-21T00:00:00Z"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(out, "<?xml") || strings.Contains(out, "http://") && !strings.Contains(out, "http://www.w3.org/") {
+		t.Error("report embeds an XML declaration or refers to the network")
+	}
+	// Every inline SVG is valid XML on its own.
+	for rest := out; ; {
+		i := strings.Index(rest, "<svg")
+		if i < 0 {
+			break
+		}
+		j := strings.Index(rest[i:], "</svg>")
+		checkSVG(t, "inline", []byte(rest[i:i+j+len("</svg>")]))
+		rest = rest[i+j:]
+	}
+}
+
+func TestReadRunFileErrors(t *testing.T) {
+	for name, data := range map[string]string{
+		"not json":     "SCALE 20",
+		"other json":   `{"hello": 1}`,
+		"bad bfs":      `{"SCALE": "x", "searches": []}`,
+		"bad ranks":    `{"iterations": 1, "layers": [], "num_ranks": 0}`,
+		"bad layers":   `{"iterations": 1, "layers": 3, "num_ranks": 1}`,
+		"top-level []": `[]`,
+	} {
+		if _, err := ReadRunFile(name+".json", []byte(data)); err == nil || !strings.Contains(err.Error(), name+".json") {
+			t.Errorf("%s: error %v, want one naming the file", name, err)
+		}
+	}
+}

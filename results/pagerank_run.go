@@ -1,0 +1,70 @@
+package results
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+)
+
+// PageRankRun is the JSON `graphrun pagerank --json` writes, as a reader
+// sees it: the run's parameters, its convergence, the per-iteration time
+// split, the traffic (configuration excluded) and the per-layer volume of the
+// allreduce (paper 000 Fig. 5).
+type PageRankRun struct {
+	Command          string  `json:"command"`
+	Version          string  `json:"version"`
+	Input            string  `json:"input"`
+	NumRanks         int     `json:"num_ranks"`
+	Threads          int     `json:"threads"`
+	Vertices         int64   `json:"vertices"`
+	Edges            int64   `json:"edges"`
+	Alpha            float64 `json:"alpha"`
+	Tol              float64 `json:"tol"`
+	Iterations       int     `json:"iterations"`
+	Converged        bool    `json:"converged"`
+	Residual         float64 `json:"residual"`
+	TotalRank        float64 `json:"total_rank"`
+	Allreduce        string  `json:"allreduce"`
+	Partition        string  `json:"partition"`
+	TimePerIteration struct {
+		Compute       float64 `json:"compute"`
+		Communication float64 `json:"communication"`
+	} `json:"time_per_iteration"`
+	CommBytes    int64 `json:"comm_bytes"`
+	CommMessages int64 `json:"comm_messages"`
+	Layers       []struct {
+		Layer    int   `json:"layer"`
+		Bytes    int64 `json:"bytes"`
+		Messages int64 `json:"messages"`
+	} `json:"layers"`
+	Top []struct {
+		ID    int64   `json:"id"`
+		Score float64 `json:"score"`
+	} `json:"top"`
+}
+
+// ReadPageRankJSON decodes a `graphrun pagerank --json` file and checks the
+// fields a report needs.
+func ReadPageRankJSON(r io.Reader) (*PageRankRun, error) {
+	var run PageRankRun
+	if err := json.NewDecoder(r).Decode(&run); err != nil {
+		return nil, fmt.Errorf("results: pagerank JSON: %w", err)
+	}
+	switch {
+	case run.NumRanks < 1:
+		return nil, fmt.Errorf("results: pagerank JSON: num_ranks %d < 1", run.NumRanks)
+	case run.Vertices < 0 || run.Edges < 0 || run.Iterations < 0:
+		return nil, fmt.Errorf("results: pagerank JSON: negative vertices, edges or iterations")
+	}
+	return &run, nil
+}
+
+// LayerVolumes returns the run's per-layer traffic per iteration.
+func (r *PageRankRun) LayerVolumes() []LayerVolume {
+	it := float64(max(1, r.Iterations))
+	v := make([]LayerVolume, len(r.Layers))
+	for i, l := range r.Layers {
+		v[i] = LayerVolume{Bytes: float64(l.Bytes) / it, Messages: float64(l.Messages) / it}
+	}
+	return v
+}

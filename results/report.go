@@ -1,0 +1,263 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+	"time"
+)
+
+// A report is one self-contained HTML file (`graphrun report`): for every
+// run JSON given, its parameters, its Graph500 block or PageRank summary,
+// and its charts as inline SVG each followed by the table of the numbers it
+// draws; with several BFS runs, the level and breakdown charts compare them.
+// Nothing is loaded from the network: no scripts, fonts or style sheets
+// beyond the inline ones.
+
+// ReportInput is one run of a report: a BFS run or a PageRank run.
+type ReportInput struct {
+	Path     string // file the run was read from, shown as its title
+	BFS      *Graph500Run
+	PageRank *PageRankRun
+}
+
+// ReadRunFile decodes a run JSON of either kind, telling them apart by their
+// keys (a BFS run has "SCALE" and "searches", a PageRank run "iterations"
+// and "layers").
+func ReadRunFile(path string, data []byte) (ReportInput, error) {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(data, &keys); err != nil {
+		return ReportInput{}, fmt.Errorf("%s: not a run JSON: %w", path, err)
+	}
+	in := ReportInput{Path: path}
+	_, scale := keys["SCALE"]
+	_, searches := keys["searches"]
+	_, iterations := keys["iterations"]
+	_, layers := keys["layers"]
+	var err error
+	switch {
+	case scale && searches:
+		in.BFS, err = ReadRunJSON(bytes.NewReader(data))
+	case iterations && layers:
+		in.PageRank, err = ReadPageRankJSON(bytes.NewReader(data))
+	default:
+		return ReportInput{}, fmt.Errorf("%s: neither a bfs run (SCALE, searches) nor a pagerank run (iterations, layers)", path)
+	}
+	if err != nil {
+		return ReportInput{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return in, nil
+}
+
+// Charts returns the charts of one input: for a BFS run its levels,
+// breakdown and TEPS; for a PageRank run its per-layer volume.
+func (in ReportInput) Charts() ([]Chart, error) {
+	var charts []Chart
+	var errs []error
+	add := func(c Chart, err error) {
+		if err != nil {
+			errs = append(errs, err)
+			return
+		}
+		charts = append(charts, c)
+	}
+	switch {
+	case in.BFS != nil:
+		runs := []LabeledRun{{Label: RunLabel(in.BFS), Run: in.BFS}}
+		add(LevelChart(runs))
+		add(BreakdownChart(runs))
+		add(TEPSChart(in.BFS))
+	case in.PageRank != nil:
+		pr := in.PageRank
+		if len(pr.Layers) > 0 {
+			add(LayerChart(fmt.Sprintf("%s allreduce: traffic per layer per iteration (%d ranks)", pr.Allreduce, pr.NumRanks), pr.LayerVolumes()))
+		}
+	}
+	return charts, errors.Join(errs...)
+}
+
+// reportChart is a chart as the template shows it.
+type reportChart struct {
+	Title string
+	SVG   template.HTML
+	Table Table
+}
+
+// reportSection is one run (or the comparison of the BFS runs).
+type reportSection struct {
+	Title  string
+	Params Table
+	Block  string // Graph500 text block or PageRank summary
+	Charts []reportChart
+}
+
+// WriteReport writes the HTML report of inputs to w. generated is printed as
+// the report's date.
+func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time) error {
+	if len(inputs) == 0 {
+		return errors.New("results: report of no run")
+	}
+	var sections []reportSection
+	var bfsRuns []LabeledRun
+	for _, in := range inputs {
+		s := reportSection{Title: in.Path}
+		switch {
+		case in.BFS != nil:
+			r := in.BFS
+			bfsRuns = append(bfsRuns, LabeledRun{Label: RunLabel(r), Run: r})
+			s.Params = keyValues(
+				"SCALE", fmt.Sprint(r.Scale), "edgefactor", fmt.Sprint(r.EdgeFactor),
+				"ranks", fmt.Sprint(r.NumRanks), "threads", fmt.Sprint(r.Threads),
+				"exchange", r.Exchange, "codec", r.Codec, "direction", r.Direction,
+				"searches", fmt.Sprint(r.NBFS()), "bytes sent (all ranks, timed searches)", fmt.Sprint(r.CommBytes),
+				"messages", fmt.Sprint(r.CommMessages), "graphrun", r.Version)
+			var block strings.Builder
+			if err := r.WriteText(&block); err != nil {
+				return fmt.Errorf("results: report of %s: %w", in.Path, err)
+			}
+			s.Block = block.String()
+		case in.PageRank != nil:
+			r := in.PageRank
+			s.Params = keyValues(
+				"input", r.Input, "ranks", fmt.Sprint(r.NumRanks), "threads", fmt.Sprint(r.Threads),
+				"vertices", fmt.Sprint(r.Vertices), "edges", fmt.Sprint(r.Edges),
+				"allreduce", r.Allreduce, "partition", r.Partition, "alpha", formatFloat(r.Alpha),
+				"graphrun", r.Version)
+			s.Block = pageRankSummary(r)
+		default:
+			return fmt.Errorf("results: report input %s holds no run", in.Path)
+		}
+		charts, err := in.Charts()
+		if err != nil {
+			return fmt.Errorf("results: report of %s: %w", in.Path, err)
+		}
+		if s.Charts, err = embed(charts); err != nil {
+			return err
+		}
+		sections = append(sections, s)
+	}
+	if len(bfsRuns) > 1 {
+		var charts []Chart
+		for _, build := range []func([]LabeledRun) (Chart, error){LevelChart, BreakdownChart} {
+			c, err := build(bfsRuns)
+			if err != nil {
+				return err
+			}
+			charts = append(charts, c)
+		}
+		embedded, err := embed(charts)
+		if err != nil {
+			return err
+		}
+		sections = append([]reportSection{{Title: fmt.Sprintf("Comparison of the %d BFS runs", len(bfsRuns)), Charts: embedded}}, sections...)
+	}
+	var buf bytes.Buffer
+	err := reportTemplate.Execute(&buf, struct {
+		Generated string
+		Sections  []reportSection
+	}{generated.UTC().Format(time.RFC3339), sections})
+	if err != nil {
+		return fmt.Errorf("results: report: %w", err)
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
+}
+
+// embed renders charts as inline SVG.
+func embed(charts []Chart) ([]reportChart, error) {
+	out := make([]reportChart, 0, len(charts))
+	for _, c := range charts {
+		svg, err := c.SVG()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, reportChart{Title: c.Plot.Title.Text, SVG: template.HTML(inlineSVG(svg)), Table: c.Table})
+	}
+	return out, nil
+}
+
+// inlineSVG drops the XML declaration and doctype of a standalone SVG
+// document, which HTML does not allow inside a page.
+func inlineSVG(svg []byte) string {
+	s := string(svg)
+	if i := strings.Index(s, "<svg"); i > 0 {
+		s = s[i:]
+	}
+	return s
+}
+
+// keyValues makes a two-column table from alternating keys and values.
+func keyValues(kv ...string) Table {
+	t := Table{Header: []string{"parameter", "value"}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		t.Rows = append(t.Rows, []string{kv[i], kv[i+1]})
+	}
+	return t
+}
+
+// pageRankSummary is the text summary of a PageRank run.
+func pageRankSummary(r *PageRankRun) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "iterations:            %d (converged: %v)\n", r.Iterations, r.Converged)
+	fmt.Fprintf(&b, "residual (L1 change):  %g\n", r.Residual)
+	fmt.Fprintf(&b, "total rank:            %.12g\n", r.TotalRank)
+	fmt.Fprintf(&b, "time per iteration:    %.6f s compute, %.6f s communication\n", r.TimePerIteration.Compute, r.TimePerIteration.Communication)
+	fmt.Fprintf(&b, "traffic:               %d bytes, %d messages (all ranks, all iterations)\n", r.CommBytes, r.CommMessages)
+	if len(r.Top) > 0 {
+		b.WriteString("top vertices:\n")
+		for i, v := range r.Top {
+			fmt.Fprintf(&b, "  %2d  %-12d %.12g\n", i+1, v.ID, v.Score)
+		}
+	}
+	return b.String()
+}
+
+var reportTemplate = template.Must(template.New("report").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<title>graphrun report</title>
+<style>
+body { font-family: sans-serif; margin: 2em; max-width: 70em; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.3em; border-bottom: 1px solid #ccc; padding-bottom: .2em; margin-top: 2em; }
+h3 { font-size: 1.05em; }
+table { border-collapse: collapse; margin: .5em 0 1.5em; font-size: .9em; }
+th, td { border: 1px solid #ccc; padding: .2em .6em; text-align: right; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+pre { background: #f8f8f8; padding: .8em; overflow-x: auto; font-size: .85em; }
+figure { margin: 1em 0; } figure svg { max-width: 100%; height: auto; }
+details { margin-bottom: 1em; }
+</style>
+</head>
+<body>
+<h1>graphrun report</h1>
+<p>Generated {{.Generated}}.</p>
+{{range .Sections}}
+<section>
+<h2>{{.Title}}</h2>
+{{if .Params.Rows}}<table>
+<tr>{{range .Params.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Params.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+{{if .Block}}<pre>{{.Block}}</pre>{{end}}
+{{range .Charts}}
+<figure class="chart">
+<h3>{{.Title}}</h3>
+{{.SVG}}
+</figure>
+<details><summary>Numbers behind the chart</summary>
+<table>
+<tr>{{range .Table.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Table.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>
+</details>
+{{end}}
+</section>
+{{end}}
+</body>
+</html>
+`))
