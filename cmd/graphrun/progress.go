@@ -59,3 +59,44 @@ func (p *progress) clear() {
 		_ = p.bar.Clear()
 	}
 }
+
+// matrixProgress reports a benchmark matrix run by run: a bar on a terminal,
+// one line per finished run otherwise (so logs show the progress too).
+type matrixProgress struct {
+	w     io.Writer
+	bar   *progressbar.ProgressBar
+	name  string
+	count int
+	total int
+}
+
+func newMatrixProgress(stderr io.Writer, name string, total int) *matrixProgress {
+	p := &matrixProgress{w: stderr, name: name, total: total}
+	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.bar = progressbar.NewOptions(total,
+			progressbar.OptionSetWriter(stderr),
+			progressbar.OptionSetDescription(name),
+			progressbar.OptionShowCount(),
+			progressbar.OptionSetPredictTime(true),
+		)
+	}
+	return p
+}
+
+// step records a finished run and its one-line result.
+func (p *matrixProgress) step(result string) {
+	p.count++
+	if p.bar != nil {
+		p.bar.Describe(result)
+		_ = p.bar.Add(1)
+		return
+	}
+	fmt.Fprintf(p.w, "graphrun: bench %s [%d/%d] %s\n", p.name, p.count, p.total, result)
+}
+
+func (p *matrixProgress) finish() {
+	if p.bar != nil {
+		_ = p.bar.Finish()
+		fmt.Fprintln(p.w)
+	}
+}

@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// bfsMatrixEntry is one configuration of a BFS benchmark matrix.
+type bfsMatrixEntry struct {
+	label, exchange, codec, direction string
+	ranks                             int // 0: the matrix's --ranks
+}
+
+// bfsCodecsMatrix is paper 004's comparison (Table V algorithms, bottom-up
+// at every level) plus graphrun's packed sieve and direction-optimised runs.
+func bfsCodecsMatrix() []bfsMatrixEntry {
+	return []bfsMatrixEntry{
+		{"BIT", "allgather", "raw", "bottom-up", 0},
+		{"WAH", "allgather", "wah", "bottom-up", 0},
+		{"ZLB-BS", "allgather", "zlib-bs", "bottom-up", 0},
+		{"ZLB-DF", "allgather", "zlib-df", "bottom-up", 0},
+		{"ZLB-BC", "allgather", "zlib-bc", "bottom-up", 0},
+		{"DIR-WAH", "sieve", "wah", "bottom-up", 0},
+		{"DIR-ZLB-BS", "sieve", "zlib-bs", "bottom-up", 0},
+		{"DIR-auto", "sieve", "auto", "bottom-up", 0},
+		{"PDIR-WAH", "packed", "wah", "bottom-up", 0},
+		{"PDIR-ZLB-BS", "packed", "zlib-bs", "bottom-up", 0},
+		{"PDIR-auto", "packed", "auto", "bottom-up", 0},
+		{"direction-optimised allgather + raw", "allgather", "raw", "auto", 0},
+		{"direction-optimised sieve + auto", "sieve", "auto", "auto", 0},
+		{"direction-optimised packed + auto", "packed", "auto", "auto", 0},
+	}
+}
+
+// bfsScalingMatrix is the default mode and the packed sieve on 1, 2, 4, ...
+// ranks up to --ranks.
+func bfsScalingMatrix(ranks int) []bfsMatrixEntry {
+	var m []bfsMatrixEntry
+	for p := 1; p <= ranks; p *= 2 {
+		m = append(m,
+			bfsMatrixEntry{fmt.Sprintf("%d ranks, allgather + raw", p), "allgather", "raw", "auto", p},
+			bfsMatrixEntry{fmt.Sprintf("%d ranks, packed + auto", p), "packed", "auto", "auto", p})
+	}
+	return m
+}
+
+type benchBFSFlags struct {
+	graphFlags
+	ranks, roots int
+	dir, doc     string
+}
+
+func newBenchBFSCommand(name, short string) *cobra.Command {
+	var f benchBFSFlags
+	cmd := &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runBenchBFS(cmd, name, &f) },
+	}
+	f.graphFlags.register(cmd)
+	fl := cmd.Flags()
+	fl.IntVar(&f.ranks, "ranks", 16, "in-process ranks (bfs-scaling: the largest count)")
+	fl.IntVar(&f.roots, "roots", 8, "search keys per run (validation is skipped; the test suite validates every mode)")
+	fl.StringVar(&f.dir, "dir", "bench-out", "folder for one JSON per run and summary.json")
+	fl.StringVar(&f.doc, "doc", "BENCHMARKS.md", `Markdown file whose table of this matrix is regenerated ("" to skip)`)
+	return cmd
+}
+
+// benchSummary is summary.json of a matrix run.
+type benchSummary struct {
+	Matrix    string            `json:"matrix"`
+	Scale     int               `json:"SCALE"`
+	Ranks     int               `json:"ranks"`
+	Roots     int               `json:"roots"`
+	StartedAt time.Time         `json:"started_at"`
+	Runs      []benchSummaryRun `json:"runs"`
+}
+
+type benchSummaryRun struct {
+	Label            string  `json:"label"`
+	File             string  `json:"file"`
+	Ranks            int     `json:"ranks"`
+	Exchange         string  `json:"exchange"`
+	Codec            string  `json:"codec"`
+	Direction        string  `json:"direction"`
+	CommBytes        int64   `json:"comm_bytes"`
+	CommMessages     int64   `json:"comm_messages"`
+	HarmonicMeanTEPS float64 `json:"harmonic_mean_TEPS"`
+}
+
+func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
+	params, err := f.params()
+	if err != nil {
+		return err
+	}
+	if f.ranks < 1 {
+		return flagError("ranks", "%d is less than 1", f.ranks)
+	}
+	if f.roots < 1 {
+		return flagError("roots", "%d is less than 1", f.roots)
+	}
+	entries := bfsCodecsMatrix()
+	if matrix == "bfs-scaling" {
+		entries = bfsScalingMatrix(f.ranks)
+	}
+	if f.doc != "" {
+		if err := checkWritableDir(f.doc); err != nil {
+			return flagError("doc", "%v", err)
+		}
+	}
+	if err := os.MkdirAll(f.dir, 0o755); err != nil {
+		return flagError("dir", "%v", err)
+	}
+	stderr := cmd.ErrOrStderr()
+	summary := benchSummary{Matrix: matrix, Scale: params.Scale, Ranks: f.ranks, Roots: f.roots, StartedAt: time.Now().UTC()}
+	var rows []results.BFSMatrixRow
+	bar := newMatrixProgress(stderr, matrix, len(entries))
+	for i, e := range entries {
+		ranks := f.ranks
+		if e.ranks > 0 {
+			ranks = e.ranks
+		}
+		exchange, err := spmv.ParseExchange(e.exchange)
+		if err != nil {
+			return err
+		}
+		direction, err := spmv.ParseDirection(e.direction)
+		if err != nil {
+			return err
+		}
+		threads, err := f.threadCount(cmd, ranks)
+		if err != nil {
+			return err
+		}
+		run, err := graph500.Run(context.Background(), graph500.Config{
+			Graph: params, Ranks: ranks, Threads: threads, NumRoots: f.roots, Root: -1,
+			Exchange: exchange, Direction: direction, Codec: e.codec,
+		})
+		if err != nil {
+			return fmt.Errorf("bench %s: %s: %w", matrix, e.label, err)
+		}
+		run.Version, run.StartedAt = version, time.Now().UTC()
+		file := fmt.Sprintf("%s-s%d-p%d-%02d.json", matrix, params.Scale, ranks, i+1)
+		if err := results.WriteFileAtomic(filepath.Join(f.dir, file), run.WriteJSON); err != nil {
+			return fmt.Errorf("bench %s: %w", matrix, err)
+		}
+		rows = append(rows, results.BFSMatrixRow{Label: e.label, File: file, Run: run})
+		hm := results.ComputeTEPS(run.Searches).HarmonicMean
+		summary.Runs = append(summary.Runs, benchSummaryRun{Label: e.label, File: file, Ranks: ranks, Exchange: e.exchange, Codec: e.codec,
+			Direction: e.direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
+		bar.step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.label, float64(run.CommBytes)/1e6, hm))
+	}
+	bar.finish()
+	err = results.WriteFileAtomic(filepath.Join(f.dir, "summary.json"), func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(summary)
+	})
+	if err != nil {
+		return fmt.Errorf("bench %s: %w", matrix, err)
+	}
+	base := "BIT"
+	if matrix == "bfs-scaling" {
+		base = rows[0].Label
+	}
+	table := results.BFSMatrixTable(rows, base)
+	fmt.Fprint(cmd.OutOrStdout(), table)
+	if f.doc == "" {
+		return nil
+	}
+	key := fmt.Sprintf("%s scale=%d ranks=%d roots=%d", matrix, params.Scale, f.ranks, f.roots)
+	title := fmt.Sprintf("### `graphrun bench %s --scale %d --ranks %d --roots %d`", matrix, params.Scale, f.ranks, f.roots)
+	body := fmt.Sprintf("Regenerated by the command above on %s (in-process ranks, `--no-validate`; JSON of every run in `%s/`).\n\n%s",
+		summary.StartedAt.Format("2006-01-02"), f.dir, table)
+	old, err := os.ReadFile(f.doc)
+	if err != nil && !os.IsNotExist(err) {
+		return flagError("doc", "%v", err)
+	}
+	updated := results.ReplaceMarkedSection(string(old), key, title, body)
+	if err := results.WriteFileAtomic(f.doc, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err }); err != nil {
+		return fmt.Errorf("bench %s: %w", matrix, err)
+	}
+	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", matrix, f.doc)
+	return nil
+}

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBenchBFSCodecsRegeneratesItsTable: the matrix writes one JSON per run
+// and a summary, and a rerun replaces its table in the Markdown file instead
+// of adding another.
+func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 14 searches matrices")
+	}
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "BENCH.md")
+	if err := os.WriteFile(doc, []byte("# Benchmarks\n\nkept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for range 2 {
+		code, stdout, errOut := runCLI(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out, "--doc", doc)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if !strings.Contains(stdout, "| PDIR-auto |") || !strings.Contains(errOut, "[14/14]") {
+			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
+		}
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if !strings.HasPrefix(text, "# Benchmarks\n\nkept\n") || strings.Count(text, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->") != 1 || strings.Count(text, "| BIT |") != 1 {
+		t.Fatalf("regenerated file:\n%s", text)
+	}
+	var summary benchSummary
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &summary); err != nil {
+		t.Fatal(err)
+	}
+	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" {
+		t.Fatalf("summary: %+v", summary)
+	}
+	// Every mode searches the same graph from the same keys: equal nedge.
+	for _, r := range summary.Runs {
+		if _, err := os.Stat(filepath.Join(out, r.File)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestBenchBFSBadFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "bfs-codecs", "--ranks", "0"}, "--ranks"},
+		{[]string{"bench", "bfs-scaling", "--roots", "0"}, "--roots"},
+		{[]string{"bench", "bfs-codecs", "--scale", "0"}, "--scale"},
+		{[]string{"bench", "bfs-codecs", "--scale", "6", "--doc", "/nonexistent/dir/B.md"}, "--doc"},
+	} {
+		code, _, errOut := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, %q; want 2 naming %s", c.args, code, errOut, c.want)
+		}
+	}
+}
