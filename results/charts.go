@@ -103,6 +103,7 @@ func LevelChart(runs []LabeledRun) (Chart, error) {
 	}
 	p.Legend.Top = true
 	p.X.Tick.Marker = integerTicks{}
+	p.Y.Max *= math.Pow(10, 0.6*float64(len(runs)+1)) // room for the legend above the lines
 	return Chart{Name: "bfs-levels", Plot: p, Table: t}, nil
 }
 
@@ -194,6 +195,7 @@ func BreakdownChart(runs []LabeledRun) (Chart, error) {
 		p.Legend.Add(breakdownLabels[k], bars)
 	}
 	p.Legend.Top = true
+	p.Y.Max *= 1.4 // room for the legend above the bars
 	p.NominalX(names...)
 	if len(runs) > 4 {
 		p.X.Tick.Label.Rotation = math.Pi / 6
