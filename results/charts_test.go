@@ -156,7 +156,11 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 		t.Fatal("run kinds not recognised")
 	}
 	var html bytes.Buffer
-	if err := WriteReport(&html, inputs, time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC)); err != nil {
+	model, err := ParseClusterModel("bw=10Gbit/s,lat=50us,min-packet=5MB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteReport(&html, inputs, time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), ReportOptions{Model: &model, ModelSpec: "bw=10Gbit/s"}); err != nil {
 		t.Fatal(err)
 	}
 	out := html.String()
@@ -165,7 +169,7 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 		t.Fatalf("report has %d SVG charts, want 9", n)
 	}
 	for _, want := range []string{"<!DOCTYPE html>", "Comparison of the 2 BFS runs", "bfs  harmonic_mean_TEPS:", "runs/pr.json",
-		"kylix allreduce", "iterations:            10", "Numbers behind the chart", "2026-11-21T00:00:00Z"} {
+		"kylix allreduce", "iterations:            10", "Cluster model: bw=10Gbit/s", "harmonic mean", "Numbers behind the chart", "2026-11-21T00:00:00Z"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -93,11 +93,38 @@ type reportSection struct {
 	Params Table
 	Block  string // Graph500 text block or PageRank summary
 	Charts []reportChart
+	// Model is the cluster-model table of a BFS run (ReportOptions.Model).
+	Model     Table
+	ModelSpec string
+}
+
+// modelTable is a BFS run's searches under a cluster model, with the
+// harmonic mean of the predicted TEPS as the last row.
+func modelTable(m ClusterModel, r *Graph500Run) Table {
+	t := Table{Header: []string{"search", "nedge", "measured compute s", "modelled communication s", "predicted TEPS"}}
+	searches := m.Model(r, 1)
+	for i, s := range searches {
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i), fmt.Sprint(s.NEdge), formatFloat(s.Compute), formatFloat(s.Communication), siLabel(s.TEPS())})
+	}
+	if len(searches) > 0 {
+		t.Rows = append(t.Rows, []string{"harmonic mean", "", "", "", siLabel(HarmonicTEPS(searches))})
+	}
+	return t
+}
+
+// ReportOptions are the optional parts of a report.
+type ReportOptions struct {
+	// Model, if not nil, adds to every BFS run the table of its searches
+	// under this cluster model: measured compute, modelled communication,
+	// predicted TEPS.
+	Model *ClusterModel
+	// ModelSpec is the model as the user wrote it, shown in the report.
+	ModelSpec string
 }
 
 // WriteReport writes the HTML report of inputs to w. generated is printed as
 // the report's date.
-func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time) error {
+func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time, opts ReportOptions) error {
 	if len(inputs) == 0 {
 		return errors.New("results: report of no run")
 	}
@@ -120,6 +147,10 @@ func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time) error {
 				return fmt.Errorf("results: report of %s: %w", in.Path, err)
 			}
 			s.Block = block.String()
+			if opts.Model != nil {
+				s.Model = modelTable(*opts.Model, r)
+				s.ModelSpec = opts.ModelSpec
+			}
 		case in.PageRank != nil:
 			r := in.PageRank
 			s.Params = keyValues(
@@ -244,6 +275,12 @@ details { margin-bottom: 1em; }
 {{range .Params.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{end}}
 {{if .Block}}<pre>{{.Block}}</pre>{{end}}
+{{if .Model.Rows}}<h3>Cluster model: {{.ModelSpec}}</h3>
+<p>Communication time re-estimated from the counted bytes and messages of every level (α–β model with a minimum efficient packet); compute is the measured traversing and compression &amp; sieve time.</p>
+<table>
+<tr>{{range .Model.Header}}<th>{{.}}</th>{{end}}</tr>
+{{range .Model.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
 {{range .Charts}}
 <figure class="chart">
 <h3>{{.Title}}</h3>

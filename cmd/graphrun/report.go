@@ -14,6 +14,7 @@ import (
 type reportFlags struct {
 	out   string
 	plots string
+	model string
 }
 
 func newReportCommand() *cobra.Command {
@@ -30,12 +31,21 @@ several bfs runs, charts comparing them. The file loads nothing from the network
 	}
 	cmd.Flags().StringVarP(&f.out, "out", "o", "", "the HTML file to write (required)")
 	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG and PNG into this directory")
+	cmd.Flags().StringVar(&f.model, "model", "", `re-estimate every bfs run's communication on a cluster, e.g. "bw=10Gbit/s,lat=50us,min-packet=5MB"`)
 	return cmd
 }
 
 func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if f.out == "" {
 		return flagError("out", "required: the HTML file to write")
+	}
+	var opts results.ReportOptions
+	if f.model != "" {
+		m, err := results.ParseClusterModel(f.model)
+		if err != nil {
+			return flagError("model", "%v", err)
+		}
+		opts.Model, opts.ModelSpec = &m, f.model
 	}
 	var inputs []results.ReportInput
 	for _, path := range args {
@@ -55,7 +65,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		}
 	}
 	err := results.WriteFileAtomic(f.out, func(w io.Writer) error {
-		return results.WriteReport(w, inputs, time.Now())
+		return results.WriteReport(w, inputs, time.Now(), opts)
 	})
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
