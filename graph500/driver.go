@@ -45,6 +45,11 @@ type Config struct {
 	Exchange  spmv.Exchange
 	Direction spmv.Direction
 	Codec     string // frontier codec name (frontier.New); "" is raw
+	// Partition2D runs the searches on the 2D grid partition (spmv.BFS2D)
+	// instead of the 1D row blocks. GridRows×GridCols is the process grid;
+	// 0×0 means partition.AutoGrid.
+	Partition2D        bool
+	GridRows, GridCols int
 
 	// Progress, if not nil, is called on rank 0 as the run advances: stage is
 	// "generate", "construct", "search" or "validate"; done of total.
@@ -86,7 +91,7 @@ func (cfg *Config) Check() error {
 	if cfg.Root >= cfg.Graph.NumVertices() {
 		return fmt.Errorf("root %d out of range [0, %d)", cfg.Root, cfg.Graph.NumVertices())
 	}
-	return nil
+	return cfg.checkGrid(cfg.Ranks)
 }
 
 // Run runs the benchmark on cfg.Ranks in-process ranks and returns rank 0's
@@ -128,6 +133,13 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if err != nil {
 		return nil, err
 	}
+	var grid partition.Grid
+	if cfg.Partition2D {
+		if grid, err = cfg.grid(params.NumVertices(), size); err != nil {
+			return nil, err
+		}
+		part = grid.Part // the same vertex ownership
+	}
 
 	// Generation: each rank makes its own contiguous slice of the tuples.
 	cfg.progress(c, "generate", 0, 1)
@@ -150,6 +162,19 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		return nil, err
 	}
 	t0 = time.Now()
+	var blocks *graph.Block2D
+	var blockTime float64
+	if cfg.Partition2D {
+		// The searches run on the 2D blocks, timed as kernel 1; the 1D CSR
+		// of the same tuples serves key sampling and validation.
+		if blocks, err = graph.BuildUndirected2D(ctx, c, grid, edges, cfg.Threads); err != nil {
+			return nil, fmt.Errorf("kernel 1 (2D): %w", err)
+		}
+		if blockTime, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds()); err != nil {
+			return nil, err
+		}
+		t0 = time.Now()
+	}
 	// edges is not used after this call, so the tuples become garbage as soon
 	// as kernel 1 has encoded them, before the receive buffers are allocated.
 	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
@@ -159,6 +184,10 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	constructTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
 	if err != nil {
 		return nil, err
+	}
+	var csrTime float64 // 2D: the 1D CSR's build, reported apart
+	if cfg.Partition2D {
+		constructTime, csrTime = blockTime, constructTime
 	}
 	if err := checkTupleCount(ctx, c, g, params.NumEdges()); err != nil {
 		return nil, err
@@ -186,7 +215,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 
-	bfs, err := spmv.NewBFS(c, g, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+	bfs, err := newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
 	if err != nil {
 		return nil, err
 	}
@@ -202,9 +231,14 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			Seed: params.Seed, Exchange: cfg.Exchange.String(), Direction: bfs.Config().Direction.String(), Codec: bfs.Config().Codec,
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
+			Partition:         "1d", ValidationCSRTime: csrTime,
+		}
+		if cfg.Partition2D {
+			run.Partition, run.Grid = "2d", grid.String()
 		}
 	}
 	var commBytes, commMessages int64
+	var searchSent comm.PhaseCounters // this rank's traffic in the timed searches
 	for i, root := range roots {
 		cfg.progress(c, "search", i, len(roots))
 		bfs.Prepare()
@@ -219,6 +253,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
+		searchSent.Add(spent)
 		search, err := gatherSearch(ctx, c, g, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
@@ -258,8 +293,13 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 	cfg.progress(c, "search", len(roots), len(roots))
+	loads, err := gatherLoads(ctx, c, g, blocks, searchSent)
+	if err != nil {
+		return nil, err
+	}
 	if run != nil {
 		run.CommBytes, run.CommMessages = commBytes, commMessages
+		run.RankLoads = loads
 	}
 	return run, nil
 }

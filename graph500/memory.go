@@ -71,3 +71,17 @@ func AvailableMemory() (int64, error) {
 	}
 	return 0, fmt.Errorf("available memory: no MemAvailable in /proc/meminfo")
 }
+
+// bytesPerTuple2D is what a 2D run holds per input tuple on top of a 1D
+// run's peak: the 2D blocks (each half-edge by rows and by columns, 4 bytes
+// each), which stay while the 1D CSR for validation is built.
+const bytesPerTuple2D = 16
+
+// EstimateBytes2D is EstimateBytes for a run on the 2D partition: the 1D
+// estimate (the validation CSR is built as in 1D) plus the blocks and their
+// row and column bitmaps.
+func EstimateBytes2D(scale, edgefactor, ranks int) int64 {
+	n := int64(1) << scale
+	m := int64(edgefactor) * n
+	return EstimateBytes(scale, edgefactor, ranks) + m*bytesPerTuple2D + 2*n/8*int64(ranks)
+}

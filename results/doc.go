@@ -92,6 +92,16 @@
 //	        traversing, reducing, communication, compression_sieve
 //	                    float    paper 004's time breakdown of the level, in
 //	                             seconds, each the slowest rank's
+//	partition           string   "1d" or "2d" (absent in files that predate it)
+//	grid                string   the 2D process grid, "RxC" (2d only)
+//	validation_csr_time float    2d only: seconds to build the 1D CSR that key
+//	                             sampling and validation read (construction_time
+//	                             times the 2D blocks the searches run on)
+//	rank_loads          array    one object per rank, in rank order: "edges" (stored
+//	                             adjacency entries of the structure searched),
+//	                             "memory_bytes" (its size), "bytes_sent" and
+//	                             "messages" (sent during the timed searches)
+//	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //
 // [WriteFileAtomic] writes such a file through a temporary file and a rename,
 // so that a reader never sees a partial file.

@@ -100,6 +100,11 @@ type runJSON struct {
 	CommMessages      int64        `json:"comm_messages"`
 	Statistics        summaryJSON  `json:"statistics"`
 	Searches          []searchJSON `json:"searches"`
+	Partition         string       `json:"partition,omitempty"`
+	Grid              string       `json:"grid,omitempty"`
+	ValidationCSRTime float64      `json:"validation_csr_time,omitempty"`
+	RankLoads         []RankLoad   `json:"rank_loads,omitempty"`
+	LoadImbalance     *Imbalance   `json:"load_imbalance,omitempty"`
 }
 
 // WriteJSON writes r to w as the indented run JSON described in the package
@@ -142,7 +147,15 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 			},
 			Validate: toStatsJSON(sum.Validate),
 		},
-		Searches: make([]searchJSON, len(r.Searches)),
+		Searches:          make([]searchJSON, len(r.Searches)),
+		Partition:         r.Partition,
+		Grid:              r.Grid,
+		ValidationCSRTime: r.ValidationCSRTime,
+		RankLoads:         r.RankLoads,
+	}
+	if len(r.RankLoads) > 0 {
+		im := LoadImbalance(r.RankLoads)
+		doc.LoadImbalance = &im
 	}
 	for i, s := range r.Searches {
 		levels := s.Levels
@@ -197,6 +210,10 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		CommMessages:      doc.CommMessages,
 		Version:           doc.Version,
 		StartedAt:         doc.StartedAt,
+		Partition:         doc.Partition,
+		Grid:              doc.Grid,
+		ValidationCSRTime: doc.ValidationCSRTime,
+		RankLoads:         doc.RankLoads,
 	}
 	for i, s := range doc.Searches {
 		r.Searches[i] = Search{

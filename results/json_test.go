@@ -168,3 +168,40 @@ func sorted(s []string) []string {
 	slices.Sort(s)
 	return s
 }
+
+func TestJSONPartitionFields(t *testing.T) {
+	r := syntheticRun()
+	r.Partition, r.Grid, r.ValidationCSRTime = "2d", "2x2", 0.25
+	r.RankLoads = []RankLoad{{Edges: 10, MemoryBytes: 100, BytesSent: 1000, Messages: 4},
+		{Edges: 30, MemoryBytes: 100, BytesSent: 3000, Messages: 4}}
+	var b bytes.Buffer
+	if err := r.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc["partition"] != "2d" || doc["grid"] != "2x2" || doc["validation_csr_time"] != 0.25 {
+		t.Errorf("partition fields %v %v %v", doc["partition"], doc["grid"], doc["validation_csr_time"])
+	}
+	im := doc["load_imbalance"].(map[string]any)
+	if im["edges"] != 1.5 || im["memory_bytes"] != 1.0 || im["bytes_sent"] != 1.5 || im["messages"] != 1.0 {
+		t.Errorf("load_imbalance %v", im)
+	}
+	back, err := ReadRunJSON(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Partition != "2d" || back.Grid != "2x2" || !slices.Equal(back.RankLoads, r.RankLoads) {
+		t.Errorf("read back %q %q %v", back.Partition, back.Grid, back.RankLoads)
+	}
+	var text strings.Builder
+	if err := r.WriteBreakdown(&text); err != nil {
+		t.Fatal(err)
+	}
+	if out := text.String(); !strings.Contains(out, "partition 2d, grid 2x2") ||
+		!strings.Contains(out, "edges 30 20 1.500") || !strings.Contains(out, "messages 4 4 1.000") {
+		t.Errorf("breakdown:\n%s", out)
+	}
+}

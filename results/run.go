@@ -72,6 +72,17 @@ type Graph500Run struct {
 	CommBytes    int64 // bytes sent by all ranks during the timed searches
 	CommMessages int64 // messages sent by all ranks during the timed searches
 
+	// Partition is "1d" or "2d" ("" in runs that predate it); Grid the 2D
+	// process grid as "RxC".
+	Partition string
+	Grid      string
+	// ValidationCSRTime is, in 2D runs, the seconds spent building the 1D
+	// CSR that key sampling and validation read (not part of
+	// ConstructionTime, which times the 2D blocks the searches use).
+	ValidationCSRTime float64
+	// RankLoads has one entry per rank (nil if not measured).
+	RankLoads []RankLoad
+
 	Version   string    // graphrun version, set by the caller
 	StartedAt time.Time // when the run started, set by the caller
 }

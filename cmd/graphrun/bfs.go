@@ -14,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -72,6 +73,10 @@ type bfsFlags struct {
 	algo         string
 	breakdown    bool
 	force        bool
+	partition    string
+	grid         string
+
+	gridRows, gridCols int // parsed --grid, or the automatic grid
 }
 
 func newBFSCommand() *cobra.Command {
@@ -100,6 +105,8 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
+	fl.StringVar(&f.partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
+	fl.StringVar(&f.grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (default: the most square grid)")
 	return cmd
 }
 
@@ -148,6 +155,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if exchange == spmv.ExchangePush && cmd.Flags().Changed("direction") && direction != spmv.DirectionTopDown {
 		return flagError("direction", "%s needs --exchange allgather (push is top-down at every level)", direction)
 	}
+	gridNote, err := f.parseGrid(cmd, plan.totalRanks())
+	if err != nil {
+		return err
+	}
 	rootSet := cmd.Flags().Changed("root")
 	if rootSet && (f.root < 0 || f.root >= params.NumVertices()) {
 		return flagError("root", "%d is outside [0, %d) for scale %d", f.root, params.NumVertices(), params.Scale)
@@ -165,7 +176,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		if avail, err := graph500.AvailableMemory(); err == nil {
 			// This machine holds its ranks' share of the job.
 			total, local := int64(plan.totalRanks()), int64(plan.localRanks())
-			need := graph500.EstimateBytes(params.Scale, params.EdgeFactor, int(total)) * local / total
+			estimate := graph500.EstimateBytes
+			if f.partition == "2d" {
+				estimate = graph500.EstimateBytes2D
+			}
+			need := estimate(params.Scale, params.EdgeFactor, int(total)) * local / total
 			if need > avail {
 				return flagError("scale", "scale %d needs about %.1f GiB but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
 					params.Scale, gib(need), gib(avail), graph500.LargestScale(avail*total/local, params.EdgeFactor, int(total)))
@@ -204,10 +219,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if gridNote != "" && plan.rank() == 0 {
+		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
+	}
 	progress := newProgress(stderr, params, f.roots, rootSet)
 	cfg := graph500.Config{
 		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
 		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
+		Partition2D: f.partition == "2d", GridRows: f.gridRows, GridCols: f.gridCols,
 		Progress: progress.update,
 		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}
@@ -348,4 +367,33 @@ func parseAlgo(name string) (exchange, codec string, err error) {
 		return exchange, strings.ToLower(rest), nil
 	}
 	return "", "", fmt.Errorf("unknown algorithm %q (want BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, or DIR- or PDIR- followed by one of them or a codec name)", name)
+}
+
+// parseGrid checks --partition and --grid against the job's rank count and
+// fills in the grid (the most square one when --grid is not given). It
+// returns AutoGrid's note when the automatic grid is far from square.
+func (f *bfsFlags) parseGrid(cmd *cobra.Command, ranks int) (note string, err error) {
+	switch f.partition {
+	case "1d":
+		if cmd.Flags().Changed("grid") {
+			return "", flagError("grid", "needs --partition 2d")
+		}
+		return "", nil
+	case "2d":
+	default:
+		return "", flagError("partition", "unknown partition %q (want 1d or 2d)", f.partition)
+	}
+	if !cmd.Flags().Changed("grid") {
+		f.gridRows, f.gridCols, note = partition.AutoGrid(ranks) // note: only for a prime or lopsided rank count
+		return note, nil
+	}
+	r, c, err := partition.ParseGrid(f.grid)
+	if err != nil {
+		return "", flagError("grid", "%v", err)
+	}
+	if r*c != ranks {
+		return "", flagError("grid", "%dx%d has %d ranks, the job has %d", r, c, r*c, ranks)
+	}
+	f.gridRows, f.gridCols = r, c
+	return "", nil
 }

@@ -264,3 +264,88 @@ func TestBFSPaperAlgorithmsAndBreakdown(t *testing.T) {
 		t.Fatalf("--algo with --codec: exit %d, %q", code, errOut)
 	}
 }
+
+// TestBFS2DPartition: --partition 2d gives the same trees as 1D on square,
+// non-square and automatic grids, reports the partition in the JSON and the
+// breakdown, and explains a lopsided automatic grid on stderr.
+func TestBFS2DPartition(t *testing.T) {
+	dir := t.TempDir()
+	want := filepath.Join(dir, "tree-1d")
+	if code, _, errOut := runCLI(t, "bfs", "--scale", "11", "--seed", "5", "--root", "17", "--ranks", "6", "--out", want); code != 0 {
+		t.Fatalf("1d: exit %d: %s", code, errOut)
+	}
+	wantTree, err := os.ReadFile(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{{"--ranks", "6", "--grid", "3x2"}, {"--ranks", "6", "--grid", "2x3", "--exchange", "sieve", "--codec", "wah"},
+		{"--ranks", "4", "--exchange", "packed", "--codec", "auto"}, {"--ranks", "6", "--exchange", "push"}, {"--ranks", "1"}} {
+		path := filepath.Join(dir, "tree-2d")
+		args := append([]string{"bfs", "--scale", "11", "--seed", "5", "--root", "17", "--partition", "2d", "--out", path}, extra...)
+		code, _, errOut := runCLI(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, wantTree) {
+			t.Fatalf("%v: 2D tree differs from the 1D tree", extra)
+		}
+	}
+
+	// JSON and breakdown; 7 ranks is prime: the CLI says which grid it took.
+	path := filepath.Join(dir, "run.json")
+	code, _, errOut := runCLI(t, "bfs", "--scale", "10", "--ranks", "7", "--roots", "3", "--partition", "2d", "--json", path, "--breakdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(errOut, "grid: 7 ranks: 7 is prime") || !strings.Contains(errOut, "using 7x1") ||
+		!strings.Contains(errOut, "partition 2d, grid 7x1") || !strings.Contains(errOut, "per-rank load over 7 ranks") {
+		t.Fatalf("stderr lacks the grid note or the breakdown's partition:\n%s", errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj map[string]any
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	if obj["partition"] != "2d" || obj["grid"] != "7x1" || len(obj["rank_loads"].([]any)) != 7 || obj["load_imbalance"] == nil || obj["validated"] != true {
+		t.Fatalf("JSON partition %v grid %v loads %v imbalance %v validated %v", obj["partition"], obj["grid"], obj["rank_loads"], obj["load_imbalance"], obj["validated"])
+	}
+	// A square rank count needs no note; a 1D run says "1d".
+	code, _, errOut = runCLI(t, "bfs", "--scale", "9", "--ranks", "4", "--roots", "2", "--partition", "2d", "--json", path)
+	if code != 0 || strings.Contains(errOut, "grid:") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = runCLI(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "2", "--json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, _ = os.ReadFile(path)
+	if !strings.Contains(string(data), `"partition": "1d"`) || strings.Contains(string(data), `"grid"`) {
+		t.Fatalf("1D JSON: %s", data)
+	}
+}
+
+func TestBFS2DBadFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"bfs", "--partition", "3d"}, "--partition"},
+		{[]string{"bfs", "--grid", "2x2", "--ranks", "4"}, "--grid"},
+		{[]string{"bfs", "--partition", "2d", "--grid", "2x2", "--ranks", "6"}, "--grid"},
+		{[]string{"bfs", "--partition", "2d", "--grid", "two-by-two", "--ranks", "4"}, "--grid"},
+		{[]string{"bfs", "--partition", "2d", "--grid", "0x4", "--ranks", "4"}, "--grid"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.flag) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line naming %s", c.args, code, errOut, out, c.flag)
+		}
+	}
+}

@@ -1,0 +1,593 @@
+// This file is kernel 1 for the 2D partition (partition.Grid; paper 004
+// §VIII–IX name 2D partitioning as the step after compression and sieve, and
+// §III gives the SpMV formulation the blocks serve). Rank (i, j) of an r×c
+// grid stores the block A[R_i, C_j] twice: by rows, for the bottom-up scan
+// (does an unvisited row vertex have a frontier neighbour in C_j?), and by
+// columns, for the top-down expansion (which row vertices does a frontier
+// column vertex reach?). Only non-empty rows and columns get offsets: a
+// block of a sparse graph on many ranks is hypersparse (most of its n/c rows
+// are empty), and full offset arrays would cost 8 bytes per row and column
+// on every rank, c·n·8 + r·n·8 bytes in all, more than the edges themselves.
+// A bitmap of the non-empty rows with a per-word running count finds a row's
+// offsets with one popcount; the same bitmaps are the 2D sieve's directories
+// (which frontier vertices a block can use, which rows it can discover).
+
+package graph
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/bits"
+	"runtime"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// Phases of the 2D kernel 1.
+const (
+	// RoutePhase2D is the single edge exchange of BuildUndirected2D. Wire
+	// format: a concatenation of RecordSize2D-byte records, each the uint32
+	// local row id (at the receiver's grid row) of the row vertex u, then the
+	// uint32 local column id (at the receiver's grid column) of its neighbour
+	// v, little-endian: "u has neighbour v". A record whose two ends are the
+	// same global vertex marks one self-loop tuple (sent to the vertex's
+	// owner only). No header.
+	RoutePhase2D = "kernel1.route2d"
+	// DegreePhase2D sums, along each processor row, the blocks' row lengths
+	// into the degrees of the owned vertices. Wire format: per vertex of the
+	// receiver's piece, in order, the uint32 deduplicated row length and the
+	// uint32 tuple count of the sender's block, little-endian.
+	DegreePhase2D = "kernel1.degrees2d"
+)
+
+// RecordSize2D is the size of one routed half-edge of the 2D kernel 1.
+const RecordSize2D = 8
+
+// Block2D is one rank's share of an undirected graph under a 2D grid
+// partition: the block A[R_i, C_j] of rank (i, j) (see partition.Grid for the
+// layout and the local ids), by rows and by columns, plus the degrees of the
+// vertices the rank owns.
+//
+// Rows hold their local column ids in descending order and columns their
+// local row ids in ascending order, without duplicates or self-loops.
+type Block2D struct {
+	Grid     partition.Grid
+	Rank     int
+	Row, Col int   // grid position of Rank
+	RowFirst int64 // global id of local row 0
+	NumRows  int   // vertices in R_i (local rows [0, NumRows))
+
+	// RowMask has bit l set iff local row l holds an entry (Grid.RowSpan()
+	// bits); RowRank[w] counts the set bits of RowMask before word w. The
+	// k-th non-empty row (in row order) spans Cols[RowOffsets[k]:RowOffsets[k+1]].
+	RowMask    []uint64
+	RowRank    []uint32
+	RowOffsets []int64
+	Cols       []uint32
+	// ColMask, ColRank, ColOffsets and RowIDs are the same by columns
+	// (Grid.ColSpan() bits): the k-th non-empty column holds the local rows
+	// RowIDs[ColOffsets[k]:ColOffsets[k+1]].
+	ColMask    []uint64
+	ColRank    []uint32
+	ColOffsets []int64
+	RowIDs     []uint32
+
+	// The vertices this rank owns (Grid.Part piece Rank): global ids
+	// [OwnedFirst, OwnedFirst+NumOwned), local rows [OwnedRow, OwnedRow+NumOwned).
+	OwnedFirst int64
+	OwnedRow   int
+	NumOwned   int
+	// Degree is each owned vertex's deduplicated degree in the whole graph
+	// (its row summed over processor row i); TupleDegree the number of input
+	// tuples (u,v), u ≠ v, touching it, duplicates counted (as CSR.TupleDegree).
+	Degree      []uint32
+	TupleDegree []uint32
+	// SelfLoops is the number of self-loop tuples at owned vertices.
+	SelfLoops int64
+}
+
+// NumEdges is the number of stored entries of the block (each in Cols and
+// again in RowIDs).
+func (b *Block2D) NumEdges() int64 { return int64(len(b.Cols)) }
+
+// maskIndex returns the position of bit l among the set bits of mask, or −1
+// if bit l is clear.
+func maskIndex(mask []uint64, rank []uint32, l uint32) int {
+	w := l >> 6
+	bit := uint64(1) << (l & 63)
+	if mask[w]&bit == 0 {
+		return -1
+	}
+	return int(rank[w]) + bits.OnesCount64(mask[w]&(bit-1))
+}
+
+// RowEntries returns local row l's column ids (descending), nil if empty.
+func (b *Block2D) RowEntries(l uint32) []uint32 {
+	k := maskIndex(b.RowMask, b.RowRank, l)
+	if k < 0 {
+		return nil
+	}
+	return b.Cols[b.RowOffsets[k]:b.RowOffsets[k+1]]
+}
+
+// ColEntries returns local column l's row ids (ascending), nil if empty.
+func (b *Block2D) ColEntries(l uint32) []uint32 {
+	k := maskIndex(b.ColMask, b.ColRank, l)
+	if k < 0 {
+		return nil
+	}
+	return b.RowIDs[b.ColOffsets[k]:b.ColOffsets[k+1]]
+}
+
+// Bytes is the memory the block holds.
+func (b *Block2D) Bytes() int64 {
+	return 8*int64(len(b.RowMask)+len(b.RowOffsets)+len(b.ColMask)+len(b.ColOffsets)) +
+		4*int64(len(b.RowRank)+len(b.Cols)+len(b.ColRank)+len(b.RowIDs)+len(b.Degree)+len(b.TupleDegree))
+}
+
+// BuildUndirected2D is Graph500 kernel 1 for one rank of a 2D grid: it turns
+// the tuples every rank holds (edges is this rank's share, any split) into
+// block A[R_i, C_j] of this rank (i, j) and the degrees of its owned
+// vertices. Every rank of c must call it with the same grid; grid.P() must
+// equal c.Size().
+//
+// Half-edge u→v (u ≠ v) goes to the rank at (row of u's owner, column of v's
+// owner) as one RecordSize2D-byte record, both directions of every tuple in a
+// single Alltoallv (RoutePhase2D); a self-loop sends one marker to its
+// vertex's owner. The receiver sorts rows descending, removes duplicates,
+// keeps only non-empty rows and builds the by-column copy; one Alltoallv
+// along the processor row (DegreePhase2D) then gives every owner its
+// vertices' degrees and tuple counts. Ids outside [0, N) are an error naming
+// the tuple; the job then aborts.
+//
+// threads goroutines share the routing, counting, scattering and sorting
+// (threads < 1 means GOMAXPROCS); no pass allocates or calls through an
+// interface per edge. Memory per input tuple with u ≠ v, averaged over
+// ranks: 16 B of send and 16 B of receive buffers during the exchange, then
+// the block's 8 B (4 B by rows, 4 B by columns) plus the offsets of its
+// non-empty rows and columns.
+func BuildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, edges []Edge, threads int) (*Block2D, error) {
+	if err := checkGrid(grid, c.Size()); err != nil {
+		return nil, err
+	}
+	if threads < 1 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
+	}
+	send, err := routeEdges2D(grid, edges, threads)
+	if err != nil {
+		return nil, err
+	}
+	recv, err := c.Alltoallv(ctx, RoutePhase2D, send, nil)
+	clear(send)
+	if err != nil {
+		return nil, fmt.Errorf("graph: 2D kernel 1 %s exchange: %w", RoutePhase2D, err)
+	}
+	rank := c.Rank()
+	i, j := grid.Coords(rank)
+	b := &Block2D{
+		Grid: grid, Rank: rank, Row: i, Col: j,
+		RowFirst:   grid.RowFirst(i),
+		NumRows:    grid.RowCount(i),
+		OwnedFirst: grid.Part.First(rank),
+		OwnedRow:   j * int(grid.Part.Block),
+		NumOwned:   grid.Part.Count(rank),
+	}
+	rowTuples, err := b.assemble(ctx, recv, threads)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.transpose(threads); err != nil {
+		return nil, err
+	}
+	if err := b.sumDegrees(ctx, c, rowTuples); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// checkGrid rejects a grid BuildUndirected2D cannot use with p ranks.
+func checkGrid(grid partition.Grid, p int) error {
+	if err := checkPartition(grid.Part, p); err != nil {
+		return fmt.Errorf("graph: 2D kernel 1: %w", err)
+	}
+	if grid.R < 1 || grid.C < 1 || grid.R*grid.C != p {
+		return fmt.Errorf("graph: 2D kernel 1: grid %dx%d does not have %d ranks", grid.R, grid.C, p)
+	}
+	if grid.RowSpan() > 1<<32 || grid.ColSpan() > 1<<32 {
+		return fmt.Errorf("graph: 2D kernel 1: grid %s spans more local ids than uint32 holds", grid)
+	}
+	return nil
+}
+
+// routeEdges2D validates edges and encodes them into one send buffer per
+// rank: count the records per (thread, destination), prefix-sum them into
+// byte offsets, then write every thread's records at its offsets.
+func routeEdges2D(grid partition.Grid, edges []Edge, threads int) ([][]byte, error) {
+	p := grid.P()
+	nt := max(1, min(threads, len(edges)))
+	n := uint64(grid.Part.N)
+	block := uint64(grid.Part.Block)
+	div := newDivider(block, n)
+	cols := grid.C
+	// Per piece k: its grid row (times C, the first rank of that row), its
+	// grid column, and the first global id of its grid row.
+	rowBase := make([]int, p)
+	colOf := make([]int, p)
+	rowFirst := make([]uint64, p)
+	colBase := make([]uint64, p) // the piece's first local column id
+	for k := range p {
+		rowBase[k] = (k / cols) * cols
+		colOf[k] = k % cols
+		rowFirst[k] = uint64(rowBase[k]) * block
+		colBase[k] = uint64(k/cols) * block
+	}
+	counts := make([]int, nt*p)
+	bad := make([]int, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
+		cnt := make([]int, p)
+		bad[t] = -1
+		for e := lo; e < hi; e++ {
+			u, v := uint64(edges[e].U), uint64(edges[e].V)
+			if u >= n || v >= n {
+				bad[t] = e
+				break
+			}
+			ku, kv := div.div(u), div.div(v)
+			cnt[rowBase[ku]+colOf[kv]]++
+			if u != v {
+				cnt[rowBase[kv]+colOf[ku]]++
+			}
+		}
+		copy(counts[t*p:(t+1)*p], cnt)
+	})
+	for _, e := range bad {
+		if e >= 0 {
+			return nil, fmt.Errorf("graph: 2D kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)",
+				e, edges[e].U, edges[e].V, grid.Part.N)
+		}
+	}
+	send := make([][]byte, p)
+	for d := range p {
+		off := 0
+		for t := range nt {
+			c := counts[t*p+d]
+			counts[t*p+d] = off
+			off += c * RecordSize2D
+		}
+		send[d] = make([]byte, off)
+	}
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
+		cur := make([]int, p)
+		copy(cur, counts[t*p:(t+1)*p])
+		for e := lo; e < hi; e++ {
+			u, v := uint64(edges[e].U), uint64(edges[e].V)
+			ku, kv := div.div(u), div.div(v)
+			d := rowBase[ku] + colOf[kv]
+			putRecord2D(send[d], cur[d], uint32(u-rowFirst[ku]), uint32(colBase[kv]+v-kv*block))
+			cur[d] += RecordSize2D
+			if u != v {
+				d = rowBase[kv] + colOf[ku]
+				putRecord2D(send[d], cur[d], uint32(v-rowFirst[kv]), uint32(colBase[ku]+u-ku*block))
+				cur[d] += RecordSize2D
+			}
+		}
+	})
+	return send, nil
+}
+
+func putRecord2D(buf []byte, off int, row, col uint32) {
+	b := buf[off : off+RecordSize2D : off+RecordSize2D]
+	binary.LittleEndian.PutUint32(b[0:4], row)
+	binary.LittleEndian.PutUint32(b[4:8], col)
+}
+
+// recordChecker validates 2D records at the receiver: the row must be one of
+// the grid row's vertices and the column one of the grid column's (inside
+// an existing piece), and it recognises self-loop markers.
+type recordChecker struct {
+	numRows  uint32
+	colSpan  uint64
+	div      divider  // by Block, over local column ids
+	count    []uint64 // per piece position a in the column: its vertex count
+	ownRow   uint64   // first local row of the receiver's own piece (j·Block)
+	ownCol   uint64   // first local column of the receiver's own piece (i·Block)
+	block    uint64
+	numOwned uint64
+}
+
+func newRecordChecker(b *Block2D) recordChecker {
+	g := b.Grid
+	block := uint64(g.Part.Block)
+	rc := recordChecker{
+		numRows:  uint32(b.NumRows),
+		colSpan:  uint64(g.ColSpan()),
+		div:      newDivider(block, uint64(g.ColSpan())),
+		count:    make([]uint64, g.R),
+		ownRow:   uint64(b.Col) * block,
+		ownCol:   uint64(b.Row) * block,
+		block:    block,
+		numOwned: uint64(b.NumOwned),
+	}
+	for a := range g.R {
+		rc.count[a] = uint64(g.Part.Count(g.Rank(a, b.Col)))
+	}
+	return rc
+}
+
+// check returns whether (row, col) is valid, and whether it is a self-loop
+// marker.
+func (rc *recordChecker) check(row, col uint32) (ok, loop bool) {
+	if row >= rc.numRows || uint64(col) >= rc.colSpan {
+		return false, false
+	}
+	a := rc.div.div(uint64(col))
+	off := uint64(col) - a*rc.block
+	if off >= rc.count[a] {
+		return false, false
+	}
+	return true, rc.loop(row, col)
+}
+
+// loop reports whether a valid record is a self-loop marker: its row is an
+// owned vertex and its column the same vertex (no division needed).
+func (rc *recordChecker) loop(row, col uint32) bool {
+	ro := uint64(row) - rc.ownRow // wraps to a huge value below the piece
+	return ro < rc.numOwned && uint64(col)-rc.ownCol == ro
+}
+
+// assemble builds the rows of the block from the received records and
+// returns the tuple count of every local row (before deduplication).
+func (b *Block2D) assemble(ctx context.Context, recv [][]byte, threads int) ([]uint32, error) {
+	total := 0
+	nrec := make([]int, len(recv))
+	for s, m := range recv {
+		if len(m)%RecordSize2D != 0 {
+			return nil, fmt.Errorf("graph: 2D kernel 1 %s: message from rank %d has %d bytes, not a multiple of the %d-byte record",
+				RoutePhase2D, s, len(m), RecordSize2D)
+		}
+		nrec[s] = len(m) / RecordSize2D
+		total += nrec[s]
+	}
+	nRows := b.NumRows
+	nt := max(1, min(threads, total*RecordSize2D/(4*8*max(1, nRows))))
+	rc := newRecordChecker(b)
+
+	// Pass 1: per-thread row counts.
+	cur := make([][]int64, nt)
+	loops := make([]int64, nt)
+	errs := make([]error, nt)
+	parallel.For(nt, func(t int) {
+		cnt := make([]int64, nRows)
+		cur[t] = cnt
+		for s, m := range recv {
+			lo, hi := parallel.Span(nrec[s], t, nt)
+			for r := lo; r < hi; r++ {
+				row := binary.LittleEndian.Uint32(m[r*RecordSize2D:])
+				col := binary.LittleEndian.Uint32(m[r*RecordSize2D+4:])
+				ok, loop := rc.check(row, col)
+				if !ok {
+					errs[t] = fmt.Errorf("graph: 2D kernel 1 %s: message from rank %d, record %d: row %d (of %d) or column %d out of range",
+						RoutePhase2D, s, r, row, nRows, col)
+					return
+				}
+				if loop {
+					loops[t]++
+					continue
+				}
+				cnt[row]++
+			}
+		}
+	})
+	for t := range nt {
+		if errs[t] != nil {
+			return nil, errs[t]
+		}
+		b.SelfLoops += loops[t]
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
+	}
+	rowTuples, offsets, err := rowOffsets(cur, nRows, b.Rank, nt)
+	if err != nil {
+		return nil, err
+	}
+
+	// Pass 2: scatter the columns, complemented (ascending ^c is descending c).
+	cols := make([]uint32, offsets[nRows])
+	parallel.For(nt, func(t int) {
+		c := cur[t]
+		for s, m := range recv {
+			lo, hi := parallel.Span(nrec[s], t, nt)
+			for r := lo; r < hi; r++ {
+				row := binary.LittleEndian.Uint32(m[r*RecordSize2D:])
+				col := binary.LittleEndian.Uint32(m[r*RecordSize2D+4:])
+				if rc.loop(row, col) { // validated by pass 1
+					continue
+				}
+				k := c[row]
+				c[row] = k + 1
+				cols[k] = ^col
+			}
+		}
+	})
+	clear(recv)
+	clear(cur)
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
+	}
+
+	// Sort and dedupe every row (rows split among threads by volume).
+	ns := max(1, min(threads, nRows))
+	bounds := volumeBounds(offsets, ns)
+	final := make([]int64, nRows+1)
+	parallel.For(ns, func(t int) {
+		var scratch []uint32
+		for v := bounds[t]; v < bounds[t+1]; v++ {
+			row := cols[offsets[v]:offsets[v+1]]
+			if len(row) >= radixMin && len(scratch) < len(row) {
+				scratch = make([]uint32, len(row)+len(row)/4)
+			}
+			final[v+1] = int64(sortDedupe(row, scratch))
+		}
+	})
+
+	// Keep the non-empty rows: mask, running counts, compressed offsets.
+	words := int((b.Grid.RowSpan() + 63) / 64)
+	b.RowMask = make([]uint64, words)
+	b.RowRank = make([]uint32, words)
+	nonEmpty := 0
+	var stored int64
+	for v := range nRows {
+		if final[v+1] > 0 {
+			b.RowMask[v>>6] |= 1 << (uint(v) & 63)
+			nonEmpty++
+			stored += final[v+1]
+		}
+	}
+	var running uint32
+	for w, m := range b.RowMask {
+		b.RowRank[w] = running
+		running += uint32(bits.OnesCount64(m))
+	}
+	b.RowOffsets = make([]int64, nonEmpty+1)
+	dst := make([]uint32, stored)
+	k := 0
+	var pos int64
+	for v := range nRows {
+		if n := final[v+1]; n > 0 {
+			b.RowOffsets[k] = pos
+			src := cols[offsets[v] : offsets[v]+n]
+			d := dst[pos : pos+n]
+			for x, c := range src {
+				d[x] = ^c
+			}
+			pos += n
+			k++
+		}
+	}
+	b.RowOffsets[nonEmpty] = pos
+	b.Cols = dst
+	return rowTuples, nil
+}
+
+// transpose builds the by-column copy of the block from its rows. Threads
+// take ranges of rows of about equal volume, count their entries per column
+// in private arrays, and scatter their row ids at cursors that put thread t's
+// rows after thread t−1's in every column; threads hold ascending row ranges
+// and walk them in order, so every column's list comes out sorted.
+func (b *Block2D) transpose(threads int) error {
+	span := int(b.Grid.ColSpan())
+	words := (span + 63) / 64
+	nonEmptyRows := len(b.RowOffsets) - 1
+	rows := make([]uint32, 0, nonEmptyRows) // the non-empty rows, in order
+	for w, m := range b.RowMask {
+		for m != 0 {
+			rows = append(rows, uint32(w<<6|bits.TrailingZeros64(m)))
+			m &= m - 1
+		}
+	}
+	// Private column counts cost 8 bytes per column and thread: use at most
+	// as many threads as keep them within the block's own size.
+	nt := max(1, min(threads, nonEmptyRows, len(b.Cols)/max(1, 2*span)))
+	bounds := volumeBounds(b.RowOffsets, nt)
+	cur := make([][]int64, nt)
+	parallel.For(nt, func(t int) {
+		cnt := make([]int64, span)
+		for _, c := range b.Cols[b.RowOffsets[bounds[t]]:b.RowOffsets[bounds[t+1]]] {
+			cnt[c]++
+		}
+		cur[t] = cnt
+	})
+	counts, offsets, err := rowOffsets(cur, span, b.Rank, nt)
+	if err != nil {
+		return err
+	}
+	b.RowIDs = make([]uint32, offsets[span])
+	parallel.For(nt, func(t int) {
+		c := cur[t]
+		for k := bounds[t]; k < bounds[t+1]; k++ {
+			row := rows[k]
+			for _, col := range b.Cols[b.RowOffsets[k]:b.RowOffsets[k+1]] {
+				b.RowIDs[c[col]] = row
+				c[col]++
+			}
+		}
+	})
+	b.ColMask = make([]uint64, words)
+	b.ColRank = make([]uint32, words)
+	nonEmpty := 0
+	for c, n := range counts {
+		if n > 0 {
+			b.ColMask[c>>6] |= 1 << (uint(c) & 63)
+			nonEmpty++
+		}
+	}
+	var running uint32
+	for w, m := range b.ColMask {
+		b.ColRank[w] = running
+		running += uint32(bits.OnesCount64(m))
+	}
+	b.ColOffsets = make([]int64, 0, nonEmpty+1)
+	for c, n := range counts {
+		if n > 0 {
+			b.ColOffsets = append(b.ColOffsets, offsets[c])
+		}
+	}
+	b.ColOffsets = append(b.ColOffsets, offsets[span])
+	return nil
+}
+
+// sumDegrees sends every row peer its vertices' row lengths and tuple counts
+// in this block and adds up the ones received for the owned vertices.
+func (b *Block2D) sumDegrees(ctx context.Context, c comm.Comm, rowTuples []uint32) error {
+	g := b.Grid
+	row, err := comm.NewSub(c, g.RowMembers(b.Row))
+	if err != nil {
+		return fmt.Errorf("graph: 2D kernel 1: %w", err)
+	}
+	send := make([][]byte, g.C)
+	for jj := range g.C {
+		cnt := g.Part.Count(g.Rank(b.Row, jj))
+		first := uint32(jj) * uint32(g.Part.Block)
+		msg := make([]byte, 8*cnt)
+		for x := range cnt {
+			l := first + uint32(x)
+			binary.LittleEndian.PutUint32(msg[8*x:], uint32(len(b.RowEntries(l))))
+			binary.LittleEndian.PutUint32(msg[8*x+4:], rowTuples[l])
+		}
+		send[jj] = msg
+	}
+	recv, err := row.Alltoallv(ctx, DegreePhase2D, send, nil)
+	if err != nil {
+		return fmt.Errorf("graph: 2D kernel 1 %s exchange: %w", DegreePhase2D, err)
+	}
+	degree := make([]uint64, b.NumOwned)
+	tuples := make([]uint64, b.NumOwned)
+	for s, m := range recv {
+		if len(m) != 8*b.NumOwned {
+			return fmt.Errorf("graph: 2D kernel 1 %s: rank %d sent %d bytes for %d vertices", DegreePhase2D, g.Rank(b.Row, s), len(m), b.NumOwned)
+		}
+		for x := range b.NumOwned {
+			degree[x] += uint64(binary.LittleEndian.Uint32(m[8*x:]))
+			tuples[x] += uint64(binary.LittleEndian.Uint32(m[8*x+4:]))
+		}
+	}
+	b.Degree = make([]uint32, b.NumOwned)
+	b.TupleDegree = make([]uint32, b.NumOwned)
+	for x := range b.NumOwned {
+		if tuples[x] > math.MaxUint32 {
+			return fmt.Errorf("graph: 2D kernel 1: vertex %d has %d half-edges, more than a uint32 TupleDegree holds", b.OwnedFirst+int64(x), tuples[x])
+		}
+		b.Degree[x], b.TupleDegree[x] = uint32(degree[x]), uint32(tuples[x])
+	}
+	return nil
+}

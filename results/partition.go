@@ -1,0 +1,83 @@
+package results
+
+import (
+	"fmt"
+	"io"
+)
+
+// RankLoad is what one rank held and sent in a run: the stored adjacency
+// entries and bytes of the structure its searches ran on (the 1D CSR rows, or
+// the 2D block by rows and by columns), and the bytes and messages it sent
+// during the timed searches.
+type RankLoad struct {
+	Edges       int64 `json:"edges"`
+	MemoryBytes int64 `json:"memory_bytes"`
+	BytesSent   int64 `json:"bytes_sent"`
+	Messages    int64 `json:"messages"`
+}
+
+// Imbalance is the max/mean ratio of each RankLoad field over the ranks (1
+// is perfect balance; 0 when the mean is 0).
+type Imbalance struct {
+	Edges       float64 `json:"edges"`
+	MemoryBytes float64 `json:"memory_bytes"`
+	BytesSent   float64 `json:"bytes_sent"`
+	Messages    float64 `json:"messages"`
+}
+
+// LoadImbalance returns the max/mean ratios of loads.
+func LoadImbalance(loads []RankLoad) Imbalance {
+	ratio := func(get func(RankLoad) int64) float64 {
+		var sum, top int64
+		for _, l := range loads {
+			v := get(l)
+			sum += v
+			top = max(top, v)
+		}
+		if sum == 0 {
+			return 0
+		}
+		return float64(top) * float64(len(loads)) / float64(sum)
+	}
+	return Imbalance{
+		Edges:       ratio(func(l RankLoad) int64 { return l.Edges }),
+		MemoryBytes: ratio(func(l RankLoad) int64 { return l.MemoryBytes }),
+		BytesSent:   ratio(func(l RankLoad) int64 { return l.BytesSent }),
+		Messages:    ratio(func(l RankLoad) int64 { return l.Messages }),
+	}
+}
+
+// partitionLabel is the partition and grid of r for the breakdown header.
+func (r *Graph500Run) partitionLabel() string {
+	switch {
+	case r.Partition == "":
+		return ""
+	case r.Grid != "":
+		return fmt.Sprintf(", partition %s, grid %s", r.Partition, r.Grid)
+	}
+	return ", partition " + r.Partition
+}
+
+// writeLoads writes the per-rank load summary under the breakdown table.
+func (r *Graph500Run) writeLoads(w io.Writer) error {
+	if len(r.RankLoads) == 0 {
+		return nil
+	}
+	var top RankLoad
+	var sum RankLoad
+	for _, l := range r.RankLoads {
+		top.Edges, sum.Edges = max(top.Edges, l.Edges), sum.Edges+l.Edges
+		top.MemoryBytes, sum.MemoryBytes = max(top.MemoryBytes, l.MemoryBytes), sum.MemoryBytes+l.MemoryBytes
+		top.BytesSent, sum.BytesSent = max(top.BytesSent, l.BytesSent), sum.BytesSent+l.BytesSent
+		top.Messages, sum.Messages = max(top.Messages, l.Messages), sum.Messages+l.Messages
+	}
+	p := int64(len(r.RankLoads))
+	im := LoadImbalance(r.RankLoads)
+	_, err := fmt.Fprintf(w, "per-rank load over %d ranks (max, mean, max/mean): edges %d %d %.3f; memory %d %d %.3f; bytes sent %d %d %.3f; messages %d %d %.3f\n",
+		p, top.Edges, sum.Edges/p, im.Edges, top.MemoryBytes, sum.MemoryBytes/p, im.MemoryBytes,
+		top.BytesSent, sum.BytesSent/p, im.BytesSent, top.Messages, sum.Messages/p, im.Messages)
+	if err != nil {
+		return fmt.Errorf("breakdown: %w", err)
+	}
+	return nil
+}
