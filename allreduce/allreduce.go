@@ -39,6 +39,18 @@ type Sparse interface {
 	// transformed values (PageRank computes its update there) — but must not
 	// modify home or keep either slice after it returns.
 	Reduce(ctx context.Context, out []float64, in []float64, apply func(home []int64, sums []float64)) error
+	// ReduceScalars is Reduce that also sums a few scalars over all ranks
+	// in the same pass, so that a caller needs no separate allreduce for
+	// them. scalars holds this rank's contributions; apply, if not nil, may
+	// still change them (it runs before they are read, so quantities that
+	// are computed at home, such as PageRank's L1 change, can be summed).
+	// The up pass carries them: at every layer a rank sends its running sum
+	// to each member of its group along with the values, and adds the d
+	// running sums of the group in member order, so after the top layer
+	// every rank holds the same sum, bit for bit. On return scalars holds
+	// the sums over all ranks. Every rank must pass the same number of
+	// scalars; with P = 1 they are left as they are.
+	ReduceScalars(ctx context.Context, out, in, scalars []float64, apply func(home []int64, sums []float64)) error
 	// Layers is the number of layers of the network (0 when P = 1).
 	Layers() int
 	// Degrees is a copy of the degree vector, one degree per layer.
@@ -97,7 +109,7 @@ func ConfigReduce(ctx context.Context, c comm.Comm, kind string, degrees []int, 
 	if l := len(p.layers); l > 0 {
 		cur = p.outVals[l]
 	}
-	return p.finish(ctx, cur, inVals, apply)
+	return p.finish(ctx, cur, inVals, nil, apply)
 }
 
 // AutoDegrees designs kylix degrees for the job from the measured mean
@@ -135,6 +147,7 @@ type plan struct {
 	sums        []float64 // values of home
 	outVals     [][]float64
 	inVals      [][]float64 // outVals[l], inVals[l]: values of out^l, in^l (l ≥ 1; 0 is the caller's)
+	scalarSums  []float64   // ReduceScalars' running sums of one layer
 }
 
 // layer is one layer of the butterfly as seen by one rank.
@@ -404,6 +417,16 @@ func (ly *layer) accumulate(next, cur []float64) {
 // Reduce runs the scatter-reduce down pass and the allgather up pass
 // (§III-B); see Sparse.
 func (p *plan) Reduce(ctx context.Context, out []float64, in []float64, apply func(home []int64, sums []float64)) error {
+	return p.reduce(ctx, out, in, nil, apply)
+}
+
+// ReduceScalars is Reduce with scalars summed on the up pass; see Sparse.
+func (p *plan) ReduceScalars(ctx context.Context, out, in, scalars []float64, apply func(home []int64, sums []float64)) error {
+	return p.reduce(ctx, out, in, scalars, apply)
+}
+
+// reduce is Reduce and ReduceScalars (scalars nil for Reduce).
+func (p *plan) reduce(ctx context.Context, out, in, scalars []float64, apply func(home []int64, sums []float64)) error {
 	if len(out) != p.nOut || len(in) != p.nIn {
 		return fmt.Errorf("%w: Reduce with %d out values and room for %d in values, configured for %d and %d",
 			ErrInvalid, len(out), len(in), p.nOut, p.nIn)
@@ -434,12 +457,14 @@ func (p *plan) Reduce(ctx context.Context, out []float64, in []float64, apply fu
 		clear(ly.payload)
 		cur = p.outVals[i+1]
 	}
-	return p.finish(ctx, cur, in, apply)
+	return p.finish(ctx, cur, in, scalars, apply)
 }
 
 // finish puts the bottom sums cur (values of out^L) into the home list, runs
-// apply, and runs the up pass into in.
-func (p *plan) finish(ctx context.Context, cur []float64, in []float64, apply func(home []int64, sums []float64)) error {
+// apply, and runs the up pass into in. The up messages also carry the
+// running sums of scalars (none when it is empty), which every layer
+// combines over its group in member order.
+func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64)) error {
 	clear(p.sums)
 	for t, h := range p.homeFromOut {
 		p.sums[h] = cur[t]
@@ -454,11 +479,17 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, apply fu
 	for t, h := range p.homeFromIn {
 		vin[t] = p.sums[h]
 	}
+	ns := len(scalars)
+	if cap(p.scalarSums) < ns {
+		p.scalarSums = make([]float64, ns)
+	}
+	acc := p.scalarSums[:ns]
 	for i := len(p.layers) - 1; i >= 0; i-- {
 		ly := &p.layers[i]
 		for k, dst := range ly.members {
 			if k != ly.self {
-				ly.send[dst] = appendValues(ly.send[dst][:0], vin, ly.inMap[k])
+				buf := appendValues(ly.send[dst][:0], vin, ly.inMap[k])
+				ly.send[dst] = appendFloats(buf, scalars)
 			}
 		}
 		recv, err := p.c.Alltoallv(ctx, ly.upPhase, ly.send, ly.recv)
@@ -470,6 +501,7 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, apply fu
 		if i > 0 {
 			prev = p.inVals[i]
 		}
+		clear(acc)
 		for k, src := range ly.members {
 			pos := ly.inPerm[ly.inOff[k]:ly.inOff[k+1]]
 			if k == ly.self {
@@ -477,16 +509,23 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, apply fu
 				for t, q := range pos {
 					prev[q] = vin[m[t]]
 				}
+				for j, x := range scalars {
+					acc[j] += x
+				}
 				continue
 			}
 			data := recv[src]
-			if err := checkValues(data, len(pos)); err != nil {
+			if err := checkValues(data, len(pos)+ns); err != nil {
 				return fmt.Errorf("allreduce: layer %d values from rank %d: %w", ly.index, src, err)
 			}
 			for t, q := range pos {
 				prev[q] = value(data, t)
 			}
+			for j := range acc {
+				acc[j] += value(data, len(pos)+j)
+			}
 		}
+		copy(scalars, acc)
 		vin = prev
 	}
 	return nil

@@ -88,6 +88,14 @@ func appendValues(buf []byte, vals []float64, pos []int32) []byte {
 	return buf
 }
 
+// appendFloats appends vals as little-endian float64.
+func appendFloats(buf []byte, vals []float64) []byte {
+	for _, v := range vals {
+		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+	}
+	return buf
+}
+
 // checkValues reports an error unless data holds exactly want float64s.
 func checkValues(data []byte, want int) error {
 	if len(data) != 8*want {

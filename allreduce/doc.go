@@ -62,6 +62,21 @@
 // degrees agree only up to floating-point rounding (the tests compare them
 // within 1e-12 relative to Σ|v|).
 //
+// # Scalars on the up pass
+//
+// ReduceScalars also sums a few scalars over all ranks without a collective
+// of its own (PageRank's L1 change, dangling mass and total rank, which are
+// only known once apply has run at home). The up pass is a butterfly in
+// which every member of a group sends to every other member, so it can
+// allreduce as well as gather: at each layer, bottom to top, a rank appends
+// its running sums to its message to each member and then adds the group's
+// d running sums in member order. Members of a group hold the same running
+// sums after every layer (same operands, same order), so after the top
+// layer every rank holds the same total, bit for bit. The cost is 8 bytes
+// per scalar per message, plus one message per pair of members whose values
+// part would otherwise be empty — no extra round, where a separate
+// AllreduceFloat64 counts as P·(P−1) messages.
+//
 // # ConfigReduce (§III-C)
 //
 // For index sets that change on every call (minibatches), ConfigReduce sends
@@ -100,7 +115,8 @@
 // A configuration message is the OUT part then the IN part, each as uvarint
 // count followed by the sorted indices as uvarint deltas (the first from 0);
 // a message with both parts empty is empty. A reduce message is the values
-// only, little-endian float64, in the order the maps agreed on; a
+// only, little-endian float64, in the order the maps agreed on (an up
+// message of ReduceScalars is followed by the running sums); a
 // ConfigReduce message is a configuration message followed by the values of
 // its OUT part. Decoders check counts, order, range and lengths and return
 // errors wrapping ErrCorrupt; they never panic.

@@ -127,7 +127,7 @@ func near(got, want, abs float64) bool {
 
 // footprint is the capacity in bytes of every buffer a Reduce uses.
 func (p *plan) footprint() int {
-	total := 8 * (cap(p.sums))
+	total := 8 * (cap(p.sums) + cap(p.scalarSums))
 	for l := range p.outVals {
 		total += 8 * (cap(p.outVals[l]) + cap(p.inVals[l]))
 	}

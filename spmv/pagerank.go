@@ -22,30 +22,37 @@
 //
 // Every rank reads a share of the edges; graph.Relabel gives the vertices
 // dense ids 0..n−1 in increasing original-id order (the same for any rank
-// count); one Alltoallv ("pagerank.route") moves each edge to its partition
-// owner, which sorts its edges and drops duplicates (all copies of an edge
-// meet there). A rank's in-set is the distinct sources of its edges (it
-// needs their ranks), its out-set the distinct destinations (it contributes
-// partial sums for them) plus every vertex of its partition.Block1D range,
-// contributed with value 0: this way every vertex 0..n−1 is in some out-set
-// and so has a home in the allreduce, even one that is no edge's destination
-// (its rank is (1−α)/n + α·D/n), and each home can keep the current rank of
-// all the vertices it homes.
+// count); one Alltoallv ("pagerank.route") moves each edge, packed as one
+// 64-bit key u<<b | v (b bits per id, so n ≤ 2^32), to its partition owner.
+// The owner builds its share of the matrix by two parallel radix sorts of
+// the keys (pagerank_matrix.go): by (u, v), which drops duplicates (all
+// copies of an edge meet there) and gives the in-set, the distinct sources
+// (it needs their ranks); then by (v, slot of u), which gives the columns of
+// a pull SpMV over local uint32 slots. The out-set is the distinct
+// destinations (it contributes partial sums for them) plus every vertex of
+// its partition.Block1D range, contributed with value 0: this way every
+// vertex 0..n−1 is in some out-set and so has a home in the allreduce, even
+// one that is no edge's destination (its rank is (1−α)/n + α·D/n), and each
+// home can keep the current rank of all the vertices it homes.
 //
 // Out-degrees come from one sparse allreduce of kind direct (each rank
-// contributes 1 per local edge at its source; its in-set is its sources);
-// its apply callback records at each home the out-degree of the vertices it
-// homes. Homes depend only on the index (package allreduce), so the homes of
-// the degree reduce and of the PageRank reduce agree; a vertex missing from
-// the degree reduce's home list has out-degree 0, i.e. is dangling.
+// contributes its local out-degree at each source; its in-set is its
+// sources); its apply callback records at each home the out-degree of the
+// vertices it homes. Homes depend only on the index (package allreduce), so
+// the homes of the degree reduce and of the PageRank reduce agree; a vertex
+// missing from the degree reduce's home list has out-degree 0, i.e. is
+// dangling.
 //
-// One iteration: x_u = r_u/d(u) over the in-set; y_v = Σ_{(u,v) local} x_u
-// over the out-set; Reduce(y) with apply at home computing r'_v from the
-// sum, plus the partial L1 change, the dangling mass of r' and Σ r'; one
-// AllreduceFloat64 ("pagerank.scalars") of those three partials; the up pass
-// has delivered r' for the in-set. Sums are deterministic for a given rank
-// count, partition and network; different ones add in different orders and
-// agree up to rounding.
+// One iteration: y_v = Σ_{(u,v) local} x_u over the out-set, where x_u =
+// r_u/d(u), on Threads goroutines, each column summed by one goroutine in
+// slot order; then one ReduceScalars of y: the apply at home computes r'_v
+// from the sum, keeps it, and replaces it by r'_v/d(v) — the x the in-sets
+// need next — and writes the partial L1 change, dangling mass of r' and
+// Σ r'; the up pass delivers x for the in-set and sums those three scalars
+// over the ranks on its way (no separate collective). Sums are
+// deterministic for a given rank count, partition and network, and do not
+// depend on Threads; different rank counts or networks add in different
+// orders and agree up to rounding.
 package spmv
 
 import (
@@ -100,6 +107,7 @@ type PageRankConfig struct {
 	Allreduce  string  // allreduce.KindKylix, KindDirect or KindBinary
 	Degrees    []int   // kylix degrees; nil designs them (allreduce.AutoDegrees)
 	Partition  string  // PartitionRandomEdge or PartitionBlock1D
+	Threads    int     // goroutines per rank for the sorts and the SpMV (≥ 1)
 }
 
 // DefaultPageRankConfig is NetworkX's PageRank on the random edge partition
@@ -107,7 +115,7 @@ type PageRankConfig struct {
 func DefaultPageRankConfig() PageRankConfig {
 	return PageRankConfig{
 		Alpha: DefaultPageRankAlpha, Tol: DefaultPageRankTol, MaxIter: DefaultPageRankMaxIter,
-		Allreduce: allreduce.KindKylix, Partition: PartitionRandomEdge,
+		Allreduce: allreduce.KindKylix, Partition: PartitionRandomEdge, Threads: 1,
 	}
 }
 
@@ -122,6 +130,8 @@ func (cfg PageRankConfig) Check() error {
 		return fmt.Errorf("%w: tolerance %v is not positive", ErrPageRankConfig, cfg.Tol)
 	case cfg.Iterations == 0 && cfg.MaxIter < 1:
 		return fmt.Errorf("%w: max-iter %d is less than 1", ErrPageRankConfig, cfg.MaxIter)
+	case cfg.Threads < 1:
+		return fmt.Errorf("%w: %d threads", ErrPageRankConfig, cfg.Threads)
 	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
 		return fmt.Errorf("%w: unknown partition %q (want %q or %q)", ErrPageRankConfig, cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
 	}
@@ -161,6 +171,8 @@ type PageRankResult struct {
 	// update at home) and communication (the rest of the reduce and the
 	// scalar allreduce).
 	Compute, Communication time.Duration
+	// IterationTimes is this rank's wall time of each iteration.
+	IterationTimes []time.Duration
 	// This rank's traffic in the iterations (configuration excluded): all
 	// phases, and per layer of the network.
 	Traffic     comm.PhaseCounters
@@ -178,126 +190,12 @@ type VertexScore struct {
 // it with the same configuration. With no edge at all the result has no
 // vertices and no iterations.
 func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
-	if err := cfg.Check(); err != nil {
-		return nil, err
+	run, res, err := preparePageRank(ctx, c, edges, cfg)
+	if err != nil || run == nil {
+		return res, err
 	}
-	p, rank := c.Size(), c.Rank()
-	dense, original, n, err := graph.Relabel(ctx, c, edges)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: %w", err)
-	}
-	res := &PageRankResult{NumVertices: n, Original: original, Converged: true}
-	if n == 0 {
-		return res, nil
-	}
-	part, err := partition.NewBlock1D(n, p)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: %w", err)
-	}
-	res.Part = part
-	if cfg.Undirected {
-		k := len(dense)
-		dense = slices.Grow(dense, k)
-		for _, e := range dense[:k] {
-			dense = append(dense, graph.Edge{U: e.V, V: e.U})
-		}
-	}
-	local, err := routeEdges(ctx, c, dense, part, cfg.Partition)
-	if err != nil {
-		return nil, err
-	}
-	count := []int64{int64(len(local))}
-	if err := c.AllreduceInt64(ctx, PhasePageRankCount, count, comm.Sum); err != nil {
-		return nil, fmt.Errorf("pagerank: counting edges: %w", err)
-	}
-	res.NumEdges = count[0]
-
-	// In-set: distinct sources (local is sorted by source). Out-set:
-	// distinct destinations plus the rank's block.
-	var in []int64
-	srcPos := make([]int32, len(local))
-	for i, e := range local {
-		if len(in) == 0 || in[len(in)-1] != e.U {
-			in = append(in, e.U)
-		}
-		srcPos[i] = int32(len(in) - 1)
-	}
-	first, cnt := part.First(rank), int64(part.Count(rank))
-	out := make([]int64, 0, len(local)+int(cnt))
-	for _, e := range local {
-		out = append(out, e.V)
-	}
-	for v := first; v < first+cnt; v++ {
-		out = append(out, v)
-	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	dstPos := make([]int32, len(local))
-	for i, e := range local {
-		j, _ := slices.BinarySearch(out, e.V)
-		dstPos[i] = int32(j)
-	}
-
-	// Out-degrees: at home (for dangling vertices) and for the in-set.
-	degNet, err := allreduce.New(ctx, c, allreduce.KindDirect, nil, n, in, in)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: out-degrees: %w", err)
-	}
-	degOut := make([]float64, len(in))
-	for _, sp := range srcPos {
-		degOut[sp]++
-	}
-	outDeg := make([]float64, len(in))
-	var degHome []int64
-	var degSums []float64
-	err = degNet.Reduce(ctx, degOut, outDeg, func(home []int64, sums []float64) {
-		degHome, degSums = slices.Clone(home), slices.Clone(sums)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: out-degrees: %w", err)
-	}
-
-	net, err := allreduce.New(ctx, c, cfg.Allreduce, cfg.Degrees, n, in, out)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: %w", err)
-	}
-	res.Network, res.Layers = net.Name(), net.Layers()
-	home := net.Home()
-	dangling := make([]bool, len(home)) // of the home vertices
-	for i, j := 0, 0; i < len(home); i++ {
-		for j < len(degHome) && degHome[j] < home[i] {
-			j++
-		}
-		dangling[i] = j >= len(degHome) || degHome[j] != home[i] || degSums[j] == 0
-	}
-
-	nf := float64(n)
-	cur := make([]float64, len(home)) // the current rank of the home vertices
-	for i := range cur {
-		cur[i] = 1 / nf
-	}
-	r := make([]float64, len(in)) // the current rank of the in-set
-	for i := range r {
-		r[i] = 1 / nf
-	}
-	var d0 float64
-	for i, isD := range dangling {
-		if isD {
-			d0 += cur[i]
-		}
-	}
-	scalars := []float64{d0}
-	if err := c.AllreduceFloat64(ctx, PhasePageRankScalars, scalars, comm.Sum); err != nil {
-		return nil, fmt.Errorf("pagerank: dangling mass: %w", err)
-	}
-	danglingMass := scalars[0]
-	res.Total = 1
-
-	x := make([]float64, len(in))
-	y := make([]float64, len(out))
 	before := c.Stats().Snapshot()
-	layersBefore := allreduce.LayerStats(c.Stats(), net.Layers())
-	alpha := cfg.Alpha
+	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	for it := 1; ; it++ {
 		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
 			res.Converged = cfg.Iterations > 0
@@ -307,51 +205,16 @@ func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRank
 			return nil, fmt.Errorf("pagerank: %w", err)
 		}
 		t0 := time.Now()
-		for i := range x {
-			x[i] = r[i] / outDeg[i]
-		}
-		clear(y)
-		for e, s := range srcPos {
-			y[dstPos[e]] += x[s]
-		}
-		computed := time.Since(t0)
-		base := (1-alpha)/nf + alpha*danglingMass/nf
-		var l1, dNext, total float64
-		var applyTime time.Duration
-		homeMismatch := false
-		t1 := time.Now()
-		err := net.Reduce(ctx, y, r, func(h []int64, sums []float64) {
-			if len(sums) != len(cur) {
-				homeMismatch = true
-				return
-			}
-			ta := time.Now()
-			for i, s := range sums {
-				v := base + alpha*s
-				l1 += math.Abs(v - cur[i])
-				cur[i] = v
-				sums[i] = v
-				total += v
-				if dangling[i] {
-					dNext += v
-				}
-			}
-			applyTime = time.Since(ta)
-		})
+		compute, err := run.step(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("pagerank: iteration %d: %w", it, err)
 		}
-		if homeMismatch {
-			return nil, fmt.Errorf("pagerank: iteration %d: the allreduce changed its home list", it)
-		}
-		scalars = append(scalars[:0], l1, dNext, total)
-		if err := c.AllreduceFloat64(ctx, PhasePageRankScalars, scalars, comm.Sum); err != nil {
-			return nil, fmt.Errorf("pagerank: iteration %d: %w", it, err)
-		}
-		res.Communication += time.Since(t1) - applyTime
-		res.Compute += computed + applyTime
+		took := time.Since(t0)
+		res.Compute += compute
+		res.Communication += took - compute
+		res.IterationTimes = append(res.IterationTimes, took)
 		res.Iterations = it
-		res.Residual, danglingMass, res.Total = scalars[0], scalars[1], scalars[2]
+		res.Residual, res.Total = run.residual, run.total
 		if cfg.Iterations == 0 && res.Residual < cfg.Tol {
 			break
 		}
@@ -360,63 +223,258 @@ func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRank
 	for phase, pc := range after {
 		res.Traffic.Add(pc.Sub(before[phase]))
 	}
-	res.LayerVolume = allreduce.LayerStats(c.Stats(), net.Layers())
+	res.LayerVolume = allreduce.LayerStats(c.Stats(), run.net.Layers())
 	for i := range res.LayerVolume {
 		res.LayerVolume[i] = res.LayerVolume[i].Sub(layersBefore[i])
 	}
-
-	res.Scores, err = homeToBlock(ctx, c, part, home, cur)
+	res.Scores, err = homeToBlock(ctx, c, res.Part, run.net.Home(), run.up.cur)
 	if err != nil {
 		return nil, err
 	}
 	return res, nil
 }
 
-// routeEdges sends every edge to its partition owner (one Alltoallv) and
-// returns the rank's edges sorted by (source, destination), without
-// duplicates.
-func routeEdges(ctx context.Context, c comm.Comm, edges []graph.Edge, part partition.Block1D, scheme string) ([]graph.Edge, error) {
+// prRun is one rank's PageRank between iterations.
+type prRun struct {
+	a   *prMatrix
+	net allreduce.Sparse
+	x   []float64 // r_u/d(u) over the in-set, as the allreduce delivers it
+	xs  []float64 // the same by slot, what the kernel reads
+	y   []float64 // the local sums over the out-set
+	up  prUpdate
+
+	alpha, nf       float64
+	danglingMass    float64 // D of the last iteration, summed over the ranks
+	residual, total float64 // L1 change and Σ r of the last iteration
+	scalars         []float64
+	apply           func(home []int64, sums []float64)
+}
+
+// preparePageRank does everything before the first iteration: relabel,
+// route the edges to their partition owners, build the local matrix,
+// compute the out-degrees and configure the allreduce. It returns a nil
+// run (and the result) when there is no vertex.
+func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, nil, err
+	}
+	p, rank := c.Size(), c.Rank()
+	dense, original, n, err := graph.Relabel(ctx, c, edges)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pagerank: %w", err)
+	}
+	res := &PageRankResult{NumVertices: n, Original: original, Converged: true}
+	if n == 0 {
+		return nil, res, nil
+	}
+	part, err := partition.NewBlock1D(n, p)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pagerank: %w", err)
+	}
+	res.Part = part
+	sh, err := idBits(n)
+	if err != nil {
+		return nil, nil, err
+	}
+	keys, err := routeEdges(ctx, c, dense, part, cfg.Partition, cfg.Undirected, sh)
+	if err != nil {
+		return nil, nil, err
+	}
+	first, cnt := part.First(rank), int64(part.Count(rank))
+	a := buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
+	count := []int64{int64(len(a.src))}
+	if err := c.AllreduceInt64(ctx, PhasePageRankCount, count, comm.Sum); err != nil {
+		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
+	}
+	res.NumEdges = count[0]
+
+	// Out-degrees: at home (for dangling vertices and to divide by) and for
+	// the in-set (for the first iteration).
+	degNet, err := allreduce.New(ctx, c, allreduce.KindDirect, nil, n, a.in, a.in)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pagerank: out-degrees: %w", err)
+	}
+	outDeg := make([]float64, len(a.in))
+	var degHome []int64
+	var degSums []float64
+	err = degNet.Reduce(ctx, a.localDeg, outDeg, func(home []int64, sums []float64) {
+		degHome, degSums = slices.Clone(home), slices.Clone(sums)
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("pagerank: out-degrees: %w", err)
+	}
+
+	net, err := allreduce.New(ctx, c, cfg.Allreduce, cfg.Degrees, n, a.in, a.out)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pagerank: %w", err)
+	}
+	res.Network, res.Layers = net.Name(), net.Layers()
+	home := net.Home()
+	homeDeg := make([]float64, len(home)) // out-degree of the home vertices, 0 if dangling
+	for i, j := 0, 0; i < len(home); i++ {
+		for j < len(degHome) && degHome[j] < home[i] {
+			j++
+		}
+		if j < len(degHome) && degHome[j] == home[i] {
+			homeDeg[i] = degSums[j]
+		}
+	}
+
+	nf := float64(n)
+	cur := make([]float64, len(home)) // the current rank of the home vertices
+	for i := range cur {
+		cur[i] = 1 / nf
+	}
+	x := make([]float64, len(a.in))
+	for i := range x {
+		x[i] = 1 / nf / outDeg[i]
+	}
+	var d0 float64
+	for i, d := range homeDeg {
+		if d == 0 {
+			d0 += cur[i]
+		}
+	}
+	scalars := []float64{d0}
+	if err := c.AllreduceFloat64(ctx, PhasePageRankScalars, scalars, comm.Sum); err != nil {
+		return nil, nil, fmt.Errorf("pagerank: dangling mass: %w", err)
+	}
+	res.Total = 1
+	run := &prRun{
+		a: a, net: net, x: x, xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
+		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg},
+		alpha: cfg.Alpha, nf: nf, danglingMass: scalars[0], total: 1,
+		scalars: make([]float64, numPRScalars),
+	}
+	run.apply = run.up.apply
+	return run, res, nil
+}
+
+// step runs one iteration: the local SpMV, then one sparse allreduce whose
+// homes apply the update and whose up pass delivers r'_u/d(u) for the
+// in-set and sums the L1 change, dangling mass and total rank over the
+// ranks. It returns the time of the local work (SpMV and update).
+func (s *prRun) step(ctx context.Context) (time.Duration, error) {
+	t0 := time.Now()
+	s.a.gather(s.x, s.xs)
+	s.a.pull(s.xs, s.y)
+	computed := time.Since(t0)
+	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+	s.up.scalars, s.up.took, s.up.mismatch = s.scalars, 0, false
+	if err := s.net.ReduceScalars(ctx, s.y, s.x, s.scalars, s.apply); err != nil {
+		return 0, err
+	}
+	if s.up.mismatch {
+		return 0, errors.New("the allreduce changed its home list")
+	}
+	s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
+	return computed + s.up.took, nil
+}
+
+// The scalars an iteration sums over the ranks, by position.
+const (
+	prL1         = iota // L1 change Σ|r' − r|
+	prDangling          // Σ r' over dangling vertices: next iteration's D
+	prTotal             // Σ r'
+	numPRScalars        // how many
+)
+
+// prUpdate is the PageRank update at home, the apply of the allreduce.
+type prUpdate struct {
+	alpha, base float64   // α and (1−α)/n + α·D/n
+	cur         []float64 // the rank of the home vertices, updated in place
+	deg         []float64 // their out-degrees, 0 for dangling vertices
+	scalars     []float64 // receives this rank's partial sums
+	took        time.Duration
+	mismatch    bool // the home list does not match cur
+}
+
+// apply turns the sums at home into the new ranks r' (kept in cur), replaces
+// them by r'/d — what the in-sets want — and records the partial scalars.
+func (u *prUpdate) apply(_ []int64, sums []float64) {
+	if len(sums) != len(u.cur) {
+		u.mismatch = true
+		return
+	}
+	t := time.Now()
+	alpha, base, cur, deg := u.alpha, u.base, u.cur, u.deg[:len(sums)]
+	cur = cur[:len(sums)]
+	var l1, dangling, total float64
+	for i, s := range sums {
+		v := base + alpha*s
+		l1 += math.Abs(v - cur[i])
+		cur[i] = v
+		total += v
+		if d := deg[i]; d != 0 {
+			sums[i] = v / d
+		} else {
+			dangling += v
+			sums[i] = 0 // a dangling vertex is in no in-set
+		}
+	}
+	u.scalars[prL1], u.scalars[prDangling], u.scalars[prTotal] = l1, dangling, total
+	u.took = time.Since(t)
+}
+
+// routeEdges sends every edge (and, with undirected, its reverse) to its
+// partition owner in one Alltoallv, as a key u<<sh | v, and returns the
+// keys the rank received, in no particular order, duplicates included.
+func routeEdges(ctx context.Context, c comm.Comm, edges []graph.Edge, part partition.Block1D, scheme string, undirected bool, sh uint) ([]uint64, error) {
 	p := c.Size()
-	send := make([][]byte, p)
-	owner := func(e graph.Edge) int { return partition.EdgeOwner(e.U, e.V, p) }
-	if scheme == PartitionBlock1D {
-		owner = func(e graph.Edge) int { return part.Owner(e.U) }
+	byEdge := scheme != PartitionBlock1D
+	owner := func(u, v int64) int {
+		switch {
+		case p == 1:
+			return 0
+		case byEdge:
+			return partition.EdgeOwner(u, v, p)
+		}
+		return part.Owner(u)
 	}
 	counts := make([]int, p)
 	for _, e := range edges {
-		counts[owner(e)]++
+		counts[owner(e.U, e.V)]++
+		if undirected {
+			counts[owner(e.V, e.U)]++
+		}
 	}
+	send := make([][]byte, p)
 	for d := range send {
-		send[d] = make([]byte, 0, 16*counts[d])
+		send[d] = make([]byte, 0, 8*counts[d])
 	}
 	for _, e := range edges {
-		d := owner(e)
-		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.U))
-		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.V))
+		d := owner(e.U, e.V)
+		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.U)<<sh|uint64(e.V))
+		if undirected {
+			d = owner(e.V, e.U)
+			send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.V)<<sh|uint64(e.U))
+		}
 	}
 	recv, err := c.Alltoallv(ctx, PhasePageRankRoute, send, nil)
 	if err != nil {
 		return nil, fmt.Errorf("pagerank: routing edges: %w", err)
 	}
+	clear(send)
 	total := 0
 	for s, m := range recv {
-		if len(m)%16 != 0 {
+		if len(m)%8 != 0 {
 			return nil, fmt.Errorf("pagerank: routing edges: %d bytes from rank %d is not a list of edges", len(m), s)
 		}
-		total += len(m) / 16
+		total += len(m) / 8
 	}
-	local := make([]graph.Edge, 0, total)
+	keys := make([]uint64, 0, total)
+	limit, vmask := uint64(part.N), uint64(1)<<sh-1
 	for s, m := range recv {
-		for i := 0; i < len(m); i += 16 {
-			e := graph.Edge{U: int64(binary.LittleEndian.Uint64(m[i:])), V: int64(binary.LittleEndian.Uint64(m[i+8:]))}
-			if e.U < 0 || e.U >= part.N || e.V < 0 || e.V >= part.N {
-				return nil, fmt.Errorf("pagerank: routing edges: edge (%d, %d) from rank %d outside [0, %d)", e.U, e.V, s, part.N)
+		for i := 0; i < len(m); i += 8 {
+			k := binary.LittleEndian.Uint64(m[i:])
+			if k>>sh >= limit || k&vmask >= limit {
+				return nil, fmt.Errorf("pagerank: routing edges: edge (%d, %d) from rank %d outside [0, %d)", k>>sh, k&vmask, s, part.N)
 			}
-			local = append(local, e)
+			keys = append(keys, k)
 		}
+		recv[s] = nil
 	}
-	slices.SortFunc(local, func(a, b graph.Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
-	return slices.Compact(local), nil
+	return keys, nil
 }
 
 // homeToBlock moves the ranks held at the homes to the owners of the

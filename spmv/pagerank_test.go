@@ -235,6 +235,7 @@ func TestPageRankConfigCheck(t *testing.T) {
 		func(c *PageRankConfig) { c.MaxIter = 0 },
 		func(c *PageRankConfig) { c.Iterations = -1 },
 		func(c *PageRankConfig) { c.Partition = "2d" },
+		func(c *PageRankConfig) { c.Threads = 0 },
 		func(c *PageRankConfig) { c.Allreduce = "ring" },
 		func(c *PageRankConfig) { c.Allreduce, c.Degrees = allreduce.KindDirect, []int{2} },
 	}

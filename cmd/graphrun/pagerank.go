@@ -15,6 +15,8 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -43,6 +45,7 @@ type pagerankFlags struct {
 	top        int
 	out, json  string
 	kron       int
+	threads    int
 }
 
 func newPageRankCommand() *cobra.Command {
@@ -77,6 +80,7 @@ and the total rank.`,
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
+	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
 	return cmd
 }
 
@@ -86,6 +90,7 @@ type pagerankReport struct {
 	Version          string             `json:"version"`
 	Input            string             `json:"input"`
 	NumRanks         int                `json:"num_ranks"`
+	Threads          int                `json:"threads"`
 	Vertices         int64              `json:"vertices"`
 	Edges            int64              `json:"edges"`
 	Alpha            float64            `json:"alpha"`
@@ -97,6 +102,7 @@ type pagerankReport struct {
 	Allreduce        string             `json:"allreduce"`
 	Partition        string             `json:"partition"`
 	TimePerIteration pagerankTimes      `json:"time_per_iteration"`
+	IterationTime    pagerankSpread     `json:"iteration_time"`
 	CommBytes        int64              `json:"comm_bytes"`
 	CommMessages     int64              `json:"comm_messages"`
 	Layers           []pagerankLayer    `json:"layers"`
@@ -109,6 +115,15 @@ type pagerankReport struct {
 type pagerankTimes struct {
 	Compute       float64 `json:"compute"`
 	Communication float64 `json:"communication"`
+}
+
+// pagerankSpread is the spread of the iterations' wall times in seconds,
+// each iteration timed on the slowest rank: a loaded machine shows as a
+// median well above the minimum.
+type pagerankSpread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
 }
 
 // pagerankLayer is the traffic of one layer of the network over all ranks
@@ -169,7 +184,15 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		return err
 	}
 	p := plan.totalRanks()
+	threads := max(1, runtime.GOMAXPROCS(0)/plan.localRanks())
+	if fl.Changed("threads") {
+		if f.threads < 1 {
+			return flagError("threads", "%d is less than 1", f.threads)
+		}
+		threads = f.threads
+	}
 	cfg := spmv.DefaultPageRankConfig()
+	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
 	cfg.Undirected, cfg.Allreduce, cfg.Partition = f.undirected, f.allreduce, f.partition
 	switch {
@@ -209,7 +232,11 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 				}
 			}
 		}
-		return plan.launchLocal(cmd, args...) // the FILE argument, after the flags
+		extra := args // the FILE argument, after the flags
+		if !fl.Changed("threads") {
+			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
+		}
+		return plan.launchLocal(cmd, extra...)
 	}
 	if plan.rank() == 0 {
 		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
@@ -241,7 +268,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		} else {
 			first, count := kp.RankRange(c.Rank(), c.Size())
 			edges = make([]graph.Edge, count)
-			kp.Generate(first, edges)
+			kp.GenerateParallel(first, edges, threads)
 		}
 		rep, err := pagerankRank(ctx, c, edges, cfg, f, idOffset)
 		if err != nil {
@@ -296,6 +323,9 @@ func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	times := []float64{res.Compute.Seconds(), res.Communication.Seconds()}
+	for _, d := range res.IterationTimes {
+		times = append(times, d.Seconds())
+	}
 	if err := c.AllreduceFloat64(ctx, spmv.PhasePageRankReport, times, comm.Max); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
@@ -303,7 +333,7 @@ func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv
 		return nil, nil
 	}
 	rep := &pagerankReport{
-		Command: "pagerank", Version: version, NumRanks: c.Size(),
+		Command: "pagerank", Version: version, NumRanks: c.Size(), Threads: cfg.Threads,
 		Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
 		Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
 		Allreduce: res.Network, Partition: cfg.Partition,
@@ -315,6 +345,9 @@ func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv
 	if res.Iterations > 0 {
 		it := float64(res.Iterations)
 		rep.TimePerIteration = pagerankTimes{Compute: times[0] / it, Communication: times[1] / it}
+		iters := slices.Clone(times[2:])
+		slices.Sort(iters)
+		rep.IterationTime = pagerankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
 	}
 	for i := range rep.Layers {
 		rep.Layers[i] = pagerankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
@@ -385,8 +418,9 @@ func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writ
 	fmt.Fprintf(textOut, "iterations: %d\n", rep.Iterations)
 	fmt.Fprintf(textOut, "final L1 change: %.6e\n", rep.Residual)
 	fmt.Fprintf(textOut, "total rank: %.15f\n", rep.TotalRank)
-	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s\n",
-		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication))
+	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
+		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
+		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
 	return nil
 }
 

@@ -251,3 +251,52 @@ func TestPageRankCLIBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestPageRankCLIThreadsAndTraffic: --threads does not change the scores;
+// every message of an iteration belongs to a layer of the network (the
+// scalars ride the up pass), at most d−1 per rank, layer and pass; and the
+// JSON reports the threads and the spread of iteration times.
+func TestPageRankCLIThreadsAndTraffic(t *testing.T) {
+	a := runPageRankJSON(t, "--kron", "10", "--ranks", "2", "--threads", "1", "--iterations", "4", "--top", "10")
+	b := runPageRankJSON(t, "--kron", "10", "--ranks", "2", "--threads", "3", "--iterations", "4", "--top", "10")
+	for i := range a.Top {
+		if a.Top[i] != b.Top[i] {
+			t.Errorf("#%d: %v with 1 thread, %v with 3", i+1, a.Top[i], b.Top[i])
+		}
+	}
+	var raw map[string]any
+	code, out, errOut := runCLI(t, "pagerank", "--kron", "8", "--threads", "2", "--iterations", "3", "--json", "-")
+	if code != 0 || json.Unmarshal([]byte(out), &raw) != nil {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	spread, ok := raw["iteration_time"].(map[string]any)
+	if raw["threads"] != 2.0 || !ok || !(spread["min"].(float64) <= spread["median"].(float64) && spread["median"].(float64) <= spread["max"].(float64)) {
+		t.Errorf("threads %v, iteration_time %v", raw["threads"], raw["iteration_time"])
+	}
+
+	const p, iters = 16, 3
+	for _, nw := range []struct {
+		args    []string
+		degrees []int
+	}{
+		{[]string{"--allreduce", "kylix", "--degrees", "4x2x2"}, []int{4, 2, 2}},
+		{[]string{"--allreduce", "direct"}, []int{p}},
+		{[]string{"--allreduce", "binary"}, []int{2, 2, 2, 2}},
+	} {
+		rep := runPageRankJSON(t, append([]string{"--kron", "10", "--ranks", strconv.Itoa(p), "--iterations", strconv.Itoa(iters)}, nw.args...)...)
+		var msgs, bytes, bound int64
+		for i, l := range rep.Layers {
+			msgs += l.Messages
+			bytes += l.Bytes
+			bound += 2 * int64(iters) * p * int64(nw.degrees[i]-1)
+		}
+		if len(rep.Layers) != len(nw.degrees) || msgs != rep.CommMessages || bytes != rep.CommBytes || msgs > bound {
+			t.Errorf("%v: %d messages and %d bytes in %d layers, %d and %d in all, bound %d",
+				nw.args, msgs, bytes, len(rep.Layers), rep.CommMessages, rep.CommBytes, bound)
+		}
+	}
+	code, _, errOut = runCLI(t, "pagerank", "--kron", "8", "--threads", "0")
+	if code != 2 || !strings.Contains(errOut, "--threads") {
+		t.Errorf("--threads 0: exit %d, %q", code, errOut)
+	}
+}

@@ -1,0 +1,74 @@
+//go:build unix
+
+package spmv
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+)
+
+var benchPageRankScale = flag.Int("pagerank.scale", 18, "Kronecker scale of BenchmarkPageRankIteration")
+
+// BenchmarkPageRankIteration times one PageRank iteration (SpMV, update at
+// home and the sparse allreduce) on a Kronecker graph, tuples as directed
+// edges, for 1 rank with 1 and 2 threads and 4 ranks with 1 thread; setup
+// is outside the clock. Besides wall time it reports the process's CPU
+// time per iteration (cpu-ms/op, all threads), which a machine loaded by
+// other work inflates much less than the wall time.
+//
+//	go test -run '^$' -bench PageRankIteration ./spmv/
+//	go test -run '^$' -bench 'PageRankIteration/ranks=1/threads=2' -benchtime 30x ./spmv/ -pagerank.scale 20
+func BenchmarkPageRankIteration(b *testing.B) {
+	params := kronecker.DefaultParams(*benchPageRankScale)
+	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {4, 1}} {
+		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
+			cfg := DefaultPageRankConfig()
+			cfg.Threads = tc.threads
+			var cpu0 time.Duration
+			err := inproc.Run(context.Background(), tc.ranks, func(ctx context.Context, c comm.Comm) error {
+				first, count := params.RankRange(c.Rank(), c.Size())
+				edges := make([]graph.Edge, count)
+				params.GenerateParallel(first, edges, tc.threads)
+				run, _, err := preparePageRank(ctx, c, edges, cfg)
+				if err != nil {
+					return err
+				}
+				if err := c.Barrier(ctx, "bench"); err != nil {
+					return err
+				}
+				if c.Rank() == 0 {
+					b.ResetTimer()
+					cpu0 = processCPU()
+				}
+				for range b.N {
+					if _, err := run.step(ctx); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
+// processCPU is the user and system CPU time of this process so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

@@ -1,0 +1,203 @@
+package spmv
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/graph"
+)
+
+func TestRadixSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, n := range []int{0, 1, 2, 3, 100, 1000, 70000, 300000} {
+		for _, width := range []uint{0, 1, 7, 11, 12, 23, 40, 64} {
+			for _, threads := range []int{1, 2, 3} {
+				keys := make([]uint64, n)
+				for i := range keys {
+					if width > 0 {
+						keys[i] = rng.Uint64() >> (64 - width)
+					}
+					if width > 11 && i%3 == 0 {
+						keys[i] &^= 0x7ff // a digit that is mostly zero
+					}
+				}
+				want := slices.Clone(keys)
+				slices.Sort(want)
+				got, other := radixSort(keys, make([]uint64, n+5), width, threads)
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d width=%d threads=%d: not sorted", n, width, threads)
+				}
+				if len(other) != n {
+					t.Fatalf("n=%d width=%d: spare of length %d", n, width, len(other))
+				}
+			}
+		}
+	}
+	// A digit the same in every key is skipped, and the result is still
+	// sorted by the other digits.
+	keys := []uint64{5 << 22, 3<<22 | 1, 5<<22 | 2, 1 << 22}
+	got, _ := radixSort(keys, make([]uint64, 4), 33, 1)
+	if !slices.Equal(got, []uint64{1 << 22, 3<<22 | 1, 5 << 22, 5<<22 | 2}) {
+		t.Fatalf("got %v", got)
+	}
+}
+
+// TestBuildPRMatrix checks the local matrix against a plain construction
+// from the edge set: in-set, out-set with the block, degrees, slots by
+// descending degree, and every column's sources in slot order.
+func TestBuildPRMatrix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for trial := range 60 {
+		n := int64(1 + rng.IntN(300))
+		if trial%10 == 9 {
+			n = 1
+		}
+		sh, err := idBits(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rng.IntN(int(4 * n))
+		if trial%7 == 0 {
+			m = 0
+		}
+		var keys []uint64
+		set := map[[2]int64]bool{}
+		for range m {
+			u := rng.Int64N(n)
+			if rng.IntN(2) == 0 {
+				u = rng.Int64N(max(1, n/8)) // heavy sources
+			}
+			v := rng.Int64N(n)
+			keys = append(keys, uint64(u)<<sh|uint64(v))
+			if rng.IntN(4) == 0 { // duplicate
+				keys = append(keys, uint64(u)<<sh|uint64(v))
+			}
+			set[[2]int64{u, v}] = true
+		}
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		first := rng.Int64N(n)
+		cnt := rng.Int64N(n - first + 1)
+		var first1 *prMatrix
+		for _, threads := range []int{1, 2, 5} {
+			a := buildPRMatrix(slices.Clone(keys), sh, first, cnt, threads)
+			checkPRMatrix(t, a, set, first, cnt, threads)
+			if first1 == nil {
+				first1 = a
+			} else if !slices.Equal(a.src, first1.src) || !slices.Equal(a.colStart, first1.colStart) || !slices.Equal(a.slot, first1.slot) {
+				t.Fatalf("trial %d: the matrix depends on the thread count", trial)
+			}
+		}
+	}
+}
+
+func checkPRMatrix(t *testing.T, a *prMatrix, set map[[2]int64]bool, first, cnt int64, threads int) {
+	t.Helper()
+	deg := map[int64]int{}
+	outs := map[int64]bool{}
+	for e := range set {
+		deg[e[0]]++
+		outs[e[1]] = true
+	}
+	for v := first; v < first+cnt; v++ {
+		outs[v] = true
+	}
+	var wantIn, wantOut []int64
+	for u := range deg {
+		wantIn = append(wantIn, u)
+	}
+	for v := range outs {
+		wantOut = append(wantOut, v)
+	}
+	slices.Sort(wantIn)
+	slices.Sort(wantOut)
+	if !slices.Equal(a.in, wantIn) || !slices.Equal(a.out, wantOut) {
+		t.Fatalf("in %v out %v, want %v and %v", a.in, a.out, wantIn, wantOut)
+	}
+	if len(a.src) != len(set) || len(a.colStart) != len(a.out)+1 || a.colStart[len(a.out)] != len(set) {
+		t.Fatalf("%d edges, colStart %v, want %d edges", len(a.src), a.colStart, len(set))
+	}
+	vertexAt := make([]int64, len(a.in)) // slot → in-set vertex
+	seen := make([]bool, len(a.in))
+	for l, q := range a.slot {
+		if seen[q] {
+			t.Fatalf("slot %d used twice", q)
+		}
+		seen[q] = true
+		vertexAt[q] = a.in[l]
+		if int(a.localDeg[l]) != deg[a.in[l]] {
+			t.Fatalf("vertex %d: degree %v, want %d", a.in[l], a.localDeg[l], deg[a.in[l]])
+		}
+	}
+	for q := 1; q < len(vertexAt); q++ {
+		d0, d1 := deg[vertexAt[q-1]], deg[vertexAt[q]]
+		if d0 < d1 || d0 == d1 && vertexAt[q-1] > vertexAt[q] {
+			t.Fatalf("slots not by descending degree, then id, at %d", q)
+		}
+	}
+	got := 0
+	for j, v := range a.out {
+		col := a.src[a.colStart[j]:a.colStart[j+1]]
+		for i, q := range col {
+			if i > 0 && q <= col[i-1] {
+				t.Fatalf("column %d not in ascending slot order", v)
+			}
+			if !set[[2]int64{vertexAt[q], v}] {
+				t.Fatalf("edge (%d, %d) is not an input edge", vertexAt[q], v)
+			}
+			got++
+		}
+	}
+	if got != len(set) {
+		t.Fatalf("%d edges in the columns, want %d", got, len(set))
+	}
+	if len(a.splits) != threads+1 || a.splits[0] != 0 || a.splits[threads] != len(a.out) || !slices.IsSorted(a.splits) {
+		t.Fatalf("splits %v for %d columns and %d threads", a.splits, len(a.out), threads)
+	}
+}
+
+func TestIDBits(t *testing.T) {
+	for _, c := range []struct {
+		n    int64
+		bits uint
+	}{{1, 0}, {2, 1}, {3, 2}, {1 << 20, 20}, {1<<20 + 1, 21}, {1 << 32, 32}} {
+		if b, err := idBits(c.n); err != nil || b != c.bits {
+			t.Errorf("idBits(%d) = %d, %v; want %d", c.n, b, err, c.bits)
+		}
+	}
+	if _, err := idBits(1<<32 + 1); err == nil {
+		t.Error("idBits accepted 2^32+1 vertices")
+	}
+}
+
+// TestPageRankThreads: the scores are bit-identical for every thread
+// count, on one and on several ranks.
+func TestPageRankThreads(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	var edges []graph.Edge
+	for range 20000 {
+		// Power-law-ish sources over sparse ids.
+		u := int64(math.Floor(math.Exp(rng.Float64() * 8)))
+		edges = append(edges, graph.Edge{U: u * 977, V: rng.Int64N(3000) * 977})
+	}
+	for _, p := range []int{1, 3} {
+		var first map[int64]float64
+		for _, threads := range []int{1, 2, 3} {
+			cfg := DefaultPageRankConfig()
+			cfg.Threads = threads
+			cfg.Allreduce = allreduce.KindKylix
+			_, got, _ := runPageRank(t, p, edges, cfg, 1)
+			if first == nil {
+				first = got
+				continue
+			}
+			for v, s := range got {
+				if math.Float64bits(s) != math.Float64bits(first[v]) {
+					t.Fatalf("p=%d threads=%d: vertex %d: %v, with 1 thread %v", p, threads, v, s, first[v])
+				}
+			}
+		}
+	}
+}
