@@ -6,41 +6,61 @@ import (
 	"io"
 )
 
-// PageRankRun is the JSON `graphrun pagerank --json` writes, as a reader
-// sees it: the run's parameters, its convergence, the per-iteration time
-// split, the traffic (configuration excluded) and the per-layer volume of the
-// allreduce (paper 000 Fig. 5).
+// PageRankRun is the JSON of a `graphrun pagerank` run (--json): the run's
+// parameters, its convergence, the per-iteration time split, the traffic
+// (configuration excluded) and the per-layer volume of the allreduce (paper
+// 000 Fig. 5). The CLI writes it and `graphrun report` reads it.
 type PageRankRun struct {
-	Command          string  `json:"command"`
-	Version          string  `json:"version"`
-	Input            string  `json:"input"`
-	NumRanks         int     `json:"num_ranks"`
-	Threads          int     `json:"threads"`
-	Vertices         int64   `json:"vertices"`
-	Edges            int64   `json:"edges"`
-	Alpha            float64 `json:"alpha"`
-	Tol              float64 `json:"tol"`
-	Iterations       int     `json:"iterations"`
-	Converged        bool    `json:"converged"`
-	Residual         float64 `json:"residual"`
-	TotalRank        float64 `json:"total_rank"`
-	Allreduce        string  `json:"allreduce"`
-	Partition        string  `json:"partition"`
-	TimePerIteration struct {
-		Compute       float64 `json:"compute"`
-		Communication float64 `json:"communication"`
-	} `json:"time_per_iteration"`
-	CommBytes    int64 `json:"comm_bytes"`
-	CommMessages int64 `json:"comm_messages"`
-	Layers       []struct {
-		Layer    int   `json:"layer"`
-		Bytes    int64 `json:"bytes"`
-		Messages int64 `json:"messages"`
-	} `json:"layers"`
-	Top []struct {
-		ID    int64   `json:"id"`
-		Score float64 `json:"score"`
-	} `json:"top"`
+	Command          string          `json:"command"`
+	Version          string          `json:"version"`
+	Input            string          `json:"input"`
+	NumRanks         int             `json:"num_ranks"`
+	Threads          int             `json:"threads"`
+	Vertices         int64           `json:"vertices"`
+	Edges            int64           `json:"edges"`
+	Alpha            float64         `json:"alpha"`
+	Tol              float64         `json:"tol"`
+	Iterations       int             `json:"iterations"`
+	Converged        bool            `json:"converged"`
+	Residual         float64         `json:"residual"`
+	TotalRank        float64         `json:"total_rank"`
+	Allreduce        string          `json:"allreduce"`
+	Partition        string          `json:"partition"`
+	TimePerIteration PageRankTimes   `json:"time_per_iteration"`
+	IterationTime    PageRankSpread  `json:"iteration_time"`
+	CommBytes        int64           `json:"comm_bytes"`    // all ranks, all iterations
+	CommMessages     int64           `json:"comm_messages"` // all ranks, all iterations
+	Layers           []PageRankLayer `json:"layers"`
+	Top              []TopVertex     `json:"top"`
+}
+
+// PageRankTimes are seconds per iteration, the maximum over the ranks.
+type PageRankTimes struct {
+	Compute       float64 `json:"compute"`
+	Communication float64 `json:"communication"`
+}
+
+// PageRankSpread is the spread of the iterations' wall times in seconds,
+// each iteration timed on the slowest rank: a loaded machine shows as a
+// median well above the minimum.
+type PageRankSpread struct {
+	Min    float64 `json:"min"`
+	Median float64 `json:"median"`
+	Max    float64 `json:"max"`
+}
+
+// PageRankLayer is the traffic of one layer of the allreduce network over
+// all ranks and iterations.
+type PageRankLayer struct {
+	Layer    int   `json:"layer"`
+	Bytes    int64 `json:"bytes"`
+	Messages int64 `json:"messages"`
+}
+
+// TopVertex is one of the highest-ranked vertices, by its original id.
+type TopVertex struct {
+	ID    int64   `json:"id"`
+	Score float64 `json:"score"`
 }
 
 // ReadPageRankJSON decodes a `graphrun pagerank --json` file and checks the

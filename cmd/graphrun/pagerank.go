@@ -84,54 +84,12 @@ and the total rank.`,
 	return cmd
 }
 
-// pagerankReport is the JSON of a run (--json).
+// pagerankReport is a run's results.PageRankRun (the --json document) plus
+// what only the text output needs.
 type pagerankReport struct {
-	Command          string             `json:"command"`
-	Version          string             `json:"version"`
-	Input            string             `json:"input"`
-	NumRanks         int                `json:"num_ranks"`
-	Threads          int                `json:"threads"`
-	Vertices         int64              `json:"vertices"`
-	Edges            int64              `json:"edges"`
-	Alpha            float64            `json:"alpha"`
-	Tol              float64            `json:"tol"`
-	Iterations       int                `json:"iterations"`
-	Converged        bool               `json:"converged"`
-	Residual         float64            `json:"residual"`
-	TotalRank        float64            `json:"total_rank"`
-	Allreduce        string             `json:"allreduce"`
-	Partition        string             `json:"partition"`
-	TimePerIteration pagerankTimes      `json:"time_per_iteration"`
-	IterationTime    pagerankSpread     `json:"iteration_time"`
-	CommBytes        int64              `json:"comm_bytes"`
-	CommMessages     int64              `json:"comm_messages"`
-	Layers           []pagerankLayer    `json:"layers"`
-	Top              []spmv.VertexScore `json:"top"`
-	all              []spmv.VertexScore // --out: every vertex, rank 0 only
-	warnMaxIter      bool               // stopped at --max-iter
-}
-
-// pagerankTimes are seconds per iteration, the maximum over the ranks.
-type pagerankTimes struct {
-	Compute       float64 `json:"compute"`
-	Communication float64 `json:"communication"`
-}
-
-// pagerankSpread is the spread of the iterations' wall times in seconds,
-// each iteration timed on the slowest rank: a loaded machine shows as a
-// median well above the minimum.
-type pagerankSpread struct {
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
-
-// pagerankLayer is the traffic of one layer of the network over all ranks
-// and iterations.
-type pagerankLayer struct {
-	Layer    int   `json:"layer"`
-	Bytes    int64 `json:"bytes"`
-	Messages int64 `json:"messages"`
+	results.PageRankRun
+	all         []spmv.VertexScore // --out: every vertex, rank 0 only
+	warnMaxIter bool               // stopped at --max-iter
 }
 
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
@@ -333,27 +291,29 @@ func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv
 		return nil, nil
 	}
 	rep := &pagerankReport{
-		Command: "pagerank", Version: version, NumRanks: c.Size(), Threads: cfg.Threads,
-		Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
-		Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
-		Allreduce: res.Network, Partition: cfg.Partition,
-		CommBytes: sums[0], CommMessages: sums[1],
-		Layers:      make([]pagerankLayer, len(res.LayerVolume)),
-		Top:         make([]spmv.VertexScore, len(top)),
+		PageRankRun: results.PageRankRun{
+			Command: "pagerank", Version: version, NumRanks: c.Size(), Threads: cfg.Threads,
+			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
+			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
+			Allreduce: res.Network, Partition: cfg.Partition,
+			CommBytes: sums[0], CommMessages: sums[1],
+			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
+			Top:    make([]results.TopVertex, len(top)),
+		},
 		warnMaxIter: !res.Converged,
 	}
 	if res.Iterations > 0 {
 		it := float64(res.Iterations)
-		rep.TimePerIteration = pagerankTimes{Compute: times[0] / it, Communication: times[1] / it}
+		rep.TimePerIteration = results.PageRankTimes{Compute: times[0] / it, Communication: times[1] / it}
 		iters := slices.Clone(times[2:])
 		slices.Sort(iters)
-		rep.IterationTime = pagerankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
+		rep.IterationTime = results.PageRankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
 	}
 	for i := range rep.Layers {
-		rep.Layers[i] = pagerankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
+		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
 	}
 	for i, v := range top {
-		rep.Top[i] = spmv.VertexScore{ID: v.ID + idOffset, Score: v.Score}
+		rep.Top[i] = results.TopVertex{ID: v.ID + idOffset, Score: v.Score}
 	}
 	for i := range all {
 		all[i].ID += idOffset
