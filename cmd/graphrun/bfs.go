@@ -66,6 +66,7 @@ type bfsFlags struct {
 	ranks, roots int
 	root         int64
 	out, json    string
+	plots        string
 	noValidate   bool
 	exchange     string
 	direction    string
@@ -102,6 +103,7 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style)")
 	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
 	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
+	fl.StringVar(&f.plots, "plots", "", "write the run's charts (levels, breakdown, TEPS) as SVG and PNG into this directory")
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
@@ -217,6 +219,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 			return flagError("json", "%v", err)
 		}
 	}
+	if f.plots != "" && plan.rank() == 0 {
+		if err := os.MkdirAll(f.plots, 0o755); err != nil {
+			return flagError("plots", "%v", err)
+		}
+	}
 
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if gridNote != "" && plan.rank() == 0 {
@@ -277,6 +284,11 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer
 	if f.breakdown {
 		if err := run.WriteBreakdown(stderr); err != nil {
 			return err
+		}
+	}
+	if f.plots != "" {
+		if err := writePlots(f.plots, []results.ReportInput{{Path: "bfs", BFS: run}}); err != nil {
+			return fmt.Errorf("--plots: %w", err)
 		}
 	}
 	if !run.ValidationSkipped && !run.Validated() {

@@ -72,3 +72,25 @@ func TestReportBadInput(t *testing.T) {
 		t.Fatal("a failed report left an output file")
 	}
 }
+
+// TestBFSPlots: graphrun bfs --plots writes the run's three charts.
+func TestBFSPlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--ranks", "2", "--roots", "2", "--plots", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"bfs-levels", "breakdown", "teps"} {
+		for _, ext := range []string{".svg", ".png"} {
+			if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
+				t.Fatalf("%s%s: %v", name, ext, err)
+			}
+		}
+	}
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCLI(t, "bfs", "--scale", "6", "--plots", filepath.Join(blocker, "sub")); code != 2 || !strings.Contains(errOut, "--plots") {
+		t.Fatalf("unusable --plots: exit %d, %q", code, errOut)
+	}
+}
