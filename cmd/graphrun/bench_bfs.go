@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -163,11 +162,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		bar.step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.label, float64(run.CommBytes)/1e6, hm))
 	}
 	bar.finish()
-	err = results.WriteFileAtomic(filepath.Join(f.dir, "summary.json"), func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(summary)
-	})
+	err = results.WriteFileAtomic(filepath.Join(f.dir, "summary.json"), func(w io.Writer) error { return writeIndentedJSON(w, summary) })
 	if err != nil {
 		return fmt.Errorf("bench %s: %w", matrix, err)
 	}
