@@ -33,7 +33,11 @@ func newBenchCommand() *cobra.Command {
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usageError{fmt.Errorf("unknown benchmark %q for \"graphrun bench\" (want: transport)", args[0])}
+				var names []string
+				for _, sub := range cmd.Commands() {
+					names = append(names, sub.Name())
+				}
+				return usageError{fmt.Errorf("unknown benchmark %q for \"graphrun bench\" (want one of: %s)", args[0], strings.Join(names, ", "))}
 			}
 			return cmd.Help()
 		},
@@ -56,8 +60,9 @@ func newBenchTransportCommand() *cobra.Command {
 		Short: "Measure Alltoallv bandwidth and latency against message size",
 		Long: `Measures the transport's Alltoallv — every rank sends one message of the same
 size to every other rank — for each message size of --sizes, on in-process
-ranks (--ranks, the default) or TCP processes (--procs N, or under a launcher
-like graphrun bfs), and prints per size the calls made, the latency of one
+ranks (--ranks, the default), TCP processes (--procs N, or under a launcher
+like graphrun bfs) or MPI processes (--transport mpi under mpirun, in a
+graphrun built with -tags mpi), and prints per size the calls made, the latency of one
 call, and the bandwidth (bytes a rank sends to the others per second; it
 receives as many). Kylix (paper 000) Fig. 2 plots the same curve.
 
@@ -118,8 +123,11 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		return nil
 	}
 	what := fmt.Sprintf("%d in-process ranks", plan.totalRanks())
-	if plan.tcp() {
+	switch {
+	case plan.tcp():
 		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
+	case plan.mpi():
+		what = fmt.Sprintf("mpi, %d processes", plan.totalRanks())
 	}
 	return writeBenchTable(cmd.OutOrStdout(), what, plan.totalRanks(), rows)
 }

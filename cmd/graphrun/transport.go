@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/signal"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,8 +26,10 @@ import (
 
 // transportFlags choose how a command's ranks run: as goroutines of this
 // process (--ranks), as processes this one starts on this machine
-// (--procs), or as one rank of a TCP job started by someone else (--rank
-// and --size, or a launcher's environment: see package comm/launch).
+// (--procs), as one rank of a TCP job started by someone else (--rank
+// and --size, or a launcher's environment: see package comm/launch), or as
+// one rank of an MPI job (--transport mpi under mpirun, mpiexec or srun, in
+// a graphrun built with -tags mpi).
 type transportFlags struct {
 	procs       int
 	transport   string
@@ -38,7 +42,7 @@ type transportFlags struct {
 func (t *transportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&t.procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.transport, "transport", "", "inproc or tcp (default: tcp when a launcher (mpirun, srun, Kubernetes) starts several processes, else inproc)")
+	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: tcp when a launcher (mpirun, srun, Kubernetes) starts several processes, else inproc; mpi needs a graphrun built with -tags mpi)")
 	fl.IntVar(&t.rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
 	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
 	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
@@ -46,11 +50,19 @@ func (t *transportFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
 }
 
+// transportMPI is --transport's name for the MPI backend (comm/mpi).
+const transportMPI = "mpi"
+
+// mpiBuildHint says how to get a graphrun with the MPI backend.
+const mpiBuildHint = "build it with: go build -tags mpi ./cmd/graphrun " +
+	"(needs an MPI library with its headers and pkg-config, e.g. Debian's libopenmpi-dev and pkg-config)"
+
 // jobPlan is how this process takes part in a job.
 type jobPlan struct {
 	// procs > 0: this process only starts procs rank processes and waits.
 	procs int
-	// job is this process's part otherwise: in-process ranks, or one TCP rank.
+	// job is this process's part otherwise: in-process ranks, one TCP rank
+	// or one MPI rank (Transport transportMPI).
 	job launch.Job
 	// ranks is the number of in-process ranks of an in-process job.
 	ranks int
@@ -68,8 +80,8 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		if ranksSet {
 			return jobPlan{}, flagError("procs", "cannot be combined with --ranks %d: --procs starts one rank per process, --ranks runs ranks as goroutines of one process", ranks)
 		}
-		if t.transport == launch.InProc {
-			return jobPlan{}, flagError("procs", "cannot be combined with --transport %s (the processes talk TCP)", launch.InProc)
+		if t.transport == launch.InProc || t.transport == transportMPI {
+			return jobPlan{}, flagError("procs", "cannot be combined with --transport %s (the processes talk TCP; start MPI ranks with mpirun -np N)", t.transport)
 		}
 		for _, name := range []string{"rank", "size", "coordinator", "listen"} {
 			if fl.Changed(name) {
@@ -83,6 +95,13 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 			return jobPlan{}, flagError("peer-timeout", "%v is not a positive duration", t.peerTimeout)
 		}
 		return jobPlan{procs: t.procs}, nil
+	}
+	switch t.transport {
+	case "", launch.InProc, launch.TCP:
+	case transportMPI:
+		return t.planMPI(cmd, ranksSet, ranks)
+	default:
+		return jobPlan{}, flagError("transport", "unknown transport %q (want %s, %s or %s)", t.transport, launch.InProc, launch.TCP, transportMPI)
 	}
 	job, err := launch.Discover(launch.Flags{
 		Transport: t.transport,
@@ -99,13 +118,76 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 	return jobPlan{job: job, ranks: ranks}, nil
 }
 
+// planMPI is plan for --transport mpi. The rank, the size and the number of
+// ranks on this machine come from the MPI launcher's variables, so that bad
+// flags fail before MPI starts; MPI confirms rank and size when the ranks
+// run (runMPI).
+func (t *transportFlags) planMPI(cmd *cobra.Command, ranksSet bool, ranks int) (jobPlan, error) {
+	if !mpiBuilt {
+		return jobPlan{}, flagError("transport", "%s: this graphrun was built without the MPI backend; %s", transportMPI, mpiBuildHint)
+	}
+	for _, name := range []string{"rank", "size", "coordinator", "listen"} {
+		if cmd.Flags().Changed(name) {
+			return jobPlan{}, flagError(name, "cannot be combined with --transport %s (MPI gives every process its rank; start graphrun with mpirun, mpiexec or srun)", transportMPI)
+		}
+	}
+	if t.peerTimeout <= 0 {
+		return jobPlan{}, flagError("peer-timeout", "%v is not a positive duration", t.peerTimeout)
+	}
+	l, ok := launch.Detect(os.LookupEnv)
+	if !ok || l.SizeVar == launch.EnvSize { // a Kubernetes Indexed Job starts no MPI processes
+		return jobPlan{}, flagError("transport", "%s needs an MPI launcher: start graphrun with mpirun -np N, mpiexec -n N or srun -n N "+
+			"(none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set)", transportMPI)
+	}
+	job := launch.Job{Transport: transportMPI, LocalSize: 1, Source: l.Name, PeerTimeout: t.peerTimeout}
+	var err error
+	if job.Rank, err = envInt(l.RankVar); err != nil {
+		return jobPlan{}, err
+	}
+	if job.Size, err = envInt(l.SizeVar); err != nil {
+		return jobPlan{}, err
+	}
+	if job.Size < 1 || job.Rank < 0 || job.Rank >= job.Size {
+		return jobPlan{}, usageError{fmt.Errorf("%s: rank %d is outside [0, %d) (the job size from %s)", l.RankVar, job.Rank, job.Size, l.SizeVar)}
+	}
+	if v, ok := os.LookupEnv(l.LocalSize); ok && l.LocalSize != "" && strings.TrimSpace(v) != "" {
+		if job.LocalSize, err = envInt(l.LocalSize); err != nil {
+			return jobPlan{}, err
+		}
+		if job.LocalSize < 1 || job.LocalSize > job.Size {
+			return jobPlan{}, usageError{fmt.Errorf("%s: %d processes on this machine is outside [1, %d]", l.LocalSize, job.LocalSize, job.Size)}
+		}
+	}
+	if ranksSet {
+		return jobPlan{}, flagError("ranks", "%d in-process ranks cannot be combined with an MPI job of %d processes (%s): each process is one rank", ranks, job.Size, job.Source)
+	}
+	return jobPlan{job: job, ranks: ranks}, nil
+}
+
+// envInt reads an integer variable of the launcher's environment.
+func envInt(name string) (int, error) {
+	v := strings.TrimSpace(os.Getenv(name))
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, usageError{fmt.Errorf("%s: %q is not an integer", name, v)}
+	}
+	return n, nil
+}
+
 // tcp reports whether this process is one rank of a TCP job.
 func (p jobPlan) tcp() bool { return p.procs == 0 && p.job.Transport == launch.TCP }
+
+// mpi reports whether this process is one rank of an MPI job.
+func (p jobPlan) mpi() bool { return p.procs == 0 && p.job.Transport == transportMPI }
+
+// multiProcess reports whether this process is one rank of a job of
+// processes (TCP or MPI).
+func (p jobPlan) multiProcess() bool { return p.tcp() || p.mpi() }
 
 // rank is this process's rank (0 for the launcher and in-process jobs,
 // whose rank 0 reports).
 func (p jobPlan) rank() int {
-	if p.tcp() {
+	if p.multiProcess() {
 		return p.job.Rank
 	}
 	return 0
@@ -116,7 +198,7 @@ func (p jobPlan) totalRanks() int {
 	switch {
 	case p.procs > 0:
 		return p.procs
-	case p.tcp():
+	case p.multiProcess():
 		return p.job.Size
 	}
 	return p.ranks
@@ -128,7 +210,7 @@ func (p jobPlan) localRanks() int {
 	switch {
 	case p.procs > 0:
 		return p.procs
-	case p.tcp():
+	case p.multiProcess():
 		return p.job.LocalSize
 	}
 	return p.ranks
@@ -183,8 +265,12 @@ func forwardedArgs(cmd *cobra.Command, skip ...string) []string {
 }
 
 // runRanks runs fn on this process's ranks: every in-process rank, or this
-// process's rank of a TCP job. Log lines of the TCP transport go to stderr.
+// process's rank of a TCP or MPI job. Log lines of the TCP transport go to
+// stderr.
 func (p jobPlan) runRanks(ctx context.Context, stderr io.Writer, fn func(ctx context.Context, c comm.Comm) error) error {
+	if p.mpi() {
+		return runMPI(ctx, p.job, stderr, fn)
+	}
 	if !p.tcp() {
 		return inproc.Run(ctx, p.ranks, fn)
 	}
@@ -198,9 +284,9 @@ func (p jobPlan) runRanks(ctx context.Context, stderr io.Writer, fn func(ctx con
 }
 
 // runGraph500 runs the benchmark on this process's ranks and returns the
-// report, or nil on a TCP rank other than 0.
+// report, or nil on a TCP or MPI rank other than 0.
 func (p jobPlan) runGraph500(ctx context.Context, cfg graph500.Config, stderr io.Writer) (*results.Graph500Run, error) {
-	if !p.tcp() {
+	if !p.multiProcess() {
 		return graph500.Run(ctx, cfg)
 	}
 	cfg.Ranks = p.job.Size

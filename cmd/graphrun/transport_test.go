@@ -143,7 +143,16 @@ func TestTransportBadInput(t *testing.T) {
 		{"procs and rank", "--rank: cannot be combined with --procs", nil, []string{"--procs", "2", "--rank", "1"}},
 		{"procs under mpirun", "--procs: cannot be used inside a Open MPI job (OMPI_COMM_WORLD_RANK is set)",
 			map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2"}, []string{"--procs", "2"}},
-		{"unknown transport", "--transport: unknown transport \"mpi\"", nil, []string{"--transport", "mpi"}},
+		{"unknown transport", "--transport: unknown transport \"udp\" (want inproc, tcp or mpi)", nil, []string{"--transport", "udp"}},
+		{"mpi", mpiWant("--transport: mpi needs an MPI launcher: start graphrun with mpirun"), nil, []string{"--transport", "mpi"}},
+		{"procs and mpi", "--procs: cannot be combined with --transport mpi", nil, []string{"--procs", "2", "--transport", "mpi"}},
+		{"mpi and rank", mpiWant("--rank: cannot be combined with --transport mpi"), nil, []string{"--transport", "mpi", "--rank", "1", "--size", "2"}},
+		{"mpi under Kubernetes", mpiWant("--transport: mpi needs an MPI launcher"),
+			map[string]string{"JOB_COMPLETION_INDEX": "0", launch.EnvSize: "2"}, []string{"--transport", "mpi"}},
+		{"mpi with a bad launcher variable", mpiWant("OMPI_COMM_WORLD_SIZE: \"x\" is not an integer"),
+			map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "x"}, []string{"--transport", "mpi"}},
+		{"ranks in an mpi job", mpiWant("--ranks: 2 in-process ranks cannot be combined with an MPI job of 2 processes (Open MPI)"),
+			map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2"}, []string{"--transport", "mpi", "--ranks", "2"}},
 		{"tcp without a job", "--transport: tcp needs this process's rank", nil, []string{"--transport", "tcp"}},
 		{"rank without size", "--size: missing", nil, []string{"--rank", "1"}},
 		{"rank out of range", "--rank: rank 2 is outside [0, 2)", nil, []string{"--rank", "2", "--size", "2"}},
@@ -174,6 +183,42 @@ func TestTransportBadInput(t *testing.T) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want exit 2 and %q", code, out, errOut, tc.want)
 			}
 		})
+	}
+}
+
+// mpiWant is the error of a --transport mpi command line that is wrong in
+// a graphrun with the MPI backend: without the backend, every such command
+// line fails saying how to build one.
+func mpiWant(withBackend string) string {
+	if mpiBuilt {
+		return withBackend
+	}
+	return "--transport: mpi: this graphrun was built without the MPI backend; build it with: go build -tags mpi ./cmd/graphrun"
+}
+
+// TestPlanMPI: under Open MPI's mpirun, --transport mpi takes rank, size
+// and the ranks on this machine from the launcher's variables.
+func TestPlanMPI(t *testing.T) {
+	if !mpiBuilt {
+		t.Skip("graphrun built without the MPI backend (-tags mpi)")
+	}
+	clearJobEnv(t)
+	t.Setenv("OMPI_COMM_WORLD_RANK", "3")
+	t.Setenv("OMPI_COMM_WORLD_SIZE", "4")
+	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
+	var f transportFlags
+	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
+	f.register(cmd)
+	cmd.SetArgs([]string{"--transport", "mpi"})
+	if err := cmd.Execute(); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := f.plan(cmd, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !plan.mpi() || !plan.multiProcess() || plan.tcp() || plan.rank() != 3 || plan.totalRanks() != 4 || plan.localRanks() != 2 {
+		t.Fatalf("plan %+v: mpi %v, rank %d, total %d, local %d", plan, plan.mpi(), plan.rank(), plan.totalRanks(), plan.localRanks())
 	}
 }
 

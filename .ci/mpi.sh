@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# graphrun's MPI backend (comm/mpi, build tag mpi) under Open MPI's mpirun:
+# installs openmpi-bin, libopenmpi-dev and pkg-config if missing (as root),
+# builds graphrun and the comm/mpi test binary with -tags mpi, runs the
+# transport conformance suite on four MPI processes, then end to end:
+# graphrun bfs and graphrun pagerank over --transport mpi print exactly what
+# the in-process --ranks 4 runs print (timings aside), bench transport runs,
+# and a rank that fails (SIGTERM) or dies (kill -9) ends the whole job with
+# a non-zero status within a bounded time.
+# Usage: bash .ci/mpi.sh [SCALE] (default 16)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .ci/tcp-lib.sh
+scale=${1:-16}
+MPI_TMP=$(mktemp -d)
+bg=()
+cleanup() {
+  [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
+  for p in "${bg[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$MPI_TMP"
+}
+trap cleanup EXIT
+
+# need_mpi installs Open MPI's launcher and development files and
+# pkg-config (the build takes its flags from pkg-config's ompi module).
+need_mpi() {
+  if command -v mpirun >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi 2>/dev/null; then
+    return 0
+  fi
+  echo "== installing openmpi-bin libopenmpi-dev pkg-config"
+  [ "$(id -u)" = 0 ] || tcp_fail "Open MPI is missing and this is not root: apt-get install -y openmpi-bin libopenmpi-dev pkg-config"
+  command -v apt-get >/dev/null 2>&1 || tcp_fail "Open MPI is missing and apt-get is unavailable: install it and pkg-config by hand"
+  apt-get update -qq || tcp_fail "apt-get update failed (needed to install Open MPI)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev pkg-config >/dev/null ||
+    tcp_fail "apt-get install openmpi-bin libopenmpi-dev pkg-config failed"
+  pkg-config --exists ompi || tcp_fail "libopenmpi-dev is installed but pkg-config does not know ompi"
+}
+need_mpi
+tcp_need_cmd jq jq
+mpirun --version | head -1
+
+# Four processes on this 2-core machine: --oversubscribe, and no binding
+# (Go's runtime threads of a rank should not share one core).
+MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+
+echo "== build with -tags mpi; go vet"
+go vet -tags mpi ./comm/mpi/ ./cmd/graphrun/
+GRAPHRUN=$MPI_TMP/graphrun-mpi
+go build -tags mpi -o "$GRAPHRUN" ./cmd/graphrun
+go test -tags mpi -c -o "$MPI_TMP/mpi.test" ./comm/mpi
+go test -tags mpi -count=1 -run 'TestTransportBadInput|TestPlanMPI|TestBenchTransport' ./cmd/graphrun
+
+echo "== conformance suite on 1..4 ranks: mpirun -np 4 mpi.test"
+if ! timeout 600 "${MPIRUN[@]}" -np 4 "$MPI_TMP/mpi.test" -test.count=1 -test.v >"$MPI_TMP/suite.out" 2>&1; then
+  grep -v -e '^=== RUN' -e '--- PASS' "$MPI_TMP/suite.out" >&2
+  tcp_fail "the comm/mpi tests failed under mpirun -np 4"
+fi
+[ "$(grep -c '^PASS$' "$MPI_TMP/suite.out")" = 4 ] || { cat "$MPI_TMP/suite.out" >&2; tcp_fail "not every process passed"; }
+if grep -q -e '--- SKIP: TestConformance ' -e '--- SKIP: TestRun ' "$MPI_TMP/suite.out"; then
+  tcp_fail "the tests skipped under mpirun"
+fi
+echo "comm/mpi tests under mpirun -np 4: $(grep -c -e '--- PASS' "$MPI_TMP/suite.out") tests and subtests passed over 4 processes, 0 failed"
+
+echo "== mpirun -np 4 graphrun bfs --scale $scale --transport mpi vs --ranks 4"
+if ! timeout 600 "${MPIRUN[@]}" -np 4 "$GRAPHRUN" bfs --scale "$scale" --transport mpi --json "$MPI_TMP/mpi.json" \
+  >"$MPI_TMP/mpi.out" 2>"$MPI_TMP/mpi.err"; then
+  cat "$MPI_TMP/mpi.err" >&2
+  tcp_fail "mpirun graphrun bfs --transport mpi failed"
+fi
+tcp_graph500_block "$MPI_TMP/mpi.out" 4
+[ "$(grep -c '^SCALE:' "$MPI_TMP/mpi.out")" = 1 ] || tcp_fail "more than one rank printed a report"
+grep -q 'listening for peers' "$MPI_TMP/mpi.err" && tcp_fail "--transport mpi talked TCP"
+"$GRAPHRUN" bfs --scale "$scale" --ranks 4 --json "$MPI_TMP/ranks.json" >"$MPI_TMP/ranks.out"
+# Everything but times, TEPS and the validation times: the graph, the keys'
+# searches, nedge and its statistics.
+stats='^(SCALE|edgefactor|NBFS|num_mpi_processes|[a-z_]*nedge):'
+diff <(grep -E "$stats" "$MPI_TMP/mpi.out") <(grep -E "$stats" "$MPI_TMP/ranks.out") ||
+  tcp_fail "the nedge statistics over MPI differ from the in-process run"
+echo "nedge statistics identical ($(grep -cE "$stats" "$MPI_TMP/mpi.out") lines)"
+tcp_same_searches "$MPI_TMP/mpi.json" "$MPI_TMP/ranks.json"
+grep -E '^bfs  harmonic_mean_TEPS:' "$MPI_TMP/mpi.out"
+
+echo "== graphrun pagerank on Slashdot: mpirun -np 4 --transport mpi vs --ranks 4"
+data=../shared/data/soc-Slashdot0902.txt.gz
+[ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout)"
+if ! timeout 600 "${MPIRUN[@]}" -np 4 "$GRAPHRUN" pagerank "$data" --transport mpi --top 20 >"$MPI_TMP/pr-mpi.out" 2>"$MPI_TMP/pr-mpi.err"; then
+  cat "$MPI_TMP/pr-mpi.err" >&2
+  tcp_fail "mpirun graphrun pagerank --transport mpi failed"
+fi
+"$GRAPHRUN" pagerank "$data" --ranks 4 --top 20 >"$MPI_TMP/pr-ranks.out"
+# Everything but the timing line: top 20, iterations, L1 change, total rank.
+diff <(grep -v '^time per iteration' "$MPI_TMP/pr-mpi.out") <(grep -v '^time per iteration' "$MPI_TMP/pr-ranks.out") ||
+  tcp_fail "pagerank over MPI differs from the in-process run"
+echo "pagerank top 20 identical"
+
+echo "== mpirun -np 2 graphrun bench transport --transport mpi"
+timeout 300 "${MPIRUN[@]}" -np 2 "$GRAPHRUN" bench transport --transport mpi --sizes 1K,64K,1M --min-time 20ms >"$MPI_TMP/bench.out" 2>&1 ||
+  { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport --transport mpi failed"; }
+grep -q '^Alltoallv over mpi, 2 processes' "$MPI_TMP/bench.out" || { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport did not run over MPI"; }
+grep -E '^ +1 MiB ' "$MPI_TMP/bench.out"
+
+# rank_pid MPIRUN_PID RANK prints the pid of rank RANK among mpirun's children.
+rank_pid() {
+  local p
+  for p in $(pgrep -P "$1" || true); do
+    if tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | grep -qx "OMPI_COMM_WORLD_RANK=$2"; then
+      echo "$p"
+      return 0
+    fi
+  done
+}
+
+# failing_rank SIGNAL: runs bfs on 4 MPI processes, sends SIGNAL to rank 2
+# while it searches, and checks that mpirun exits non-zero within 60 s.
+failing_rank() {
+  local sig=$1 victim=2 deadline=60
+  "${MPIRUN[@]}" -np 4 "$GRAPHRUN" bfs --scale 20 --transport mpi >"$MPI_TMP/fail.out" 2>"$MPI_TMP/fail.err" &
+  local launcher=$!
+  bg=("$launcher")
+  local pid="" tries=0
+  while [ -z "$pid" ] && [ $tries -lt 100 ]; do
+    sleep 0.2
+    pid=$(rank_pid "$launcher" $victim)
+    tries=$((tries + 1))
+  done
+  [ -n "$pid" ] || { cat "$MPI_TMP/fail.err" >&2; tcp_fail "no process of rank $victim under mpirun"; }
+  sleep 6 # into kernel 1 or the searches
+  kill -0 "$launcher" 2>/dev/null || { cat "$MPI_TMP/fail.err" >&2; tcp_fail "the job ended before rank $victim got SIG$sig"; }
+  kill -s "$sig" "$pid"
+  local killed_at=$SECONDS
+  while kill -0 "$launcher" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$launcher/stat" 2>/dev/null)" != Z ]; do
+    [ $((SECONDS - killed_at)) -lt $deadline ] || tcp_fail "mpirun still runs $deadline s after rank $victim got SIG$sig"
+    sleep 0.2
+  done
+  local rc=0
+  wait "$launcher" || rc=$?
+  bg=()
+  [ "$rc" != 0 ] || { cat "$MPI_TMP/fail.err" >&2; tcp_fail "mpirun exited 0 after rank $victim got SIG$sig"; }
+  echo "SIG$sig to rank $victim: mpirun exited $rc after $((SECONDS - killed_at)) s"
+}
+
+echo "== a failing rank: SIGTERM to rank 2 of a running bfs; the others fail, naming it"
+failing_rank TERM
+for r in 0 1 3; do
+  grep -q "rank $r of 4: the job failed because of rank 2" "$MPI_TMP/fail.err" ||
+    { cat "$MPI_TMP/fail.err" >&2; tcp_fail "rank $r does not name the failed rank 2"; }
+done
+grep -m1 'rank 0 of 4: the job failed because of rank 2' "$MPI_TMP/fail.err" | cut -c1-200
+
+echo "== a dying rank: kill -9 of rank 2; mpirun ends the job"
+failing_rank KILL
+echo "mpi: OK"

@@ -1,0 +1,106 @@
+// Package mpi is graphrun's comm.Comm over MPI: each rank is one process of
+// an MPI job (mpirun, mpiexec, srun), and every collective travels as MPI
+// point-to-point messages, so that on a cluster graphrun uses the fabric and
+// the MPI library the site already runs.
+//
+// The package carries its own small cgo binding (binding.go: about twenty
+// MPI functions) and is built only with the build tag mpi, which needs an
+// MPI library and its headers (Debian: libopenmpi-dev and pkg-config; the
+// flags come from pkg-config's ompi module):
+//
+//	go build -tags mpi ./cmd/graphrun
+//	mpirun -np 4 ./graphrun bfs --scale 20 --transport mpi
+//
+// Without the tag this file is the whole package, so that `go build ./...`
+// and `go vet ./...` work on machines without MPI.
+//
+// # Library
+//
+// MPI is process-global: Init calls MPI_Init_thread once per process,
+// asking for MPI_THREAD_MULTIPLE (goroutines move between OS threads, and
+// several Comms may be used from different goroutines); a library that
+// provides less is finalised again and Init fails, naming the level it
+// got. The OS thread that initialises MPI stays locked to a goroutine of
+// this package, which also calls MPI_Finalize (Finalize), as MPI requires.
+// That state, and the quarantine below, are the package's only global
+// variables, guarded by one mutex.
+//
+// # Collectives
+//
+// The collectives are the direct ones of comm/tcp, over MPI_Isend and
+// MPI_Irecv: in every call each rank sends every other rank a 48-byte header
+// (collective, call number, phase hash, argument, payload length, chunk
+// size) and then its payload, and receives the same from every other rank.
+// Alltoallv sends each rank its piece, Allgatherv the whole contribution,
+// the Allreduces gather every contribution everywhere and combine them in
+// rank order (so float sums are bit-identical to comm/inproc's, which
+// MPI_Allreduce does not promise), Bcast sends from the root and Barrier
+// exchanges headers only. Comparing the headers detects ranks that disagree
+// on the collective, its phase, an Allreduce's length or operator, or a
+// Bcast's root, which with MPI's own collectives would be undefined
+// behaviour (a hang, a crash or wrong data). Counters follow comm/inproc's
+// conventions exactly: logical volumes to other ranks only.
+//
+// A call posts every receive and send at once, then polls them with
+// MPI_Testsome (MPI progresses only inside MPI calls): without pause for
+// 50 µs after the last completion, then yielding the CPU between polls
+// (sched_yield) for 5 ms, then sleeping between polls, the pauses doubling
+// up to 500 µs. Open MPI's blocking waits spin instead, which on a shared
+// or oversubscribed machine takes the CPU from the ranks still computing.
+//
+// Payloads are split into messages of at most Config.MaxChunk bytes (1 GiB
+// by default): MPI counts are C ints, so a message of 2^31 bytes or more
+// cannot be described with MPI_BYTE. Chunking keeps the sender's and the
+// receiver's buffers untouched (no derived datatype, no copy); MPI delivers
+// the chunks of one sender in order.
+//
+// # Buffers
+//
+// MPI keeps the buffers of a nonblocking operation until it completes, after
+// the call that started it has returned, so no plain Go memory is ever
+// handed to it:
+//
+//   - headers and notices live in C memory (calloc) owned by the Comm;
+//   - payloads are sent from, and received into, the caller's own slices,
+//     pinned with a runtime.Pinner from the MPI_Isend or MPI_Irecv that
+//     uses them until the request completes, so the garbage collector
+//     neither moves nor frees them (received payloads land directly in the
+//     caller's recv buffers: no staging copy);
+//   - a call returns only when all its requests are complete, except when
+//     it fails. A failing call cancels its pending receives. Receives into
+//     the caller's buffers that MPI cannot cancel because their data is
+//     already arriving are waited for (up to 2 s); if one is still running
+//     then, the process calls MPI_Abort rather than return while MPI may
+//     write into memory the caller owns. Everything else still pending (sends
+//     from pinned buffers, header receives into C memory) is moved to a
+//     quarantine that keeps the pins and the C memory until Finalize.
+//
+// # Failure
+//
+// A rank whose call fails (its context is done, a peer's header disagrees,
+// MPI reports an error, or no message of the call moves for
+// Config.PeerTimeout) or whose function fails (Run, Launch: an error, a
+// panic) sends every other rank an abort notice, on a communicator of its
+// own, with the reason, the rank to blame and the number of calls it
+// completed. A waiting call polls the notice receive with its own requests
+// and fails with an error wrapping comm.ErrAborted that says why, unless
+// the failed rank completed that call (then every rank sent its messages,
+// and the call completes); every later call fails. A rank whose function
+// returns nil sends a goodbye notice with its number of calls, so that a
+// rank that makes another call fails instead of waiting for it. A process
+// that dies is the launcher's business: Open MPI's mpirun ends the whole
+// job when one process exits abnormally, and graphrun's command line exits
+// without MPI_Finalize after a failure if MPI_Finalize does not return in
+// time, which mpirun treats the same way.
+//
+// Communicators are never freed before MPI_Finalize: MPI reuses a freed
+// communicator's context id, and a late notice of a finished job could then
+// reach the next job given the same id (Launch makes a new job per call).
+//
+// # Launchers
+//
+// Run runs one rank per process over the whole of MPI_COMM_WORLD (the
+// command line's --transport mpi). Launch runs a job on the first p
+// processes; it is the conformance suite's commtest.Launcher when the test
+// binary runs under mpirun (see mpi_test.go and .ci/mpi.sh).
+package mpi
