@@ -49,9 +49,14 @@ type LabeledRun struct {
 	Run   *Graph500Run
 }
 
-// RunLabel names a run by its exchange, codec and direction.
+// RunLabel names a run by its exchange, codec and direction, and its grid
+// when it ran on the 2D partition.
 func RunLabel(r *Graph500Run) string {
-	return r.Exchange + "/" + r.Codec + "/" + r.Direction
+	label := r.Exchange + "/" + r.Codec + "/" + r.Direction
+	if r.Partition == "2d" {
+		label += "/2d " + r.Grid
+	}
+	return label
 }
 
 // meanLevels averages, level by level, the frontier and bytes over a run's

@@ -44,6 +44,7 @@ type pagerankFlags struct {
 	partition  string
 	top        int
 	out, json  string
+	plots      string
 	kron       int
 	threads    int
 }
@@ -79,6 +80,7 @@ and the total rank.`,
 	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
+	fl.StringVar(&f.plots, "plots", "", "write the run's chart (allreduce traffic per layer) as SVG and PNG into this directory")
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
 	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
 	return cmd
@@ -361,6 +363,12 @@ func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writ
 	} else if f.json != "" {
 		if err := results.WriteFileAtomic(f.json, writeJSON); err != nil {
 			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if f.plots != "" {
+		run := rep.PageRankRun
+		if err := writePlots(f.plots, []results.ReportInput{{Path: "pagerank", PageRank: &run}}); err != nil {
+			return fmt.Errorf("--plots: %w", err)
 		}
 	}
 	if rep.warnMaxIter {

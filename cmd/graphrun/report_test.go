@@ -94,3 +94,16 @@ func TestBFSPlots(t *testing.T) {
 		t.Fatalf("unusable --plots: exit %d, %q", code, errOut)
 	}
 }
+
+// TestPageRankPlots: graphrun pagerank --plots writes the per-layer chart.
+func TestPageRankPlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "plots")
+	if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", "4", "--iterations", "2", "--plots", dir); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, ext := range []string{".svg", ".png"} {
+		if fi, err := os.Stat(filepath.Join(dir, "layers"+ext)); err != nil || fi.Size() == 0 {
+			t.Fatalf("layers%s: %v", ext, err)
+		}
+	}
+}
