@@ -37,6 +37,7 @@ type transportFlags struct {
 	coordinator string
 	listen      string
 	peerTimeout time.Duration
+	replicas    int
 }
 
 func (t *transportFlags) register(cmd *cobra.Command) {
@@ -47,6 +48,7 @@ func (t *transportFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
 	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
 	fl.StringVar(&t.listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
+	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
 }
 
@@ -66,6 +68,8 @@ type jobPlan struct {
 	job launch.Job
 	// ranks is the number of in-process ranks of an in-process job.
 	ranks int
+	// replicas is the replication factor of a --procs launch.
+	replicas int
 }
 
 // plan works out the job from the flags and the environment. ranks is the
@@ -94,7 +98,10 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		if t.peerTimeout <= 0 {
 			return jobPlan{}, flagError("peer-timeout", "%v is not a positive duration", t.peerTimeout)
 		}
-		return jobPlan{procs: t.procs}, nil
+		if t.replicas < 1 {
+			return jobPlan{}, flagError("replicas", "%d is less than 1", t.replicas)
+		}
+		return jobPlan{procs: t.procs, replicas: t.replicas}, nil
 	}
 	switch t.transport {
 	case "", launch.InProc, launch.TCP:
@@ -108,6 +115,7 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		Rank:      t.rank, HasRank: fl.Changed("rank"),
 		Size: t.size, HasSize: fl.Changed("size"),
 		Coordinator: t.coordinator, Listen: t.listen, PeerTimeout: t.peerTimeout,
+		Replicas: t.replicas,
 	}, os.LookupEnv)
 	if err != nil {
 		return jobPlan{}, usageError{err}
@@ -199,7 +207,7 @@ func (p jobPlan) totalRanks() int {
 	case p.procs > 0:
 		return p.procs
 	case p.multiProcess():
-		return p.job.Size
+		return p.job.LogicalSize()
 	}
 	return p.ranks
 }
@@ -209,7 +217,7 @@ func (p jobPlan) totalRanks() int {
 func (p jobPlan) localRanks() int {
 	switch {
 	case p.procs > 0:
-		return p.procs
+		return p.procs * max(p.replicas, 1)
 	case p.multiProcess():
 		return p.job.LocalSize
 	}
@@ -234,7 +242,7 @@ func (p jobPlan) launchLocal(cmd *cobra.Command, extra ...string) error {
 	args = append(args, extra...)
 	ctx, stop := interruptContext()
 	defer stop()
-	l := launch.Local{Procs: p.procs, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if err := l.Run(ctx); err != nil {
 		return fmt.Errorf("--procs %d: %w", p.procs, err)
 	}

@@ -105,6 +105,8 @@ type Flags struct {
 	Coordinator      string // "" if not given
 	Listen           string // "" if not given
 	PeerTimeout      time.Duration
+	// Replicas is --replicas: processes per logical rank (0 or 1: none).
+	Replicas int
 }
 
 // Job is this process's place in a job.
@@ -130,7 +132,18 @@ type Job struct {
 	// have different job ids.
 	JobIDFromToken bool
 	PeerTimeout    time.Duration
+	// Replicas is the replication factor S of a TCP job (1: none). Rank
+	// and Size count processes: Size/S logical ranks, process P being
+	// replica P / (Size/S) of logical rank P mod (Size/S).
+	Replicas int
 }
+
+// LogicalRank and LogicalSize are this process's logical rank and the
+// number of logical ranks (Rank and Size without replication).
+func (job Job) LogicalRank() int { return job.Rank % job.LogicalSize() }
+
+// LogicalSize is the number of logical ranks.
+func (job Job) LogicalSize() int { return job.Size / max(job.Replicas, 1) }
 
 // Discover works out this process's place in the job from the flags and the
 // environment (see the package documentation for the order). Every error
@@ -144,7 +157,13 @@ func Discover(f Flags, env Lookup) (Job, error) {
 	if f.PeerTimeout <= 0 {
 		return Job{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
 	}
+	if f.Replicas < 0 {
+		return Job{}, settingError("--replicas", "%d is negative", f.Replicas)
+	}
 	if f.Transport == InProc {
+		if f.Replicas > 1 {
+			return Job{}, settingError("--replicas", "needs a job of processes (--procs N, or --transport %s under a launcher)", TCP)
+		}
 		for _, s := range []struct {
 			name string
 			set  bool
@@ -168,6 +187,9 @@ func Discover(f Flags, env Lookup) (Job, error) {
 		}
 	}
 	if job.Transport == InProc {
+		if f.Replicas > 1 {
+			return Job{}, settingError("--replicas", "needs a job of several processes (--procs N, or --transport %s under a launcher)", TCP)
+		}
 		for _, s := range []struct {
 			name string
 			set  bool
@@ -183,6 +205,10 @@ func Discover(f Flags, env Lookup) (Job, error) {
 			"run under mpirun, mpiexec, srun or a Kubernetes Indexed Job, or use --procs N", TCP)
 	}
 	job.PeerTimeout = f.PeerTimeout
+	job.Replicas = max(f.Replicas, 1)
+	if job.Size%job.Replicas != 0 {
+		return Job{}, settingError("--replicas", "%d processes (%s) cannot form groups of %d replicas", job.Size, job.Source, job.Replicas)
+	}
 	if err := job.network(f, env); err != nil {
 		return Job{}, err
 	}
@@ -356,6 +382,7 @@ func (job Job) TCPConfig(logf func(format string, args ...any)) (tcp.Config, err
 		Coordinator: job.Coordinator, Listen: job.Listen,
 		Token: job.Token, JobID: job.JobID,
 		PeerTimeout: job.PeerTimeout,
+		Replicas:    max(job.Replicas, 1),
 		Logf:        logf,
 	}, nil
 }

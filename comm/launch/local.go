@@ -48,6 +48,15 @@ type Local struct {
 	// peer timeout) or once ctx is done, before they are sent SIGTERM; and
 	// then how long they have before SIGKILL. Default DefaultGrace.
 	Grace time.Duration
+
+	// Replicas is the job's replication factor S (0 or 1: none): the Procs
+	// processes are Procs/S logical ranks, process P being replica
+	// P / (Procs/S) of rank P mod (Procs/S). A process that dies then
+	// fails the job only if it was the last live replica of its rank, or
+	// it exited with a status of its own (an error rather than a signal):
+	// Run returns nil when every rank had a replica that finished, and
+	// reports the lost replicas on Stderr.
+	Replicas int
 }
 
 // RankStatus is how one rank's process ended.
@@ -248,7 +257,7 @@ func (l Local) Run(ctx context.Context) error {
 				continue
 			}
 			failed = append(failed, reapedStatus{st, time.Now(), stage > 0 || cause != nil})
-			if len(failed) == 1 && stage == 0 {
+			if timer == nil && stage == 0 && l.jobLost(failed, st) {
 				arm()
 			}
 		case <-timeout:
@@ -275,6 +284,14 @@ func (l Local) Run(ctx context.Context) error {
 	}
 	if len(failed) == 0 {
 		return nil // every rank finished, even if ctx was done meanwhile
+	}
+	if l.Replicas > 1 && cause == nil && l.survived(failed) {
+		for _, f := range failed {
+			logical := l.Procs / l.Replicas
+			fmt.Fprintf(l.Stderr, "launch: process %d (replica %d of rank %d) %s; its rank's other replicas finished the job\n",
+				f.Rank, f.Rank/logical, f.Rank%logical, f.How)
+		}
+		return nil
 	}
 	first := firstFailure(failed)
 	var others []RankStatus
@@ -392,4 +409,43 @@ func (p *prefixWriter) flush() {
 		p.sink.writeLine(p.prefix, p.partial, true)
 		p.partial = p.partial[:0]
 	}
+}
+
+// jobLost reports whether the failure st, the last of failed, dooms the
+// job, so that the launcher starts stopping the other processes: always
+// without replication; with it, when st is an exit status of the process's
+// own (the job aborts everywhere) or no replica of its rank is left.
+func (l *Local) jobLost(failed []reapedStatus, st RankStatus) bool {
+	if l.Replicas <= 1 {
+		return true
+	}
+	if st.Code <= 128 {
+		return true
+	}
+	logical := l.Procs / l.Replicas
+	lost := 0
+	for _, f := range failed {
+		if f.Rank%logical == st.Rank%logical {
+			lost++
+		}
+	}
+	return lost >= l.Replicas
+}
+
+// survived reports whether every rank of a replicated job had a replica
+// that finished: every failure was a death by signal, and no rank lost all
+// its replicas.
+func (l *Local) survived(failed []reapedStatus) bool {
+	logical := l.Procs / l.Replicas
+	lost := make([]int, logical)
+	for _, f := range failed {
+		if f.Code <= 128 {
+			return false
+		}
+		lost[f.Rank%logical]++
+		if lost[f.Rank%logical] >= l.Replicas {
+			return false
+		}
+	}
+	return true
 }

@@ -28,6 +28,10 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 	if err != nil {
 		return err
 	}
+	rank, size := job.Rank, job.Size
+	if job.Replicas > 1 {
+		rank, size = job.LogicalRank(), job.LogicalSize()
+	}
 	c, err := tcp.Connect(ctx, cfg)
 	if err != nil {
 		err = fmt.Errorf("rank %d of %d: joining the job at %s: %w", job.Rank, job.Size, job.Coordinator, err)
@@ -46,10 +50,14 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 		// reading the abort notice that names the rank at fault.
 		time.Sleep(min(abortLinger, job.PeerTimeout))
 		_ = c.Close()
-		return Blame(job.Rank, job.Size, err)
+		err = Blame(rank, size, err)
+		if job.Replicas > 1 {
+			err = fmt.Errorf("process %d (replica %d): %w", job.Rank, job.Rank/size, err)
+		}
+		return err
 	}
 	if err := c.Close(); err != nil && logf != nil {
-		logf("rank %d of %d: leaving the job: %v", job.Rank, job.Size, err)
+		logf("rank %d of %d: leaving the job: %v", rank, size, err)
 	}
 	return nil
 }

@@ -44,7 +44,17 @@ const (
 
 // Config describes one rank of a TCP job.
 type Config struct {
+	// Rank and Size are this process's id and the number of processes. With
+	// Replicas S > 1 they count processes, not logical ranks: process P is
+	// replica P / (Size/S) of logical rank P mod (Size/S) (paper 000 §V-A's
+	// numbering), and the Comm's Rank and Size are the logical ones.
 	Rank, Size int
+
+	// Replicas is the replication factor S (default 1): every logical rank
+	// runs as S processes holding the same data, every message goes to all
+	// replicas of its destination and the first copy received wins. See
+	// the package documentation, "Replication".
+	Replicas int
 
 	// Coordinator is the host:port of the rendezvous. Rank 0 listens there;
 	// every rank, rank 0 included, registers there.
@@ -88,8 +98,13 @@ func (cfg Config) withDefaults() (Config, error) {
 		return cfg, errors.New("tcp: no coordinator address")
 	case len(cfg.Token) == 0:
 		return cfg, errors.New("tcp: no job token")
+	case cfg.Replicas < 0 || (cfg.Replicas > 1 && cfg.Size%cfg.Replicas != 0):
+		return cfg, fmt.Errorf("tcp: %d processes cannot form groups of %d replicas", cfg.Size, cfg.Replicas)
 	case cfg.MaxFrame != 0 && (cfg.MaxFrame < minMaxFrame || int64(cfg.MaxFrame) > math.MaxUint32):
 		return cfg, fmt.Errorf("tcp: MaxFrame %d out of range [%d, %d]", cfg.MaxFrame, minMaxFrame, uint32(math.MaxUint32))
+	}
+	if cfg.Replicas == 0 {
+		cfg.Replicas = 1
 	}
 	if cfg.PeerTimeout <= 0 {
 		cfg.PeerTimeout = DefaultPeerTimeout
@@ -213,7 +228,9 @@ func connect(ctx context.Context, cfg Config, coordLn net.Listener) (c *Comm, er
 // Comm is one rank's comm.Comm over TCP. Its methods other than Close and
 // Abort must be called from one goroutine at a time.
 type Comm struct {
-	rank, size  int
+	rank, size  int // logical rank and size (the process's when Replicas is 1)
+	proc, procs int // this process's id and the number of processes
+	replicas    int // replication factor S: procs = S·size
 	job         uint64
 	maxFrame    int
 	peerTimeout time.Duration
@@ -241,6 +258,12 @@ type Comm struct {
 	failErr error     // why the job failed on this rank; nil while healthy
 	closing bool
 
+	// arrived[g] is the last call whose message from logical rank g has
+	// arrived from one of its replicas (Replicas > 1 only): later copies
+	// of that message are dropped as they come in.
+	arrived []uint64
+	replicaCounters
+
 	bg        sync.WaitGroup // abort and goodbye notices
 	readers   sync.WaitGroup
 	closeOnce sync.Once
@@ -251,7 +274,8 @@ var _ comm.Comm = (*Comm)(nil)
 
 // peer is the connection to one other rank.
 type peer struct {
-	rank  int
+	rank  int // the peer's process id
+	group int // the peer's logical rank (= rank when Replicas is 1)
 	conn  net.Conn
 	br    *bufio.Reader
 	chunk int // largest frame payload sent to this peer
@@ -269,6 +293,9 @@ type peer struct {
 	err     error      // why the reader stopped
 	writing bool       // the current call's message to this peer is being sent
 	werr    error      // why sending the current call's message failed
+	dead    error      // Replicas > 1: why this replica was given up; nil while live
+	entered uint64     // Replicas > 1, a replica of this rank: the last call it entered
+	aborted bool       // p sent an abort notice: it sends nothing more that counts
 }
 
 // message is one collective's payload from one peer.
@@ -282,17 +309,22 @@ type message struct {
 }
 
 func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
+	logical := cfg.Size / cfg.Replicas
 	c := &Comm{
-		rank:        cfg.Rank,
-		size:        cfg.Size,
+		rank:        cfg.Rank % logical,
+		size:        logical,
+		proc:        cfg.Rank,
+		procs:       cfg.Size,
+		replicas:    cfg.Replicas,
 		job:         job,
 		maxFrame:    cfg.MaxFrame,
 		peerTimeout: cfg.PeerTimeout,
 		grace:       min(cfg.PeerTimeout, maxGrace),
 		logf:        cfg.Logf,
 		peers:       make([]*peer, cfg.Size),
-		msgs:        make([][]byte, cfg.Size),
-		scratch:     make([][]byte, cfg.Size),
+		msgs:        make([][]byte, logical),
+		scratch:     make([][]byte, logical),
+		arrived:     make([]uint64, logical),
 		wake:        make(chan struct{}, 1),
 	}
 	c.cond.L = &c.mu
@@ -300,7 +332,7 @@ func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
 		if pc == nil || r == cfg.Rank {
 			continue
 		}
-		c.peers[r] = &peer{rank: r, conn: pc.conn, br: pc.br, chunk: min(maxChunk, pc.maxFrame)}
+		c.peers[r] = &peer{rank: r, group: r % logical, conn: pc.conn, br: pc.br, chunk: min(maxChunk, pc.maxFrame)}
 	}
 	for _, p := range c.peers {
 		if p != nil {
@@ -393,7 +425,7 @@ func (c *Comm) sendControl(p *peer, t FrameType, payload []byte) {
 		return
 	}
 	_ = p.conn.SetWriteDeadline(time.Now().Add(c.grace))
-	if _, err := p.conn.Write(AppendFrame(nil, Frame{Type: t, Job: c.job, Src: uint32(c.rank)}, payload)); err != nil {
+	if _, err := p.conn.Write(AppendFrame(nil, Frame{Type: t, Job: c.job, Src: uint32(c.proc)}, payload)); err != nil {
 		p.wbroken = err
 	}
 }
@@ -441,15 +473,24 @@ func (c *Comm) shutdown() error {
 	}
 	c.bg.Wait()
 	var errs []error
-	for _, p := range c.peers {
-		if p != nil {
+	c.mu.Lock()
+	dead := make([]bool, len(c.peers))
+	for i, p := range c.peers {
+		dead[i] = p != nil && p.dead != nil
+	}
+	c.mu.Unlock()
+	if c.replicas > 1 && healthy {
+		c.drain(dead)
+	}
+	for i, p := range c.peers {
+		if p != nil && !dead[i] {
 			// Half-close first, so that the peer reads everything written
 			// before it sees the end of the stream.
 			if cw, ok := p.conn.(interface{ CloseWrite() error }); ok {
 				_ = cw.CloseWrite()
 			}
 			if err := p.conn.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("tcp: rank %d: closing the connection to rank %d: %w", c.rank, p.rank, err))
+				errs = append(errs, fmt.Errorf("tcp: rank %d: closing the connection to %s: %w", c.rank, c.procName(p), err))
 			}
 		}
 	}
@@ -476,12 +517,15 @@ func (c *Comm) read(p *peer) {
 
 func (c *Comm) readMessages(p *peer) error {
 	lost := func(format string, args ...any) error {
-		return &PeerError{Rank: p.rank, Err: fmt.Errorf(format, args...)}
+		return &PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf(format, args...))}
 	}
 	var hdr [HeaderSize]byte
 	next := uint64(1) // sequence number of the next message
 	var m *message    // message being received
 	frames := 0       // frames of m received
+	var got uint64    // payload bytes of m received
+	discard := false  // m is a late replica's copy: read, check and drop
+	var sink []byte   // where discarded payloads are read
 	bye := false
 	for {
 		f, err := readHeader(p.br, hdr[:], c.maxFrame)
@@ -489,7 +533,7 @@ func (c *Comm) readMessages(p *peer) error {
 		case err != nil && bye:
 			// The end of the stream after a goodbye, or a reset when this
 			// rank's last frames reached the peer after it closed.
-			return &PeerError{Rank: p.rank, Err: errPeerClosed}
+			return &PeerError{Rank: p.group, Err: c.peerErr(p, errPeerClosed)}
 		case err == io.EOF && m == nil:
 			return lost("connection closed without a goodbye (process died?)")
 		case err != nil:
@@ -507,15 +551,20 @@ func (c *Comm) readMessages(p *peer) error {
 					return lost("protocol error: message of %d bytes", f.Total)
 				}
 				m = &message{seq: f.Seq, kind: comm.Collective(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
-				frames = 0
+				frames, got, discard = 0, 0, false
 				c.mu.Lock()
-				c.holdLocked(p, f.Seq)
-				if p.want == f.Seq && c.failErr == nil && uint64(cap(p.dest)) >= f.Total {
-					m.data = p.dest[:0]
-					p.filling = true
+				if c.replicas > 1 {
+					// Another replica's copy of this message came first.
+					discard = f.Seq <= c.arrived[p.group]
+				} else {
+					c.holdLocked(p, f.Seq)
+					if p.want == f.Seq && c.failErr == nil && uint64(cap(p.dest)) >= f.Total {
+						m.data = p.dest[:0]
+						p.filling = true
+					}
 				}
 				c.mu.Unlock()
-				if m.data == nil && f.Total > 0 {
+				if m.data == nil && f.Total > 0 && !discard {
 					// The peer is authenticated: allocate the message at
 					// once, but no more than MaxFrame before a checksum
 					// vouches for the announced length.
@@ -524,18 +573,39 @@ func (c *Comm) readMessages(p *peer) error {
 			} else if f.Seq != m.seq || comm.Collective(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg || f.Total != m.total {
 				return lost("protocol error: frame of call #%d inside the message of call #%d", f.Seq, m.seq)
 			}
-			start := len(m.data)
-			if uint64(start)+uint64(f.Len) > m.total {
+			if got+uint64(f.Len) > m.total {
 				return lost("protocol error: message of call #%d longer than its announced %d bytes", m.seq, m.total)
 			}
-			if m.data, err = readPayload(p.br, m.data, int(f.Len)); err != nil {
-				return lost("connection lost: %w", err)
+			if !discard && c.replicas > 1 && frames > 0 {
+				// Cancel a copy that lost the race while it arrives.
+				c.mu.Lock()
+				discard = m.seq <= c.arrived[p.group]
+				c.mu.Unlock()
+				if discard {
+					c.dropped.Add(int64(got))
+					m.data = nil
+				}
 			}
-			if err := readTrailer(p.br, hdr[:], m.data[start:]); err != nil {
-				return lost("corrupt frame in call #%d: %w", m.seq, err)
+			if discard {
+				if sink, err = readPayload(p.br, sink[:0], int(f.Len)); err != nil {
+					return lost("connection lost: %w", err)
+				}
+				if err := readTrailer(p.br, hdr[:], sink); err != nil {
+					return lost("corrupt frame in call #%d: %w", m.seq, err)
+				}
+				c.dropped.Add(int64(f.Len))
+			} else {
+				start := len(m.data)
+				if m.data, err = readPayload(p.br, m.data, int(f.Len)); err != nil {
+					return lost("connection lost: %w", err)
+				}
+				if err := readTrailer(p.br, hdr[:], m.data[start:]); err != nil {
+					return lost("corrupt frame in call #%d: %w", m.seq, err)
+				}
 			}
+			got += uint64(f.Len)
 			frames++
-			if frames == 1 && uint64(cap(m.data)) < m.total {
+			if frames == 1 && !discard && uint64(cap(m.data)) < m.total {
 				// The announced length is now checksummed.
 				m.data = slices.Grow(m.data, int(m.total)-len(m.data))
 			}
@@ -543,13 +613,28 @@ func (c *Comm) readMessages(p *peer) error {
 				c.poke()
 				continue
 			}
-			if uint64(len(m.data)) != m.total {
-				return lost("protocol error: message of call #%d has %d bytes, announced %d", m.seq, len(m.data), m.total)
+			if got != m.total {
+				return lost("protocol error: message of call #%d has %d bytes, announced %d", m.seq, got, m.total)
 			}
 			c.mu.Lock()
-			p.inbox = append(p.inbox, m)
+			switch {
+			case discard:
+			case c.replicas > 1 && m.seq <= c.arrived[p.group]:
+				discard = true // another replica's copy completed first
+				c.dropped.Add(int64(got))
+			case c.replicas > 1 && p.group == c.rank:
+				p.entered = m.seq // a sibling replica's "entered call" notice
+			default:
+				if c.replicas > 1 {
+					c.arrived[p.group] = m.seq
+				}
+				p.inbox = append(p.inbox, m)
+			}
 			p.filling = false
 			c.mu.Unlock()
+			if discard {
+				c.droppedMsgs.Add(1)
+			}
 			c.cond.Broadcast()
 			c.poke()
 			m = nil
@@ -564,13 +649,19 @@ func (c *Comm) readMessages(p *peer) error {
 			}
 			if f.Type == FrameBye {
 				bye = true
+				if c.replicas > 1 {
+					c.stopWriting(p)
+				}
 				continue
 			}
+			c.mu.Lock()
+			p.aborted = true
+			c.mu.Unlock()
 			blame, reason := decodeAbort(payload)
-			if blame < 0 || blame >= c.size || blame == p.rank {
-				c.fail(&PeerError{Rank: p.rank, Err: fmt.Errorf("aborted the job: %s", reason)})
+			if blame < 0 || blame >= c.size || blame == p.group {
+				c.fail(&PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf("aborted the job: %s", reason))})
 			} else {
-				c.fail(&PeerError{Rank: blame, Err: fmt.Errorf("%s (reported by rank %d)", reason, p.rank)})
+				c.fail(&PeerError{Rank: blame, Err: fmt.Errorf("%s (reported by %s)", reason, c.procName(p))})
 			}
 		default:
 			return lost("protocol error: unexpected %s frame", f.Type)
@@ -706,6 +797,14 @@ func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) [
 		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
 	}
 	defer c.inCall.Store(false)
+	if c.replicas > 1 && (c.failure() != nil || ctx.Err() != nil) {
+		if ctx.Err() != nil {
+			c.fail(fmt.Errorf("%s: %w", ci, ctxError(ctx))) // tells the siblings not to wait for this one
+		}
+		if msgs, ok := c.replayArrived(ci); ok {
+			return msgs, nil
+		}
+	}
 	if c.failure() != nil {
 		return nil, c.abortedError(ci)
 	}
@@ -716,6 +815,9 @@ func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) [
 	seq := c.seq
 	msgs := c.msgs
 	clear(msgs)
+	if c.replicas > 1 {
+		return c.exchangeReplicated(ctx, seq, ci, payload)
+	}
 	if c.size == 1 {
 		return msgs, nil
 	}
@@ -838,8 +940,8 @@ func (c *Comm) stallError(seq uint64) error {
 	defer c.mu.Unlock()
 	var ranks []int
 	for _, p := range c.peers {
-		if p != nil && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) {
-			ranks = append(ranks, p.rank)
+		if p != nil && p.dead == nil && p.group != c.rank && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) && !slices.Contains(ranks, p.group) {
+			ranks = append(ranks, p.group)
 		}
 	}
 	err := fmt.Errorf("no progress for %v (PeerTimeout) in call #%d", c.peerTimeout, seq)

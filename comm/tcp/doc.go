@@ -94,4 +94,28 @@
 // when no goroutine touches its buffers any more (transfers still running
 // after a grace period of at most 2 s are cut short by expiring their
 // connection's deadline).
+//
+// # Replication
+//
+// With Config.Replicas S > 1 (paper 000 §V), the Size processes form
+// Size/S logical ranks; process P is replica P / (Size/S) of logical rank
+// P mod (Size/S), and Rank and Size are the logical ones. A call sends its
+// message for logical rank d to every live replica of d, and an empty
+// "entered call k" notice to the replicas of its own rank. A reader keeps
+// the first complete copy of each (source rank, call) and drops the others:
+// a copy that starts after the winner arrived, or is still arriving when it
+// does, is read off the connection and discarded without a buffer (TCP
+// cannot take back bytes already sent, so this is the cancellation that is
+// possible). A replica whose connection breaks, or that stalls a call for
+// PeerTimeout, is given up (closed, never sent to again); a call fails,
+// naming the logical rank, only when every replica of a rank it needs is
+// gone before that rank's message arrived. A replica that lags behind its
+// group may still complete, after the job failed, calls whose messages all
+// arrived and that a sibling entered (they happened), so that its group
+// stays in step up to the failure. A replicated Close half-closes every
+// connection and waits (at most PeerTimeout) until the peers half-close
+// theirs, because closing with unread late copies would reset the
+// connection and destroy what a lagging peer has not read yet. Stats count
+// logical volumes (one copy, as without replication); ReplicaStats counts
+// the extra copies sent and the late copies dropped.
 package tcp

@@ -32,17 +32,27 @@ func LaunchLoopback(ctx context.Context, p int, fn func(ctx context.Context, c c
 	return launch(ctx, p, fn, launchOptions{})
 }
 
+// LaunchLoopbackReplicated is LaunchLoopback with every one of the p
+// logical ranks run as replicas processes (goroutines here), p·replicas in
+// all: fn runs on each of them, and each sees Rank() in [0, p).
+func LaunchLoopbackReplicated(ctx context.Context, p, replicas int, fn func(ctx context.Context, c comm.Comm) error) error {
+	return launch(ctx, p, fn, launchOptions{replicas: replicas})
+}
+
 // launchOptions tunes launch for tests.
 type launchOptions struct {
 	peerTimeout time.Duration
 	maxFrame    int
 	logf        func(format string, args ...any)
+	replicas    int // processes per logical rank (default 1)
 }
 
 func launch(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) error, opts launchOptions) error {
 	if p < 1 {
 		return fmt.Errorf("tcp: job of %d ranks, need at least 1", p)
 	}
+	replicas := max(opts.replicas, 1)
+	p *= replicas
 	secret := make([]byte, 40)
 	if _, err := rand.Read(secret); err != nil {
 		return fmt.Errorf("tcp: generating a job token: %w", err)
@@ -58,6 +68,7 @@ func launch(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm
 
 	base := Config{
 		Size:        p,
+		Replicas:    replicas,
 		Coordinator: ln.Addr().String(),
 		Token:       secret[:32],
 		JobID:       "loopback-" + hex.EncodeToString(secret[32:]),

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Replication with packet racing (paper 000 §V): PageRank on Slashdot with
+# 4 logical ranks × --replicas 2 over TCP (8 processes under --procs). One
+# run is left alone; in a second one process is SIGKILLed mid-run. Both must
+# print what an unreplicated --procs 4 run prints (top-k lines, iterations,
+# final L1 change, total rank: every line but the timing one), and the
+# killed run's launcher must exit 0 and report the lost replica.
+# Then a whole replica group is killed: the launcher must fail within
+# bounded time and the survivors must name the lost logical rank.
+# Usage: bash .ci/replicas.sh; GRAPHRUN_BIN=path skips the build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. .ci/tcp-lib.sh
+TCP_TMP=$(mktemp -d)
+pids=()
+cleanup() {
+  [ "$BASHPID" = $$ ] || return 0
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$TCP_TMP"
+}
+trap cleanup EXIT
+tcp_build
+data=../shared/data/soc-Slashdot0902.txt.gz
+[ -f "$data" ] || tcp_fail "$data is missing"
+# Enough iterations that a kill after a few seconds lands in the iterations.
+args=(pagerank "$data" --iterations 600 --top 20 --peer-timeout 10s)
+strip() { grep -v '^time per iteration' "$1"; }
+
+echo "== reference: --procs 4, no replicas"
+"$GRAPHRUN" "${args[@]}" --procs 4 >"$TCP_TMP/ref.out" 2>"$TCP_TMP/ref.err" ||
+  { cat "$TCP_TMP/ref.err" >&2; tcp_fail "the reference run failed"; }
+grep -q '^iterations' "$TCP_TMP/ref.out" || { cat "$TCP_TMP/ref.out" >&2; tcp_fail "no summary in the reference output"; }
+
+echo "== --procs 4 --replicas 2, unkilled"
+"$GRAPHRUN" "${args[@]}" --procs 4 --replicas 2 >"$TCP_TMP/rep.out" 2>"$TCP_TMP/rep.err" ||
+  { cat "$TCP_TMP/rep.err" >&2; tcp_fail "the replicated run failed"; }
+diff <(strip "$TCP_TMP/ref.out") <(strip "$TCP_TMP/rep.out") || tcp_fail "the replicated run's output differs from the reference"
+
+# run_killed NAME VICTIMS...: starts the replicated run, SIGKILLs the given
+# processes (by --rank, which counts processes) once the iterations run,
+# and waits for the launcher (at most 60 s); sets exit_rc.
+run_killed() {
+  local name=$1; shift
+  "$GRAPHRUN" "${args[@]}" --procs 4 --replicas 2 >"$TCP_TMP/$name.out" 2>"$TCP_TMP/$name.err" &
+  local launcher=$!
+  pids=("$launcher")
+  local start=$SECONDS
+  until grep -q 'iterating\|iteration 1\b' "$TCP_TMP/$name.err" 2>/dev/null || [ $((SECONDS - start)) -ge 4 ]; do sleep 0.2; done
+  sleep 1
+  for v in "$@"; do
+    local child
+    child=$(pgrep -P "$launcher" -f -- "--rank=$v( |\$)" || true)
+    [ -n "$child" ] || { cat "$TCP_TMP/$name.err" >&2; tcp_fail "$name: no process $v under the launcher (did the run end before the kill?)"; }
+    kill -9 "$child"
+  done
+  local killed_at=$SECONDS
+  while kill -0 "$launcher" 2>/dev/null && [ "$(cut -d' ' -f3 "/proc/$launcher/stat" 2>/dev/null)" != Z ]; do
+    [ $((SECONDS - killed_at)) -lt 60 ] || tcp_fail "$name: the launcher still runs 60 s after the kill"
+    sleep 0.2
+  done
+  exit_rc=0
+  wait "$launcher" || exit_rc=$?
+  echo "$name: launcher exit $exit_rc, $((SECONDS - killed_at)) s after the kill"
+  pids=()
+}
+
+echo "== --procs 4 --replicas 2, kill -9 process 5 (replica 1 of rank 1) mid-run"
+run_killed one 5
+[ "$exit_rc" = 0 ] || { cat "$TCP_TMP/one.err" >&2; tcp_fail "the run with one lost replica exited $exit_rc"; }
+grep -q 'process 5 (replica 1 of rank 1) was killed by signal 9' "$TCP_TMP/one.err" ||
+  { cat "$TCP_TMP/one.err" >&2; tcp_fail "the launcher does not report the lost replica"; }
+diff <(strip "$TCP_TMP/ref.out") <(strip "$TCP_TMP/one.out") || tcp_fail "the output after losing a replica differs from the reference"
+
+echo "== --procs 4 --replicas 2, kill -9 processes 2 and 6 (both replicas of rank 2)"
+run_killed group 2 6
+[ "$exit_rc" != 0 ] || tcp_fail "the run that lost both replicas of rank 2 exited 0"
+for r in 0 1 3; do
+  grep -q "^rank $r: .*rank $r of 4: the job failed because of rank 2" "$TCP_TMP/group.err" ||
+    { cat "$TCP_TMP/group.err" >&2; tcp_fail "process $r does not name the lost rank 2"; }
+done
+echo "replicas: OK"
