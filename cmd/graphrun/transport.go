@@ -70,6 +70,9 @@ type jobPlan struct {
 	ranks int
 	// replicas is the replication factor of a --procs launch.
 	replicas int
+	// elastic: a --procs launch survives losing a process other than 0
+	// (pagerank --elastic).
+	elastic bool
 }
 
 // plan works out the job from the flags and the environment. ranks is the
@@ -242,7 +245,7 @@ func (p jobPlan) launchLocal(cmd *cobra.Command, extra ...string) error {
 	args = append(args, extra...)
 	ctx, stop := interruptContext()
 	defer stop()
-	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Elastic: p.elastic, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if err := l.Run(ctx); err != nil {
 		return fmt.Errorf("--procs %d: %w", p.procs, err)
 	}

@@ -57,6 +57,14 @@ type Local struct {
 	// Run returns nil when every rank had a replica that finished, and
 	// reports the lost replicas on Stderr.
 	Replicas int
+
+	// Elastic says the job recovers from losing a process other than
+	// process 0 by shrinking (paper 002 §V; pagerank --elastic): a process
+	// killed by a signal is then not fatal by itself. The survivors
+	// either finish (Run returns nil and reports the lost processes on
+	// Stderr) or fail with statuses of their own, which fail the job.
+	// Not with Replicas > 1.
+	Elastic bool
 }
 
 // RankStatus is how one rank's process ended.
@@ -285,6 +293,12 @@ func (l Local) Run(ctx context.Context) error {
 	if len(failed) == 0 {
 		return nil // every rank finished, even if ctx was done meanwhile
 	}
+	if l.Elastic && l.Replicas <= 1 && cause == nil && elasticSurvived(failed) {
+		for _, f := range failed {
+			fmt.Fprintf(stderr, "launch: process %d %s; the survivors finished the job without it (elastic)\n", f.Rank, f.How)
+		}
+		return nil
+	}
 	if l.Replicas > 1 && cause == nil && l.survived(failed) {
 		for _, f := range failed {
 			logical := l.Procs / l.Replicas
@@ -416,6 +430,9 @@ func (p *prefixWriter) flush() {
 // without replication; with it, when st is an exit status of the process's
 // own (the job aborts everywhere) or no replica of its rank is left.
 func (l *Local) jobLost(failed []reapedStatus, st RankStatus) bool {
+	if l.Elastic && l.Replicas <= 1 {
+		return st.Code <= 128 || st.Rank == 0
+	}
 	if l.Replicas <= 1 {
 		return true
 	}
@@ -444,6 +461,17 @@ func (l *Local) survived(failed []reapedStatus) bool {
 		}
 		lost[f.Rank%logical]++
 		if lost[f.Rank%logical] >= l.Replicas {
+			return false
+		}
+	}
+	return true
+}
+
+// elasticSurvived reports whether every failure of an elastic job was a
+// process other than 0 killed by a signal (the survivors then finished).
+func elasticSurvived(failed []reapedStatus) bool {
+	for _, f := range failed {
+		if f.Code <= 128 || f.Rank == 0 || f.afterStop {
 			return false
 		}
 	}

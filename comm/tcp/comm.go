@@ -237,6 +237,7 @@ type Comm struct {
 	grace       time.Duration
 	logf        func(format string, args ...any)
 	peers       []*peer // by rank; nil at this rank
+	cfg         Config  // how this Comm was connected (Shrink reuses it)
 
 	stats  comm.Stats
 	inCall atomic.Bool
@@ -322,6 +323,7 @@ func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
 		grace:       min(cfg.PeerTimeout, maxGrace),
 		logf:        cfg.Logf,
 		peers:       make([]*peer, cfg.Size),
+		cfg:         cfg,
 		msgs:        make([][]byte, logical),
 		scratch:     make([][]byte, logical),
 		arrived:     make([]uint64, logical),
