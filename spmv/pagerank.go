@@ -104,7 +104,7 @@ type PageRankConfig struct {
 	MaxIter    int     // stop after this many iterations (≥ 1)
 	Iterations int     // > 0: run exactly this many iterations, ignoring Tol and MaxIter
 	Undirected bool    // add the reverse of every edge
-	Allreduce  string  // allreduce.KindKylix, KindDirect or KindBinary
+	Allreduce  string  // allreduce.KindKylix, KindDirect, KindBinary, or AllreduceDense
 	Degrees    []int   // kylix degrees; nil designs them (allreduce.AutoDegrees)
 	Partition  string  // PartitionRandomEdge or PartitionBlock1D
 	Threads    int     // goroutines per rank for the sorts and the SpMV (≥ 1)
@@ -137,13 +137,13 @@ func (cfg PageRankConfig) Check() error {
 	}
 	switch cfg.Allreduce {
 	case allreduce.KindKylix:
-	case allreduce.KindDirect, allreduce.KindBinary:
+	case allreduce.KindDirect, allreduce.KindBinary, AllreduceDense:
 		if cfg.Degrees != nil {
 			return fmt.Errorf("%w: degrees are for the kylix allreduce, not %s", ErrPageRankConfig, cfg.Allreduce)
 		}
 	default:
-		return fmt.Errorf("%w: unknown allreduce %q (want %s, %s or %s)", ErrPageRankConfig, cfg.Allreduce,
-			allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary)
+		return fmt.Errorf("%w: unknown allreduce %q (want %s, %s, %s or %s)", ErrPageRankConfig, cfg.Allreduce,
+			allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense)
 	}
 	return nil
 }
@@ -190,34 +190,22 @@ type VertexScore struct {
 // it with the same configuration. With no edge at all the result has no
 // vertices and no iterations.
 func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
+	if cfg.Allreduce == AllreduceDense {
+		return pageRankDense(ctx, c, edges, cfg)
+	}
 	run, res, err := preparePageRank(ctx, c, edges, cfg)
 	if err != nil || run == nil {
 		return res, err
 	}
 	before := c.Stats().Snapshot()
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
-	for it := 1; ; it++ {
-		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
-			res.Converged = cfg.Iterations > 0
-			break
-		}
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("pagerank: %w", err)
-		}
-		t0 := time.Now()
+	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("pagerank: iteration %d: %w", it, err)
-		}
-		took := time.Since(t0)
-		res.Compute += compute
-		res.Communication += took - compute
-		res.IterationTimes = append(res.IterationTimes, took)
-		res.Iterations = it
 		res.Residual, res.Total = run.residual, run.total
-		if cfg.Iterations == 0 && res.Residual < cfg.Tol {
-			break
-		}
+		return compute, err
+	})
+	if err != nil {
+		return nil, err
 	}
 	after := c.Stats().Snapshot()
 	for phase, pc := range after {
@@ -232,6 +220,35 @@ func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRank
 		return nil, err
 	}
 	return res, nil
+}
+
+// iterate runs PageRank's iterations: step runs one and sets res.Residual
+// and res.Total; iterate stops after cfg.Iterations, on convergence, or
+// after cfg.MaxIter, and records the times.
+func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step func(context.Context) (compute time.Duration, err error)) error {
+	for it := 1; ; it++ {
+		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
+			res.Converged = cfg.Iterations > 0
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("pagerank: %w", err)
+		}
+		t0 := time.Now()
+		compute, err := step(ctx)
+		if err != nil {
+			return fmt.Errorf("pagerank: iteration %d: %w", it, err)
+		}
+		took := time.Since(t0)
+		res.Compute += compute
+		res.Communication += took - compute
+		res.IterationTimes = append(res.IterationTimes, took)
+		res.Iterations = it
+		if cfg.Iterations == 0 && res.Residual < cfg.Tol {
+			break
+		}
+	}
+	return nil
 }
 
 // prRun is one rank's PageRank between iterations.
@@ -250,11 +267,10 @@ type prRun struct {
 	apply           func(home []int64, sums []float64)
 }
 
-// preparePageRank does everything before the first iteration: relabel,
-// route the edges to their partition owners, build the local matrix,
-// compute the out-degrees and configure the allreduce. It returns a nil
-// run (and the result) when there is no vertex.
-func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+// prepareMatrix relabels the vertices, routes the edges to their partition
+// owners and builds this rank's matrix (every mode of PageRank starts so).
+// It returns a nil matrix (and the result) when there is no vertex.
+func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prMatrix, *PageRankResult, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, nil, err
 	}
@@ -287,6 +303,19 @@ func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg P
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
 	}
 	res.NumEdges = count[0]
+	return a, res, nil
+}
+
+// preparePageRank does everything before the first iteration: relabel,
+// route the edges to their partition owners, build the local matrix,
+// compute the out-degrees and configure the allreduce. It returns a nil
+// run (and the result) when there is no vertex.
+func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+	a, res, err := prepareMatrix(ctx, c, edges, cfg)
+	if err != nil || a == nil {
+		return nil, res, err
+	}
+	n := res.NumVertices
 
 	// Out-degrees: at home (for dangling vertices and to divide by) and for
 	// the in-set (for the first iteration).

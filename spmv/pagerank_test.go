@@ -178,7 +178,7 @@ func TestPageRankMatchesSerial(t *testing.T) {
 		}
 		want, wantIt := serialPageRank(in, cfg.Alpha, cfg.Tol, cfg.MaxIter, 0)
 		for _, p := range []int{1, 3, 4} {
-			for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary} {
+			for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
 				cfg.Allreduce = kind
 				cfg.Partition = []string{PartitionRandomEdge, PartitionBlock1D}[(trial+p)%2]
 				res, got, _ := runPageRank(t, p, edges, cfg, 5)
@@ -206,15 +206,17 @@ func TestPageRankExactIterations(t *testing.T) {
 	edges := randomPRGraph(rng)
 	for _, iters := range []int{1, 2, 7} {
 		want, _ := serialPageRank(edges, 0.85, 0, 0, iters)
-		cfg := DefaultPageRankConfig()
-		cfg.Iterations = iters
-		res, got, _ := runPageRank(t, 4, edges, cfg, 3)
-		if res.Iterations != iters {
-			t.Fatalf("ran %d iterations, want %d", res.Iterations, iters)
-		}
-		for v, w := range want {
-			if math.Abs(got[v]-w) > 1e-14 {
-				t.Fatalf("%d iterations: vertex %d: %v, want %v", iters, v, got[v], w)
+		for _, kind := range []string{allreduce.KindKylix, AllreduceDense} {
+			cfg := DefaultPageRankConfig()
+			cfg.Iterations, cfg.Allreduce = iters, kind
+			res, got, _ := runPageRank(t, 4, edges, cfg, 3)
+			if res.Iterations != iters {
+				t.Fatalf("%s: ran %d iterations, want %d", kind, res.Iterations, iters)
+			}
+			for v, w := range want {
+				if math.Abs(got[v]-w) > 1e-14 {
+					t.Fatalf("%s, %d iterations: vertex %d: %v, want %v", kind, iters, v, got[v], w)
+				}
 			}
 		}
 	}
@@ -238,6 +240,7 @@ func TestPageRankConfigCheck(t *testing.T) {
 		func(c *PageRankConfig) { c.Threads = 0 },
 		func(c *PageRankConfig) { c.Allreduce = "ring" },
 		func(c *PageRankConfig) { c.Allreduce, c.Degrees = allreduce.KindDirect, []int{2} },
+		func(c *PageRankConfig) { c.Allreduce, c.Degrees = AllreduceDense, []int{2} },
 	}
 	for i, mod := range bad {
 		cfg := DefaultPageRankConfig()
@@ -323,10 +326,10 @@ func TestPageRankRealGraphs(t *testing.T) {
 		kind string
 		p    int
 	}
-	combos := []combo{{allreduce.KindKylix, 1}, {allreduce.KindDirect, 4}, {allreduce.KindBinary, 16}}
+	combos := []combo{{allreduce.KindKylix, 1}, {allreduce.KindDirect, 4}, {allreduce.KindBinary, 16}, {AllreduceDense, 4}}
 	if !testing.Short() {
 		combos = nil
-		for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary} {
+		for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
 			for _, p := range []int{1, 4, 16} {
 				combos = append(combos, combo{kind, p})
 			}

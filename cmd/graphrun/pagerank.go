@@ -47,6 +47,7 @@ type pagerankFlags struct {
 	plots      string
 	kron       int
 	threads    int
+	elastic    bool
 }
 
 func newPageRankCommand() *cobra.Command {
@@ -59,7 +60,9 @@ gzipped), or generates a Graph500 Kronecker graph with --kron, and runs
 PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
 dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
 spread over the ranks by a random edge partition and every iteration is one
-sparse allreduce (paper 000 §VII). Prints the top vertices with their ids as
+sparse allreduce (paper 000 §VII), or with --allreduce dense one dense
+allreduce of the whole vector by the chunked hypercube (paper 002 §IV-E).
+Prints the top vertices with their ids as
 in the file (Matrix Market ids 1-based), the iterations, the final L1 change
 and the total rank.`,
 		Args: cobra.MaximumNArgs(1),
@@ -74,7 +77,7 @@ and the total rank.`,
 	fl.IntVar(&f.maxIter, "max-iter", spmv.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
 	fl.IntVar(&f.iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.undirected, "undirected", false, "add the reverse of every edge")
-	fl.StringVar(&f.allreduce, "allreduce", allreduce.KindKylix, "sparse allreduce network: kylix, direct or binary")
+	fl.StringVar(&f.allreduce, "allreduce", allreduce.KindKylix, "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
 	fl.StringVar(&f.degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
 	fl.StringVar(&f.partition, "partition", spmv.PartitionRandomEdge, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
@@ -82,6 +85,7 @@ and the total rank.`,
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
 	fl.StringVar(&f.plots, "plots", "", "write the run's chart (allreduce traffic per layer) as SVG and PNG into this directory")
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
+	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors (paper 002 §V); the result equals a fault-free run's within --tol")
 	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
 	return cmd
 }
@@ -174,15 +178,21 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 			return flagError("degrees", "%v", err)
 		}
 		cfg.Degrees = deg
-	case allreduce.KindDirect, allreduce.KindBinary:
+	case allreduce.KindDirect, allreduce.KindBinary, spmv.AllreduceDense:
 		if fl.Changed("degrees") {
 			return flagError("degrees", "only the kylix allreduce takes degrees (--allreduce %s)", f.allreduce)
 		}
 	default:
-		return flagError("allreduce", "unknown network %q (want kylix, direct or binary)", f.allreduce)
+		return flagError("allreduce", "unknown network %q (want kylix, direct, binary or dense)", f.allreduce)
 	}
 	if err := cfg.Check(); err != nil {
 		return usageError{err}
+	}
+	if f.elastic {
+		if err := checkElastic(plan, f); err != nil {
+			return err
+		}
+		plan.elastic = true
 	}
 	if plan.procs > 0 {
 		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
@@ -219,6 +229,16 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		report *pagerankReport
 	)
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+		if f.elastic {
+			rep, err := pagerankElasticRank(ctx, c, path, format, kp, cfg, f, idOffset, cmd.ErrOrStderr())
+			if rep != nil {
+				rep.Input = input
+				mu.Lock()
+				report = rep
+				mu.Unlock()
+			}
+			return err
+		}
 		var edges []graph.Edge
 		if path != "" {
 			var err error
@@ -263,6 +283,12 @@ func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv
 	if err != nil {
 		return nil, err
 	}
+	return pagerankReportOf(ctx, c, res, cfg, f, idOffset)
+}
+
+// pagerankReportOf collects a finished run's report on rank 0 (nil
+// elsewhere); c is the Comm the result lives on.
+func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64) (*pagerankReport, error) {
 	top, err := res.TopK(ctx, c, f.top)
 	if err != nil {
 		return nil, err
