@@ -78,4 +78,36 @@ for r in 0 1 3; do
   grep -q "^rank $r: .*rank $r of 4: the job failed because of rank 2" "$TCP_TMP/group.err" ||
     { cat "$TCP_TMP/group.err" >&2; tcp_fail "process $r does not name the lost rank 2"; }
 done
+
+# Elastic recovery (paper 002 §II, §V): --procs 4 --elastic, no replicas;
+# process 2 SIGKILLed mid-run. The survivors shrink to 3 ranks and finish:
+# the launcher exits 0 and the top 20 equal the unkilled reference's (same
+# ids in the same order, scores within a relative 1e-9: the restart takes
+# another path to the same fixed point, so bits may differ).
+echo "== --procs 4 --elastic, kill -9 process 2 mid-run"
+"$GRAPHRUN" "${args[@]}" --procs 4 --elastic >"$TCP_TMP/elastic.out" 2>"$TCP_TMP/elastic.err" &
+launcher=$!
+pids=("$launcher")
+start=$SECONDS
+until grep -q 'iterating\|iteration 1\b' "$TCP_TMP/elastic.err" 2>/dev/null || [ $((SECONDS - start)) -ge 4 ]; do sleep 0.2; done
+sleep 1
+child=$(pgrep -P "$launcher" -f -- "--rank=2( |\$)" || true)
+[ -n "$child" ] || { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "elastic: no process 2 under the launcher"; }
+kill -9 "$child"
+killed_at=$SECONDS
+elastic_rc=0
+timeout 90 tail --pid="$launcher" -f /dev/null || tcp_fail "elastic: the launcher still runs 90 s after the kill"
+wait "$launcher" || elastic_rc=$?
+pids=()
+echo "elastic: launcher exit $elastic_rc, $((SECONDS - killed_at)) s after the kill"
+[ "$elastic_rc" = 0 ] || { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "the elastic run exited $elastic_rc"; }
+grep -q 'process 2 was killed by signal 9.*survivors finished' "$TCP_TMP/elastic.err" ||
+  { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "the launcher does not report the lost process"; }
+grep 'elastic: recovery 1' "$TCP_TMP/elastic.err" || { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "rank 0 reports no recovery"; }
+top20() { awk '$1 ~ /^[0-9]+$/ && NF == 3 && $1 <= 20' "$1"; }
+[ "$(top20 "$TCP_TMP/ref.out" | wc -l)" = 20 ] || tcp_fail "the reference has no top 20"
+paste <(top20 "$TCP_TMP/ref.out") <(top20 "$TCP_TMP/elastic.out") | awk '
+  NF != 6 || $1 != $4 || $2 != $5 { bad = 1; print "differs: " $0 }
+  { d = $3 - $6; if (d < 0) d = -d; if (d > 1e-9 * $3) { bad = 1; print "score differs: " $0 } }
+  END { exit bad }' || tcp_fail "the elastic run's top 20 differ from the reference"
 echo "replicas: OK"
