@@ -1,7 +1,19 @@
-// Package allreduce is graphrun's sparse allreduce: the Kylix nested,
+// Package allreduce is graphrun's allreduce family.
+//
+// The sparse allreduce (allreduce.go, degrees.go) is the Kylix nested,
 // heterogeneous-degree butterfly of paper 000 (Zhao and Canny, "Kylix: A
 // Sparse Allreduce for Commodity Clusters"), with the direct all-to-all and
-// binary butterfly networks as baselines in the same code.
+// binary butterfly networks as baselines in the same code; it is what
+// PageRank uses by default, and the rest of this comment describes it.
+//
+// The dense allreduce (topology.go, schedule.go, dense.go, elem.go) reduces
+// whole vectors on any number of ranks: the elastic hypercube of paper 002
+// §IV (nodes added and removed by its rules; unsplittable objects exchanged
+// whole along each dimension, or chunked arrays by reduce-scatter then
+// allgather), the binary butterfly, and tree reduce + broadcast (paper 001
+// Fig. 1a), with sum/min/max or a user operator. shared.go is paper 001 §3's
+// shared-variable API on top of it: Init a variable for a number of tasks,
+// Commit from each task without blocking, Get the global result.
 //
 // # The operation (paper 000 §III)
 //
