@@ -310,9 +310,9 @@ func LayerChart(title string, layers []LayerVolume) (Chart, error) {
 // AllreduceTiming is one measured allreduce: a method, a vector length and
 // the seconds one reduction took.
 type AllreduceTiming struct {
-	Method  string
-	Length  int64
-	Seconds float64
+	Method  string  `json:"method"`
+	Length  int64   `json:"length"`
+	Seconds float64 `json:"seconds"`
 }
 
 // AllreduceChart draws allreduce time against vector length, one line per
@@ -350,6 +350,7 @@ func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
 		p.Legend.Add(m, line, points)
 	}
 	p.Legend.Top = true
+	p.Y.Max *= math.Pow(10, 0.35*float64(len(methods))) // room for the legend above the lines
 	return Chart{Name: "allreduce", Plot: p, Table: t}, nil
 }
 

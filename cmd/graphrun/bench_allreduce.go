@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/results"
 )
 
 // benchAllreduceFlags are the flags of graphrun bench allreduce-dense.
@@ -33,6 +35,8 @@ type benchAllreduceFlags struct {
 	link       string
 	latency    time.Duration
 	force      bool
+	json       string
+	plots      string
 }
 
 // newBenchAllreduceCommand is `graphrun bench allreduce-dense`: the time of
@@ -74,6 +78,8 @@ are skipped (--force runs them).`,
 	fl.StringVar(&f.link, "link-bandwidth", "", "model a network link of this many bytes/s per rank, e.g. 1.25G (k, M, G = 10^3, 10^6, 10^9)")
 	fl.DurationVar(&f.latency, "link-latency", 50*time.Microsecond, "with --link-bandwidth: the modelled latency of a collective call")
 	fl.BoolVar(&f.force, "force", false, "run vector lengths that exceed the memory estimate")
+	fl.StringVar(&f.json, "json", "", "also write the measured times as JSON to this file")
+	fl.StringVar(&f.plots, "plots", "", "also draw time against vector length (SVG and PNG) into this directory")
 	return cmd
 }
 
@@ -204,7 +210,53 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		}
 		return a.n - b.n
 	})
-	return writeDenseTable(cmd.OutOrStdout(), what, cfg, rows)
+	if err := writeDenseTable(cmd.OutOrStdout(), what, cfg, rows); err != nil {
+		return err
+	}
+	timings := denseTimings(cfg, rows)
+	if f.json != "" {
+		err := results.WriteFileAtomic(f.json, func(w io.Writer) error {
+			return writeIndentedJSON(w, struct {
+				Transport string                    `json:"transport"`
+				Stat      string                    `json:"stat"`
+				Repeat    int                       `json:"repeat"`
+				Bandwidth float64                   `json:"link_bandwidth,omitempty"`
+				Timings   []results.AllreduceTiming `json:"timings"`
+			}{what, cfg.stat, cfg.repeat, cfg.bandwidth, timings})
+		})
+		if err != nil {
+			return fmt.Errorf("--json: %w", err)
+		}
+	}
+	if f.plots != "" {
+		if err := os.MkdirAll(f.plots, 0o755); err != nil {
+			return flagError("plots", "%v", err)
+		}
+		chart, err := results.AllreduceChart(timings)
+		if err != nil {
+			return fmt.Errorf("--plots: %w", err)
+		}
+		chart.Plot.Title.Text = "Dense allreduce time against vector length (" + what + ")"
+		if _, err := chart.WriteFiles(f.plots); err != nil {
+			return fmt.Errorf("--plots: %w", err)
+		}
+	}
+	return nil
+}
+
+// denseTimings turns the measured rows into chart points, one series per
+// algorithm and rank count ("hypercube-chunked, 8 ranks").
+func denseTimings(cfg benchDenseConfig, rows []benchDenseRow) []results.AllreduceTiming {
+	var out []results.AllreduceTiming
+	for _, r := range rows {
+		if r.skipped != "" {
+			continue
+		}
+		for k, a := range cfg.algs {
+			out = append(out, results.AllreduceTiming{Method: fmt.Sprintf("%s, %d ranks", a, r.ranks), Length: int64(r.n), Seconds: r.seconds[k]})
+		}
+	}
+	return out
 }
 
 // benchDenseConfig is what every rank needs to time the algorithms.

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/results"
 )
 
 // denseRowLine matches a measured row of bench allreduce-dense: ranks,
@@ -70,6 +75,34 @@ func TestParseCountsAndRates(t *testing.T) {
 	for n, want := range map[int]string{10: "10^1", 10000000: "10^7", 5: "5", 2500: "2500"} {
 		if got := formatCount(n); got != want {
 			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestBenchAllreduceJSONAndPlots: --json keeps every timing, --plots draws them.
+func TestBenchAllreduceJSONAndPlots(t *testing.T) {
+	dir := t.TempDir()
+	js, plots := filepath.Join(dir, "ad.json"), filepath.Join(dir, "plots")
+	code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1000", "--repeat", "1", "--json", js, "--plots", plots)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Timings []results.AllreduceTiming `json:"timings"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Timings) != 2*2*4 { // rank counts × sizes × algorithms
+		t.Fatalf("%d timings, want 16", len(doc.Timings))
+	}
+	for _, ext := range []string{".svg", ".png"} {
+		if fi, err := os.Stat(filepath.Join(plots, "allreduce"+ext)); err != nil || fi.Size() == 0 {
+			t.Fatalf("allreduce%s: %v", ext, err)
 		}
 	}
 }
