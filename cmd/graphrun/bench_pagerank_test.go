@@ -28,7 +28,7 @@ func TestBenchPageRankAllreduce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(data), "<!-- bench:pagerank-allreduce --scale=8 ranks=8 iterations=2 -->"); n != 1 {
+	if n := strings.Count(string(data), "<!-- bench:pagerank-allreduce scale=8 ranks=8 iterations=2 -->"); n != 1 {
 		t.Fatalf("%d copies of the table:\n%s", n, data)
 	}
 	if code, _, errOut := runCLI(t, "bench", "pagerank-allreduce", "--input", filepath.Join(dir, "missing.el")); code != 2 || !strings.Contains(errOut, "--input") {
