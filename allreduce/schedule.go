@@ -244,45 +244,40 @@ func chunkedSchedule(t *Topology, me int, prefix string) schedule {
 	t.chunkFlow(me, func(m chunkMove) { moves = append(moves, m) })
 	dims := activeDims(t)
 	for _, d := range dims {
-		r := round{phase: prefix + ".chunked.rs." + strconv.Itoa(d)}
-		for _, m := range moves {
-			if m.dim != d {
-				continue
-			}
-			tr := transfer{ranges: slotRanges(m.classes, t.Dims())}
-			if m.from == me {
-				tr.peer = m.to
-				r.sends = append(r.sends, tr)
-			} else {
-				tr.peer = m.from
-				r.recvs = append(r.recvs, tr)
-			}
-		}
-		sortTransfers(r.sends)
-		sortTransfers(r.recvs)
-		s.rounds = append(s.rounds, r)
+		s.rounds = append(s.rounds, chunkRound(t, me, moves, d, prefix+".chunked.rs."+strconv.Itoa(d), false))
 	}
 	for i := len(dims) - 1; i >= 0; i-- {
 		d := dims[i]
-		r := round{phase: prefix + ".chunked.ag." + strconv.Itoa(d), copy: true}
-		for _, m := range moves {
-			if m.dim != d {
-				continue
-			}
-			tr := transfer{ranges: slotRanges(m.classes, t.Dims())}
-			if m.to == me {
-				tr.peer = m.from
-				r.sends = append(r.sends, tr)
-			} else {
-				tr.peer = m.to
-				r.recvs = append(r.recvs, tr)
-			}
-		}
-		sortTransfers(r.sends)
-		sortTransfers(r.recvs)
-		s.rounds = append(s.rounds, r)
+		s.rounds = append(s.rounds, chunkRound(t, me, moves, d, prefix+".chunked.ag."+strconv.Itoa(d), true))
 	}
 	return s
+}
+
+// chunkRound is rank me's round of dimension d: in the reduce-scatter
+// (allgather false) every move's chunks travel from m.from to m.to; the
+// allgather replays the same moves backwards, carrying finished values.
+func chunkRound(t *Topology, me int, moves []chunkMove, d int, phase string, allgather bool) round {
+	r := round{phase: phase, copy: allgather}
+	for _, m := range moves {
+		if m.dim != d {
+			continue
+		}
+		from, to := m.from, m.to
+		if allgather {
+			from, to = to, from
+		}
+		tr := transfer{ranges: slotRanges(m.classes, t.Dims())}
+		if from == me {
+			tr.peer = to
+			r.sends = append(r.sends, tr)
+		} else {
+			tr.peer = from
+			r.recvs = append(r.recvs, tr)
+		}
+	}
+	sortTransfers(r.sends)
+	sortTransfers(r.recvs)
+	return r
 }
 
 // slotRanges maps chunk classes to their slots (dims bits reversed) and
