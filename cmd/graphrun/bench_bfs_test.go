@@ -73,3 +73,22 @@ func TestBenchBFSBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchBFSScaling: the scaling matrix runs both exchanges on 1, 2, ...
+// ranks, with the one-rank default run as the baseline of its table.
+func TestBenchBFSScaling(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, errOut := runCLI(t, "bench", "bfs-scaling", "--scale", "8", "--ranks", "2", "--roots", "2",
+		"--dir", filepath.Join(dir, "out"), "--doc", "")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, row := range []string{"| 1 ranks, allgather + raw |", "| 1 ranks, packed + auto |", "| 2 ranks, allgather + raw |", "| 2 ranks, packed + auto |"} {
+		if !strings.Contains(stdout, row) {
+			t.Fatalf("no row %q in:\n%s", row, stdout)
+		}
+	}
+	if !strings.Contains(stdout, "× 1 ranks, allgather + raw") || !strings.Contains(errOut, "[4/4]") {
+		t.Fatalf("stdout %q, stderr %q", stdout, errOut)
+	}
+}

@@ -62,6 +62,7 @@ func TestReportBadInput(t *testing.T) {
 		{[]string{"report", filepath.Join(dir, "missing.json"), "-o", html}, "missing.json"},
 		{[]string{"report", bad}, "--out"},
 		{[]string{"report", "-o", html}, "requires at least 1 arg"},
+		{[]string{"report", bad, "-o", html, "--model", "bw=fast"}, "--model"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
