@@ -24,7 +24,7 @@ data=../shared/data/soc-Slashdot0902.txt.gz
 [ -f "$data" ] || tcp_fail "$data is missing"
 # Enough iterations that a kill after a few seconds lands in the iterations.
 args=(pagerank "$data" --iterations 600 --top 20 --peer-timeout 10s)
-strip() { grep -v '^time per iteration' "$1"; }
+strip() { grep -v '^time \(per iteration\|of set-up\)' "$1"; }
 
 echo "== reference: --procs 4, no replicas"
 "$GRAPHRUN" "${args[@]}" --procs 4 >"$TCP_TMP/ref.out" 2>"$TCP_TMP/ref.err" ||

@@ -26,12 +26,22 @@ type PageRankRun struct {
 	TotalRank        float64         `json:"total_rank"`
 	Allreduce        string          `json:"allreduce"`
 	Partition        string          `json:"partition"`
+	Setup            PageRankSetup   `json:"setup"`
 	TimePerIteration PageRankTimes   `json:"time_per_iteration"`
 	IterationTime    PageRankSpread  `json:"iteration_time"`
 	CommBytes        int64           `json:"comm_bytes"`    // all ranks, all iterations
 	CommMessages     int64           `json:"comm_messages"` // all ranks, all iterations
 	Layers           []PageRankLayer `json:"layers"`
 	Top              []TopVertex     `json:"top"`
+}
+
+// PageRankSetup is the time before the first iteration in seconds, the
+// maximum over the ranks: all of it (relabel, route the edges, build the
+// matrix, out-degrees, configure the allreduce), and the allreduce's
+// configuration alone (paper 000 §V's "configuration").
+type PageRankSetup struct {
+	Total         float64 `json:"total"`
+	Configuration float64 `json:"configuration"`
 }
 
 // PageRankTimes are seconds per iteration, the maximum over the ranks.

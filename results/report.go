@@ -236,6 +236,7 @@ func pageRankSummary(r *PageRankRun) string {
 	fmt.Fprintf(&b, "iterations:            %d (converged: %v)\n", r.Iterations, r.Converged)
 	fmt.Fprintf(&b, "residual (L1 change):  %g\n", r.Residual)
 	fmt.Fprintf(&b, "total rank:            %.12g\n", r.TotalRank)
+	fmt.Fprintf(&b, "set-up:                %.6f s (allreduce configuration %.6f s)\n", r.Setup.Total, r.Setup.Configuration)
 	fmt.Fprintf(&b, "time per iteration:    %.6f s compute, %.6f s communication\n", r.TimePerIteration.Compute, r.TimePerIteration.Communication)
 	fmt.Fprintf(&b, "traffic:               %d bytes, %d messages (all ranks, all iterations)\n", r.CommBytes, r.CommMessages)
 	if len(r.Top) > 0 {

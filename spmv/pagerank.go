@@ -173,6 +173,12 @@ type PageRankResult struct {
 	Compute, Communication time.Duration
 	// IterationTimes is this rank's wall time of each iteration.
 	IterationTimes []time.Duration
+	// Setup is this rank's time before the first iteration (relabel, route
+	// the edges, build the matrix, out-degrees, configure the allreduce);
+	// Configuration is the part of it spent configuring the allreduce
+	// network (paper 000's configuration step: the index sets exchanged
+	// layer by layer).
+	Setup, Configuration time.Duration
 	// This rank's traffic in the iterations (configuration excluded): all
 	// phases, and per layer of the network.
 	Traffic     comm.PhaseCounters
@@ -311,8 +317,12 @@ func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 // compute the out-degrees and configure the allreduce. It returns a nil
 // run (and the result) when there is no vertex.
 func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+	started := time.Now()
 	a, res, err := prepareMatrix(ctx, c, edges, cfg)
 	if err != nil || a == nil {
+		if res != nil {
+			res.Setup = time.Since(started)
+		}
 		return nil, res, err
 	}
 	n := res.NumVertices
@@ -333,10 +343,12 @@ func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg P
 		return nil, nil, fmt.Errorf("pagerank: out-degrees: %w", err)
 	}
 
+	configStarted := time.Now()
 	net, err := allreduce.New(ctx, c, cfg.Allreduce, cfg.Degrees, n, a.in, a.out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: %w", err)
 	}
+	res.Configuration = time.Since(configStarted)
 	res.Network, res.Layers = net.Name(), net.Layers()
 	home := net.Home()
 	homeDeg := make([]float64, len(home)) // out-degree of the home vertices, 0 if dangling
@@ -376,6 +388,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg P
 		scalars: make([]float64, numPRScalars),
 	}
 	run.apply = run.up.apply
+	res.Setup = time.Since(started)
 	return run, res, nil
 }
 

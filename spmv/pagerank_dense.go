@@ -58,15 +58,18 @@ type prDense struct {
 
 // pageRankDense is PageRank in the dense mode.
 func pageRankDense(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
+	started := time.Now()
 	a, res, err := prepareMatrix(ctx, c, edges, cfg)
 	if err != nil || a == nil {
 		return res, err
 	}
+	configStarted := time.Now()
 	d, err := allreduce.NewDense[float64](ctx, c, allreduce.AlgChunked,
 		allreduce.DenseOptions{Phase: PhasePageRankDense, Workers: cfg.Threads})
 	if err != nil {
 		return nil, fmt.Errorf("pagerank: %w", err)
 	}
+	res.Configuration = time.Since(configStarted)
 	n := res.NumVertices
 	s := &prDense{
 		a: a, d: d, x: make([]float64, len(a.in)), xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
@@ -90,6 +93,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 	phases := d.Phases()
 	res.Layers = len(phases) / 2
 	res.Total = 1
+	res.Setup = time.Since(started)
 	before := c.Stats().Snapshot()
 	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := s.step(ctx)

@@ -213,6 +213,9 @@ func TestPageRankExactIterations(t *testing.T) {
 			if res.Iterations != iters {
 				t.Fatalf("%s: ran %d iterations, want %d", kind, res.Iterations, iters)
 			}
+			if res.Configuration <= 0 || res.Setup < res.Configuration {
+				t.Fatalf("%s: set-up %v, allreduce configuration %v: want 0 < configuration ≤ set-up", kind, res.Setup, res.Configuration)
+			}
 			for v, w := range want {
 				if math.Abs(got[v]-w) > 1e-14 {
 					t.Fatalf("%s, %d iterations: vertex %d: %v, want %v", kind, iters, v, got[v], w)

@@ -308,7 +308,7 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
-	times := []float64{res.Compute.Seconds(), res.Communication.Seconds()}
+	times := []float64{res.Setup.Seconds(), res.Configuration.Seconds(), res.Compute.Seconds(), res.Communication.Seconds()}
 	for _, d := range res.IterationTimes {
 		times = append(times, d.Seconds())
 	}
@@ -330,10 +330,11 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 		},
 		warnMaxIter: !res.Converged,
 	}
+	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
 	if res.Iterations > 0 {
 		it := float64(res.Iterations)
-		rep.TimePerIteration = results.PageRankTimes{Compute: times[0] / it, Communication: times[1] / it}
-		iters := slices.Clone(times[2:])
+		rep.TimePerIteration = results.PageRankTimes{Compute: times[2] / it, Communication: times[3] / it}
+		iters := slices.Clone(times[4:])
 		slices.Sort(iters)
 		rep.IterationTime = results.PageRankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
 	}
@@ -412,6 +413,8 @@ func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writ
 	fmt.Fprintf(textOut, "iterations: %d\n", rep.Iterations)
 	fmt.Fprintf(textOut, "final L1 change: %.6e\n", rep.Residual)
 	fmt.Fprintf(textOut, "total rank: %.15f\n", rep.TotalRank)
+	fmt.Fprintf(textOut, "time of set-up: %s (allreduce configuration %s)\n",
+		secondsDuration(rep.Setup.Total), secondsDuration(rep.Setup.Configuration))
 	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
 		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
 		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))

@@ -25,6 +25,10 @@ type pagerankJSON struct {
 		Compute       *float64 `json:"compute"`
 		Communication *float64 `json:"communication"`
 	} `json:"time_per_iteration"`
+	Setup struct {
+		Total         float64 `json:"total"`
+		Configuration float64 `json:"configuration"`
+	} `json:"setup"`
 	CommBytes    int64 `json:"comm_bytes"`
 	CommMessages int64 `json:"comm_messages"`
 	Layers       []struct {
@@ -144,6 +148,9 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 				}
 				if rep.TimePerIteration.Compute == nil || rep.TimePerIteration.Communication == nil {
 					t.Errorf("%s: time_per_iteration lacks compute or communication", name)
+				}
+				if rep.Setup.Configuration <= 0 || rep.Setup.Total < rep.Setup.Configuration {
+					t.Errorf("%s: setup %+v: want 0 < configuration ≤ total", name, rep.Setup)
 				}
 			}
 		}
