@@ -22,6 +22,21 @@
 // and sums in another order on fewer ranks, so it reaches the same fixed
 // point along another path; the final vectors agree within the convergence
 // tolerance (with --iterations, within how far that many iterations get).
+//
+// Ramp-up (paper 002 §III and §V-C: processes join at a later iteration)
+// uses the same machinery the other way round. Rank 0 reads how many
+// processes wait to join (Elastic.Pending) before every iteration and adds
+// the count to the scalars the iteration's reduction sums anyway (L1
+// change, dangling mass, total rank), so every rank learns it with the
+// iteration's result and no extra collective. After an iteration with a
+// positive count (and not the last), every rank calls Elastic.Grow; the
+// ranks of the grown Comm, joiners included, agree on the iteration and the
+// epoch (one allreduce, which is how a joiner, PageRankJoin, learns them),
+// re-read their shares for the new size, rebuild, and reseed as above. No
+// value is lost, so the vector moves to its new homes exactly (no vertex
+// restarts from 1/n, nothing is rescaled); only the sums of the following
+// iterations run in another order. A growth that fails (a joiner vanished)
+// leaves the old Comm usable, and the run goes on with the ranks it had.
 
 package spmv
 
@@ -30,6 +45,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"time"
 
@@ -37,167 +53,387 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-// Phase names of elastic recovery.
+// Phase names of elastic recovery and ramp-up.
 const (
 	PhasePageRankElasticAgree  = "pagerank.elastic.agree"
+	PhasePageRankElasticAdmit  = "pagerank.elastic.admit"
 	PhasePageRankElasticCarry  = "pagerank.elastic.carry"
 	PhasePageRankElasticAsk    = "pagerank.elastic.ask"
 	PhasePageRankElasticAnswer = "pagerank.elastic.answer"
 	PhasePageRankElasticMass   = "pagerank.elastic.mass"
 )
 
-// Elastic says how PageRankElastic reloads its input and shrinks its job.
+// Elastic says how PageRankElastic reloads its input, shrinks its job and,
+// optionally, grows it.
 type Elastic struct {
 	// Load returns rank's share of the input edges in a job of size ranks
 	// (original ids, as PageRank takes them). Required.
 	Load func(ctx context.Context, rank, size int) ([]graph.Edge, error)
 	// Shrink returns a Comm over the survivors of c, which failed with
-	// cause; epoch counts the recoveries from 1. It fails if the loss is
-	// not recoverable. Required.
+	// cause; epoch numbers the job's topology changes from 1. It fails if
+	// the loss is not recoverable. Required.
 	Shrink func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error)
-	// MaxRecoveries bounds the recoveries of one run (default 1).
+	// Grow, if set, lets processes join between iterations (ramp-up): it
+	// returns the Comm of c's ranks (keeping their numbers) and joiners
+	// more processes (ranks c.Size() up), or an error that leaves c as
+	// usable as it was. It must be set on every rank or on none: it adds
+	// one scalar to every iteration's reduction.
+	Grow func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error)
+	// Pending, on rank 0, is how many processes wait to join now. It is
+	// read before every iteration and rides the iteration's own reduction
+	// to the other ranks (no extra collective); a positive count makes
+	// every rank Grow after that iteration, unless it was the last.
+	Pending func(c comm.Comm) int
+	// MaxRecoveries bounds the recoveries from losses of one run (default
+	// 1). Growths are not bounded.
 	MaxRecoveries int
-	// Logf, if set, receives one line per recovery.
+	// Logf, if set, receives one line per recovery and per growth.
 	Logf func(format string, args ...any)
 }
 
 // Recovery is one recovery of an elastic run, as this rank saw it.
 type Recovery struct {
-	Epoch     int           // 1 for the first recovery
+	Epoch     int           // the topology change's number (1 for the job's first)
 	Iteration int           // the iteration the survivors had completed (their maximum)
 	Ranks     int           // ranks after the recovery
 	Cause     error         // the failure recovered from
 	Took      time.Duration // from the failure to the restarted iteration (shrink, reload, rebuild, reseed)
 }
 
+// Join is one growth of an elastic run (processes joining between
+// iterations), as this rank saw it.
+type Join struct {
+	Epoch     int           // the topology change's number
+	Iteration int           // iterations completed when the processes joined
+	Joiners   int           // processes that joined (or were to join)
+	Ranks     int           // ranks after the growth (before it, if it failed)
+	Took      time.Duration // from the iteration's end to the restarted iteration (grow, reload, rebuild, reseed); on a joiner, from PageRankJoin's start
+	// Err is why the growth failed; the run then went on with the ranks
+	// it had. nil if the processes joined.
+	Err error
+}
+
 // ElasticResult is PageRankElastic's outcome on one rank.
 type ElasticResult struct {
 	*PageRankResult
 	// Comm is the communicator the result lives on (c, or the last shrunk
-	// one); the caller runs TopK and the like on it, and closes it if it
-	// is not c.
+	// or grown one); the caller runs TopK and the like on it, and closes
+	// it if it is not c.
 	Comm       comm.Comm
 	Recoveries []Recovery
+	Joins      []Join
 }
 
 // elasticState is what a rank still holds of the rank vector: the dense
 // ids of its home vertices and their current ranks, and the iterations
-// it completed.
+// it completed. A process that joined holds no vertices.
 type elasticState struct {
 	home []int64
 	cur  []float64
 	done int
 }
 
+// errJoinersWait ends the iterations of an attempt when processes wait to
+// join.
+var errJoinersWait = errors.New("processes wait to join")
+
+// maxJoiners bounds the joiners of one growth (a sanity check of the
+// scalar that carries their count).
+const maxJoiners = 1 << 16
+
 // PageRankElastic is PageRank that survives the loss of ranks other than
-// rank 0 (up to el.MaxRecoveries): see the file comment. Every rank calls
-// it with the same configuration; the sparse allreduces are supported
-// (not AllreduceDense), and after a recovery kylix degrees are designed
-// anew for the new rank count.
+// rank 0 (up to el.MaxRecoveries) and, with el.Grow, takes in processes
+// that join between iterations: see the file comment. Every rank calls it
+// with the same configuration; the sparse allreduces are supported (not
+// AllreduceDense), and after every topology change kylix degrees are
+// designed anew for the new rank count.
 func PageRankElastic(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elastic) (*ElasticResult, error) {
-	if err := cfg.Check(); err != nil {
+	if err := checkElastic(cfg, el); err != nil {
 		return nil, err
 	}
+	r := &elasticRun{cfg: cfg, el: el, c: c, out: &ElasticResult{Comm: c}}
+	return r.run(ctx, c, nil)
+}
+
+// PageRankJoin is the side of a process that joined a running elastic
+// PageRank: c is the grown Comm (from the transport's join), cfg and el
+// are the job's. It learns the iteration reached and the topology's epoch
+// from the job's ranks (one allreduce they make after their Grow), receives
+// its share of the rank vector and goes on in step with them; its result
+// is like theirs, with its own arrival as the first of Joins.
+func PageRankJoin(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elastic) (*ElasticResult, error) {
+	if err := checkElastic(cfg, el); err != nil {
+		return nil, err
+	}
+	if el.Grow == nil {
+		return nil, fmt.Errorf("%w: joining an elastic PageRank needs Grow (the job's ranks grow through it)", ErrPageRankConfig)
+	}
+	start := time.Now()
+	agree := []int64{0, 0, 0}
+	if err := c.AllreduceInt64(ctx, PhasePageRankElasticAdmit, agree, comm.Max); err != nil {
+		return nil, fmt.Errorf("pagerank: elastic: rank %d of %d: learning the job's iteration: %w", c.Rank(), c.Size(), err)
+	}
+	cfg.Degrees = nil // designed for the new rank count
+	r := &elasticRun{cfg: cfg, el: el, c: c, out: &ElasticResult{Comm: c}, epochs: int(agree[1])}
+	r.out.Joins = []Join{{Epoch: int(agree[1]), Iteration: int(agree[0]), Joiners: int(agree[2]), Ranks: c.Size()}}
+	r.pend(start, func(d time.Duration) { r.out.Joins[0].Took = d })
+	r.logf("pagerank: elastic: rank %d of %d: joined the job after its iteration %d (epoch %d)", c.Rank(), c.Size(), agree[0], agree[1])
+	return r.run(ctx, c, &elasticState{done: int(agree[0])})
+}
+
+func checkElastic(cfg PageRankConfig, el Elastic) error {
+	if err := cfg.Check(); err != nil {
+		return err
+	}
 	if cfg.Allreduce == AllreduceDense {
-		return nil, fmt.Errorf("%w: elastic PageRank runs on the sparse allreduces, not %s", ErrPageRankConfig, AllreduceDense)
+		return fmt.Errorf("%w: elastic PageRank runs on the sparse allreduces, not %s", ErrPageRankConfig, AllreduceDense)
 	}
 	if el.Load == nil || el.Shrink == nil {
-		return nil, fmt.Errorf("%w: elastic PageRank needs Load and Shrink", ErrPageRankConfig)
+		return fmt.Errorf("%w: elastic PageRank needs Load and Shrink", ErrPageRankConfig)
 	}
-	maxRec := el.MaxRecoveries
+	return nil
+}
+
+// elasticRun is one rank's elastic PageRank across topology changes.
+type elasticRun struct {
+	cfg    PageRankConfig
+	el     Elastic
+	c      comm.Comm // the current Comm
+	out    *ElasticResult
+	epochs int // the last epoch used: topology changes tried so far
+
+	// The topology change in progress, until the iterations restart:
+	// when it began and where its duration goes.
+	since time.Time
+	took  func(time.Duration)
+}
+
+func (r *elasticRun) logf(format string, args ...any) {
+	if r.el.Logf != nil {
+		r.el.Logf(format, args...)
+	}
+}
+
+// pend marks a topology change that began at since; record receives its
+// duration when the iterations restart.
+func (r *elasticRun) pend(since time.Time, record func(time.Duration)) {
+	r.since, r.took = since, record
+}
+
+// restarted records the duration of the pending topology change.
+func (r *elasticRun) restarted() {
+	if r.took != nil {
+		r.took(time.Since(r.since))
+		r.took = nil
+	}
+}
+
+// run iterates to the end from st (nil: from the start), recovering from
+// losses and growing when processes wait to join. orig is the Comm the
+// caller owns; a later one is aborted and closed here if the run fails.
+func (r *elasticRun) run(ctx context.Context, orig comm.Comm, st *elasticState) (res *ElasticResult, err error) {
+	defer func() {
+		if err != nil && r.c != orig {
+			// Nobody else holds the newest Comm: tell its peers, let go.
+			if a, ok := r.c.(interface{ Abort(error) }); ok {
+				a.Abort(err)
+			}
+			if cl, ok := r.c.(io.Closer); ok {
+				_ = cl.Close()
+			}
+		}
+	}()
+	maxRec := r.el.MaxRecoveries
 	if maxRec <= 0 {
 		maxRec = 1
 	}
-	out := &ElasticResult{Comm: c}
-	var st *elasticState
-	var failedAt time.Time
 	for {
-		res, next, err := elasticAttempt(ctx, c, cfg, el, st, func() {
-			if n := len(out.Recoveries); n > 0 && out.Recoveries[n-1].Took == 0 {
-				out.Recoveries[n-1].Took = time.Since(failedAt)
-			}
-		})
+		res, next, grown, err := r.attempt(ctx, st)
 		if next != nil {
 			st = next
 		}
+		if grown != nil {
+			if err := r.grown(ctx, grown, st); err != nil {
+				return nil, err
+			}
+			continue
+		}
 		if err == nil {
-			out.PageRankResult, out.Comm = res, c
-			return out, nil
+			r.out.PageRankResult, r.out.Comm = res, r.c
+			return r.out, nil
 		}
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		epoch := len(out.Recoveries) + 1
-		if epoch > maxRec {
+		c := r.c
+		if len(r.out.Recoveries) >= maxRec {
 			return nil, fmt.Errorf("pagerank: elastic: no recovery left after %d: %w", maxRec, err)
 		}
 		if st == nil {
 			return nil, fmt.Errorf("pagerank: elastic: rank %d of %d: the job failed before the iterations began, nothing to recover: %w", c.Rank(), c.Size(), err)
 		}
-		failedAt = time.Now()
-		nc, serr := el.Shrink(ctx, c, err, epoch)
+		failedAt := time.Now()
+		r.epochs++
+		epoch := r.epochs
+		nc, serr := r.el.Shrink(ctx, c, err, epoch)
 		if serr != nil {
-			return nil, fmt.Errorf("pagerank: elastic: rank %d of %d: recovery %d failed: %w (after: %w)", c.Rank(), c.Size(), epoch, serr, err)
+			return nil, fmt.Errorf("pagerank: elastic: rank %d of %d: recovery %d failed: %w (after: %w)", c.Rank(), c.Size(), len(r.out.Recoveries)+1, serr, err)
 		}
+		r.c, r.out.Comm = nc, nc
 		c = nc
-		out.Comm = c
-		out.Recoveries = append(out.Recoveries, Recovery{Epoch: epoch, Ranks: c.Size(), Cause: err})
+		r.out.Recoveries = append(r.out.Recoveries, Recovery{Epoch: epoch, Ranks: c.Size(), Cause: err})
+		i := len(r.out.Recoveries) - 1
+		r.pend(failedAt, func(d time.Duration) { r.out.Recoveries[i].Took = d })
 		// The survivors agree on the iteration reached: the topology is
 		// keyed by it.
 		it := []int64{int64(st.done)}
 		if err := c.AllreduceInt64(ctx, PhasePageRankElasticAgree, it, comm.Max); err != nil {
-			return nil, fmt.Errorf("pagerank: elastic: agreeing on the iteration after recovery %d: %w", epoch, err)
+			return nil, fmt.Errorf("pagerank: elastic: agreeing on the iteration after recovery %d: %w", i+1, err)
 		}
 		st.done = int(it[0])
-		out.Recoveries[epoch-1].Iteration = st.done
-		cfg.Degrees = nil // designed anew for the new rank count
-		if el.Logf != nil {
-			el.Logf("pagerank: elastic: rank %d of %d: continuing on %d ranks from iteration %d (epoch %d) after: %v",
-				c.Rank(), c.Size(), c.Size(), st.done, epoch, err)
-		}
+		r.out.Recoveries[i].Iteration = st.done
+		r.cfg.Degrees = nil // designed anew for the new rank count
+		r.logf("pagerank: elastic: rank %d of %d: continuing on %d ranks from iteration %d (epoch %d) after: %v",
+			c.Rank(), c.Size(), c.Size(), st.done, epoch, err)
 	}
 }
 
-// elasticAttempt loads and prepares PageRank on c, seeds it from st (when
-// not nil), calls started and iterates to the end. It returns the state
-// the rank holds when it fails (nil if the iterations did not start).
-func elasticAttempt(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elastic, st *elasticState, started func()) (*PageRankResult, *elasticState, error) {
+// grown switches the run to the grown Comm nc and has every rank, the
+// joiners included, agree on the iteration, the epoch and the number of
+// joiners (the joiners contribute zeros and learn them).
+func (r *elasticRun) grown(ctx context.Context, nc comm.Comm, st *elasticState) error {
+	j := &r.out.Joins[len(r.out.Joins)-1]
+	r.c, r.out.Comm = nc, nc
+	j.Ranks = nc.Size()
+	agree := []int64{int64(st.done), int64(j.Epoch), int64(j.Joiners)}
+	if err := nc.AllreduceInt64(ctx, PhasePageRankElasticAdmit, agree, comm.Max); err != nil {
+		return fmt.Errorf("pagerank: elastic: rank %d of %d: agreeing on the iteration after growth %d: %w", nc.Rank(), nc.Size(), j.Epoch, err)
+	}
+	if int(agree[0]) != st.done || int(agree[1]) != j.Epoch {
+		return fmt.Errorf("pagerank: elastic: rank %d of %d: the ranks disagree on the growth: iteration %d and epoch %d here, at most %d and %d elsewhere",
+			nc.Rank(), nc.Size(), st.done, j.Epoch, agree[0], agree[1])
+	}
+	r.cfg.Degrees = nil
+	r.logf("pagerank: elastic: rank %d of %d: %d process(es) joined after iteration %d; going on with %d ranks (epoch %d)",
+		nc.Rank(), nc.Size(), j.Joiners, st.done, nc.Size(), j.Epoch)
+	return nil
+}
+
+// grow tries to take in k processes after iteration done. It returns the
+// grown Comm, or nil if the growth failed and the run goes on with the
+// ranks it has (the failure is recorded and logged), or an error if the
+// run must stop (ctx is done).
+func (r *elasticRun) grow(ctx context.Context, k, done int) (comm.Comm, error) {
+	start := time.Now()
+	r.epochs++
+	epoch := r.epochs
+	nc, err := r.el.Grow(ctx, r.c, k, epoch)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("pagerank: elastic: rank %d of %d: growing by %d: %w", r.c.Rank(), r.c.Size(), k, err)
+		}
+		r.out.Joins = append(r.out.Joins, Join{Epoch: epoch, Iteration: done, Joiners: k, Ranks: r.c.Size(), Took: time.Since(start), Err: err})
+		r.logf("pagerank: elastic: rank %d of %d: %d process(es) could not join after iteration %d (epoch %d); going on with %d ranks: %v",
+			r.c.Rank(), r.c.Size(), k, done, epoch, r.c.Size(), err)
+		return nil, nil
+	}
+	r.out.Joins = append(r.out.Joins, Join{Epoch: epoch, Iteration: done, Joiners: k})
+	i := len(r.out.Joins) - 1
+	r.pend(start, func(d time.Duration) { r.out.Joins[i].Took = d })
+	return nc, nil
+}
+
+// attempt loads and prepares PageRank on r.c, seeds it from st (when not
+// nil), and iterates to the end or to a growth. It returns the state the
+// rank holds when it stops (nil if the iterations did not start), and the
+// grown Comm if processes joined.
+func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankResult, *elasticState, comm.Comm, error) {
+	c, cfg, el := r.c, r.cfg, r.el
 	edges, err := el.Load(ctx, c.Rank(), c.Size())
 	if err != nil {
-		return nil, nil, fmt.Errorf("pagerank: elastic: rank %d of %d: loading the input: %w", c.Rank(), c.Size(), err)
+		return nil, nil, nil, fmt.Errorf("pagerank: elastic: rank %d of %d: loading the input: %w", c.Rank(), c.Size(), err)
 	}
 	run, res, err := preparePageRank(ctx, c, edges, cfg)
 	if err != nil || run == nil {
-		return res, nil, err
+		return res, nil, nil, err
+	}
+	growing := el.Grow != nil
+	if growing {
+		run.scalars = append(run.scalars, 0) // prJoiners: rank 0's count of waiting processes
 	}
 	done := 0
 	if st != nil {
 		if err := seedElastic(ctx, c, run, res, st); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		done = st.done
 	}
 	now := &elasticState{home: run.net.Home(), cur: run.up.cur, done: done}
-	started()
+	r.restarted()
 	before := c.Stats().Snapshot()
-	left := cfg
-	if cfg.Iterations > 0 {
-		left.Iterations = cfg.Iterations - done
-	} else {
-		left.MaxIter = cfg.MaxIter - done
-	}
-	if left.Iterations > 0 || cfg.Iterations == 0 && left.MaxIter > 0 {
-		err = iterate(ctx, left, res, func(ctx context.Context) (time.Duration, error) {
-			compute, err := run.step(ctx)
-			res.Residual, res.Total = run.residual, run.total
-			if err == nil {
-				now.done++
-			}
-			return compute, err
-		})
-		if err != nil {
-			return nil, now, err
+	last := func() bool {
+		if cfg.Iterations > 0 {
+			return now.done >= cfg.Iterations
 		}
+		return now.done >= cfg.MaxIter || run.residual < cfg.Tol
+	}
+	joiners := 0
+	step := func(ctx context.Context) (time.Duration, error) {
+		t0 := time.Now()
+		if growing {
+			run.scalars[prJoiners] = 0
+			if c.Rank() == 0 && el.Pending != nil {
+				run.scalars[prJoiners] = float64(min(max(el.Pending(c), 0), maxJoiners))
+			}
+		}
+		compute, err := run.step(ctx)
+		res.Residual, res.Total = run.residual, run.total
+		if err != nil {
+			return compute, err
+		}
+		now.done++
+		if !growing || last() {
+			return compute, nil
+		}
+		k := run.scalars[prJoiners]
+		if !(k >= 0 && k <= maxJoiners) || k != math.Trunc(k) {
+			return compute, fmt.Errorf("pagerank: elastic: %v processes wait to join, says rank 0", k)
+		}
+		if joiners = int(k); joiners == 0 {
+			return compute, nil
+		}
+		// iterate does not record an iteration that returns an error.
+		took := time.Since(t0)
+		res.Compute += compute
+		res.Communication += took - compute
+		res.IterationTimes = append(res.IterationTimes, took)
+		return compute, errJoinersWait
+	}
+	for {
+		left := cfg
+		if cfg.Iterations > 0 {
+			left.Iterations = cfg.Iterations - now.done
+		} else {
+			left.MaxIter = cfg.MaxIter - now.done
+		}
+		if !(left.Iterations > 0 || cfg.Iterations == 0 && left.MaxIter > 0) {
+			break
+		}
+		err = iterate(ctx, left, res, step)
+		if !errors.Is(err, errJoinersWait) {
+			if err != nil {
+				return nil, now, nil, err
+			}
+			break
+		}
+		nc, err := r.grow(ctx, joiners, now.done)
+		if err != nil {
+			return nil, now, nil, err
+		}
+		if nc != nil {
+			return nil, now, nc, nil
+		}
+		// The growth failed: go on with the ranks there are.
 	}
 	res.Iterations = now.done
 	after := c.Stats().Snapshot()
@@ -206,14 +442,19 @@ func elasticAttempt(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Ela
 	}
 	res.Scores, err = homeToBlock(ctx, c, res.Part, run.net.Home(), run.up.cur)
 	if err != nil {
-		return nil, now, err
+		return nil, now, nil, err
 	}
-	return res, now, nil
+	return res, now, nil, nil
 }
+
+// prJoiners is the position of the count of waiting processes among an
+// elastic iteration's scalars (after PageRank's own).
+const prJoiners = numPRScalars
 
 // seedElastic replaces the uniform start of run by the ranks st holds
 // (every survivor's), 1/n for the vertices nobody holds, scaled to sum to
-// 1, and delivers r_u/d(u) to the in-sets and the dangling mass.
+// 1 if there are such vertices, and delivers r_u/d(u) to the in-sets and
+// the dangling mass.
 func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResult, st *elasticState) error {
 	wrap := func(what string, err error) error {
 		return fmt.Errorf("pagerank: elastic: rank %d of %d: reseeding the ranks: %s: %w", c.Rank(), c.Size(), what, err)
@@ -252,10 +493,11 @@ func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResu
 		}
 	}
 	uniform := 1 / float64(n)
-	mass := []float64{0}
+	mass := []float64{0, 0} // Σ r, and how many vertices nobody held
 	for l, x := range block {
 		if math.IsNaN(x) {
 			block[l] = uniform
+			mass[1]++
 		}
 		mass[0] += block[l]
 	}
@@ -265,8 +507,12 @@ func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResu
 	if !(mass[0] > 0) {
 		return wrap("total mass", fmt.Errorf("%v is not positive", mass[0]))
 	}
-	for l := range block {
-		block[l] /= mass[0]
+	if mass[1] > 0 {
+		// Values were lost: the restart vector is renormalised. After a
+		// growth every value was held and moves to its new home exactly.
+		for l := range block {
+			block[l] /= mass[0]
+		}
 	}
 	// The new homes ask the block owners for their values.
 	home := run.net.Home()

@@ -227,3 +227,278 @@ func TestPageRankElasticUnrecoverable(t *testing.T) {
 		})
 	}
 }
+
+// unwrapTCP is the TCP Comm under a test's Comm.
+func unwrapTCP(c comm.Comm) *tcp.Comm {
+	switch c := c.(type) {
+	case *dyingComm:
+		return c.Comm
+	case *tcp.Comm:
+		return c
+	}
+	return nil
+}
+
+// joinOpts shape joinJob's run.
+type joinOpts struct {
+	growAt       int    // rank 0 reports the waiting processes from its growAt-th iteration on
+	joinerListen string // the joiner's listen address ("": the default)
+	joinerDie    int    // the joiner dies at its joinerDie-th collective (0: never)
+}
+
+// joinOutcome is what joinJob saw.
+type joinOutcome struct {
+	scores    map[int64]float64 // by original id, from the final Comm's ranks
+	top       []VertexScore     // rank 0's top k
+	errs      []error           // the p ranks'
+	joinerErr error
+	joins     []Join     // rank 0's
+	recs      []Recovery // rank 0's
+	joiner    []Join     // the joiner's
+}
+
+// joinJob runs elastic PageRank with ramp-up on p loopback TCP ranks, and
+// one process that joins: it is queued in rank 0's lobby before the
+// iterations begin (every rank's first Load waits for that), and rank 0
+// reports it from its opts.growAt-th iteration on, so that it joins after
+// exactly that iteration.
+func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, opts joinOpts) joinOutcome {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	token := make([]byte, 32)
+	_, _ = rand.Read(token)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	const tag = "pagerank join test"
+	var (
+		mu      sync.Mutex
+		out     = joinOutcome{scores: map[int64]float64{}, errs: make([]error, p)}
+		lobby   = make(chan *tcp.Comm, 1) // rank 0's Comm, once its lobby is open
+		queued  = make(chan struct{})     // the joiner waits in the lobby
+		queueOK = make(chan error, 1)
+	)
+	go func() {
+		var c0 *tcp.Comm
+		select {
+		case c0 = <-lobby:
+		case <-ctx.Done():
+			queueOK <- ctx.Err()
+			return
+		}
+		for c0.PendingJoins() == 0 {
+			if ctx.Err() != nil {
+				queueOK <- ctx.Err()
+				return
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		queueOK <- nil
+		close(queued)
+	}()
+	hooks := func(rank int, waitQueued bool) Elastic {
+		pending := 0
+		return Elastic{
+			Load: func(ctx context.Context, r, size int) ([]graph.Edge, error) {
+				if waitQueued {
+					waitQueued = false
+					select {
+					case <-queued:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+				}
+				return edges[len(edges)*r/size : len(edges)*(r+1)/size], nil
+			},
+			Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
+				if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
+					return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
+				}
+				return unwrapTCP(c).Shrink(ctx, cause, epoch)
+			},
+			Grow: func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error) {
+				return unwrapTCP(c).Grow(ctx, joiners, epoch)
+			},
+			Pending: func(c comm.Comm) int {
+				if pending++; pending < opts.growAt {
+					return 0
+				}
+				return unwrapTCP(c).PendingJoins()
+			},
+		}
+	}
+	collect := func(res *ElasticResult) error {
+		tk, err := res.TopK(ctx, res.Comm, k)
+		if err != nil {
+			return err
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		for l, s := range res.Scores {
+			out.scores[res.Original[l]] = s
+		}
+		if res.Comm.Rank() == 0 {
+			out.top, out.joins, out.recs = tk, res.Joins, res.Recoveries
+		}
+		return nil
+	}
+	var wg sync.WaitGroup
+	for r := range p {
+		wg.Go(func() {
+			out.errs[r] = func() error {
+				tc, err := tcp.Connect(ctx, tcp.Config{Rank: r, Size: p, Coordinator: addr, Token: token, JobID: "join-test", PeerTimeout: 4 * time.Second})
+				if err != nil {
+					return err
+				}
+				defer tc.Close()
+				if r == 0 {
+					if err := tc.AcceptJoins(tag); err != nil {
+						return err
+					}
+					lobby <- tc
+				}
+				res, err := PageRankElastic(ctx, &dyingComm{Comm: tc}, cfg, hooks(r, true))
+				if err != nil {
+					return err
+				}
+				if unwrapTCP(res.Comm) != tc {
+					defer unwrapTCP(res.Comm).Close()
+				}
+				return collect(res)
+			}()
+		})
+	}
+	wg.Go(func() {
+		out.joinerErr = func() error {
+			tc, err := tcp.Join(ctx, tcp.Config{Coordinator: addr, Token: token, JobID: "join-test", Listen: opts.joinerListen}, tag)
+			if err != nil {
+				return err
+			}
+			defer tc.Close()
+			res, err := PageRankJoin(ctx, &dyingComm{Comm: tc, die: opts.joinerDie}, cfg, hooks(-1, false))
+			if err != nil {
+				return err
+			}
+			if unwrapTCP(res.Comm) != tc {
+				defer unwrapTCP(res.Comm).Close()
+			}
+			mu.Lock()
+			out.joiner = res.Joins
+			mu.Unlock()
+			return collect(res)
+		}()
+	})
+	wg.Wait()
+	if err := <-queueOK; err != nil {
+		t.Fatalf("the joiner never waited in the lobby: %v", err)
+	}
+	return out
+}
+
+// checkAgainstFaultFree compares an elastic run with the fault-free run:
+// L1 distance within 100·tol and the same top k.
+func checkAgainstFaultFree(t *testing.T, got map[int64]float64, top []VertexScore, want map[int64]float64, wantTop []VertexScore, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d scores, want %d", len(got), len(want))
+	}
+	var l1 float64
+	for v, w := range want {
+		l1 += math.Abs(got[v] - w)
+	}
+	if l1 > 100*tol {
+		t.Errorf("L1 distance to the fault-free vector %g, want ≤ %g", l1, 100*tol)
+	}
+	if len(top) != len(wantTop) {
+		t.Fatalf("top %d, want %d", len(top), len(wantTop))
+	}
+	for i := range wantTop {
+		if top[i].ID != wantTop[i].ID || math.Abs(top[i].Score-wantTop[i].Score) > 1e-9*wantTop[i].Score {
+			t.Errorf("top %d: %+v, want %+v", i+1, top[i], wantTop[i])
+		}
+	}
+}
+
+// TestPageRankElasticJoin: a process joins a 3-rank run after its 10th
+// iteration; the run goes on with 4 ranks to the fault-free result.
+func TestPageRankElasticJoin(t *testing.T) {
+	edges := elasticTestGraph()
+	cfg := DefaultPageRankConfig()
+	cfg.Tol = 1e-12
+	const k = 20
+	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
+	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 10})
+	for r, err := range o.errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if o.joinerErr != nil {
+		t.Fatalf("joiner: %v", o.joinerErr)
+	}
+	if len(o.joins) != 1 || o.joins[0].Err != nil || o.joins[0].Ranks != 4 || o.joins[0].Joiners != 1 || o.joins[0].Iteration != 10 || o.joins[0].Epoch != 1 {
+		t.Fatalf("rank 0's joins %+v, want one of 1 process to 4 ranks after iteration 10 at epoch 1", o.joins)
+	}
+	if len(o.joiner) != 1 || o.joiner[0].Iteration != 10 || o.joiner[0].Ranks != 4 || o.joiner[0].Epoch != 1 || o.joiner[0].Joiners != 1 {
+		t.Errorf("the joiner's joins %+v, want its arrival after iteration 10", o.joiner)
+	}
+	t.Logf("joined after iteration %d; the growth took %v on rank 0, %v on the joiner", o.joins[0].Iteration, o.joins[0].Took, o.joiner[0].Took)
+	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+}
+
+// TestPageRankElasticJoinerLost: the process that joined is lost later on;
+// the others recover from its loss (epoch 2) and still reach the
+// fault-free result.
+func TestPageRankElasticJoinerLost(t *testing.T) {
+	edges := elasticTestGraph()
+	cfg := DefaultPageRankConfig()
+	cfg.Tol = 1e-12
+	const k = 20
+	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
+	// Its 60th collective is well inside the iterations after the growth.
+	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerDie: 60})
+	for r, err := range o.errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if o.joinerErr == nil {
+		t.Errorf("the lost joiner finished")
+	}
+	if len(o.joins) != 1 || o.joins[0].Ranks != 4 || len(o.recs) != 1 || o.recs[0].Epoch != 2 || o.recs[0].Ranks != 3 {
+		t.Fatalf("joins %+v, recoveries %+v; want a growth to 4 ranks, then a recovery to 3 at epoch 2", o.joins, o.recs)
+	}
+	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+}
+
+// TestPageRankElasticJoinFails: the process admitted cannot connect (its
+// listen address is not this machine's); the growth fails on every rank
+// in bounded time and the run goes on with its 3 ranks.
+func TestPageRankElasticJoinFails(t *testing.T) {
+	edges := elasticTestGraph()
+	cfg := DefaultPageRankConfig()
+	cfg.Tol = 1e-12
+	const k = 20
+	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
+	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerListen: "192.0.2.1:0"}) // TEST-NET-1: never local
+	for r, err := range o.errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if o.joinerErr == nil {
+		t.Errorf("the joiner that cannot listen joined")
+	}
+	if len(o.joins) != 1 || o.joins[0].Err == nil || o.joins[0].Ranks != 3 || !strings.Contains(o.joins[0].Err.Error(), "rank 3") {
+		t.Fatalf("joins %+v, want one failed growth naming rank 3", o.joins)
+	}
+	if d := o.joins[0].Took; d > 10*time.Second {
+		t.Errorf("the failed growth took %v", d)
+	}
+	t.Logf("failed growth after %v: %v", o.joins[0].Took, o.joins[0].Err)
+	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+}

@@ -48,6 +48,7 @@ type pagerankFlags struct {
 	kron       int
 	threads    int
 	elastic    bool
+	join       bool
 }
 
 func newPageRankCommand() *cobra.Command {
@@ -85,7 +86,8 @@ and the total rank.`,
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
 	fl.StringVar(&f.plots, "plots", "", "write the run's chart (allreduce traffic per layer) as SVG and PNG into this directory")
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
-	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors (paper 002 §V); the result equals a fault-free run's within --tol")
+	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (paper 002 §V); the result equals a fault-free run's within --tol")
+	fl.BoolVar(&f.join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
 	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
 	return cmd
 }
@@ -143,7 +145,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.top < 0 {
 		return flagError("top", "%d is negative", f.top)
 	}
-	plan, err := f.plan(cmd, f.ranks)
+	plan, err := f.pagerankPlan(cmd)
 	if err != nil {
 		return err
 	}
@@ -224,6 +226,9 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 
 	ctx, stop := interruptContext()
 	defer stop()
+	if f.join {
+		return pagerankJoin(ctx, plan, path, format, kp, cfg, f, idOffset, input, cmd.ErrOrStderr())
+	}
 	var (
 		mu     sync.Mutex
 		report *pagerankReport

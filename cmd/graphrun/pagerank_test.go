@@ -2,14 +2,18 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/comm/launch"
 )
 
 // pagerankJSON is the part of the --json report the tests read.
@@ -308,5 +312,111 @@ func TestPageRankCLIThreadsAndTraffic(t *testing.T) {
 	code, _, errOut = runCLI(t, "pagerank", "--kron", "8", "--threads", "0")
 	if code != 2 || !strings.Contains(errOut, "--threads") {
 		t.Errorf("--threads 0: exit %d, %q", code, errOut)
+	}
+}
+
+// TestPageRankCLIJoinBadUse: --join's misuses exit 2 naming the flag or
+// the variable at fault.
+func TestPageRankCLIJoinBadUse(t *testing.T) {
+	clearJobEnv(t)
+	good := writeEdges(t, "1 2\n2 3\n")
+	coord := []string{"--coordinator", "127.0.0.1:7000"}
+	cases := []struct {
+		env  string // GRAPHRUN_TOKEN
+		args []string
+		want string
+	}{
+		{"", []string{"--join"}, "--join: needs --elastic"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--procs", "2"}, coord...), "--procs: cannot be combined with --join"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--rank", "1", "--size", "2"}, coord...), "cannot be combined with --join"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--ranks", "2"}, coord...), "--ranks: cannot be combined with --join"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--degrees", "2x2"}, coord...), "--degrees: cannot be combined with --join"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--transport", "inproc"}, coord...), "--transport"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--allreduce", "dense"}, coord...), "--elastic: runs on the sparse allreduces"},
+		{"", append([]string{"--elastic", "--join"}, coord...), "GRAPHRUN_TOKEN: not set: --join needs the running job's token"},
+		{strings.Repeat("ab", 32), []string{"--elastic", "--join"}, "--coordinator: missing"},
+		{strings.Repeat("ab", 32), []string{"--elastic", "--join", "--coordinator", "nohost"}, "--coordinator"},
+	}
+	for _, c := range cases {
+		t.Setenv(launch.EnvToken, c.env)
+		code, _, stderr := runCLI(t, append([]string{"pagerank", good}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 naming %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestPageRankCLIJoin runs a 2-process elastic job by hand and a third
+// process with --join, started with the job: it joins between two
+// iterations, rank 0 reports the growth and a job of 3 ranks, and the top
+// 10 equal an in-process run's.
+func TestPageRankCLIJoin(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts three graphrun processes")
+	}
+	clearJobEnv(t)
+	// Many iterations of a small graph: the run outlasts the joiner's
+	// arrival by far, and is converged to the last bits long before its end.
+	graph := []string{"pagerank", "--kron", "11", "--iterations", "2500", "--top", "10", "--threads", "1", "--elastic", "--peer-timeout", "20s"}
+	code, ref, errOut := runCLI(t, "pagerank", "--kron", "11", "--iterations", "2500", "--top", "10", "--ranks", "2")
+	if code != 0 {
+		t.Fatalf("reference: exit %d: %s", code, errOut)
+	}
+	coord := freeAddr(t)
+	env := []string{launch.EnvToken + "=" + strings.Repeat("5e", 32), launch.EnvCoordinator + "=" + coord}
+	joiner, joinOut, joinErr := rankProcess(t, env, append(graph, "--join")...)
+	var ranks [2]*exec.Cmd
+	var outs, errs [2]*bytes.Buffer
+	for r := range 2 {
+		ranks[r], outs[r], errs[r] = rankProcess(t, env, append(graph, "--rank", fmt.Sprint(r), "--size", "2")...)
+	}
+	for r := range 2 {
+		if err := ranks[r].Wait(); err != nil {
+			t.Fatalf("rank %d: %v, stderr:\n%s", r, err, errs[r])
+		}
+	}
+	if err := joiner.Wait(); err != nil {
+		t.Fatalf("joiner: %v, stderr:\n%s", err, joinErr)
+	}
+	if !strings.Contains(errs[0].String(), "growth at epoch 1: 1 process(es) joined after iteration") {
+		t.Fatalf("rank 0 reports no growth:\n%s\njoiner:\n%s", errs[0], joinErr)
+	}
+	for _, l := range strings.Split(errs[0].String(), "\n") {
+		if strings.Contains(l, "growth at epoch") {
+			t.Log(l)
+		}
+	}
+	if !strings.Contains(outs[0].String(), ", 3 ranks,") {
+		t.Errorf("rank 0 does not report 3 ranks:\n%s", outs[0])
+	}
+	if outs[1].Len() != 0 || joinOut.Len() != 0 {
+		t.Errorf("rank 1 or the joiner printed on stdout:\n%s\n%s", outs[1], joinOut)
+	}
+	if !strings.Contains(joinErr.String(), "pagerank --join: joined as rank 2 of 3 (epoch 1)") {
+		t.Errorf("the joiner does not say it joined:\n%s", joinErr)
+	}
+	top := func(out string) []string {
+		var lines []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.Fields(l); len(f) == 3 {
+				if _, err := strconv.Atoi(f[0]); err != nil {
+					continue
+				}
+				lines = append(lines, l)
+			}
+		}
+		return lines
+	}
+	want, got := top(ref), top(outs[0].String())
+	if len(want) != 10 || len(got) != 10 {
+		t.Fatalf("top lines: %d and %d, want 10:\n%s\n%s", len(want), len(got), ref, outs[0])
+	}
+	for i := range want {
+		w, g := strings.Fields(want[i]), strings.Fields(got[i])
+		ws, _ := strconv.ParseFloat(w[2], 64)
+		gs, _ := strconv.ParseFloat(g[2], 64)
+		if w[1] != g[1] || math.Abs(ws-gs) > 1e-9*ws {
+			t.Errorf("top %d: %q, want %q", i+1, got[i], want[i])
+		}
 	}
 }

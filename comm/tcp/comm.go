@@ -150,7 +150,13 @@ func Connect(ctx context.Context, cfg Config) (*Comm, error) {
 }
 
 // connect is Connect; rank 0 runs its coordinator on coordLn if it is not nil.
-func connect(ctx context.Context, cfg Config, coordLn net.Listener) (c *Comm, err error) {
+func connect(ctx context.Context, cfg Config, coordLn net.Listener) (*Comm, error) {
+	return connectJob(ctx, cfg, coordLn, false)
+}
+
+// connectJob is connect; derived says the job is an elastic job's new
+// topology (see handshaker.derived).
+func connectJob(ctx context.Context, cfg Config, coordLn net.Listener, derived bool) (c *Comm, err error) {
 	cfg, err = cfg.withDefaults()
 	if err != nil {
 		if coordLn != nil {
@@ -162,6 +168,7 @@ func connect(ctx context.Context, cfg Config, coordLn net.Listener) (c *Comm, er
 	defer cancel()
 	wrap := func(err error) error { return fmt.Errorf("tcp: rank %d of %d: connect: %w", cfg.Rank, cfg.Size, err) }
 	h := newHandshaker(cfg)
+	h.derived = derived
 	var lc net.ListenConfig
 
 	if cfg.Rank == 0 {
@@ -238,6 +245,15 @@ type Comm struct {
 	logf        func(format string, args ...any)
 	peers       []*peer // by rank; nil at this rank
 	cfg         Config  // how this Comm was connected (Shrink reuses it)
+
+	// Elastic jobs (shrink.go, grow.go): the job id of the job this Comm's
+	// topology descends from (what joining processes prove), the epoch of
+	// the topology change that made it (0: Connect), and rank 0's lobby
+	// of processes waiting to join (nil unless AcceptJoins was called on
+	// this Comm or on the one it replaced). lobby is guarded by mu.
+	rootJob string
+	epoch   int
+	lobby   *lobby
 
 	stats  comm.Stats
 	inCall atomic.Bool
@@ -324,6 +340,7 @@ func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
 		logf:        cfg.Logf,
 		peers:       make([]*peer, cfg.Size),
 		cfg:         cfg,
+		rootJob:     cfg.JobID,
 		msgs:        make([][]byte, logical),
 		scratch:     make([][]byte, logical),
 		arrived:     make([]uint64, logical),
@@ -459,11 +476,18 @@ func (c *Comm) Close() error {
 func (c *Comm) shutdown() error {
 	c.mu.Lock()
 	healthy := c.failErr == nil
+	failErr := c.failErr
 	if healthy {
 		c.failErr = ErrClosed
 	}
 	c.closing = true
+	lb := c.lobby
+	c.lobby = nil
 	c.mu.Unlock()
+	if lb != nil {
+		// The job ends here (or failed): tell the processes still waiting.
+		lb.close(failErr)
+	}
 	c.cond.Broadcast()
 	c.poke()
 	if healthy {

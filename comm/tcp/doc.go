@@ -46,13 +46,14 @@
 //	offset size field
 //	0      4    magic "GRTC"
 //	4      1    version (1)
-//	5      1    type: data, abort, bye, challenge, hello, welcome, register, table
+//	5      1    type: data, abort, bye, challenge, hello, welcome, register, table,
+//	            join, queued, admit
 //	6      1    collective kind of a data frame (Alltoallv, ..., Barrier)
 //	7      1    flags: bit 0 = last frame of the message
 //	8      8    job: the first 8 bytes of SHA-256 of the job id
 //	16     8    sequence number of the collective call (from 1)
 //	24     8    FNV-1a 64 of the call's phase name
-//	32     8    argument: Allreduce length<<8 | operator; Bcast root
+//	32     8    argument: Allreduce length<<8 | operator; Bcast root; "lobby" in a lobby's challenge
 //	40     4    source rank
 //	44     4    payload length of this frame (≤ the receiver's MaxFrame)
 //	48     8    payload length of the whole message
@@ -94,6 +95,44 @@
 // when no goroutine touches its buffers any more (transfers still running
 // after a grace period of at most 2 s are cut short by expiring their
 // connection's deadline).
+//
+// # Elastic jobs: shrinking and growing
+//
+// An elastic job changes its topology between iterations (paper 002 §V);
+// every change is a fresh rendezvous at the job's coordinator address, run
+// by rank 0, for a job whose id is derived from the old one and the epoch
+// (the change's number), so that ranks that disagree never assemble a
+// wrong topology. Shrink builds the Comm of the survivors of a lost rank
+// (see its documentation).
+//
+// Ramp-up: rank 0 opens a lobby on the coordinator address with
+// AcceptJoins(tag). A process that wants to join calls Join with the job's
+// coordinator address, token, job id and tag: the lobby's challenge
+// carries a nonce and the "lobby" marker; the joiner answers with a join
+// frame (its nonce, HMAC-SHA256 over both nonces and the tag under its own
+// label, the tag); the lobby refuses a wrong proof or another tag with an
+// abort frame naming the reason, and otherwise queues the joiner and says
+// so with a queued frame proving the token in turn. The joiner then waits
+// on that connection. PendingJoins is the length of the queue; the job
+// shares the count rank 0 read (PageRank adds it to the scalars its
+// iteration sums anyway) and every rank calls Grow(k, epoch). Rank 0 takes
+// the first k joiners, hands its listener to the rendezvous of the job of
+// Size+k ranks, and sends each joiner an admit frame: a proof over its
+// nonces and the admission (epoch, rank, size, peer and connect timeouts,
+// new job id); joiners get the ranks Size..Size+k−1 in arrival order. All
+// of them connect as in Connect and confirm the topology with a barrier;
+// only then do the old ranks close the old Comm, whose lobby passes to the
+// new one. The rendezvous is bounded by half the peer timeout (the ranks
+// but 0 wait up to a second more for rank 0's verdict): a joiner that
+// vanishes makes every rank's Grow fail in that time, naming the missing
+// rank (rank 0 also its address), and leaves the old Comm untouched and
+// usable. A joiner that stops waiting leaves the queue; when the job ends
+// the lobby closes, and the processes still waiting get a bye (Join
+// returns ErrJobEnded) or, if the job failed, an abort with the reason.
+// While a rendezvous runs, rank 0's listener serves it: a joiner then sees
+// a challenge without the lobby marker and knocks again (within its
+// connect timeout), and a rank of the new topology that reaches the lobby
+// first sees another job's challenge and dials again.
 //
 // # Replication
 //

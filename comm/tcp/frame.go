@@ -41,6 +41,9 @@ const (
 	FrameWelcome                        // peer acceptor → dialer: proof, max frame
 	FrameRegister                       // rank → coordinator: nonce, proof, size, listen address
 	FrameTable                          // coordinator → rank: proof and the address table
+	FrameJoin                           // joining process → rank 0's lobby: nonce, proof, tag
+	FrameQueued                         // lobby → joining process: proof; it waits for a growth
+	FrameAdmit                          // lobby → joining process: proof, epoch, rank, size, timeouts, job id
 )
 
 func (t FrameType) String() string {
@@ -61,6 +64,12 @@ func (t FrameType) String() string {
 		return "register"
 	case FrameTable:
 		return "table"
+	case FrameJoin:
+		return "join"
+	case FrameQueued:
+		return "queued"
+	case FrameAdmit:
+		return "admit"
 	}
 	return fmt.Sprintf("frame-type(%d)", uint8(t))
 }
@@ -76,7 +85,7 @@ type Frame struct {
 	Job   uint64 // job id hash
 	Seq   uint64 // collective sequence number of a data frame, from 1
 	Phase uint64 // FNV-1a hash of the phase name of a data frame
-	Arg   uint64 // operation argument of a data frame (Allreduce length and operator, Bcast root)
+	Arg   uint64 // operation argument of a data frame (Allreduce length and operator, Bcast root); lobbyMarker in a lobby's challenge
 	Src   uint32 // sender's rank
 	Len   uint32 // payload bytes in this frame
 	Total uint64 // payload bytes of the whole message (≥ Len)
@@ -190,7 +199,7 @@ func parseHeader(h []byte, maxFrame int) (Frame, error) {
 		Total: binary.LittleEndian.Uint64(h[48:]),
 	}
 	switch {
-	case f.Type < FrameData || f.Type > FrameTable:
+	case f.Type < FrameData || f.Type > FrameAdmit:
 		return Frame{}, fmt.Errorf("%w: unknown frame type %d", ErrMalformed, h[5])
 	case f.Flags&^FlagLast != 0:
 		return Frame{}, fmt.Errorf("%w: unknown flags %#x", ErrMalformed, f.Flags)

@@ -47,6 +47,11 @@ type handshaker struct {
 	cfg     Config
 	job     []byte // cfg.JobID
 	jobHash uint64
+	// derived: the job is an elastic job's new topology (Shrink, Grow,
+	// Join), whose coordinator address rank 0 may still serve as the old
+	// job's lobby for a moment: a challenge of another job there means
+	// "not yet", and joinCoordinator dials again until ctx is done.
+	derived bool
 }
 
 func newHandshaker(cfg Config) *handshaker {
@@ -302,25 +307,41 @@ type coordinatorSession struct {
 }
 
 // joinCoordinator dials the coordinator, retrying until it listens, and
-// reads its challenge.
+// reads its challenge. For a derived job it also dials again, until ctx is
+// done, while the coordinator's challenge is another job's (see
+// handshaker.derived).
 func (h *handshaker) joinCoordinator(ctx context.Context) (*coordinatorSession, error) {
-	conn, err := dialRetry(ctx, h.cfg.Coordinator)
-	if err != nil {
-		return nil, fmt.Errorf("reaching the coordinator: %w", err)
+	backoff := 5 * time.Millisecond
+	for {
+		conn, err := dialRetry(ctx, h.cfg.Coordinator)
+		if err != nil {
+			return nil, fmt.Errorf("reaching the coordinator: %w", err)
+		}
+		release := guard(ctx, conn, handshakeTimeout)
+		f, nonceC, err := h.receive(conn, FrameChallenge)
+		live := release()
+		if !live {
+			err = errors.Join(ctx.Err(), err)
+		}
+		if live && h.derived && errors.Is(err, errForeignJob) {
+			_ = conn.Close()
+			select {
+			case <-ctx.Done():
+				return nil, fmt.Errorf("coordinator %s: still serving another job: %w", h.cfg.Coordinator, context.Cause(ctx))
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 100*time.Millisecond)
+			continue
+		}
+		if err == nil && (f.Src != 0 || len(nonceC) != nonceSize) {
+			err = errors.New("malformed challenge")
+		}
+		if err != nil {
+			_ = conn.Close()
+			return nil, fmt.Errorf("coordinator %s: %w", h.cfg.Coordinator, err)
+		}
+		return &coordinatorSession{conn: conn, nonceC: nonceC}, nil
 	}
-	release := guard(ctx, conn, handshakeTimeout)
-	f, nonceC, err := h.receive(conn, FrameChallenge)
-	if !release() {
-		err = errors.Join(ctx.Err(), err)
-	}
-	if err == nil && (f.Src != 0 || len(nonceC) != nonceSize) {
-		err = errors.New("malformed challenge")
-	}
-	if err != nil {
-		_ = conn.Close()
-		return nil, fmt.Errorf("coordinator %s: %w", h.cfg.Coordinator, err)
-	}
-	return &coordinatorSession{conn: conn, nonceC: nonceC}, nil
 }
 
 // register announces this rank's listen address and waits for the address

@@ -78,19 +78,24 @@ func (c *Comm) Shrink(ctx context.Context, cause error, epoch int) (*Comm, error
 		cfg.Rank--
 	}
 	cfg.JobID = fmt.Sprintf("%s/elastic-%d/lost-%d", c.cfg.JobID, epoch, lost)
-	if cfg.Listen != "" {
-		// The old data listener's port may still be taken: any port will do.
-		if host, _, err := net.SplitHostPort(cfg.Listen); err == nil {
-			cfg.Listen = net.JoinHostPort(host, "0")
-		}
-	}
+	cfg.Listen = anyPort(cfg.Listen) // the old data listener's port may still be taken
 	cfg.ConnectTimeout = min(c.cfg.ConnectTimeout, 2*c.cfg.PeerTimeout)
 	c.logf("tcp: rank %d of %d: rank %d was lost; joining the job of the %d survivors as rank %d (epoch %d)",
 		c.rank, c.size, lost, cfg.Size, cfg.Rank, epoch)
-	nc, err := connect(ctx, cfg, nil)
+	var coordLn net.Listener
+	if c.rank == 0 {
+		// With a lobby open (grow.go), its listener serves the rendezvous.
+		var err error
+		if coordLn, err = c.rendezvousListener(); err != nil {
+			return nil, fmt.Errorf("tcp: rank %d of %d: recovering from the loss of rank %d (epoch %d): %w", c.rank, c.size, lost, epoch, err)
+		}
+	}
+	nc, err := connectJob(ctx, cfg, coordLn, true)
 	if err != nil {
 		return nil, fmt.Errorf("tcp: rank %d of %d: recovering from the loss of rank %d (epoch %d): %w", c.rank, c.size, lost, epoch, err)
 	}
-	_ = c.Close() // failed already: no goodbye, just the connections
+	nc.rootJob, nc.epoch = c.rootJob, epoch
+	nc.lobby = c.takeLobby() // the processes waiting to join wait on
+	_ = c.Close()            // failed already: no goodbye, just the connections
 	return nc, nil
 }

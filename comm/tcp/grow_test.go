@@ -1,0 +1,401 @@
+package tcp
+
+// Elastic ramp-up (paper 002 §V-C): processes that join a running job
+// between iterations through rank 0's lobby; refused joiners; a joiner
+// that vanishes mid-growth fails the growth in bounded time, naming it, and
+// leaves the old Comm usable.
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+const growTag = "grow-test tag"
+
+// growJob is a loopback job whose rank 0 opens a lobby.
+type growJob struct {
+	t     *testing.T
+	ln    net.Listener // rank 0's coordinator listener
+	addr  string
+	token []byte
+	ctx   context.Context
+
+	mu   sync.Mutex
+	logs []string
+}
+
+func newGrowJob(t *testing.T) *growJob {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := make([]byte, 32)
+	_, _ = rand.Read(token)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	t.Cleanup(cancel)
+	return &growJob{t: t, ln: ln, addr: ln.Addr().String(), token: token, ctx: ctx}
+}
+
+func (j *growJob) logf(format string, args ...any) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.logs = append(j.logs, fmt.Sprintf(format, args...))
+}
+
+func (j *growJob) config(rank, size int) Config {
+	return Config{Rank: rank, Size: size, Coordinator: j.addr, Token: j.token, JobID: "grow-test",
+		PeerTimeout: 2 * time.Second, Logf: j.logf}
+}
+
+// connectRanks connects the p ranks of the job; rank 0 opens its lobby.
+func (j *growJob) connectRanks(p int) []*Comm {
+	j.t.Helper()
+	comms := make([]*Comm, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for r := range p {
+		var cl net.Listener
+		if r == 0 {
+			cl = j.ln
+		}
+		wg.Go(func() { comms[r], errs[r] = connect(j.ctx, j.config(r, p), cl) })
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			j.t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if err := comms[0].AcceptJoins(growTag); err != nil {
+		j.t.Fatal(err)
+	}
+	j.t.Cleanup(func() {
+		for _, c := range comms {
+			_ = c.Close()
+		}
+	})
+	return comms
+}
+
+// waitPending waits (bounded) until rank 0's lobby holds want processes.
+func waitPending(t *testing.T, c *Comm, want int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for c.PendingJoins() != want {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d processes wait to join, want %d", c.PendingJoins(), want)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// joined is a joiner's view after the growth.
+type joined struct {
+	rank, size, epoch int
+	sum               int64
+	err               error
+}
+
+// startJoiners starts k joiners presenting tag; each contributes 100 to a
+// sum over the grown job.
+func (j *growJob) startJoiners(k int, cfg Config, tag string) chan joined {
+	out := make(chan joined, k)
+	for range k {
+		go func() {
+			nc, err := Join(j.ctx, cfg, tag)
+			if err != nil {
+				out <- joined{err: err}
+				return
+			}
+			defer nc.Close()
+			vals := []int64{100}
+			err = nc.AllreduceInt64(j.ctx, "after", vals, comm.Sum)
+			out <- joined{rank: nc.Rank(), size: nc.Size(), epoch: nc.Epoch(), sum: vals[0], err: err}
+		}()
+	}
+	return out
+}
+
+// growAll makes every rank share rank 0's pending count (an allreduce)
+// and grow by it; each then contributes its old rank to a sum over the new
+// Comm. It returns the new Comms (nil where Grow failed), the sums and the
+// errors.
+func growAll(ctx context.Context, comms []*Comm, epoch int) ([]*Comm, []int64, []error) {
+	p := len(comms)
+	ncs := make([]*Comm, p)
+	sums := make([]int64, p)
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	for r, c := range comms {
+		wg.Go(func() {
+			k := []int64{int64(c.PendingJoins())}
+			if r != 0 {
+				k[0] = 0
+			}
+			if errs[r] = c.AllreduceInt64(ctx, "count", k, comm.Sum); errs[r] != nil {
+				return
+			}
+			if ncs[r], errs[r] = c.Grow(ctx, int(k[0]), epoch); errs[r] != nil {
+				return
+			}
+			vals := []int64{int64(r)}
+			errs[r] = ncs[r].AllreduceInt64(ctx, "after", vals, comm.Sum)
+			sums[r] = vals[0]
+		})
+	}
+	wg.Wait()
+	return ncs, sums, errs
+}
+
+func testGrow(t *testing.T, p, k int) {
+	j := newGrowJob(t)
+	comms := j.connectRanks(p)
+	out := j.startJoiners(k, j.config(0, 1), growTag)
+	waitPending(t, comms[0], k)
+	ncs, sums, errs := growAll(j.ctx, comms, 1)
+	want := int64(p*(p-1)/2 + 100*k)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		defer ncs[r].Close()
+		if ncs[r].Size() != p+k || ncs[r].Rank() != r || ncs[r].Epoch() != 1 {
+			t.Errorf("rank %d: now rank %d of %d at epoch %d, want rank %d of %d at epoch 1", r, ncs[r].Rank(), ncs[r].Size(), ncs[r].Epoch(), r, p+k)
+		}
+		if sums[r] != want {
+			t.Errorf("rank %d: sum %d over the grown job, want %d", r, sums[r], want)
+		}
+	}
+	var ranks []int
+	for range k {
+		o := <-out
+		if o.err != nil {
+			t.Fatalf("joiner: %v", o.err)
+		}
+		if o.size != p+k || o.epoch != 1 || o.sum != want {
+			t.Errorf("joiner: rank %d of %d at epoch %d, sum %d; want size %d, epoch 1, sum %d", o.rank, o.size, o.epoch, o.sum, p+k, want)
+		}
+		ranks = append(ranks, o.rank)
+	}
+	slices.Sort(ranks)
+	for i, r := range ranks {
+		if r != p+i {
+			t.Errorf("joiners got ranks %v, want %d..%d", ranks, p, p+k-1)
+			break
+		}
+	}
+	if n := ncs[0].PendingJoins(); n != 0 {
+		t.Errorf("%d processes still wait after the growth", n)
+	}
+	// The old Comms are closed; the lobby moved to the new rank 0.
+	if err := comms[p-1].Barrier(j.ctx, "old"); !errors.Is(err, ErrClosed) {
+		t.Errorf("old Comm after the growth: %v, want ErrClosed", err)
+	}
+	if comms[0].PendingJoins() != 0 || ncs[0].lobby == nil {
+		t.Errorf("the lobby did not move to the grown Comm")
+	}
+}
+
+func TestGrowOneJoiner(t *testing.T)   { testGrow(t, 3, 1) }
+func TestGrowTwoJoiners(t *testing.T)  { testGrow(t, 3, 2) }
+func TestGrowFromOneRank(t *testing.T) { testGrow(t, 1, 1) }
+
+func TestJoinRefused(t *testing.T) {
+	j := newGrowJob(t)
+	comms := j.connectRanks(2)
+	otherToken := make([]byte, 32)
+	_, _ = rand.Read(otherToken)
+	for _, tc := range []struct {
+		name string
+		cfg  func(Config) Config
+		tag  string
+		want string
+	}{
+		{"wrong token", func(c Config) Config { c.Token = otherToken; return c }, growTag, "invalid proof of the job token"},
+		{"another job", func(c Config) Config { c.JobID = "another-job"; return c }, growTag, "answers for another job (the job ids differ)"},
+		{"another configuration", func(c Config) Config { return c }, "another tag", "configuration differs"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			start := time.Now()
+			nc, err := Join(j.ctx, tc.cfg(j.config(0, 1)), tc.tag)
+			if err == nil {
+				nc.Close()
+				t.Fatal("joined")
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v, want an error containing %q", err, tc.want)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("refused after %v", d)
+			}
+			if n := comms[0].PendingJoins(); n != 0 {
+				t.Errorf("%d processes wait after a refusal", n)
+			}
+		})
+	}
+	// The job is unharmed.
+	var wg sync.WaitGroup
+	for _, c := range comms {
+		wg.Go(func() {
+			if err := c.Barrier(j.ctx, "after"); err != nil {
+				t.Errorf("rank %d: %v", c.Rank(), err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestGrowJoinerVanishes: a joiner admitted to a growth dies before it
+// connects. Every rank's Grow fails within the growth's bound, naming the
+// joiner's rank, and the ranks go on over the old Comm.
+func TestGrowJoinerVanishes(t *testing.T) {
+	j := newGrowJob(t)
+	comms := j.connectRanks(3)
+	admitted := make(chan error, 1)
+	go func() {
+		cfg, _ := j.config(0, 1).withDefaults()
+		h := newHandshaker(cfg)
+		a, err := h.requestJoin(j.ctx, []byte(growTag))
+		if err == nil && a.rank != 3 {
+			err = fmt.Errorf("admitted as rank %d, want 3", a.rank)
+		}
+		admitted <- err // and never connects: a process that died
+	}()
+	waitPending(t, comms[0], 1)
+	start := time.Now()
+	ncs, _, errs := growAll(j.ctx, comms, 1)
+	took := time.Since(start)
+	if err := <-admitted; err != nil {
+		t.Fatalf("the vanishing joiner: %v", err)
+	}
+	for r, err := range errs {
+		if err == nil {
+			ncs[r].Close()
+			t.Fatalf("rank %d grew without the joiner", r)
+		}
+		if !strings.Contains(err.Error(), "growing to 4 ranks (epoch 1)") || !strings.Contains(err.Error(), "rank 3") {
+			t.Errorf("rank %d: %v, want a failed growth naming rank 3", r, err)
+		}
+	}
+	t.Logf("rank 0: %v\nrank 2: %v", errs[0], errs[2])
+	if !strings.Contains(errs[0].Error(), "joiners: rank 3 from 127.0.0.1:") {
+		t.Errorf("rank 0: %v, want the joiner's address", errs[0])
+	}
+	if bound := growRankTimeout(comms[0].cfg) + 3*time.Second; took > bound {
+		t.Errorf("the growth failed after %v, want within %v", took, bound)
+	}
+	// The old Comm still works.
+	sums := make([]int64, 3)
+	var wg sync.WaitGroup
+	for r, c := range comms {
+		wg.Go(func() {
+			vals := []int64{int64(r)}
+			if err := c.AllreduceInt64(j.ctx, "after", vals, comm.Sum); err != nil {
+				t.Errorf("rank %d on the old Comm: %v", r, err)
+			}
+			sums[r] = vals[0]
+		})
+	}
+	wg.Wait()
+	for r, s := range sums {
+		if s != 3 {
+			t.Errorf("rank %d: sum %d on the old Comm, want 3", r, s)
+		}
+	}
+}
+
+// TestJoinerLeavesLobby: a process that stops waiting leaves the queue.
+func TestJoinerLeavesLobby(t *testing.T) {
+	j := newGrowJob(t)
+	comms := j.connectRanks(2)
+	cfg, _ := j.config(0, 1).withDefaults()
+	s, _, err := newHandshaker(cfg).knock(j.ctx, []byte(growTag))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitPending(t, comms[0], 1)
+	_ = s.conn.Close()
+	waitPending(t, comms[0], 0)
+}
+
+// TestJoinAfterTheJobEnded: the processes still waiting when the job ends
+// learn it (ErrJobEnded), or that it failed.
+func TestJoinAfterTheJobEnded(t *testing.T) {
+	for _, failed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("failed=%v", failed), func(t *testing.T) {
+			j := newGrowJob(t)
+			comms := j.connectRanks(2)
+			out := j.startJoiners(1, j.config(0, 1), growTag)
+			waitPending(t, comms[0], 1)
+			if failed {
+				comms[0].Abort(errors.New("injected failure"))
+			}
+			for _, c := range comms {
+				_ = c.Close()
+			}
+			o := <-out
+			switch {
+			case !failed && !errors.Is(o.err, ErrJobEnded):
+				t.Errorf("joiner: %v, want ErrJobEnded", o.err)
+			case failed && (o.err == nil || !strings.Contains(o.err.Error(), "the job failed before it took this process in: injected failure")):
+				t.Errorf("joiner: %v, want the job's failure", o.err)
+			}
+		})
+	}
+}
+
+// TestShrinkThenGrow: the lobby survives a Shrink (its listener serves the
+// survivors' rendezvous), and a process then joins the shrunk job.
+func TestShrinkThenGrow(t *testing.T) {
+	j := newGrowJob(t)
+	comms := j.connectRanks(4)
+	crash(comms[2])
+	survivors := []*Comm{comms[0], comms[1], comms[3]}
+	shrunk := make([]*Comm, 3)
+	var wg sync.WaitGroup
+	for i, c := range survivors {
+		wg.Go(func() {
+			err := c.Barrier(j.ctx, "fails")
+			if err == nil {
+				t.Errorf("rank %d: no failure seen", c.Rank())
+				return
+			}
+			if shrunk[i], err = c.Shrink(j.ctx, err, 1); err != nil {
+				t.Errorf("rank %d: %v", c.Rank(), err)
+			}
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	if shrunk[0].lobby == nil {
+		t.Fatal("the lobby did not move to the shrunk Comm")
+	}
+	out := j.startJoiners(1, j.config(0, 1), growTag)
+	waitPending(t, shrunk[0], 1)
+	ncs, sums, errs := growAll(j.ctx, shrunk, 2)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		defer ncs[r].Close()
+		if ncs[r].Size() != 4 || ncs[r].Epoch() != 2 || sums[r] != 0+1+2+100 {
+			t.Errorf("rank %d: %d ranks, epoch %d, sum %d; want 4, 2, 103", r, ncs[r].Size(), ncs[r].Epoch(), sums[r])
+		}
+	}
+	if o := <-out; o.err != nil || o.rank != 3 || o.sum != 103 {
+		t.Errorf("joiner: rank %d, sum %d, %v; want rank 3, sum 103", o.rank, o.sum, o.err)
+	}
+}
