@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,8 +15,9 @@ import (
 )
 
 // denseRowLine matches a measured row of bench allreduce-dense: ranks,
-// elements, four times and the ratio.
-var denseRowLine = regexp.MustCompile(`(?m)^\| (\d+) \| ([\d^]+) \|(?: [\d.e+]+ \|){4} [\d.]+ \|$`)
+// elements, four times, the ratio, the link model's ratio (with
+// --link-bandwidth) and the megabytes sent per call.
+var denseRowLine = regexp.MustCompile(`(?m)^\| (\d+) \| ([\d^]+) \|(?: [\d.e+]+ \|){4} [\d.]+ \|(?: [\d.]+ \|)? [\d.e+-]+(?: / [\d.e+-]+){3} \|$`)
 
 func TestBenchAllreduceDense(t *testing.T) {
 	clearJobEnv(t)
@@ -27,7 +30,7 @@ func TestBenchAllreduceDense(t *testing.T) {
 		{[]string{"--ranks", "5", "--sizes", "1e4", "--link-bandwidth", "10G", "--pieces", "2", "--workers", "2", "--stat", "min"}, 1, "modelled link 10G B/s per rank"},
 		{[]string{"--procs", "2", "--sizes", "1000"}, 1, "over tcp, 2 processes"},
 	} {
-		code, out, errOut := runCLI(t, append([]string{"bench", "allreduce-dense", "--repeat", "1"}, tc.args...)...)
+		code, out, errOut := runCLI(t, append([]string{"bench", "allreduce-dense", "--repeat", "1", "--dir", t.TempDir(), "--doc", ""}, tc.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d, stderr:\n%s", tc.args, code, errOut)
 		}
@@ -36,14 +39,16 @@ func TestBenchAllreduceDense(t *testing.T) {
 		}
 	}
 	// One algorithm: no ratio column.
-	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "3", "--sizes", "10", "--algorithms", "butterfly", "--repeat", "1")
-	if code != 0 || !strings.Contains(out, "| ranks | elements | butterfly |\n") || strings.Contains(out, "÷") {
+	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "3", "--sizes", "10", "--algorithms", "butterfly", "--repeat", "1",
+		"--dir", t.TempDir(), "--doc", "")
+	if code != 0 || !strings.Contains(out, "| ranks | elements | butterfly | MB sent per call |\n") || strings.Contains(out, "÷") {
 		t.Fatalf("one algorithm: exit %d, output:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	for _, args := range [][]string{
 		{"--sizes", "0"}, {"--sizes", "1.5"}, {"--ranks", "x"}, {"--algorithms", "ring"},
 		{"--repeat", "0"}, {"--stat", "mean"}, {"--workers", "0"}, {"--pieces", "0"}, {"--link-bandwidth", "fast"},
 		{"--procs", "2", "--ranks", "4"}, {"extra"},
+		{"--tag", "two words"}, {"--tag", "-x"}, {"--tag", "a-->b"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"bench", "allreduce-dense"}, args...)...)
 		if code != 2 {
@@ -77,13 +82,33 @@ func TestParseCountsAndRates(t *testing.T) {
 			t.Errorf("formatCount(%d) = %q, want %q", n, got, want)
 		}
 	}
+	for n, want := range map[int]string{10000: "1e4", 10000000: "1e7", 2500000: "25e5", 100: "1e2", 10: "10", 7: "7", 1234: "1234"} {
+		if got := formatElements(n); got != want {
+			t.Errorf("formatElements(%d) = %q, want %q", n, got, want)
+		}
+		if back, err := parseCounts(formatElements(n)); err != nil || back[0] != n {
+			t.Errorf("parseCounts(formatElements(%d)) = %v, %v", n, back, err)
+		}
+	}
+	for v, want := range map[float64]string{0.02344: "0.0234", 1.124: "1.12", 350.2: "350", 1454: "1450", 5123: "5120", 999.7: "1000", 2.4e6: "2.4e+06"} {
+		if got := threeDigits(v); got != want {
+			t.Errorf("threeDigits(%v) = %q, want %q", v, got, want)
+		}
+	}
+	// 2·⌈lg p⌉ ÷ (2(p−1)/p): BENCHMARKS.md's link-model column.
+	for p, want := range map[int]float64{2: 2, 4: 8.0 / 3, 8: 24.0 / 7, 16: 64.0 / 15, 3: 3} {
+		if got := modelTreeOverChunked(p); math.Abs(got-want) > 1e-12 {
+			t.Errorf("modelTreeOverChunked(%d) = %v, want %v", p, got, want)
+		}
+	}
 }
 
 // TestBenchAllreduceJSONAndPlots: --json keeps every timing, --plots draws them.
 func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	js, plots := filepath.Join(dir, "ad.json"), filepath.Join(dir, "plots")
-	code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1000", "--repeat", "1", "--json", js, "--plots", plots)
+	code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1000", "--repeat", "1", "--json", js, "--plots", plots,
+		"--dir", filepath.Join(dir, "out"), "--doc", "")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -103,6 +128,136 @@ func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	for _, ext := range []string{".svg", ".png"} {
 		if fi, err := os.Stat(filepath.Join(plots, "allreduce"+ext)); err != nil || fi.Size() == 0 {
 			t.Fatalf("allreduce%s: %v", ext, err)
+		}
+	}
+}
+
+// TestBenchAllreduceRegeneratesItsTable: the matrix writes one JSON per rank
+// count and vector length and summary.json, regenerates its table in the
+// Markdown file in place on a rerun, keeps tables of other parameters (a
+// --tag, a modelled link) apart, and a multi-process run writes from rank 0.
+func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "BENCH.md")
+	if err := os.WriteFile(doc, []byte("# Benchmarks\n\nkept\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	base := []string{"bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1e3", "--repeat", "1", "--dir", out, "--doc", doc}
+	for range 2 {
+		code, stdout, errOut := runCLI(t, base...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if rows := denseRowLine.FindAllString(stdout, -1); len(rows) != 4 || !strings.Contains(errOut, "[4/4] 3 ranks, 10^3 elements: tree ") {
+			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
+		}
+	}
+	for _, extra := range [][]string{{"--tag", "netns-1gbit"}, {"--link-bandwidth", "10G"}} {
+		if code, _, errOut := runCLI(t, append(base, extra...)...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
+		}
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	for _, want := range []string{
+		"### `graphrun bench allreduce-dense --ranks 2,3 --sizes 1e2,1e3 --repeat 1`\n\n<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 -->\n",
+		"### `graphrun bench allreduce-dense --ranks 2,3 --sizes 1e2,1e3 --repeat 1 --tag netns-1gbit`\n\n<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 tag=netns-1gbit -->\n",
+		"<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 link-bandwidth=10G -->\n",
+		"(in-process ranks, setup `netns-1gbit`; `uptime` load average ",
+		" link model |",
+	} {
+		if strings.Count(text, want) != 1 {
+			t.Errorf("want once %q in:\n%s", want, text)
+		}
+	}
+	if !strings.HasPrefix(text, "# Benchmarks\n\nkept\n") || strings.Count(text, "<!-- bench:") != 3 || strings.Count(text, "<!-- end bench:") != 3 {
+		t.Fatalf("regenerated file:\n%s", text)
+	}
+	// One JSON per rank count and vector length (the last run's: the link
+	// model), each with every algorithm's exact volume.
+	var summary benchDenseSummary
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, &summary); err != nil {
+		t.Fatal(err)
+	}
+	if len(summary.Files) != 4 || summary.LoadStart == nil || summary.Key != "allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 link-bandwidth=10G" {
+		t.Fatalf("summary: %+v", summary)
+	}
+	for _, file := range summary.Files {
+		raw, err := os.ReadFile(filepath.Join(out, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var run benchDenseRun
+		if err := json.Unmarshal(raw, &run); err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Algorithms) != 4 || run.LinkBandwidth != 1e10 || run.ModelTreeOverChunked == 0 {
+			t.Fatalf("%s: %+v", file, run)
+		}
+		// Tree and chunked send 2(p−1) vectors' worth in all, the
+		// butterfly p·lg p on a power of two.
+		p, n := int64(run.Ranks), int64(run.Elements)
+		if tree, chunked := run.Algorithms[0].BytesSent, run.Algorithms[3].BytesSent; tree != 2*(p-1)*8*n || chunked != tree {
+			t.Errorf("%s: tree %d, chunked %d bytes, want %d", file, tree, chunked, 2*(p-1)*8*n)
+		}
+		if p == 2 && run.Algorithms[1].BytesSent != 2*8*n {
+			t.Errorf("%s: butterfly %d bytes, want %d", file, run.Algorithms[1].BytesSent, 2*8*n)
+		}
+	}
+
+	// --procs: rank 0 writes the JSON, the summary and the table, named
+	// after the --procs command line.
+	procsOut := filepath.Join(dir, "procs")
+	code, stdout, errOut := runCLI(t, "bench", "allreduce-dense", "--procs", "2", "--sizes", "1000", "--repeat", "1", "--dir", procsOut, "--doc", doc)
+	if code != 0 || len(denseRowLine.FindAllString(stdout, -1)) != 1 || !strings.Contains(errOut, "rank 0: graphrun: bench allreduce-dense [1/1] 2 ranks") {
+		t.Fatalf("--procs 2: exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(procsOut, "allreduce-dense-p2-n1e3.json")); err != nil {
+		t.Fatal(err)
+	}
+	data, err = os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "### `graphrun bench allreduce-dense --procs 2 --sizes 1e3 --repeat 1`\n\n<!-- bench:allreduce-dense procs=2 sizes=1e3 repeat=1 -->\n"; strings.Count(string(data), want) != 1 {
+		t.Fatalf("no %q in:\n%s", want, data)
+	}
+}
+
+// TestBenchAllreduceBadOutput: a --doc or --dir that cannot be written is a
+// usage error naming the flag, before anything runs (with --procs, before
+// any process starts).
+func TestBenchAllreduceBadOutput(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--ranks", "2", "--dir", out, "--doc", "/nonexistent/dir/B.md"}, "--doc"},
+		{[]string{"--ranks", "2", "--dir", out, "--doc", dir}, "--doc"},
+		{[]string{"--procs", "2", "--dir", out, "--doc", "/nonexistent/dir/B.md"}, "--doc"},
+		{[]string{"--ranks", "2", "--dir", file}, "--dir"},
+		{[]string{"--ranks", "2", "--dir", ""}, "--dir"},
+	} {
+		args := append([]string{"bench", "allreduce-dense", "--sizes", "10", "--repeat", "1"}, c.args...)
+		code, stdout, errOut := runCLI(t, args...)
+		if code != 2 || !strings.HasPrefix(errOut, fmt.Sprintf("graphrun: %s: ", c.flag)) || stdout != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 naming %s", c.args, code, stdout, errOut, c.flag)
 		}
 	}
 }

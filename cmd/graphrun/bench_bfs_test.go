@@ -46,7 +46,7 @@ func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
 	if err := json.Unmarshal(raw, &summary); err != nil {
 		t.Fatal(err)
 	}
-	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" {
+	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" || summary.Key != "bfs-codecs scale=8 ranks=3 roots=2" || summary.LoadStart == nil || summary.FinishedAt.IsZero() {
 		t.Fatalf("summary: %+v", summary)
 	}
 	// Every mode searches the same graph from the same keys: equal nedge.
@@ -90,5 +90,26 @@ func TestBenchBFSScaling(t *testing.T) {
 	}
 	if !strings.Contains(stdout, "× 1 ranks, allgather + raw") || !strings.Contains(errOut, "[4/4]") {
 		t.Fatalf("stdout %q, stderr %q", stdout, errOut)
+	}
+}
+
+// TestBenchBFSKeyNamesGraphFlags: a graph flag that was given (edgefactor,
+// seed, threads) is part of the key and the heading, so that the table of
+// another graph does not replace the default one.
+func TestBenchBFSKeyNamesGraphFlags(t *testing.T) {
+	dir := t.TempDir()
+	doc := filepath.Join(dir, "B.md")
+	code, _, errOut := runCLI(t, "bench", "bfs-scaling", "--scale", "7", "--ranks", "1", "--roots", "1", "--edgefactor", "8", "--seed", "3",
+		"--dir", filepath.Join(dir, "out"), "--doc", doc)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "### `graphrun bench bfs-scaling --scale 7 --ranks 1 --roots 1 --edgefactor 8 --seed 3`\n\n<!-- bench:bfs-scaling scale=7 ranks=1 roots=1 edgefactor=8 seed=3 -->\n"
+	if !strings.Contains(string(data), want) || !strings.Contains(string(data), "(in-process ranks, `--no-validate`; `uptime` load average ") {
+		t.Fatalf("no %q in:\n%s", want, data)
 	}
 }

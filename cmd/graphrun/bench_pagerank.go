@@ -8,23 +8,24 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/results"
 )
 
 type benchPageRankFlags struct {
 	scale, ranks, iterations int
 	input                    string
-	dir, doc                 string
+	degrees                  string
+	out                      benchOutput
 }
 
 // newBenchPageRankCommand is `graphrun bench pagerank-allreduce`: PageRank
 // with the direct, binary and kylix (auto degrees) allreduce on the same
 // graph and ranks — paper 000's comparison, messages and bytes per iteration
-// and the per-layer volume.
+// and the per-layer volume — and kylix on the networks of --degrees.
 func newBenchPageRankCommand() *cobra.Command {
 	var f benchPageRankFlags
 	cmd := &cobra.Command{
@@ -38,8 +39,8 @@ func newBenchPageRankCommand() *cobra.Command {
 	fl.StringVar(&f.input, "input", "", "an edge-list file to rank instead of a Kronecker graph")
 	fl.IntVar(&f.ranks, "ranks", 64, "in-process ranks")
 	fl.IntVar(&f.iterations, "iterations", 5, "PageRank iterations per run")
-	fl.StringVar(&f.dir, "dir", "bench-out", "folder for one JSON per run and summary.json")
-	fl.StringVar(&f.doc, "doc", "BENCHMARKS.md", `Markdown file whose table of this matrix is regenerated ("" to skip)`)
+	fl.StringVar(&f.degrees, "degrees", "", `also run kylix on these networks, comma-separated (e.g. "8x8,4x4x4,16x4"; each product = ranks)`)
+	f.out.register(fl)
 	return cmd
 }
 
@@ -57,27 +58,58 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 			return flagError("input", "%v", err)
 		}
 	}
-	if f.doc != "" {
-		if err := checkWritableDir(f.doc); err != nil {
-			return flagError("doc", "%v", err)
+	var degrees []string
+	if f.degrees != "" {
+		for _, d := range strings.Split(f.degrees, ",") {
+			d = strings.TrimSpace(d)
+			deg, err := allreduce.ParseDegrees(d, f.ranks)
+			if err != nil {
+				return flagError("degrees", "%v", err)
+			}
+			if deg == nil {
+				return flagError("degrees", "%q: the matrix always runs kylix with auto degrees; list explicit networks such as 8x8", d)
+			}
+			degrees = append(degrees, allreduce.FormatDegrees(deg))
 		}
 	}
-	if err := os.MkdirAll(f.dir, 0o755); err != nil {
-		return flagError("dir", "%v", err)
+	graphFlag, graphKey := fmt.Sprintf("--scale %d", f.scale), fmt.Sprintf("scale=%d", f.scale)
+	if f.input != "" {
+		graphFlag, graphKey = "--input "+filepath.Base(f.input), "input="+filepath.Base(f.input)
+	}
+	key := fmt.Sprintf("pagerank-allreduce %s ranks=%d iterations=%d", graphKey, f.ranks, f.iterations)
+	command := fmt.Sprintf("graphrun bench pagerank-allreduce %s --ranks %d --iterations %d", graphFlag, f.ranks, f.iterations)
+	if len(degrees) > 0 {
+		key += " degrees=" + strings.Join(degrees, ",")
+		command += " --degrees " + strings.Join(degrees, ",")
+	}
+	if err := f.out.start("pagerank-allreduce", key, command); err != nil {
+		return err
 	}
 	graphArgs, graphName := []string{"--kron", fmt.Sprint(f.scale)}, fmt.Sprintf("Kronecker scale %d", f.scale)
 	if f.input != "" {
 		graphArgs, graphName = []string{f.input}, filepath.Base(f.input)
 	}
 	stderr := cmd.ErrOrStderr()
-	methods := []string{"direct", "binary", "kylix"}
+	// Each run: the allreduce and, for kylix on a given network, its degrees.
+	type method struct{ allreduce, degrees string }
+	methods := []method{{"direct", ""}, {"binary", ""}, {"kylix", ""}}
+	for _, d := range degrees {
+		methods = append(methods, method{"kylix", d})
+	}
 	bar := newMatrixProgress(stderr, "pagerank-allreduce", len(methods))
 	var runs []*results.PageRankRun
 	var files []string
 	for i, m := range methods {
-		file := filepath.Join(f.dir, fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", f.ranks, i+1, m))
+		name := m.allreduce
+		if m.degrees != "" {
+			name += "-" + m.degrees
+		}
+		file := filepath.Join(f.out.dir, fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", f.ranks, i+1, name))
 		args := append([]string{"pagerank"}, graphArgs...)
-		args = append(args, "--ranks", fmt.Sprint(f.ranks), "--allreduce", m, "--iterations", fmt.Sprint(f.iterations), "--json", file)
+		args = append(args, "--ranks", fmt.Sprint(f.ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(f.iterations), "--json", file)
+		if m.degrees != "" {
+			args = append(args, "--degrees", m.degrees)
+		}
 		var errOut bytes.Buffer
 		if code := run(args, io.Discard, &errOut); code != 0 {
 			return fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
@@ -95,63 +127,46 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		bar.step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
 	}
 	bar.finish()
+	f.out.finish()
 	table := pageRankMatrixTable(runs)
 	fmt.Fprint(cmd.OutOrStdout(), table)
 	summary := struct {
-		Matrix string                 `json:"matrix"`
-		Graph  string                 `json:"graph"`
-		Ranks  int                    `json:"ranks"`
-		Files  []string               `json:"files"`
-		Runs   []*results.PageRankRun `json:"runs"`
-	}{"pagerank-allreduce", graphName, f.ranks, files, runs}
-	if err := results.WriteFileAtomic(filepath.Join(f.dir, "summary.json"), func(w io.Writer) error { return writeIndentedJSON(w, summary) }); err != nil {
-		return fmt.Errorf("bench pagerank-allreduce: %w", err)
+		benchMeta
+		Graph string                 `json:"graph"`
+		Ranks int                    `json:"ranks"`
+		Files []string               `json:"files"`
+		Runs  []*results.PageRankRun `json:"runs"`
+	}{f.out.meta(), graphName, f.ranks, files, runs}
+	if err := f.out.writeJSON("summary.json", summary); err != nil {
+		return err
 	}
-	if f.doc == "" {
-		return nil
-	}
-	graphFlag := fmt.Sprintf("--scale %d", f.scale)
-	if f.input != "" {
-		graphFlag = "--input " + filepath.Base(f.input)
-	}
-	key := fmt.Sprintf("pagerank-allreduce %s ranks=%d iterations=%d", strings.ReplaceAll(strings.TrimPrefix(graphFlag, "--"), " ", "="), f.ranks, f.iterations)
-	title := fmt.Sprintf("### `graphrun bench pagerank-allreduce %s --ranks %d --iterations %d`", graphFlag, f.ranks, f.iterations)
-	body := fmt.Sprintf("Regenerated by the command above on %s (%s, in-process ranks; the JSON of every run and `summary.json` go to `--dir`). Per iteration, all ranks:\n\n%s",
-		time.Now().UTC().Format("2006-01-02"), graphName, table)
-	old, err := os.ReadFile(f.doc)
-	if err != nil && !os.IsNotExist(err) {
-		return flagError("doc", "%v", err)
-	}
-	updated := results.ReplaceMarkedSection(string(old), key, title, body)
-	if err := results.WriteFileAtomic(f.doc, func(w io.Writer) error { _, err := io.WriteString(w, updated); return err }); err != nil {
-		return fmt.Errorf("bench pagerank-allreduce: %w", err)
-	}
-	fmt.Fprintf(stderr, "graphrun: bench pagerank-allreduce: table regenerated in %s\n", f.doc)
-	return nil
+	return f.out.regenerate(stderr, graphName+", in-process ranks", "Per iteration, all ranks:", table)
 }
 
 // pageRankMatrixTable renders the runs per iteration: messages (and their
 // ratio to the first run's), bytes, per-layer bytes, time.
 func pageRankMatrixTable(runs []*results.PageRankRun) string {
 	var b strings.Builder
-	b.WriteString("| allreduce | messages | × first | bytes | per-layer bytes (layer 1 → last) | compute s | communication s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
-	var base float64
+	b.WriteString("| allreduce | messages | × first | bytes | × first | per-layer bytes (layer 1 → last) | compute s | communication s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	var baseMsgs, baseBytes float64
+	ratio := func(v, base float64) string {
+		if base > 0 {
+			return fmt.Sprintf("%.3f", v/base)
+		}
+		return "—"
+	}
 	for i, r := range runs {
 		it := float64(max(1, r.Iterations))
-		msgs := float64(r.CommMessages) / it
+		msgs, bytes := float64(r.CommMessages)/it, float64(r.CommBytes)/it
 		if i == 0 {
-			base = msgs
-		}
-		ratio := "—"
-		if base > 0 {
-			ratio = fmt.Sprintf("%.3f", msgs/base)
+			baseMsgs, baseBytes = msgs, bytes
 		}
 		var layers []string
 		for _, l := range r.LayerVolumes() {
 			layers = append(layers, fmt.Sprintf("%.2f MB", l.Bytes/1e6))
 		}
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %.2f MB | %s | %.4f | %.4f |\n", r.Allreduce, msgs, ratio, float64(r.CommBytes)/it/1e6,
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %.2f MB | %s | %s | %.4f | %.4f |\n", r.Allreduce, msgs, ratio(msgs, baseMsgs), bytes/1e6, ratio(bytes, baseBytes),
 			strings.Join(layers, ", "), r.TimePerIteration.Compute, r.TimePerIteration.Communication)
 	}
 	return b.String()

@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,6 +50,10 @@ type benchTransportFlags struct {
 	ranks   int
 	sizes   string
 	minTime time.Duration
+	out     benchOutput
+	// fromProcs is set by --procs on the processes it starts, so that rank
+	// 0 names the table after the --procs command line.
+	fromProcs bool
 }
 
 func newBenchTransportCommand() *cobra.Command {
@@ -68,7 +71,13 @@ receives as many). Kylix (paper 000) Fig. 2 plots the same curve.
 
 The minimum efficient message size is the smallest measured size whose
 bandwidth reaches 50% of the peak (the largest measured bandwidth): below it,
-per-message costs dominate and batching messages pays.`,
+per-message costs dominate and batching messages pays.
+
+Like every matrix of graphrun bench, it writes one JSON per message size and
+summary.json into --dir, and regenerates its table in --doc between marker
+comments named after its parameters (ranks or procs, transport, sizes,
+min-time), so that each configuration keeps a table of its own. In a job of
+several processes rank 0 writes them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchTransport(cmd, &f) },
 	}
@@ -77,6 +86,9 @@ per-message costs dominate and batching messages pays.`,
 	fl.IntVar(&f.ranks, "ranks", 2, "in-process ranks")
 	fl.StringVar(&f.sizes, "sizes", defaultBenchSizes, "message sizes, bytes from one rank to one other rank per call (K, M, G = 1024, 1024², 1024³)")
 	fl.DurationVar(&f.minTime, "min-time", 250*time.Millisecond, "time spent measuring each size (at least 2 calls)")
+	f.out.register(fl)
+	fl.BoolVar(&f.fromProcs, fromProcsFlag, false, "set by --procs on the processes it starts")
+	fl.Lookup(fromProcsFlag).Hidden = true
 	return cmd
 }
 
@@ -103,14 +115,52 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.totalRanks())
 	}
 	if plan.procs > 0 {
-		return plan.launchLocal(cmd)
+		if err := f.out.check(); err != nil {
+			return err
+		}
+		return plan.launchLocal(cmd, "--"+fromProcsFlag)
+	}
+	ranks := plan.totalRanks()
+	what := fmt.Sprintf("%d in-process ranks", ranks)
+	switch {
+	case plan.tcp():
+		what = fmt.Sprintf("tcp, %d processes", ranks)
+	case plan.mpi():
+		what = fmt.Sprintf("mpi, %d processes", ranks)
+	}
+	report := plan.rank() == 0 // only rank 0 prints and writes
+	var bar *matrixProgress
+	var files []string
+	var runs []benchTransportRun
+	if report {
+		key, command, title := f.transportKey(cmd, plan, sizes)
+		f.out.title = title
+		if err := f.out.start("transport", key, command); err != nil {
+			return err
+		}
+		bar = newMatrixProgress(cmd.ErrOrStderr(), "transport", len(sizes))
+	}
+	// record keeps a measured size: its JSON in --dir and a progress step.
+	record := func(r benchRow) error {
+		run := benchTransportRun{Transport: what, Ranks: ranks, Size: r.size, Calls: r.calls, Seconds: r.seconds, BandwidthPerRank: r.bandwidth(ranks)}
+		file := fmt.Sprintf("transport-p%d-%s.json", ranks, sizeToken(r.size))
+		if err := f.out.writeJSON(file, run); err != nil {
+			return err
+		}
+		files, runs = append(files, file), append(runs, run)
+		bar.step(fmt.Sprintf("%s: %.1f µs, %.1f MB/s per rank", formatSize(r.size), r.seconds*1e6, r.bandwidth(ranks)/1e6))
+		return nil
 	}
 
 	ctx, stop := interruptContext()
 	defer stop()
 	var rows []benchRow
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
-		r, err := measureAlltoallv(ctx, c, sizes, f.minTime)
+		var onRow func(benchRow) error
+		if c.Rank() == 0 && report {
+			onRow = record
+		}
+		r, err := measureAlltoallv(ctx, c, sizes, f.minTime, onRow)
 		if c.Rank() == 0 {
 			rows = r
 		}
@@ -119,17 +169,112 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err != nil {
 		return err
 	}
-	if plan.rank() != 0 {
+	if !report {
 		return nil
 	}
-	what := fmt.Sprintf("%d in-process ranks", plan.totalRanks())
-	switch {
-	case plan.tcp():
-		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
-	case plan.mpi():
-		what = fmt.Sprintf("mpi, %d processes", plan.totalRanks())
+	bar.finish()
+	f.out.finish()
+	var table strings.Builder
+	if err := writeBenchTable(&table, what, ranks, rows); err != nil {
+		return err
 	}
-	return writeBenchTable(cmd.OutOrStdout(), what, plan.totalRanks(), rows)
+	if _, err := io.WriteString(cmd.OutOrStdout(), table.String()); err != nil {
+		return fmt.Errorf("bench transport: %w", err)
+	}
+	summary := benchTransportSummary{benchMeta: f.out.meta(), Transport: what, Ranks: ranks, MinTime: f.minTime.Seconds(), Files: files, Runs: runs}
+	if len(rows) > 0 {
+		peak, eff := efficientSize(rows, ranks)
+		summary.PeakSize, summary.PeakBandwidthPerRank, summary.MinEfficientSize = rows[peak].size, rows[peak].bandwidth(ranks), rows[eff].size
+	}
+	if err := f.out.writeJSON("summary.json", summary); err != nil {
+		return err
+	}
+	return f.out.regenerate(cmd.ErrOrStderr(), what, "", table.String())
+}
+
+// benchTransportRun is the JSON of one message size.
+type benchTransportRun struct {
+	Transport string `json:"transport"`
+	Ranks     int    `json:"ranks"`
+	// Size is the bytes from one rank to each other rank per call.
+	Size  int `json:"size"`
+	Calls int `json:"calls"`
+	// Seconds is one call's latency: the slowest rank's time for all calls
+	// divided by the calls.
+	Seconds float64 `json:"seconds"`
+	// BandwidthPerRank is the bytes one rank sends to the others per
+	// second (it receives as many).
+	BandwidthPerRank float64 `json:"bandwidth_per_rank"`
+}
+
+// benchTransportSummary is summary.json of bench transport.
+type benchTransportSummary struct {
+	benchMeta
+	Transport            string              `json:"transport"`
+	Ranks                int                 `json:"ranks"`
+	MinTime              float64             `json:"min_time"`
+	PeakSize             int                 `json:"peak_size,omitempty"`
+	PeakBandwidthPerRank float64             `json:"peak_bandwidth_per_rank,omitempty"`
+	MinEfficientSize     int                 `json:"min_efficient_size,omitempty"`
+	Files                []string            `json:"files"`
+	Runs                 []benchTransportRun `json:"runs"`
+}
+
+// transportKey returns the marker key of the table, the command line that
+// regenerates it and the heading of its section: the ranks (in-process, or
+// the processes of a TCP or MPI job), the message sizes and --min-time.
+func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, sizes []int) (key, command, title string) {
+	var keys, flags []string
+	p := plan.totalRanks()
+	switch {
+	case plan.mpi():
+		keys = append(keys, "transport=mpi", fmt.Sprintf("procs=%d", p))
+		flags = append(flags, "--transport mpi")
+	case plan.tcp():
+		keys = append(keys, fmt.Sprintf("procs=%d", p))
+		if f.fromProcs {
+			flags = append(flags, fmt.Sprintf("--procs %d", p))
+		} else {
+			flags = append(flags, fmt.Sprintf("--rank R --size %d", p))
+		}
+	default:
+		keys = append(keys, fmt.Sprintf("ranks=%d", p))
+		flags = append(flags, fmt.Sprintf("--ranks %d", p))
+	}
+	var ss []string
+	for _, n := range sizes {
+		ss = append(ss, sizeToken(n))
+	}
+	keys = append(keys, "sizes="+strings.Join(ss, ","), "min-time="+f.minTime.String())
+	flags = append(flags, "--sizes "+strings.Join(ss, ","), "--min-time "+f.minTime.String())
+	if plan.multiProcess() && f.replicas > 1 {
+		keys = append(keys, fmt.Sprintf("replicas=%d", f.replicas))
+		flags = append(flags, fmt.Sprintf("--replicas %d", f.replicas))
+	}
+	key = "transport " + strings.Join(keys, " ")
+	command = "graphrun bench transport " + strings.Join(flags, " ")
+	title = "### `" + command + "`"
+	switch {
+	case plan.mpi():
+		title += fmt.Sprintf(" on %d MPI processes", p)
+	case plan.tcp() && !f.fromProcs:
+		title += fmt.Sprintf(", R = 0 … %d", p-1)
+	}
+	return key, command, title
+}
+
+// sizeToken writes a byte size the way --sizes takes it, without spaces:
+// 256, 1K, 16M.
+func sizeToken(n int) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{30, "G"}, {20, "M"}, {10, "K"}} {
+		if n >= 1<<u.shift && n%(1<<u.shift) == 0 {
+			return fmt.Sprintf("%d%s", n>>u.shift, u.name)
+		}
+	}
+	return strconv.Itoa(n)
 }
 
 // parseSizes parses a comma-separated list of byte sizes: an integer with
@@ -193,8 +338,9 @@ func (r benchRow) bandwidth(ranks int) float64 {
 // measureAlltoallv is one rank's share of bench transport: for each size,
 // one warm-up call that also checks the data, one call to calibrate, then
 // enough calls to fill minTime, timed between barriers. Every rank returns
-// the same rows (times are maxima over ranks).
-func measureAlltoallv(ctx context.Context, c comm.Comm, sizes []int, minTime time.Duration) ([]benchRow, error) {
+// the same rows (times are maxima over ranks). onRow, if not nil, gets each
+// row as soon as it is measured.
+func measureAlltoallv(ctx context.Context, c comm.Comm, sizes []int, minTime time.Duration, onRow func(benchRow) error) ([]benchRow, error) {
 	const phase = "bench.alltoallv"
 	p, me := c.Size(), c.Rank()
 	recv := make([][]byte, p)
@@ -244,7 +390,13 @@ func measureAlltoallv(ctx context.Context, c comm.Comm, sizes []int, minTime tim
 		if err != nil {
 			return nil, err
 		}
-		rows = append(rows, benchRow{size: size, calls: calls, seconds: max(total, 1e-9) / float64(calls)})
+		row := benchRow{size: size, calls: calls, seconds: max(total, 1e-9) / float64(calls)}
+		rows = append(rows, row)
+		if onRow != nil {
+			if err := onRow(row); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return rows, nil
 }
@@ -267,24 +419,23 @@ func efficientSize(rows []benchRow, ranks int) (peak, efficient int) {
 	return peak, efficient
 }
 
-// writeBenchTable prints bench transport's report.
+// writeBenchTable prints bench transport's report: a line saying what ran,
+// a Markdown table, the peak and the minimum efficient message size.
 func writeBenchTable(w io.Writer, what string, ranks int, rows []benchRow) error {
-	fmt.Fprintf(w, "Alltoallv over %s: one message of each size from every rank to every other rank per call\n", what)
-	fmt.Fprintf(w, "bandwidth = bytes one rank sends to the others per second (it receives as many); aggregate = all ranks; MB = 10^6 bytes\n\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "message\tcalls\tlatency (µs)\tbandwidth/rank (MB/s)\taggregate (MB/s)\t\n")
+	fmt.Fprintf(w, "Alltoallv over %s: one message of each size from every rank to every other rank per call. ", what)
+	fmt.Fprintf(w, "Latency: one call, the slowest rank's time for all calls divided by the calls. ")
+	fmt.Fprintf(w, "Bandwidth: bytes one rank sends to the others per second (it receives as many); aggregate: all ranks; MB = 10^6 bytes.\n\n")
+	fmt.Fprintln(w, "| message | calls | latency µs | MB/s per rank | aggregate MB/s |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		bw := r.bandwidth(ranks)
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.1f\t%.1f\t\n", formatSize(r.size), r.calls, r.seconds*1e6, bw/1e6, bw*float64(ranks)/1e6)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
+		fmt.Fprintf(w, "| %s | %d | %.1f | %.1f | %.1f |\n", formatSize(r.size), r.calls, r.seconds*1e6, bw/1e6, bw*float64(ranks)/1e6)
 	}
 	if len(rows) == 0 {
 		return nil
 	}
 	peak, eff := efficientSize(rows, ranks)
-	_, err := fmt.Fprintf(w, "\npeak bandwidth: %.1f MB/s per rank with %s messages\nminimum efficient message size: %s (the smallest size reaching %.0f%% of the peak bandwidth)\n",
+	_, err := fmt.Fprintf(w, "\n- peak bandwidth: %.1f MB/s per rank with %s messages\n- minimum efficient message size: %s (the smallest size reaching %.0f%% of the peak bandwidth)\n",
 		rows[peak].bandwidth(ranks)/1e6, formatSize(rows[peak].size), formatSize(rows[eff].size), 100*efficientFraction)
 	return err
 }

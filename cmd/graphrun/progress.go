@@ -4,11 +4,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/results"
 )
 
 // progress draws one bar on stderr over generation, construction and the
@@ -99,4 +103,122 @@ func (p *matrixProgress) finish() {
 		_ = p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// benchOutput is where a benchmark matrix records itself: one JSON per run
+// and summary.json in --dir, and its table regenerated in --doc between the
+// marker comments of its key (results.ReplaceMarkedSection), so that a
+// rerun of the same command replaces its own table.
+type benchOutput struct {
+	dir, doc string
+
+	matrix  string // "allreduce-dense"
+	key     string // the marker key: the matrix and its parameters
+	command string // the command line that regenerates the table
+	title   string // the heading of a section appended to --doc
+
+	startedAt, finishedAt time.Time
+	loadStart, loadEnd    *results.LoadAverage // nil where unknown
+}
+
+// benchMeta is the part of summary.json every matrix shares.
+type benchMeta struct {
+	Matrix     string               `json:"matrix"`
+	Key        string               `json:"key"`
+	Command    string               `json:"command"`
+	StartedAt  time.Time            `json:"started_at"`
+	FinishedAt time.Time            `json:"finished_at"`
+	LoadStart  *results.LoadAverage `json:"load_average_start,omitempty"`
+	LoadEnd    *results.LoadAverage `json:"load_average_end,omitempty"`
+}
+
+func (o *benchOutput) register(fl *pflag.FlagSet) {
+	fl.StringVar(&o.dir, "dir", "bench-out", "folder for one JSON per run and summary.json")
+	fl.StringVar(&o.doc, "doc", "BENCHMARKS.md", `Markdown file whose table of this matrix is regenerated ("" to skip)`)
+}
+
+// check validates --dir and --doc without writing anything but a probe
+// file, so that a bad flag fails before the matrix runs.
+func (o *benchOutput) check() error {
+	if o.dir == "" {
+		return flagError("dir", "empty folder name")
+	}
+	if fi, err := os.Stat(o.dir); err == nil && !fi.IsDir() {
+		return flagError("dir", "%s is not a folder", o.dir)
+	}
+	if o.doc != "" {
+		if fi, err := os.Stat(o.doc); err == nil && fi.IsDir() {
+			return flagError("doc", "%s is a folder", o.doc)
+		}
+		if err := checkWritableDir(o.doc); err != nil {
+			return flagError("doc", "%v", err)
+		}
+	}
+	return nil
+}
+
+// start checks the flags, creates --dir and records the matrix's identity,
+// its start time and the load average. command is the command line of the
+// table's heading; key names its marked section.
+func (o *benchOutput) start(matrix, key, command string) error {
+	if err := o.check(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.dir, 0o755); err != nil {
+		return flagError("dir", "%v", err)
+	}
+	o.matrix, o.key, o.command = matrix, key, command
+	if o.title == "" {
+		o.title = "### `" + command + "`"
+	}
+	o.startedAt = time.Now().UTC()
+	if l, err := results.ReadLoadAverage(); err == nil {
+		o.loadStart = &l
+	}
+	return nil
+}
+
+// finish records the end time and load average, for the summary and the
+// table's provenance line.
+func (o *benchOutput) finish() {
+	o.finishedAt = time.Now().UTC()
+	if l, err := results.ReadLoadAverage(); err == nil {
+		o.loadEnd = &l
+	}
+}
+
+func (o *benchOutput) meta() benchMeta {
+	return benchMeta{Matrix: o.matrix, Key: o.key, Command: o.command, StartedAt: o.startedAt, FinishedAt: o.finishedAt,
+		LoadStart: o.loadStart, LoadEnd: o.loadEnd}
+}
+
+// writeJSON writes v as indented JSON to the file name in --dir.
+func (o *benchOutput) writeJSON(name string, v any) error {
+	err := results.WriteFileAtomic(filepath.Join(o.dir, name), func(w io.Writer) error { return writeIndentedJSON(w, v) })
+	if err != nil {
+		return fmt.Errorf("bench %s: %w", o.matrix, err)
+	}
+	return nil
+}
+
+// regenerate replaces the matrix's table in --doc (nothing if --doc is
+// ""): a provenance line saying what ran (what) with the date and load,
+// an optional caption after it, and the table.
+func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) error {
+	if o.doc == "" {
+		return nil
+	}
+	if o.finishedAt.IsZero() {
+		o.finish()
+	}
+	body := results.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd)
+	if caption != "" {
+		body += " " + caption
+	}
+	body += "\n\n" + table
+	if err := results.RegenerateMarkedFile(o.doc, o.key, o.title, body); err != nil {
+		return fmt.Errorf("bench %s: %w", o.matrix, err)
+	}
+	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.doc)
+	return nil
 }
