@@ -11,8 +11,10 @@
 #
 # Usage: bash .ci/shaped-links.sh [GRAPHRUN ARGS...]
 #   The arguments are a graphrun command and its flags (default: bench
-#   allreduce-dense --sizes 1e6 --repeat 1, a quick check); the script adds
-#   --rank, --size and --listen. With --replicas S, NETNS_PROCS counts the
+#   allreduce-dense --sizes 1e6 --repeat 1 into a scratch folder, a quick
+#   check); the script adds --rank, --size and --listen. Give bench
+#   allreduce-dense --tag shaped-RATE to regenerate its own table in
+#   BENCHMARKS.md. With --replicas S, NETNS_PROCS counts the
 #   processes (S per logical rank). NETNS_PROCS=8 and NETNS_RATE=1gbit
 #   (integer mbit or gbit) are the defaults. GRAPHRUN_BIN=path skips the
 #   build.
@@ -25,9 +27,6 @@ cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 procs=${NETNS_PROCS:-8}
 rate=${NETNS_RATE:-1gbit}
-if [ $# -eq 0 ]; then
-  set -- bench allreduce-dense --sizes 1e6 --repeat 1
-fi
 [ "$(id -u)" = 0 ] || tcp_fail "network namespaces need root"
 tcp_need_cmd ip iproute2
 tcp_need_cmd tc iproute2
@@ -46,6 +45,9 @@ cleanup() {
 }
 trap cleanup EXIT
 tcp_build
+if [ $# -eq 0 ]; then
+  set -- bench allreduce-dense --sizes 1e6 --repeat 1 --doc "" --dir "$TCP_TMP/bench"
+fi
 
 # A /24 of 10.232.0.0/16 that no interface of this machine uses.
 for third in $(shuf -i 1-254 -n 50); do
