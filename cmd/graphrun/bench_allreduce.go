@@ -240,6 +240,8 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
 		if plan.mpi() {
 			what = fmt.Sprintf("mpi, %d processes", plan.totalRanks())
+		} else if s := plan.replication(); s > 1 {
+			what = fmt.Sprintf("tcp, %d ranks × %d replicas (%d processes)", plan.totalRanks(), s, plan.totalRanks()*s)
 		}
 	}
 	var rows []benchDenseRow
@@ -402,7 +404,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 		if f.fromProcs {
 			flags = append(flags, fmt.Sprintf("--procs %d", p))
 		} else {
-			flags = append(flags, fmt.Sprintf("--rank R --size %d", p))
+			flags = append(flags, fmt.Sprintf("--rank R --size %d", p*plan.replication()))
 		}
 	default:
 		var rs []string
@@ -453,7 +455,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 	case plan.mpi():
 		title += fmt.Sprintf(" on %d MPI processes", p)
 	case plan.tcp() && !f.fromProcs:
-		title += fmt.Sprintf(", R = 0 … %d", p-1)
+		title += fmt.Sprintf(", R = 0 … %d", p*plan.replication()-1)
 	}
 	return key, command, title
 }

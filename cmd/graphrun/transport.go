@@ -204,6 +204,15 @@ func (p jobPlan) rank() int {
 	return 0
 }
 
+// replication is the replication factor S of the job (1: none): the
+// processes of a multi-process job are S per logical rank.
+func (p jobPlan) replication() int {
+	if p.multiProcess() {
+		return max(p.job.Replicas, 1)
+	}
+	return max(p.replicas, 1)
+}
+
 // totalRanks is the number of ranks of the whole job.
 func (p jobPlan) totalRanks() int {
 	switch {
