@@ -49,12 +49,6 @@ if [ $# -eq 0 ]; then
   set -- bench allreduce-dense --sizes 1e6 --repeat 1 --doc "" --dir "$TCP_TMP/bench"
 fi
 
-# A /24 of 10.232.0.0/16 that no interface of this machine uses.
-for third in $(shuf -i 1-254 -n 50); do
-  net=10.232.$third
-  ip -4 -o addr show | grep -q " $net\." || break
-done
-
 # tbf needs a bucket of at least one packet (64 KiB with segmentation
 # offload) and one timer tick of tokens: 1 ms of the rate, at least 256 KiB.
 burst=262144
@@ -65,21 +59,10 @@ case $rate in
 esac
 [ "$b" -le "$burst" ] || burst=$b
 
+tcp_netns_hosts "$tag" "$procs" 232
 echo "== $procs namespaces ${tag}-0..$((procs - 1)) on $net.1-$procs/24, bridge in ${tag}-sw, every link $rate each way (tbf, burst $burst B)"
-ip netns add "$tag-sw"
-namespaces+=("$tag-sw")
-ip -n "$tag-sw" link add br0 type bridge
-ip -n "$tag-sw" link set br0 up
 for ((i = 0; i < procs; i++)); do
-  ns=$tag-$i
-  ip netns add "$ns"
-  namespaces+=("$ns")
-  ip -n "$tag-sw" link add "port$i" type veth peer name eth0 netns "$ns"
-  ip -n "$tag-sw" link set "port$i" master br0 up
-  ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 200ms
+  ip netns exec "$tag-$i" tc qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 200ms
   ip netns exec "$tag-sw" tc qdisc add dev "port$i" root tbf rate "$rate" burst "$burst" latency 200ms
 done
 

@@ -82,3 +82,31 @@ tcp_graph500_block() {
   grep -q '^bfs  harmonic_mean_TEPS:' "$1" || tcp_fail "$1 has no Graph500 block"
   grep -Eq "^num_mpi_processes: +$2\$" "$1" || tcp_fail "$1 does not report $2 processes"
 }
+
+# tcp_netns_hosts TAG COUNT SECOND: makes COUNT network namespaces TAG-0 …
+# TAG-(COUNT-1), each with one veth interface eth0 joined to a bridge br0
+# in the namespace TAG-sw (port i of the bridge leads to TAG-i), on a /24
+# of 10.SECOND.0.0/16 that no interface of this machine uses: TAG-i has
+# address $net.(i+1), and net is set. Every namespace made is appended to
+# the array namespaces, which the caller's cleanup removes.
+tcp_netns_hosts() {
+  local tag=$1 count=$2 second=$3 third i ns
+  for third in $(shuf -i 1-254 -n 50); do
+    net=10.$second.$third
+    ip -4 -o addr show | grep -q " $net\." || break
+  done
+  ip netns add "$tag-sw"
+  namespaces+=("$tag-sw")
+  ip -n "$tag-sw" link add br0 type bridge
+  ip -n "$tag-sw" link set br0 up
+  for ((i = 0; i < count; i++)); do
+    ns=$tag-$i
+    ip netns add "$ns"
+    namespaces+=("$ns")
+    ip -n "$tag-sw" link add "port$i" type veth peer name eth0 netns "$ns"
+    ip -n "$tag-sw" link set "port$i" master br0 up
+    ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$ns" link set lo up
+  done
+}

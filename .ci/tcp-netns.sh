@@ -28,27 +28,8 @@ cleanup() {
 trap cleanup EXIT
 tcp_build
 
-# A /24 of 10.231.0.0/16 that no interface of this machine uses.
-for third in $(shuf -i 1-254 -n 50); do
-  net=10.231.$third
-  ip -4 -o addr show | grep -q " $net\." || break
-done
-
+tcp_netns_hosts "$tag" 4 231
 echo "== namespaces: bridge in ${tag}-sw, ranks in ${tag}-0..3 on $net.1-4/24"
-ip netns add "$tag-sw"
-namespaces+=("$tag-sw")
-ip -n "$tag-sw" link add br0 type bridge
-ip -n "$tag-sw" link set br0 up
-for i in 0 1 2 3; do
-  ns=$tag-$i
-  ip netns add "$ns"
-  namespaces+=("$ns")
-  ip -n "$tag-sw" link add "port$i" type veth peer name eth0 netns "$ns"
-  ip -n "$tag-sw" link set "port$i" master br0 up
-  ip -n "$ns" addr add "$net.$((i + 1))/24" dev eth0
-  ip -n "$ns" link set eth0 up
-  ip -n "$ns" link set lo up
-done
 
 echo "== graphrun bfs --scale $scale, one rank per namespace"
 token=$(tcp_token)

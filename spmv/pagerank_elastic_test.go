@@ -182,21 +182,7 @@ func TestPageRankElasticLosesOneRank(t *testing.T) {
 		t.Fatalf("recoveries %+v, want one to 3 ranks inside the iterations", recs)
 	}
 	t.Logf("recovered at iteration %d in %v", recs[0].Iteration, recs[0].Took)
-	if len(got) != len(want) {
-		t.Fatalf("%d scores, want %d", len(got), len(want))
-	}
-	var l1 float64
-	for v, w := range want {
-		l1 += math.Abs(got[v] - w)
-	}
-	if l1 > 100*cfg.Tol {
-		t.Errorf("L1 distance to the fault-free vector %g, want ≤ %g", l1, 100*cfg.Tol)
-	}
-	for i := range wantTop {
-		if top[i].ID != wantTop[i].ID || math.Abs(top[i].Score-wantTop[i].Score) > 1e-9*wantTop[i].Score {
-			t.Errorf("top %d: %+v, want %+v", i+1, top[i], wantTop[i])
-		}
-	}
+	checkAgainstFaultFree(t, got, top, want, wantTop, cfg.Tol)
 }
 
 func TestPageRankElasticUnrecoverable(t *testing.T) {

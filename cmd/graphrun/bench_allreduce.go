@@ -394,19 +394,10 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 		keys = append(keys, name+"="+value)
 		flags = append(flags, "--"+name+" "+value)
 	}
-	p := plan.totalRanks()
-	switch {
-	case plan.mpi():
-		keys = append(keys, "transport=mpi", fmt.Sprintf("procs=%d", p))
-		flags = append(flags, "--transport mpi")
-	case plan.tcp():
-		keys = append(keys, fmt.Sprintf("procs=%d", p))
-		if f.fromProcs {
-			flags = append(flags, fmt.Sprintf("--procs %d", p))
-		} else {
-			flags = append(flags, fmt.Sprintf("--rank R --size %d", p*plan.replication()))
-		}
-	default:
+	jobKeys, jobFlags, suffix, multi := benchJobSpec(plan, f.fromProcs)
+	if multi {
+		keys, flags = jobKeys, jobFlags
+	} else {
 		var rs []string
 		for _, r := range rankCounts {
 			rs = append(rs, strconv.Itoa(r))
@@ -450,13 +441,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 	}
 	key = "allreduce-dense " + strings.Join(keys, " ")
 	command = "graphrun bench allreduce-dense " + strings.Join(flags, " ")
-	title = "### `" + command + "`"
-	switch {
-	case plan.mpi():
-		title += fmt.Sprintf(" on %d MPI processes", p)
-	case plan.tcp() && !f.fromProcs:
-		title += fmt.Sprintf(", R = 0 … %d", p*plan.replication()-1)
-	}
+	title = "### `" + command + "`" + suffix
 	return key, command, title
 }
 

@@ -224,20 +224,9 @@ type benchTransportSummary struct {
 // regenerates it and the heading of its section: the ranks (in-process, or
 // the processes of a TCP or MPI job), the message sizes and --min-time.
 func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, sizes []int) (key, command, title string) {
-	var keys, flags []string
-	p := plan.totalRanks()
-	switch {
-	case plan.mpi():
-		keys = append(keys, "transport=mpi", fmt.Sprintf("procs=%d", p))
-		flags = append(flags, "--transport mpi")
-	case plan.tcp():
-		keys = append(keys, fmt.Sprintf("procs=%d", p))
-		if f.fromProcs {
-			flags = append(flags, fmt.Sprintf("--procs %d", p))
-		} else {
-			flags = append(flags, fmt.Sprintf("--rank R --size %d", p))
-		}
-	default:
+	keys, flags, suffix, multi := benchJobSpec(plan, f.fromProcs)
+	if !multi {
+		p := plan.totalRanks()
 		keys = append(keys, fmt.Sprintf("ranks=%d", p))
 		flags = append(flags, fmt.Sprintf("--ranks %d", p))
 	}
@@ -253,13 +242,7 @@ func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, siz
 	}
 	key = "transport " + strings.Join(keys, " ")
 	command = "graphrun bench transport " + strings.Join(flags, " ")
-	title = "### `" + command + "`"
-	switch {
-	case plan.mpi():
-		title += fmt.Sprintf(" on %d MPI processes", p)
-	case plan.tcp() && !f.fromProcs:
-		title += fmt.Sprintf(", R = 0 … %d", p-1)
-	}
+	title = "### `" + command + "`" + suffix
 	return key, command, title
 }
 

@@ -222,3 +222,23 @@ func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) 
 	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.doc)
 	return nil
 }
+
+// benchJobSpec is how a bench table names a multi-process job: the
+// transport and logical rank count for its marker key, the flags that start
+// the job again for its command line, and the suffix of its heading. A job
+// started by hand (--rank R --size N, N counting every replica process)
+// differs from one started by --procs (fromProcs). multi is false for an
+// in-process run, whose rank counts each matrix names itself.
+func benchJobSpec(plan jobPlan, fromProcs bool) (keys, flags []string, suffix string, multi bool) {
+	p := plan.totalRanks()
+	switch {
+	case plan.mpi():
+		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, fmt.Sprintf(" on %d MPI processes", p), true
+	case plan.tcp() && fromProcs:
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, "", true
+	case plan.tcp():
+		n := p * plan.replication()
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, fmt.Sprintf(", R = 0 … %d", n-1), true
+	}
+	return nil, nil, "", false
+}
