@@ -97,7 +97,7 @@ echo "== mpirun -np 2 graphrun bench transport --transport mpi"
 timeout 300 "${MPIRUN[@]}" -np 2 "$GRAPHRUN" bench transport --transport mpi --sizes 1K,64K,1M --min-time 20ms --doc "" --dir "$MPI_TMP/bench" >"$MPI_TMP/bench.out" 2>&1 ||
   { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport --transport mpi failed"; }
 grep -q '^Alltoallv over mpi, 2 processes' "$MPI_TMP/bench.out" || { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport did not run over MPI"; }
-grep -E '^ +1 MiB ' "$MPI_TMP/bench.out"
+grep -E '^\| 1 MiB \|' "$MPI_TMP/bench.out"
 
 # rank_pid MPIRUN_PID RANK prints the pid of rank RANK among mpirun's children.
 rank_pid() {
