@@ -228,9 +228,14 @@ func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRank
 	return res, nil
 }
 
+// errStopAfterIteration, wrapped in the error of a step that completed its
+// iteration, makes iterate record that iteration and return the error.
+var errStopAfterIteration = errors.New("stop after this iteration")
+
 // iterate runs PageRank's iterations: step runs one and sets res.Residual
 // and res.Total; iterate stops after cfg.Iterations, on convergence, or
-// after cfg.MaxIter, and records the times.
+// after cfg.MaxIter, and records the times. A step error that wraps
+// errStopAfterIteration stops it after recording that iteration.
 func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step func(context.Context) (compute time.Duration, err error)) error {
 	for it := 1; ; it++ {
 		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
@@ -242,7 +247,8 @@ func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step 
 		}
 		t0 := time.Now()
 		compute, err := step(ctx)
-		if err != nil {
+		stop := errors.Is(err, errStopAfterIteration)
+		if err != nil && !stop {
 			return fmt.Errorf("pagerank: iteration %d: %w", it, err)
 		}
 		took := time.Since(t0)
@@ -250,6 +256,9 @@ func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step 
 		res.Communication += took - compute
 		res.IterationTimes = append(res.IterationTimes, took)
 		res.Iterations = it
+		if stop {
+			return fmt.Errorf("pagerank: after iteration %d: %w", it, err)
+		}
 		if cfg.Iterations == 0 && res.Residual < cfg.Tol {
 			break
 		}

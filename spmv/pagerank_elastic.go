@@ -135,7 +135,7 @@ type elasticState struct {
 
 // errJoinersWait ends the iterations of an attempt when processes wait to
 // join.
-var errJoinersWait = errors.New("processes wait to join")
+var errJoinersWait = fmt.Errorf("processes wait to join: %w", errStopAfterIteration)
 
 // maxJoiners bounds the joiners of one growth (a sanity check of the
 // scalar that carries their count).
@@ -379,7 +379,6 @@ func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankRe
 	}
 	joiners := 0
 	step := func(ctx context.Context) (time.Duration, error) {
-		t0 := time.Now()
 		if growing {
 			run.scalars[prJoiners] = 0
 			if c.Rank() == 0 && el.Pending != nil {
@@ -402,11 +401,6 @@ func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankRe
 		if joiners = int(k); joiners == 0 {
 			return compute, nil
 		}
-		// iterate does not record an iteration that returns an error.
-		took := time.Since(t0)
-		res.Compute += compute
-		res.Communication += took - compute
-		res.IterationTimes = append(res.IterationTimes, took)
 		return compute, errJoinersWait
 	}
 	for {
