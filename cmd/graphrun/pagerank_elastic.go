@@ -241,7 +241,7 @@ func pagerankJoin(ctx context.Context, plan jobPlan, path string, format graph.E
 	}
 	if err != nil {
 		err = fmt.Errorf("--join: %w", err)
-		if strings.Contains(err.Error(), "another job") {
+		if errors.Is(err, tcp.ErrForeignLobby) {
 			if plan.job.JobIDFromToken {
 				err = fmt.Errorf("%w: wrong token? The job id is derived from %s when %s is not set", err, launch.EnvToken, launch.EnvJob)
 			} else {

@@ -69,6 +69,11 @@ const PhaseGrow = "tcp.grow"
 // process in: its rank 0 closed the lobby after the job finished.
 var ErrJobEnded = errors.New("tcp: the elastic job ended before it took this process in")
 
+// ErrForeignLobby is wrapped by Join's error when the lobby on the
+// coordinator address belongs to another job: another token, or another
+// job id.
+var ErrForeignLobby = errors.New("the lobby answers for another job")
+
 // errQuiet marks lobby connections that went away without a word: ranks of
 // a new topology that reached the lobby too early, and port scans.
 var errQuiet = errors.New("closed before a join request")
@@ -149,13 +154,18 @@ func (c *Comm) AcceptJoins(tag string) error {
 // other ranks, or when no lobby is open). It changes at any time; the job
 // shares the value rank 0 read (see Grow).
 func (c *Comm) PendingJoins() int {
-	c.mu.Lock()
-	lb := c.lobby
-	c.mu.Unlock()
+	lb := c.currentLobby()
 	if lb == nil {
 		return 0
 	}
 	return lb.pending()
+}
+
+// currentLobby is c's lobby, or nil.
+func (c *Comm) currentLobby() *lobby {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.lobby
 }
 
 // takeLobby detaches c's lobby (to hand it to the Comm that replaces c).
@@ -171,9 +181,7 @@ func (c *Comm) takeLobby() *lobby {
 // listens on: the lobby's listener when a lobby is open (nil otherwise,
 // and connect listens on the coordinator address itself).
 func (c *Comm) rendezvousListener() (net.Listener, error) {
-	c.mu.Lock()
-	lb := c.lobby
-	c.mu.Unlock()
+	lb := c.currentLobby()
 	if lb == nil {
 		return nil, nil
 	}
@@ -221,9 +229,7 @@ func (c *Comm) Grow(ctx context.Context, joiners, epoch int) (*Comm, error) {
 	var coordLn net.Listener
 	var admitted []string // rank 0: where the joiners came from, by new rank − c.size
 	if c.rank == 0 {
-		c.mu.Lock()
-		lb := c.lobby
-		c.mu.Unlock()
+		lb := c.currentLobby()
 		if lb == nil {
 			return nil, wrap(errors.New("rank 0 accepts no joining processes (AcceptJoins was not called)"))
 		}
@@ -415,7 +421,7 @@ func (h *handshaker) knockLocked(conn net.Conn, tag []byte) (*joinSession, bool,
 	case f.Type != FrameChallenge || len(nonceC) != nonceSize:
 		return nil, false, fmt.Errorf("rank 0 sent a %s frame of %d bytes, not a challenge", f.Type, len(nonceC))
 	case f.Job != h.jobHash && f.Arg == lobbyMarker:
-		return nil, false, fmt.Errorf("rank 0's lobby at %s answers for another job (the job ids differ)", h.cfg.Coordinator)
+		return nil, false, fmt.Errorf("rank 0's lobby at %s: %w (the job ids differ)", h.cfg.Coordinator, ErrForeignLobby)
 	case f.Arg != lobbyMarker:
 		return nil, true, errors.New("rank 0 is re-forming the job")
 	}
