@@ -1,0 +1,79 @@
+package memstat
+
+import (
+	"runtime"
+	"testing"
+)
+
+func TestPeakRSSGrowsWithTouchedMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("VmHWM is Linux's")
+	}
+	cur, err := CurrentRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, err := PeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cur <= 0 || before < cur {
+		t.Fatalf("peak %d below current %d", before, cur)
+	}
+	const size = 256 << 20
+	b := make([]byte, size)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	after, err := PeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(b)
+	if after < before+size*9/10 && after < cur+size*9/10 {
+		t.Fatalf("peak RSS %d after touching %d bytes, was %d (current %d)", after, size, before, cur)
+	}
+	ru, err := rusageMaxRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := ru - after; d > 64<<20 || d < -(64<<20) {
+		t.Fatalf("getrusage says %d, VmHWM %d", ru, after)
+	}
+}
+
+func TestStatusFieldMissing(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	if _, err := statusField("NoSuchField:"); err == nil {
+		t.Fatal("no error for a missing field")
+	}
+}
+
+func TestResetPeak(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	b := make([]byte, 128<<20)
+	for i := 0; i < len(b); i += 4096 {
+		b[i] = 1
+	}
+	high, err := PeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.KeepAlive(b)
+	b = nil
+	Release()
+	if err := ResetPeak(); err != nil {
+		t.Skipf("this kernel cannot reset the peak: %v", err)
+	}
+	low, err := PeakRSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if low > high-(64<<20) {
+		t.Fatalf("peak %d after the reset, %d before it, with 128 MiB freed", low, high)
+	}
+}
