@@ -3,134 +3,93 @@ package graph
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
 	"runtime"
 	"slices"
 	"sort"
+	"sync/atomic"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 )
 
-// RoutePhase is the comm phase name of kernel 1's single edge exchange.
-const RoutePhase = "kernel1.route"
+// BuildStats describes one rank's kernel 1.
+type BuildStats struct {
+	Rounds      int              // exchange rounds of each pass
+	ChunkTuples int64            // tuples this rank reads per round (the last may be shorter)
+	ReadTime    [2]time.Duration // time spent in the source's Read: count pass, fill pass
+}
 
-// RecordSize is the size in bytes of one routed half-edge on the wire.
-//
-// Wire format of a kernel1.route message: a plain concatenation of records,
-// each
-//
-//	bytes 0..3   uint32, little endian: local id (at the receiving rank) of the
-//	             row vertex u
-//	bytes 4..11  int64, little endian: global id of the neighbour v
-//
-// meaning "u has neighbour v". A record whose neighbour is the row vertex
-// itself marks one self-loop tuple at u: it is counted in CSR.SelfLoops and
-// never stored as adjacency. A message has no header; its record count is its
-// length divided by RecordSize.
-const RecordSize = 12
-
-// BuildUndirected is Graph500 kernel 1 for one rank: it turns the input tuples
-// held by every rank into the CSR of the vertices this rank owns under the 1D
-// block partition part (paper 004 §III-B: rank i stores the row block A_i of
-// the adjacency matrix; its neighbours are global ids). Every rank of c must
-// call it with the same part; part.P must equal c.Size().
-//
-// edges is this rank's share of the tuples. A tuple (u,v) with u ≠ v is one
-// undirected edge: half-edge u→v is sent to Owner(u) and v→u to Owner(v) in a
-// single Alltoallv (phase RoutePhase; wire format at RecordSize). A self-loop
-// (u,u) sends one marker record to Owner(u), so SelfLoops is exact for any rank
-// count. Ids outside [0, part.N) are an error naming the tuple's index in
-// edges; since the error is returned before the exchange, the job aborts (the
-// other ranks' Alltoallv fails with comm.ErrAborted).
-//
-// The owner sorts every row in descending order of neighbour id, removes
-// duplicates (TupleDegree keeps the row length before that) and stores the
-// columns as Cols32 when part.N ≤ 2^32, as Cols64 otherwise. TupleDegree and
-// SelfLoops let the driver count traversed edges as paper 004 §VII-B and
-// Graph500 do: input tuples, duplicates and self-loops included.
-//
-// threads goroutines share the local work (threads < 1 means GOMAXPROCS);
-// no pass allocates, locks or calls through an interface per edge. The sender
-// makes two passes over edges: count the records per (thread, destination,
-// row bucket), then fill one exactly sized buffer per destination, grouped by
-// row bucket so that the receiver works on cache-sized windows of rows. The
-// receiver counts row lengths in per-thread arrays, prefix-sums them into
-// Offsets and per-thread cursors, scatters the columns without atomics, sorts
-// and deduplicates the rows (insertion sort/pdqsort for short rows, radix sort
-// for long ones; rows split among threads by edge volume, not vertex count,
-// since degrees are skewed) and compacts them into exactly sized arrays.
-//
-// edges is not used once it is encoded, so a caller that holds no other
-// reference to it lets the garbage collector reclaim the tuples during the
-// exchange. Memory per input tuple with u ≠ v, averaged over ranks and not
-// counting edges itself: while the exchange runs, 24 bytes of send buffers and 24 of
-// receive buffers (48 B: the peak, as the in-process transport copies); the
-// send buffers are then dropped. While scattering: the receive buffers, the
-// unsorted columns (8 B, or 16 B with Cols64) and the per-thread cursors
-// (8 bytes per owned vertex and counting thread; the number of counting
-// threads is capped so that they take at most a quarter of the receive
-// buffers, 6 B): at most 38 B (46 B). Each receive buffer is dropped after
-// the scatter; while compacting, the unsorted and the final columns take at
-// most 16 B (32 B). The CSR keeps at most 8 B (16 B) per tuple, less what
-// deduplication removed, plus 12 B per owned vertex (Offsets, TupleDegree).
-// A self-loop tuple costs one 12-byte record on each side of the exchange.
+// BuildUndirected is kernel 1 over tuples already in memory: it is
+// BuildUndirectedFrom with an EdgeSlice source.
 func BuildUndirected(ctx context.Context, c comm.Comm, part partition.Block1D, edges []Edge, threads int) (*CSR, error) {
-	return buildUndirected(ctx, c, part, edges, threads, !fitsCols32(part.N))
+	g, _, err := BuildUndirectedFrom(ctx, c, part, EdgeSlice(edges), threads)
+	return g, err
+}
+
+// BuildUndirectedFrom is Graph500 kernel 1 for one rank: it turns the input
+// tuples of every rank into the CSR of the vertices this rank owns under the
+// 1D block partition part (paper 004 §III-B: rank i stores the row block A_i
+// of the adjacency matrix; its neighbours are global ids). Every rank of c
+// must call it with the same part; part.P must equal c.Size().
+//
+// The tuple list is never held whole. src is read twice, in rounds of a
+// bounded chunk (chunkTuples): the counting pass routes the row of every
+// half-edge (u→v to Owner(u), v→u to Owner(v); a self-loop (u,u) only counts
+// at Owner(u)) and the owner counts its row lengths; it then allocates the
+// columns exactly, and the filling pass routes every half-edge again with its
+// neighbour, which the owner writes straight into its final slot (the row
+// offsets serve as cursors). Each round is one Alltoallv (phases
+// RoutePhaseCount and RoutePhaseFill, wire format in route.go: Rice-coded row
+// gaps and ⌈log2 n⌉-bit neighbours, ≈ 3 bytes per half-edge at scale 22);
+// half-edges for the rank itself never leave it. Rows are then sorted in
+// descending order of neighbour id and deduplicated in place (TupleDegree
+// keeps the row length before that), and the columns stored as Cols32 when
+// part.N ≤ 2^32, as Cols64 otherwise. TupleDegree and SelfLoops let the
+// driver count traversed edges as paper 004 §VII-B and Graph500 do: input
+// tuples, duplicates and self-loops included.
+//
+// Memory per rank: the CSR at its final size before deduplication (one 4-
+// or 8-byte column per half-edge, 8 bytes of offsets and 4 of TupleDegree
+// per owned vertex) plus the round buffers (about 50 bytes per chunk tuple,
+// reused by every round; BuildStats.PeakChunkBytes).
+//
+// Ids outside [0, part.N) are an error naming the tuple's index in the
+// share, returned before the round's exchange, so the job aborts (the other
+// ranks' exchange fails with comm.ErrAborted). A malformed or inconsistent
+// message from a peer is an error naming it. threads goroutines share the
+// local work (threads < 1 means GOMAXPROCS); no pass allocates, locks or
+// calls through an interface per edge.
+func BuildUndirectedFrom(ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int) (*CSR, BuildStats, error) {
+	return buildUndirected(ctx, c, part, src, threads, !fitsCols32(part.N), 0)
 }
 
 // fitsCols32 reports whether every global id of an n-vertex graph fits in a
 // uint32 column entry.
 func fitsCols32(n int64) bool { return n <= 1<<32 }
 
-// buildUndirected is BuildUndirected with the column width chosen by the
-// caller (wide selects Cols64), so tests can run the 64-bit path on small
-// graphs.
-func buildUndirected(ctx context.Context, c comm.Comm, part partition.Block1D, edges []Edge, threads int, wide bool) (*CSR, error) {
+// buildUndirected is BuildUndirectedFrom with the column width chosen by the
+// caller (wide selects Cols64) and, when chunk > 0, the tuples per round, so
+// tests can run the 64-bit path and many rounds on small graphs.
+func buildUndirected(ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, wide bool, chunk int64) (*CSR, BuildStats, error) {
 	if err := checkPartition(part, c.Size()); err != nil {
-		return nil, err
+		return nil, BuildStats{}, err
 	}
 	if !wide && !fitsCols32(part.N) {
-		return nil, fmt.Errorf("graph: kernel 1: %d vertices do not fit 32-bit columns", part.N)
+		return nil, BuildStats{}, fmt.Errorf("graph: kernel 1: %d vertices do not fit 32-bit columns", part.N)
 	}
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("graph: kernel 1: %w", err)
-	}
-	send, err := routeEdges(part, edges, threads)
-	if err != nil {
-		return nil, err
-	}
-	recv, err := c.Alltoallv(ctx, RoutePhase, send, nil)
-	clear(send) // the send buffers are garbage from here on
-	if err != nil {
-		return nil, fmt.Errorf("graph: kernel 1 %s exchange: %w", RoutePhase, err)
-	}
-	rank := c.Rank()
-	g := &CSR{
-		NumGlobal:   part.N,
-		FirstGlobal: part.First(rank),
-		NumLocal:    part.Count(rank),
-	}
 	if wide {
-		r, err := assemble[int64](ctx, part, rank, recv, threads)
-		if err != nil {
-			return nil, err
-		}
-		g.Offsets, g.Cols64, g.TupleDegree, g.SelfLoops = r.offsets, r.cols, r.degree, r.selfLoops
-		return g, nil
+		return build[int64](ctx, c, part, src, threads, chunk)
 	}
-	r, err := assemble[uint32](ctx, part, rank, recv, threads)
-	if err != nil {
-		return nil, err
-	}
-	g.Offsets, g.Cols32, g.TupleDegree, g.SelfLoops = r.offsets, r.cols, r.degree, r.selfLoops
-	return g, nil
+	return build[uint32](ctx, c, part, src, threads, chunk)
 }
 
 // checkPartition rejects a partition that BuildUndirected cannot use with p
@@ -149,11 +108,646 @@ func checkPartition(part partition.Block1D, p int) error {
 	return nil
 }
 
-// putRecord writes one RecordSize-byte record at buf[off:].
-func putRecord(buf []byte, off int, local uint32, nbr int64) {
-	b := buf[off : off+RecordSize : off+RecordSize]
-	binary.LittleEndian.PutUint32(b[0:4], local)
-	binary.LittleEndian.PutUint64(b[4:12], uint64(nbr))
+// Chunk bounds, in tuples per round: a rank's share is read in about
+// chunkRounds rounds, each of at least minChunk and at most maxChunk tuples
+// (50 MB of round buffers), so that the buffers stay a small fraction of
+// the CSR they build.
+const (
+	chunkRounds = 32
+	minChunk    = 1 << 14
+	maxChunk    = 1 << 20
+)
+
+// chunkTuples is the chunk size for a largest share of maxShare tuples.
+func chunkTuples(maxShare int64) int64 {
+	return max(1, min(maxShare, max(minChunk, min(maxChunk, maxShare/chunkRounds))))
+}
+
+// Passes of kernel 1.
+const (
+	passCount = 0
+	passFill  = 1
+)
+
+// builder is one rank's kernel 1 in progress.
+type builder[C uint32 | int64] struct {
+	c       comm.Comm
+	lay     routeLayout
+	rank    int
+	threads int
+	src     TupleSource
+	rounds  int
+	keys    int // destinations × buckets
+
+	// Round buffers, reused by every round of both passes.
+	edges    []Edge
+	recs     []uint64 // the round's half-edges, grouped by (destination, bucket)
+	counts   []int    // per thread and key, then the thread's cursors
+	keyStart []int    // key k's records are recs[keyStart[k]:keyStart[k+1]]
+	loops    []int64  // per thread and destination: self-loop tuples
+	bad      []int64  // per thread: first invalid tuple, or −1
+	segK     []uint8  // per key: the Rice parameter of its segment
+	segSize  []int    // per key: the segment's bytes (remote destinations)
+	segOff   []int    // per key: the segment's offset in its message
+	send     [][]byte
+	recv     [][]byte
+	segs     [][]segRef   // per source: its message's segments
+	scratch  [][]uint64   // per thread: sort buffer
+	errs     []error      // per thread
+	next     atomic.Int64 // work queue of the parallel passes
+
+	// This rank's rows.
+	first     int64
+	nLocal    int
+	degree    []uint32 // TupleDegree: row lengths counted by the first pass
+	offsets   []int64  // row starts; cursors during the fill pass
+	cols      []C
+	selfLoops int64
+
+	stats BuildStats
+}
+
+func build[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, chunk int64) (*CSR, BuildStats, error) {
+	rank := c.Rank()
+	b := &builder[C]{
+		c: c, lay: newRouteLayout(part), rank: rank, threads: threads, src: src,
+		first: part.First(rank), nLocal: part.Count(rank),
+	}
+	if err := b.plan(ctx, chunk); err != nil {
+		return nil, b.stats, err
+	}
+	b.degree = make([]uint32, b.nLocal)
+	if err := b.pass(ctx, passCount); err != nil {
+		return nil, b.stats, err
+	}
+	acc, err := b.rowStarts()
+	if err != nil {
+		return nil, b.stats, err
+	}
+	b.cols = make([]C, acc)
+	if err := b.pass(ctx, passFill); err != nil {
+		return nil, b.stats, err
+	}
+	b.release()
+	if err := b.checkFilled(); err != nil {
+		return nil, b.stats, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, b.stats, fmt.Errorf("graph: kernel 1: %w", err)
+	}
+	b.sortRows()
+	g := &CSR{NumGlobal: part.N, FirstGlobal: b.first, NumLocal: b.nLocal,
+		Offsets: b.offsets, TupleDegree: b.degree, SelfLoops: b.selfLoops}
+	switch cols := any(b.cols).(type) {
+	case []uint32:
+		g.Cols32 = cols
+	case []int64:
+		g.Cols64 = cols
+	}
+	return g, b.stats, nil
+}
+
+// plan agrees with the other ranks on the number of rounds (every rank calls
+// the same number of exchanges) and allocates the round buffers.
+func (b *builder[C]) plan(ctx context.Context, chunk int64) error {
+	share := b.src.Len()
+	if share < 0 {
+		return fmt.Errorf("graph: kernel 1: tuple source of negative length %d", share)
+	}
+	largest := []int64{share}
+	if err := b.c.AllreduceInt64(ctx, RoutePhasePlan, largest, comm.Max); err != nil {
+		return fmt.Errorf("graph: kernel 1 %s: %w", RoutePhasePlan, err)
+	}
+	if largest[0] == 0 {
+		return nil // no tuples anywhere: no rounds
+	}
+	if chunk <= 0 {
+		chunk = chunkTuples(largest[0])
+	}
+	b.rounds = int((largest[0] + chunk - 1) / chunk)
+	mine := (share + int64(b.rounds) - 1) / int64(b.rounds)
+	b.stats.Rounds, b.stats.ChunkTuples = b.rounds, mine
+	p, nb := b.lay.p, b.lay.nb
+	b.keys = p * nb
+	b.edges = make([]Edge, mine)
+	b.recs = make([]uint64, 2*mine)
+	b.counts = make([]int, b.threads*b.keys)
+	b.keyStart = make([]int, b.keys+1)
+	b.loops = make([]int64, b.threads*p)
+	b.bad = make([]int64, b.threads)
+	b.segK = make([]uint8, b.keys)
+	b.segSize = make([]int, b.keys)
+	b.segOff = make([]int, b.keys)
+	b.send = make([][]byte, p)
+	b.segs = make([][]segRef, p)
+	for s := range b.segs {
+		b.segs[s] = make([]segRef, nb)
+	}
+	b.scratch = make([][]uint64, b.threads)
+	b.errs = make([]error, b.threads)
+	return nil
+}
+
+// release drops the round buffers.
+func (b *builder[C]) release() {
+	b.edges, b.recs, b.counts, b.send, b.recv, b.scratch = nil, nil, nil, nil, nil, nil
+}
+
+// pass runs every round of one pass.
+func (b *builder[C]) pass(ctx context.Context, pass int) error {
+	phase := RoutePhaseCount
+	if pass == passFill {
+		phase = RoutePhaseFill
+	}
+	share := b.src.Len()
+	for r := range b.rounds {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("graph: kernel 1: %w", err)
+		}
+		lo := share * int64(r) / int64(b.rounds)
+		hi := share * int64(r+1) / int64(b.rounds)
+		edges := b.edges[:hi-lo]
+		t0 := time.Now()
+		if err := b.src.Read(ctx, lo, edges); err != nil {
+			return fmt.Errorf("graph: kernel 1: reading tuples [%d, %d): %w", lo, hi, err)
+		}
+		b.stats.ReadTime[pass] += time.Since(t0)
+		if err := b.place(edges, lo); err != nil {
+			return err
+		}
+		b.encode(pass)
+		recv, err := b.c.Alltoallv(ctx, phase, b.send, b.recv)
+		if err != nil {
+			return fmt.Errorf("graph: kernel 1 %s exchange: %w", phase, err)
+		}
+		b.recv = recv
+		if err := b.receive(pass); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// place checks a round's tuples and groups their half-edges by key
+// (destination × bucket) in recs: a counting pass per thread, prefix sums
+// (key-major, then thread), and a placing pass. first is the index of
+// edges[0] in the share, for error messages.
+func (b *builder[C]) place(edges []Edge, first int64) error {
+	lay := &b.lay
+	p, nb, keys := lay.p, lay.nb, b.keys
+	nt := max(1, min(b.threads, len(edges)/1024))
+	n := uint64(lay.n)
+	block := uint64(lay.block)
+	bshift, w := lay.bshift, lay.w
+	clear(b.counts[:nt*keys])
+	clear(b.loops[:nt*p])
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
+		cnt := b.counts[t*keys : (t+1)*keys]
+		loops := b.loops[t*p : (t+1)*p]
+		b.bad[t] = -1
+		for i := lo; i < hi; i++ {
+			u, v := uint64(edges[i].U), uint64(edges[i].V)
+			if u >= n || v >= n {
+				b.bad[t] = int64(i)
+				return
+			}
+			du := lay.div.div(u)
+			if u == v {
+				loops[du]++
+				continue
+			}
+			cnt[int(du)*nb+int((u-du*block)>>bshift)]++
+			dv := lay.div.div(v)
+			cnt[int(dv)*nb+int((v-dv*block)>>bshift)]++
+		}
+	})
+	for _, i := range b.bad[:nt] {
+		if i >= 0 {
+			e := edges[i]
+			return fmt.Errorf("graph: kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)", first+i, e.U, e.V, lay.n)
+		}
+	}
+	// Counts become cursors: key-major, then thread.
+	off := 0
+	for k := range keys {
+		b.keyStart[k] = off
+		for t := range nt {
+			c := b.counts[t*keys+k]
+			b.counts[t*keys+k] = off
+			off += c
+		}
+	}
+	b.keyStart[keys] = off
+	rowMask := lay.rowCap - 1
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(len(edges), t, nt)
+		cur := b.counts[t*keys : (t+1)*keys]
+		recs := b.recs
+		for i := lo; i < hi; i++ {
+			u, v := uint64(edges[i].U), uint64(edges[i].V)
+			if u == v {
+				continue
+			}
+			du := lay.div.div(u)
+			lu := u - du*block
+			ku := int(du)*nb + int(lu>>bshift)
+			recs[cur[ku]] = (lu&rowMask)<<w | v
+			cur[ku]++
+			dv := lay.div.div(v)
+			lv := v - dv*block
+			kv := int(dv)*nb + int(lv>>bshift)
+			recs[cur[kv]] = (lv&rowMask)<<w | u
+			cur[kv]++
+		}
+	})
+	// Self-loop counts per destination, summed over threads.
+	for t := 1; t < nt; t++ {
+		for d := range p {
+			b.loops[d] += b.loops[t*p+d]
+		}
+	}
+	return nil
+}
+
+// encode sorts every remote key's records by row and writes one message per
+// remote destination (route.go's format) into b.send.
+func (b *builder[C]) encode(pass int) {
+	lay := &b.lay
+	p, nb := lay.p, lay.nb
+	nbrBits := uint(0)
+	if pass == passFill {
+		nbrBits = lay.w
+	}
+	// Sort and size every remote segment.
+	b.parallelItems(b.keys, func(t, k int) error {
+		recs := b.recs[b.keyStart[k]:b.keyStart[k+1]]
+		b.segSize[k] = 0
+		if k/nb == b.rank || len(recs) == 0 {
+			return nil
+		}
+		b.scratch[t] = sortByRow(recs, b.scratch[t], lay.w, lay.bshift)
+		kk, size := segmentSize(recs, lay.w, nbrBits)
+		b.segK[k], b.segSize[k] = uint8(kk), size
+		return nil
+	})
+	// Headers, and the segments' places.
+	for d := range p {
+		b.send[d] = b.send[d][:0]
+		if d == b.rank {
+			continue
+		}
+		keys := b.keyStart[d*nb : (d+1)*nb+1]
+		loops := int64(0)
+		if pass == passCount {
+			loops = b.loops[d]
+		}
+		if keys[nb] == keys[0] && loops == 0 {
+			continue // nothing for d: an empty message
+		}
+		msg := binary.AppendUvarint(b.send[d], uint64(loops))
+		total := 0
+		for j := range nb {
+			k := d*nb + j
+			e := keys[j+1] - keys[j]
+			msg = binary.AppendUvarint(msg, uint64(e))
+			if e > 0 {
+				msg = binary.AppendUvarint(msg, uint64(b.segSize[k]))
+				b.segOff[k] = total
+				total += b.segSize[k]
+			}
+		}
+		h := len(msg)
+		msg = slices.Grow(msg, total)[:h+total]
+		for j := range nb {
+			b.segOff[d*nb+j] += h
+		}
+		b.send[d] = msg
+	}
+	// Encode every remote segment in place.
+	b.parallelItems(b.keys, func(_, k int) error {
+		d := k / nb
+		if d != b.rank && b.keyStart[k] != b.keyStart[k+1] {
+			seg := b.send[d][b.segOff[k] : b.segOff[k]+b.segSize[k]]
+			encodeSegment(seg, b.recs[b.keyStart[k]:b.keyStart[k+1]], lay.w, uint(b.segK[k]), nbrBits)
+		}
+		return nil
+	})
+}
+
+// parallelItems calls fn(t, i) for every item i in [0, n), on b.threads
+// goroutines t that take the items in turn (the work per item is skewed);
+// it returns the errors, a thread stopping at its first.
+func (b *builder[C]) parallelItems(n int, fn func(t, i int) error) error {
+	clear(b.errs)
+	b.next.Store(0)
+	parallel.For(b.threads, func(t int) {
+		for {
+			i := int(b.next.Add(1) - 1)
+			if i >= n {
+				return
+			}
+			if err := fn(t, i); err != nil {
+				b.errs[t] = err
+				return
+			}
+		}
+	})
+	return errors.Join(b.errs...)
+}
+
+// sortByRow sorts records by their row offset (the bits above w) with an
+// LSD radix sort of the row bits, keeping tmp as its buffer; it returns tmp,
+// grown if needed.
+func sortByRow(recs, tmp []uint64, w, rowBits uint) []uint64 {
+	if len(recs) < 48 {
+		slices.Sort(recs) // row above neighbour: value order is row order
+		return tmp
+	}
+	var diff uint64
+	f := recs[0] >> w
+	for _, r := range recs {
+		diff |= (r >> w) ^ f
+	}
+	if diff == 0 {
+		return tmp
+	}
+	rowBits = uint(bits.Len64(diff))
+	passes := (rowBits + 10) / 11
+	digit := (rowBits + passes - 1) / passes
+	if cap(tmp) < len(recs) {
+		tmp = make([]uint64, len(recs)+len(recs)/2)
+	}
+	src, dst := recs, tmp[:len(recs)]
+	var cnt [1 << 11]int
+	mask := uint64(1)<<digit - 1
+	for sh := w; sh < w+rowBits; sh += digit {
+		c := cnt[:1<<digit]
+		clear(c)
+		for _, r := range src {
+			c[(r>>sh)&mask]++
+		}
+		sum := 0
+		for i, x := range c {
+			c[i] = sum
+			sum += x
+		}
+		for _, r := range src {
+			d := (r >> sh) & mask
+			dst[c[d]] = r
+			c[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &recs[0] {
+		copy(recs, src)
+	}
+	return tmp
+}
+
+// receive applies a round's half-edges: the rank's own records and every
+// received message, bucket by bucket, a thread owning a bucket's rows.
+func (b *builder[C]) receive(pass int) error {
+	lay := &b.lay
+	nb := lay.nb
+	nbrBits := uint(0)
+	if pass == passFill {
+		nbrBits = lay.w
+	}
+	for s, msg := range b.recv {
+		if s == b.rank || len(msg) == 0 {
+			clear(b.segs[s])
+			continue
+		}
+		loops, err := parseRouteHeader(msg, b.segs[s], nbrBits)
+		if err != nil {
+			return fmt.Errorf("graph: kernel 1: message from rank %d: %w", s, err)
+		}
+		if pass == passFill && loops != 0 {
+			return fmt.Errorf("graph: kernel 1: message from rank %d: %w: self-loops in the fill pass", s, errRoute)
+		}
+		b.selfLoops += loops
+	}
+	if pass == passCount {
+		b.selfLoops += b.loops[b.rank]
+	}
+	buckets := int((int64(b.nLocal) + int64(lay.rowCap) - 1) >> lay.bshift)
+	return b.parallelItems(nb, func(_, j int) error { return b.receiveBucket(pass, j, buckets, nbrBits) })
+}
+
+// receiveBucket applies bucket j's half-edges of this round.
+func (b *builder[C]) receiveBucket(pass, j, buckets int, nbrBits uint) error {
+	lay := &b.lay
+	k := b.rank*lay.nb + j
+	own := b.recs[b.keyStart[k]:b.keyStart[k+1]]
+	if j >= buckets {
+		// No rows here; only a malformed message has entries.
+		for s := range b.recv {
+			if s != b.rank && b.segs[s][j].entries > 0 {
+				return fmt.Errorf("graph: kernel 1: message from rank %d: %w: entries for bucket %d beyond the rank's %d rows", s, errRoute, j, b.nLocal)
+			}
+		}
+		return nil
+	}
+	base := uint64(j) << lay.bshift
+	rows := min(lay.rowCap, uint64(b.nLocal)-base)
+	w := lay.w
+	nmask := uint64(1)<<w - 1
+	if pass == passCount {
+		deg := b.degree[base : base+rows]
+		for _, r := range own {
+			l := r >> w
+			if deg[l] == math.MaxUint32 {
+				return b.degreeOverflow(base + l)
+			}
+			deg[l]++
+		}
+	} else {
+		cur := b.offsets[base : base+rows]
+		for _, r := range own {
+			l := r >> w
+			x := cur[l]
+			if x >= int64(len(b.cols)) {
+				return fmt.Errorf("graph: kernel 1: the tuple source gave rank %d more half-edges on its second reading than on its first", b.rank)
+			}
+			b.cols[x] = ^C(r & nmask)
+			cur[l] = x + 1
+		}
+	}
+	for s := range b.recv {
+		ref := b.segs[s][j]
+		if s == b.rank || ref.entries == 0 {
+			continue
+		}
+		var err error
+		seg := b.recv[s][ref.off : ref.off+ref.size]
+		if pass == passCount {
+			err = b.countSegment(seg, ref.entries, base, rows)
+		} else {
+			err = b.fillSegment(seg, ref.entries, base, rows)
+		}
+		if err != nil {
+			return fmt.Errorf("graph: kernel 1: message from rank %d, bucket %d: %w", s, j, err)
+		}
+	}
+	return nil
+}
+
+func (b *builder[C]) degreeOverflow(l uint64) error {
+	return fmt.Errorf("graph: kernel 1: vertex %d of rank %d has more half-edges than a uint32 TupleDegree holds",
+		b.first+int64(l), b.rank)
+}
+
+// countSegment adds a segment's rows to the row lengths of bucket rows
+// [base, base+rows).
+func (b *builder[C]) countSegment(seg []byte, entries int, base, rows uint64) error {
+	d, err := newSegmentDecoder(seg, entries, b.lay.rowCap, 0)
+	if err != nil {
+		return err
+	}
+	deg := b.degree[base : base+rows]
+	for range entries {
+		l, _, err := d.next()
+		if err != nil {
+			return err
+		}
+		if l >= rows {
+			return fmt.Errorf("%w: row %d beyond the rank's rows", errRoute, base+l)
+		}
+		if deg[l] == math.MaxUint32 {
+			return b.degreeOverflow(base + l)
+		}
+		deg[l]++
+	}
+	return d.done()
+}
+
+// fillSegment writes a segment's neighbours into their rows' next slots.
+func (b *builder[C]) fillSegment(seg []byte, entries int, base, rows uint64) error {
+	d, err := newSegmentDecoder(seg, entries, b.lay.rowCap, b.lay.w)
+	if err != nil {
+		return err
+	}
+	cur := b.offsets[base : base+rows]
+	n := uint64(b.lay.n)
+	first := uint64(b.first) + base
+	for range entries {
+		l, v, err := d.next()
+		if err != nil {
+			return err
+		}
+		if l >= rows || v >= n || v == first+l {
+			return fmt.Errorf("%w: half-edge (%d,%d) is out of range or a self-loop", errRoute, first+l, v)
+		}
+		// The fill pass must repeat the count pass; a row that gets more
+		// half-edges than it counted runs into the next row, which
+		// checkFilled reports, or past the end, caught here.
+		x := cur[l]
+		if x >= int64(len(b.cols)) {
+			return fmt.Errorf("%w: more half-edges than the counting pass announced", errRoute)
+		}
+		b.cols[x] = ^C(v)
+		cur[l] = x + 1
+	}
+	return d.done()
+}
+
+// rowStarts turns the row lengths into row starts (offsets[v], and
+// offsets[nLocal] = the total) and returns the total.
+func (b *builder[C]) rowStarts() (int64, error) {
+	n := b.nLocal
+	b.offsets = make([]int64, n+1)
+	nt := max(1, min(b.threads, n/4096))
+	chunk := make([]int64, nt+1)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(n, t, nt)
+		var acc int64
+		for v := lo; v < hi; v++ {
+			b.offsets[v] = acc
+			acc += int64(b.degree[v])
+		}
+		chunk[t+1] = acc
+	})
+	for t := range nt {
+		chunk[t+1] += chunk[t]
+	}
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(n, t, nt)
+		for v := lo; v < hi; v++ {
+			b.offsets[v] += chunk[t]
+		}
+	})
+	b.offsets[n] = chunk[nt]
+	return chunk[nt], nil
+}
+
+// checkFilled checks that the fill pass wrote exactly the counted half-edges
+// of every row (each cursor ends where the next row starts) and turns the
+// cursors back into row starts.
+func (b *builder[C]) checkFilled() error {
+	n := b.nLocal
+	var end int64
+	for v := range n {
+		end += int64(b.degree[v])
+		if b.offsets[v] != end {
+			return fmt.Errorf("graph: kernel 1: %w: row of vertex %d filled to %d, counted %d",
+				errRoute, b.first+int64(v), b.offsets[v]-(end-int64(b.degree[v])), b.degree[v])
+		}
+	}
+	copy(b.offsets[1:], b.offsets[:n])
+	b.offsets[0] = 0
+	return nil
+}
+
+// sortRows sorts every row in descending order and removes duplicates, then
+// compacts the rows in place: each thread first packs its rows to the start
+// of its range, then the ranges move down one after the other.
+func (b *builder[C]) sortRows() {
+	n := b.nLocal
+	offsets, cols := b.offsets, b.cols
+	ns := max(1, min(b.threads, n))
+	bounds := volumeBounds(offsets, ns)
+	kept := make([]int64, ns) // per thread: entries kept
+	parallel.For(ns, func(t int) {
+		var scratch []C
+		dst := offsets[bounds[t]]
+		for v := bounds[t]; v < bounds[t+1]; v++ {
+			row := cols[offsets[v]:offsets[v+1]]
+			if len(row) >= radixMin && len(scratch) < len(row) {
+				scratch = make([]C, len(row)+len(row)/4)
+			}
+			k := sortDedupe(row, scratch)
+			d := cols[dst : dst+int64(k)]
+			for i, x := range row[:k] {
+				d[i] = ^x
+			}
+			if v > bounds[t] { // the first row stays where it is
+				offsets[v] = dst // the row's start within the thread's packed range
+			}
+			dst += int64(k)
+		}
+		kept[t] = dst - offsets[bounds[t]]
+	})
+	// Move the packed ranges down; ranges are handled in order, so a range
+	// only moves over space its predecessors have left.
+	var at int64
+	for t := range ns {
+		lo := bounds[t]
+		if lo == bounds[t+1] {
+			continue
+		}
+		from := offsets[lo]
+		copy(cols[at:at+kept[t]], cols[from:from+kept[t]])
+		shift := from - at
+		if shift != 0 {
+			for v := lo; v < bounds[t+1]; v++ {
+				offsets[v] -= shift
+			}
+		}
+		at += kept[t]
+	}
+	offsets[n] = at
+	b.cols = cols[:at:at]
 }
 
 // divider divides ids in [0, n) by a fixed block size d with a multiply and
@@ -182,347 +776,6 @@ func newDivider(d, n uint64) divider {
 func (v divider) div(u uint64) uint64 {
 	hi, _ := bits.Mul64(u, v.m)
 	return hi >> v.sh
-}
-
-// routeStreams is about how many output streams (destination × row bucket)
-// the sender's fill pass writes at once: few enough that every stream's
-// current cache line stays cached, many enough that a bucket is a small,
-// cache-friendly window of the receiver's row arrays. On the benchmark (scale
-// 20, 2 ranks) bucketing cut the receiver's count and scatter passes from
-// 1.1 s to 0.3 s; 256 to 1024 streams measured alike, 2048 slower.
-const routeStreams = 512
-
-// rowBuckets returns how many row buckets per destination the sender orders
-// its records by (a power of two) and the shift that maps a local id to its
-// bucket.
-func rowBuckets(part partition.Block1D) (buckets int, shift uint) {
-	perDest := max(1, routeStreams/part.P)
-	lb := bits.Len(uint(perDest)) - 1 // log2 of the largest power of two ≤ perDest
-	lblock := bits.Len64(uint64(part.Block - 1))
-	if lb > lblock {
-		lb = lblock
-	}
-	return 1 << lb, uint(lblock - lb)
-}
-
-// routeEdges validates edges and encodes them into one send buffer per rank.
-// Within a buffer, records are grouped by row bucket (ranges of the
-// receiver's local ids, see rowBuckets) so that the receiver's counting and
-// scatter passes, which walk the records in order, touch one cache-sized
-// window of rows at a time instead of the whole row array.
-//
-// Pass 1 counts the records of every (thread, destination, bucket), prefix
-// sums turn the counts into exact byte offsets, pass 2 writes each thread's
-// records at its offsets. No allocation happens per edge.
-func routeEdges(part partition.Block1D, edges []Edge, threads int) ([][]byte, error) {
-	p := part.P
-	nt := max(1, min(threads, len(edges)))
-	n := uint64(part.N)
-	block := uint64(part.Block)
-	div := newDivider(block, n)
-	nb, bshift := rowBuckets(part)
-	keys := p * nb // key d*nb + bucket
-
-	counts := make([]int, nt*keys) // counts[t*keys+k]: records of thread t with key k
-	bad := make([]int, nt)         // first invalid tuple index seen by thread t, or -1
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(len(edges), t, nt)
-		cnt := make([]int, keys) // private: no false sharing in the hot loop
-		bad[t] = -1
-		for i := lo; i < hi; i++ {
-			u, v := uint64(edges[i].U), uint64(edges[i].V)
-			if u >= n || v >= n {
-				bad[t] = i
-				break
-			}
-			du := div.div(u)
-			cnt[int(du)*nb+int((u-du*block)>>bshift)]++
-			if u != v {
-				dv := div.div(v)
-				cnt[int(dv)*nb+int((v-dv*block)>>bshift)]++
-			}
-		}
-		copy(counts[t*keys:(t+1)*keys], cnt)
-	})
-	for _, i := range bad {
-		if i >= 0 {
-			return nil, fmt.Errorf("graph: kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)",
-				i, edges[i].U, edges[i].V, part.N)
-		}
-	}
-
-	// counts become byte offsets inside send[d]: bucket-major, then thread.
-	send := make([][]byte, p)
-	for d := range p {
-		off := 0
-		for k := d * nb; k < (d+1)*nb; k++ {
-			for t := range nt {
-				c := counts[t*keys+k]
-				counts[t*keys+k] = off
-				off += c * RecordSize
-			}
-		}
-		send[d] = make([]byte, off)
-	}
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(len(edges), t, nt)
-		cur := make([]int, keys)
-		copy(cur, counts[t*keys:(t+1)*keys])
-		for i := lo; i < hi; i++ {
-			u, v := edges[i].U, edges[i].V
-			du := div.div(uint64(u))
-			lu := uint64(u) - du*block
-			ku := int(du)*nb + int(lu>>bshift)
-			putRecord(send[du], cur[ku], uint32(lu), v)
-			cur[ku] += RecordSize
-			if u != v {
-				dv := div.div(uint64(v))
-				lv := uint64(v) - dv*block
-				kv := int(dv)*nb + int(lv>>bshift)
-				putRecord(send[dv], cur[kv], uint32(lv), u)
-				cur[kv] += RecordSize
-			}
-		}
-	})
-	return send, nil
-}
-
-// messageRecords returns the number of records in a received message, or an
-// error if its length is not a whole number of records.
-func messageRecords(msg []byte, src int) (int, error) {
-	if len(msg)%RecordSize != 0 {
-		return 0, fmt.Errorf("graph: kernel 1 %s: message from rank %d has %d bytes, not a multiple of the %d-byte record",
-			RoutePhase, src, len(msg), RecordSize)
-	}
-	return len(msg) / RecordSize, nil
-}
-
-// countRecords decodes records [lo, hi) of msg (a message from rank src, whose
-// length messageRecords has checked), checks them and adds one to cnt[l] for
-// every half-edge of local row l. It returns the number of self-loop markers.
-// first is the receiving rank's first global id, len(cnt) its vertex count and
-// n the global vertex count; a local id ≥ len(cnt) or a neighbour outside
-// [0, n) is an error.
-func countRecords(msg []byte, src, lo, hi int, first, n int64, cnt []int64) (int64, error) {
-	var loops int64
-	nLocal := uint64(len(cnt))
-	for i := lo; i < hi; i++ {
-		rec := msg[i*RecordSize : (i+1)*RecordSize : (i+1)*RecordSize]
-		l := binary.LittleEndian.Uint32(rec[0:4])
-		g := binary.LittleEndian.Uint64(rec[4:12])
-		if uint64(l) >= nLocal || g >= uint64(n) {
-			return 0, fmt.Errorf("graph: kernel 1 %s: message from rank %d, record %d: local id %d (of %d) or neighbour %d (of %d) out of range",
-				RoutePhase, src, i, l, nLocal, int64(g), n)
-		}
-		if int64(g) == first+int64(l) {
-			loops++
-			continue
-		}
-		cnt[l]++
-	}
-	return loops, nil
-}
-
-// assembled is the receive side's result.
-type assembled[C uint32 | int64] struct {
-	offsets   []int64
-	cols      []C
-	degree    []uint32
-	selfLoops int64
-}
-
-// assemble builds this rank's rows from the received messages, freeing each
-// recv[s] once it has been consumed. It is generic over the column type so
-// that both widths get a specialised scatter, sort and dedupe.
-//
-// Inside, columns are stored bit-complemented (^v): ascending order of ^v is
-// descending order of v for uint32 ids and for non-negative int64 ids, so rows
-// are sorted ascending with slices.Sort and complemented back while being
-// compacted into the final array, with no reversal pass.
-func assemble[C uint32 | int64](ctx context.Context, part partition.Block1D, rank int, recv [][]byte, threads int) (assembled[C], error) {
-	var out assembled[C]
-	nLocal := part.Count(rank)
-	first := part.First(rank)
-	n := part.N
-	if len(recv) != part.P {
-		return out, fmt.Errorf("graph: kernel 1 %s: received %d messages from %d ranks", RoutePhase, len(recv), part.P)
-	}
-	nrec := make([]int, len(recv))
-	total := 0
-	for s, m := range recv {
-		k, err := messageRecords(m, s)
-		if err != nil {
-			return out, err
-		}
-		nrec[s] = k
-		total += k
-	}
-	// Per-thread cursor arrays cost 8 bytes per owned vertex and thread; the
-	// counting and scatter passes use at most as many threads as keep them
-	// within a quarter of the receive buffers (they are memory bound anyway).
-	nt := max(1, min(threads, total*RecordSize/(4*8*max(1, nLocal))))
-
-	// Pass 1: per-thread row counts (private arrays: no atomics, no sharing).
-	// Thread t handles the t-th share of every message. A shared array with
-	// atomic adds (and atomic cursors in pass 2) measured 4× slower on these
-	// two passes: 1.25 s against 0.32 s of CPU per scale-20 build with 2
-	// threads, as hub rows bounce their cache lines between threads.
-	cur := make([][]int64, nt)
-	loops := make([]int64, nt)
-	errs := make([]error, nt)
-	parallel.For(nt, func(t int) {
-		c := make([]int64, nLocal)
-		cur[t] = c
-		for s, m := range recv {
-			lo, hi := parallel.Span(nrec[s], t, nt)
-			k, err := countRecords(m, s, lo, hi, first, n, c)
-			if err != nil {
-				errs[t] = err
-				return
-			}
-			loops[t] += k
-		}
-	})
-	for t := range nt {
-		if errs[t] != nil {
-			return out, errs[t]
-		}
-		out.selfLoops += loops[t]
-	}
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("graph: kernel 1: %w", err)
-	}
-
-	degree, offsets, err := rowOffsets(cur, nLocal, rank, nt)
-	if err != nil {
-		return out, err
-	}
-	acc := offsets[nLocal]
-
-	// Pass 2: scatter. Records were validated by pass 1.
-	cols := make([]C, acc)
-	parallel.For(nt, func(t int) {
-		c := cur[t]
-		for s, m := range recv {
-			lo, hi := parallel.Span(nrec[s], t, nt)
-			scatter(m[lo*RecordSize:hi*RecordSize], first, c, cols)
-		}
-	})
-	clear(recv) // drop the receive buffers and cursors before compacting
-	clear(cur)
-	if err := ctx.Err(); err != nil {
-		return out, fmt.Errorf("graph: kernel 1: %w", err)
-	}
-
-	// Sort and dedupe every row, rows split among all threads by edge volume.
-	ns := max(1, min(threads, nLocal))
-	bounds := volumeBounds(offsets, ns)
-	final := make([]int64, nLocal+1) // final[v+1] = deduplicated length of row v, then prefix sums
-	parallel.For(ns, func(t int) {
-		var scratch []C
-		for v := bounds[t]; v < bounds[t+1]; v++ {
-			row := cols[offsets[v]:offsets[v+1]]
-			if len(row) >= radixMin && len(scratch) < len(row) {
-				scratch = make([]C, len(row)+len(row)/4)
-			}
-			final[v+1] = int64(sortDedupe(row, scratch))
-		}
-	})
-	for v := range nLocal {
-		final[v+1] += final[v]
-	}
-
-	// Compact into exactly sized columns, complementing back to plain ids.
-	var dst []C
-	if final[nLocal] == acc {
-		dst = cols // nothing was removed: complement in place
-	} else {
-		dst = make([]C, final[nLocal])
-	}
-	parallel.For(ns, func(t int) {
-		for v := bounds[t]; v < bounds[t+1]; v++ {
-			d := dst[final[v]:final[v+1]]
-			src := cols[offsets[v] : offsets[v]+int64(len(d))]
-			for i, x := range src {
-				d[i] = ^x
-			}
-		}
-	})
-	out.offsets, out.cols, out.degree = final, dst, degree
-	return out, nil
-}
-
-// rowOffsets turns the per-thread row counts cnt[t][v] into the row lengths
-// (degree, the TupleDegree before deduplication), the row offsets, and, in
-// place, every thread's absolute scatter cursors: thread t writes its
-// half-edges of row v from offsets[v] + Σ_{t'<t} cnt[t'][v] on, so the scatter
-// needs no atomics. Vertices are split among nt threads; a second parallel
-// pass adds each chunk's base once the chunk totals are known.
-func rowOffsets(cnt [][]int64, nLocal, rank, nt int) ([]uint32, []int64, error) {
-	degree := make([]uint32, nLocal)
-	offsets := make([]int64, nLocal+1)
-	chunk := make([]int64, nt+1) // chunk[t+1]: half-edges of vertex chunk t, then prefix sums
-	errs := make([]error, nt)
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(nLocal, t, nt)
-		var acc int64
-		for v := lo; v < hi; v++ {
-			var sum int64
-			for _, c := range cnt {
-				k := c[v]
-				c[v] = sum
-				sum += k
-			}
-			if sum > math.MaxUint32 {
-				errs[t] = fmt.Errorf("graph: kernel 1: vertex %d of rank %d has %d half-edges, more than a uint32 TupleDegree holds",
-					v, rank, sum)
-				return
-			}
-			degree[v] = uint32(sum)
-			offsets[v] = acc // relative to the chunk for now
-			acc += sum
-		}
-		chunk[t+1] = acc
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, nil, err
-		}
-	}
-	for t := range nt {
-		chunk[t+1] += chunk[t]
-	}
-	offsets[nLocal] = chunk[nt]
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(nLocal, t, nt)
-		base := chunk[t]
-		for v := lo; v < hi; v++ {
-			o := offsets[v] + base
-			offsets[v] = o
-			for _, c := range cnt {
-				c[v] += o
-			}
-		}
-	})
-	return degree, offsets, nil
-}
-
-// scatter writes the half-edges of validated records msg (whole records) to
-// their rows at the thread's cursors cur, advancing them. Neighbours are
-// stored complemented (see assemble); self-loop markers are skipped.
-func scatter[C uint32 | int64](msg []byte, first int64, cur []int64, cols []C) {
-	for len(msg) >= RecordSize {
-		rec := msg[:RecordSize:RecordSize]
-		msg = msg[RecordSize:]
-		l := binary.LittleEndian.Uint32(rec[0:4])
-		g := int64(binary.LittleEndian.Uint64(rec[4:12]))
-		if g == first+int64(l) {
-			continue
-		}
-		k := cur[l]
-		cur[l] = k + 1
-		cols[k] = ^C(g)
-	}
 }
 
 // volumeBounds splits rows [0, len(offsets)-1) into parts ranges of about
@@ -603,4 +856,59 @@ func radixSort[C uint32 | int64](row, tmp []C) {
 	if &src[0] != &row[0] {
 		copy(row, src)
 	}
+}
+
+// rowOffsets turns the per-thread row counts cnt[t][v] into the row lengths
+// (degree, the TupleDegree before deduplication), the row offsets, and, in
+// place, every thread's absolute scatter cursors: thread t writes its
+// half-edges of row v from offsets[v] + Σ_{t'<t} cnt[t'][v] on, so the scatter
+// needs no atomics. Vertices are split among nt threads; a second parallel
+// pass adds each chunk's base once the chunk totals are known.
+func rowOffsets(cnt [][]int64, nLocal, rank, nt int) ([]uint32, []int64, error) {
+	degree := make([]uint32, nLocal)
+	offsets := make([]int64, nLocal+1)
+	chunk := make([]int64, nt+1) // chunk[t+1]: half-edges of vertex chunk t, then prefix sums
+	errs := make([]error, nt)
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(nLocal, t, nt)
+		var acc int64
+		for v := lo; v < hi; v++ {
+			var sum int64
+			for _, c := range cnt {
+				k := c[v]
+				c[v] = sum
+				sum += k
+			}
+			if sum > math.MaxUint32 {
+				errs[t] = fmt.Errorf("graph: kernel 1: vertex %d of rank %d has %d half-edges, more than a uint32 TupleDegree holds",
+					v, rank, sum)
+				return
+			}
+			degree[v] = uint32(sum)
+			offsets[v] = acc // relative to the chunk for now
+			acc += sum
+		}
+		chunk[t+1] = acc
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	for t := range nt {
+		chunk[t+1] += chunk[t]
+	}
+	offsets[nLocal] = chunk[nt]
+	parallel.For(nt, func(t int) {
+		lo, hi := parallel.Span(nLocal, t, nt)
+		base := chunk[t]
+		for v := lo; v < hi; v++ {
+			o := offsets[v] + base
+			offsets[v] = o
+			for _, c := range cnt {
+				c[v] += o
+			}
+		}
+	})
+	return degree, offsets, nil
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -85,40 +84,40 @@ func BenchmarkBuildUndirected(b *testing.B) {
 	b.ReportMetric(float64(stored)/float64(m), "stored/tuple")
 }
 
-// BenchmarkBuildLocal times the rank-local work of kernel 1 (routing and
-// assembly) without a transport: the send buffers of the p simulated ranks are
-// handed over as receive buffers directly.
-func BenchmarkBuildLocal(b *testing.B) {
-	const scale, edgeFactor, p = 20, 16, 2
-	n := int64(1) << scale
-	m := int(n) * edgeFactor
-	edges := rmatEdges(scale, m, 20261121)
-	part, err := partition.NewBlock1D(n, p)
-	if err != nil {
-		b.Fatal(err)
+// BenchmarkRouteSegment codes and decodes the half-edges of a scale-22
+// rank's round: buckets of 8192 rows holding 4096 random half-edges.
+func BenchmarkRouteSegment(b *testing.B) {
+	const w, rowBits, e = 22, 13, 4096
+	x := uint64(88172645463325252)
+	recs := make([]uint64, e)
+	for i := range recs {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		recs[i] = (x>>40)%(1<<rowBits)<<w | x%(1<<w)
 	}
-	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("threads%d", threads), func(b *testing.B) {
-			for b.Loop() {
-				send := make([][][]byte, p)
-				for r := range p {
-					s, err := routeEdges(part, edges[r*m/p:(r+1)*m/p], threads)
-					if err != nil {
-						b.Fatal(err)
-					}
-					send[r] = s
-				}
-				for r := range p {
-					recv := make([][]byte, p)
-					for s := range p {
-						recv[s] = send[s][r]
-					}
-					if _, err := assemble[uint32](context.Background(), part, r, recv, threads); err != nil {
-						b.Fatal(err)
-					}
+	sortByRow(recs, nil, w, rowBits)
+	k, size := segmentSize(recs, w, w)
+	seg := make([]byte, size)
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			segmentSize(recs, w, w)
+			encodeSegment(seg, recs, w, k, w)
+		}
+		b.ReportMetric(float64(e)*float64(b.N)/b.Elapsed().Seconds(), "half-edges/s")
+	})
+	b.Run("decode", func(b *testing.B) {
+		for b.Loop() {
+			d, err := newSegmentDecoder(seg, e, 1<<rowBits, w)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for range e {
+				if _, _, err := d.next(); err != nil {
+					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(m)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
-		})
-	}
+		}
+		b.ReportMetric(float64(e)*float64(b.N)/b.Elapsed().Seconds(), "half-edges/s")
+	})
 }

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -123,11 +122,21 @@ func splitEdges(rng *rand.Rand, edges []Edge, p int) [][]Edge {
 	return out
 }
 
-// runBuild builds on p in-process ranks and returns every rank's CSR.
+// runBuild builds on p in-process ranks and returns every rank's CSR. The
+// round size varies with the shares, so most builds take several rounds.
 func runBuild(part partition.Block1D, perRank [][]Edge, threads int, wide bool) ([]*CSR, error) {
+	largest := 0
+	for _, es := range perRank {
+		largest = max(largest, len(es))
+	}
+	return runBuildChunk(part, perRank, threads, wide, int64(1+largest/(1+threads+part.P%3)))
+}
+
+// runBuildChunk is runBuild with chunk tuples per round (0: the default).
+func runBuildChunk(part partition.Block1D, perRank [][]Edge, threads int, wide bool, chunk int64) ([]*CSR, error) {
 	out := make([]*CSR, part.P)
 	err := inproc.Run(context.Background(), part.P, func(ctx context.Context, c comm.Comm) error {
-		g, err := buildUndirected(ctx, c, part, perRank[c.Rank()], threads, wide)
+		g, _, err := buildUndirected(ctx, c, part, EdgeSlice(perRank[c.Rank()]), threads, wide, chunk)
 		if err != nil {
 			return err
 		}
@@ -298,12 +307,17 @@ func TestBuildUndirectedPublicAPI(t *testing.T) {
 	perRank := splitEdges(rng, edges, 3)
 	gs := make([]*CSR, 3)
 	err = inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
-		g, err := BuildUndirected(ctx, c, part, perRank[c.Rank()], 0) // 0: GOMAXPROCS threads
+		g, st, err := BuildUndirectedFrom(ctx, c, part, EdgeSlice(perRank[c.Rank()]), 0) // 0: GOMAXPROCS threads
 		gs[c.Rank()] = g
-		if err == nil && c.Stats().Phase(RoutePhase).Calls != 1 {
-			err = fmt.Errorf("rank %d: %d %s calls, want 1", c.Rank(), c.Stats().Phase(RoutePhase).Calls, RoutePhase)
+		if err != nil {
+			return err
 		}
-		return err
+		for _, phase := range []string{RoutePhaseCount, RoutePhaseFill} {
+			if calls := c.Stats().Phase(phase).Calls; calls != int64(st.Rounds) || st.Rounds != 1 {
+				return fmt.Errorf("rank %d: %d %s calls in %d rounds, want 1", c.Rank(), calls, phase, st.Rounds)
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -350,58 +364,81 @@ func TestFitsCols32(t *testing.T) {
 	}
 }
 
-// TestRouteHugeIDs routes tuples of a 2^33-vertex graph (the Cols64 case; a
-// whole build would need 2^31 offsets per rank) and checks every record.
-func TestRouteHugeIDs(t *testing.T) {
-	part, err := partition.NewBlock1D(1<<33, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	edges := []Edge{
-		{0, 1<<33 - 1}, {1<<32 + 5, 1<<32 + 5}, {3 << 31, 1<<31 - 1}, {1<<33 - 2, 1<<32 + 7}, {1 << 32, 12345},
-	}
-	type rec struct {
-		dest  int
-		local uint32
-		nbr   int64
-	}
-	var want []rec
-	for _, e := range edges {
-		want = append(want, rec{part.Owner(e.U), part.Local(e.U), e.V})
-		if e.U != e.V {
-			want = append(want, rec{part.Owner(e.V), part.Local(e.V), e.U})
+// TestRouteSegmentsRoundTrip codes random sorted records of every width
+// (neighbours up to 40 bits, as at scale 40) and gap distribution and decodes
+// them back.
+func TestRouteSegmentsRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, w := range []uint{1, 7, 22, 33, 40} {
+		for _, rowBits := range []uint{0, 1, 5, 13, 24} {
+			if rowBits+w > 64 {
+				continue
+			}
+			for _, e := range []int{1, 2, 3, 47, 48, 49, 1000, 20000} {
+				for _, spread := range []uint64{1, 7, 1 << rowBits} {
+					recs := make([]uint64, e)
+					rowMax := min(spread, uint64(1)<<rowBits)
+					for i := range recs {
+						recs[i] = rng.Uint64N(rowMax)<<w | rng.Uint64N(uint64(1)<<w)
+					}
+					want := slices.Clone(recs)
+					slices.SortStableFunc(want, func(a, b uint64) int { return int(a>>w) - int(b>>w) })
+					sortByRow(recs, nil, w, rowBits)
+					for i := range recs {
+						if recs[i]>>w != want[i]>>w {
+							t.Fatalf("w=%d rows=%d e=%d: sorted rows differ at %d", w, rowBits, e, i)
+						}
+					}
+					for _, nbrBits := range []uint{0, w} {
+						k, size := segmentSize(recs, w, nbrBits)
+						seg := make([]byte, size)
+						encodeSegment(seg, recs, w, k, nbrBits)
+						d, err := newSegmentDecoder(seg, e, uint64(1)<<rowBits, nbrBits)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i, r := range recs {
+							row, nbr, err := d.next()
+							wantNbr := r & (uint64(1)<<w - 1)
+							if nbrBits == 0 {
+								wantNbr = 0
+							}
+							if err != nil || row != r>>w || nbr != wantNbr {
+								t.Fatalf("w=%d rows=%d e=%d nbrBits=%d entry %d: (%d,%d) %v, want (%d,%d)",
+									w, rowBits, e, nbrBits, i, row, nbr, err, r>>w, wantNbr)
+							}
+						}
+						if err := d.done(); err != nil {
+							t.Fatal(err)
+						}
+						if _, _, err := d.next(); err == nil && size*8 < riceParamBits+(e+1)*int(1+nbrBits) {
+							t.Fatal("an entry read past the segment's last one")
+						}
+					}
+				}
+			}
 		}
 	}
-	for threads := 1; threads <= 4; threads++ {
-		send, err := routeEdges(part, edges, threads)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []rec
-		for d, m := range send {
-			k, err := messageRecords(m, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for i := range k {
-				r := m[i*RecordSize:]
-				got = append(got, rec{d, binary.LittleEndian.Uint32(r), int64(binary.LittleEndian.Uint64(r[4:]))})
-			}
-		}
-		cmp := func(a, b rec) int {
-			if a.dest != b.dest {
-				return a.dest - b.dest
-			}
-			if a.local != b.local {
-				return int(int64(a.local) - int64(b.local))
-			}
-			return int(a.nbr - b.nbr)
-		}
-		w := slices.Clone(want)
-		slices.SortFunc(w, cmp)
-		slices.SortFunc(got, cmp)
-		if !slices.Equal(got, w) {
-			t.Fatalf("threads=%d: records %v, want %v", threads, got, w)
+}
+
+// TestRouteBytesPerHalfEdge checks the compactness that motivates the
+// format: random rows of a scale-22 rank at chunk density cost at most 26
+// bits per half-edge with the neighbour, 4 without.
+func TestRouteBytesPerHalfEdge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	const w, rowBits, e = 22, 13, 4096 // a bucket of 8192 rows, 4096 half-edges
+	recs := make([]uint64, e)
+	for i := range recs {
+		recs[i] = rng.Uint64N(1<<rowBits)<<w | rng.Uint64N(1<<w)
+	}
+	sortByRow(recs, nil, w, rowBits)
+	for _, c := range []struct {
+		nbrBits uint
+		maxBits float64
+	}{{w, 26}, {0, 4}} {
+		_, size := segmentSize(recs, w, c.nbrBits)
+		if bits := float64(8*size) / e; bits > c.maxBits {
+			t.Errorf("nbrBits %d: %.2f bits per half-edge, want ≤ %v", c.nbrBits, bits, c.maxBits)
 		}
 	}
 }
@@ -466,64 +503,242 @@ func TestBuildUndirectedCancelled(t *testing.T) {
 	}
 }
 
-func TestDecodeCorruptMessages(t *testing.T) {
-	for _, size := range []int{1, 11, 13, 25} {
-		if _, err := messageRecords(make([]byte, size), 2); err == nil {
-			t.Errorf("%d-byte message accepted", size)
+func TestParseRouteHeaderRejects(t *testing.T) {
+	segs := make([]segRef, 2)
+	good := []byte{3, 1, 1, 0, 0x10} // 3 loops; bucket 0: 1 entry in 1 byte; bucket 1 empty; segment
+	if loops, err := parseRouteHeader(good, segs, 0); err != nil || loops != 3 || segs[0] != (segRef{off: 4, size: 1, entries: 1}) {
+		t.Fatalf("valid header: loops %d, segs %v, %v", loops, segs, err)
+	}
+	for _, msg := range [][]byte{
+		{},
+		{0x80},                // truncated varint
+		{0, 1},                // no size
+		{0, 1, 2, 0, 0},       // segment shorter than its size
+		{0, 1, 1, 0, 0, 0},    // a byte after the last segment
+		{0, 3, 1, 0, 0},       // 3 entries of ≥ 1 bit in 2 bits
+		{0, 1, 0, 0},          // an entry in a 0-byte segment
+		{0, 1, 1, 1, 1, 0x10}, // a second bucket's segment missing
+		{0, 1, 200, 1, 0},     // size beyond the message
+	} {
+		if _, err := parseRouteHeader(msg, segs, 0); !errors.Is(err, errRoute) {
+			t.Errorf("header % x accepted (%v)", msg, err)
 		}
 	}
-	for _, size := range []int{0, 12, 24} {
-		if k, err := messageRecords(make([]byte, size), 2); err != nil || k != size/RecordSize {
-			t.Errorf("%d-byte message: %d records, %v", size, k, err)
-		}
+	// With 22-bit neighbours, a byte holds no entry.
+	if _, err := parseRouteHeader([]byte{0, 1, 1, 0, 0}, segs, 22); !errors.Is(err, errRoute) {
+		t.Errorf("a 22-bit neighbour in one byte accepted: %v", err)
 	}
+}
 
-	const first, n, nLocal = 128, 300, 64
-	msg := func(local uint32, nbr uint64) []byte {
-		b := make([]byte, 3*RecordSize)
-		putRecord(b, 0, 0, 5)
-		putRecord(b, RecordSize, 3, first+3) // self-loop marker
-		binary.LittleEndian.PutUint32(b[2*RecordSize:], local)
-		binary.LittleEndian.PutUint64(b[2*RecordSize+4:], nbr)
-		return b
+func TestSegmentDecoderRejects(t *testing.T) {
+	// k = 0 then entry gaps; rowCap 4.
+	enc := func(bitsLSB string) []byte {
+		out := make([]byte, (len(bitsLSB)+7)/8)
+		for i, c := range bitsLSB {
+			if c == '1' {
+				out[i/8] |= 1 << (i % 8)
+			}
+		}
+		return out
 	}
-	cnt := make([]int64, nLocal)
-	loops, err := countRecords(msg(nLocal-1, n-1), 1, 0, 3, first, n, cnt)
-	if err != nil || loops != 1 || cnt[0] != 1 || cnt[nLocal-1] != 1 || cnt[3] != 0 {
-		t.Fatalf("valid message: loops %d, counts %v, error %v", loops, cnt, err)
+	cases := []struct {
+		name    string
+		seg     []byte
+		entries int
+	}{
+		{"truncated gap", enc("000000" + "00"), 1},
+		{"row beyond the bucket", enc("000000" + "00001"), 1},
+		{"second row beyond the bucket", enc("000000" + "0001" + "0001"), 2},
+		{"Rice parameter above 56", enc("111111"), 1},
+		{"missing neighbour", enc("000000" + "1" + "1"), 1},
 	}
-	for _, c := range []struct {
-		local uint32
-		nbr   uint64
-	}{{nLocal, 1}, {1 << 31, 1}, {^uint32(0), 1}, {1, n}, {1, 1 << 63}, {1, ^uint64(0)}} {
-		_, err := countRecords(msg(c.local, c.nbr), 1, 0, 3, first, n, make([]int64, nLocal))
-		if err == nil || !strings.Contains(err.Error(), "record 2") {
-			t.Errorf("record (%d,%d): error %v, want one naming record 2", c.local, c.nbr, err)
+	for _, c := range cases {
+		nbrBits := uint(0)
+		if c.name == "missing neighbour" {
+			nbrBits = 22
+		}
+		d, err := newSegmentDecoder(c.seg, c.entries, 4, nbrBits)
+		for i := 0; err == nil && i < c.entries; i++ {
+			_, _, err = d.next()
+		}
+		if !errors.Is(err, errRoute) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	d, err := newSegmentDecoder(enc("000000"+"1"+"00000000000"), 1, 4, 0)
+	if err == nil {
+		_, _, err = d.next()
+	}
+	if err == nil {
+		err = d.done()
+	}
+	if !errors.Is(err, errRoute) {
+		t.Errorf("a byte of unused bits accepted: %v", err)
+	}
+}
+
+// corruptingComm changes kernel 1's messages on their way in, as a faulty
+// network or peer would.
+type corruptingComm struct {
+	comm.Comm
+	phase  string
+	mangle func(msg []byte) []byte
+}
+
+func (cc corruptingComm) Alltoallv(ctx context.Context, phase string, send, recv [][]byte) ([][]byte, error) {
+	out, err := cc.Comm.Alltoallv(ctx, phase, send, recv)
+	if err == nil && phase == cc.phase && cc.Rank() == 1 && len(out[0]) > 0 {
+		out[0] = cc.mangle(out[0])
+	}
+	return out, err
+}
+
+// TestBuildCorruptMessages feeds rank 1 corrupt kernel 1 messages from rank
+// 0: every corruption is an error naming rank 0, never a panic or a CSR.
+func TestBuildCorruptMessages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	n := int64(512)
+	edges := randomGraph(rng, n, 4000)
+	part, err := partition.NewBlock1D(n, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	perRank := splitEdges(rng, edges, 2)
+	// Structural damage only: a flipped neighbour bit that stays in range
+	// is a valid message of another graph (the TCP transport's CRC32C
+	// catches those on the wire).
+	mangles := map[string]func([]byte) []byte{
+		"truncate":   func(m []byte) []byte { return m[:len(m)-1] },
+		"extend":     func(m []byte) []byte { return append(m, 0) },
+		"padding":    func(m []byte) []byte { m[len(m)-1] |= 0x80; return m },
+		"zero tail":  func(m []byte) []byte { clear(m[len(m)/2:]); return m },
+		"all zeros":  func(m []byte) []byte { clear(m); return m },
+		"loops fill": func(m []byte) []byte { return append([]byte{1}, m[1:]...) },
+	}
+	for _, phase := range []string{RoutePhaseCount, RoutePhaseFill} {
+		for name, mangle := range mangles {
+			err := inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
+				cc := corruptingComm{Comm: c, phase: phase, mangle: mangle}
+				_, _, err := buildUndirected(ctx, cc, part, EdgeSlice(perRank[c.Rank()]), 2, false, 0)
+				return err
+			})
+			if name == "loops fill" && phase == RoutePhaseCount {
+				continue // a changed self-loop count is a valid message
+			}
+			if err == nil || (!strings.Contains(err.Error(), "rank 0") && !errors.Is(err, comm.ErrAborted)) {
+				t.Errorf("%s, %s: %v", phase, name, err)
+			}
+		}
+	}
+	// Random damage: an error or another graph, never a panic.
+	for trial := range 200 {
+		phase := []string{RoutePhaseCount, RoutePhaseFill}[trial%2]
+		mrng := rand.New(rand.NewPCG(uint64(trial), 77))
+		_ = inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
+			cc := corruptingComm{Comm: c, phase: phase, mangle: func(m []byte) []byte {
+				for range 1 + mrng.IntN(4) {
+					m[mrng.IntN(len(m))] ^= byte(1 + mrng.IntN(255))
+				}
+				return m
+			}}
+			_, _, err := buildUndirected(ctx, cc, part, EdgeSlice(perRank[c.Rank()]), 2, trial%3 == 0, 0)
+			return err
+		})
+	}
+}
+
+// unstableSource gives other tuples on its second reading than on its first.
+type unstableSource struct {
+	EdgeSlice
+	reads int
+}
+
+func (s *unstableSource) Read(ctx context.Context, first int64, out []Edge) error {
+	s.reads++
+	if err := s.EdgeSlice.Read(ctx, first, out); err != nil {
+		return err
+	}
+	if s.reads > 1 {
+		for i := range out {
+			out[i].V = (out[i].V + 1) % 100
+		}
+	}
+	return nil
+}
+
+func TestBuildUnstableSource(t *testing.T) {
+	part, err := partition.NewBlock1D(100, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
+		src := &unstableSource{EdgeSlice: EdgeSlice{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 9}}}
+		_, _, err := BuildUndirectedFrom(ctx, c, part, src, 1)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a source that changed between its readings gave a CSR")
+	}
+}
+
+// cancellingSource cancels its context during its k-th read.
+type cancellingSource struct {
+	EdgeSlice
+	cancel func()
+	k      int
+}
+
+func (s *cancellingSource) Read(ctx context.Context, first int64, out []Edge) error {
+	if s.k--; s.k == 0 {
+		s.cancel()
+	}
+	return s.EdgeSlice.Read(ctx, first, out)
+}
+
+func TestBuildCancelledBetweenRounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 9))
+	edges := randomGraph(rng, 300, 3000)
+	part, err := partition.NewBlock1D(300, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{1, 3, 12} { // in the count pass, at its end, in the fill pass
+		ctx, cancel := context.WithCancel(context.Background())
+		err = inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
+			_, _, err := buildUndirected(ctx, c, part, &cancellingSource{EdgeSlice: edges, cancel: cancel, k: k}, 1, false, 300)
+			return err
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled in read %d: %v", k, err)
 		}
 	}
 }
 
-// TestAssembleCorruptMessage feeds a corrupt message to the receive side as a
-// faulty network would.
-func TestAssembleCorruptMessage(t *testing.T) {
-	part, err := partition.NewBlock1D(256, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	good := make([]byte, RecordSize)
-	putRecord(good, 0, 1, 2)
-	for _, recv := range [][][]byte{
-		{good, good[:7]},
-		{good, make([]byte, RecordSize+1)},
-		{good, func() []byte { b := make([]byte, RecordSize); putRecord(b, 0, 200, 2); return b }()},
-		{good},
-	} {
-		if _, err := assemble[uint32](context.Background(), part, 1, recv, 2); err == nil {
-			t.Errorf("corrupt messages %v accepted", recv)
+// TestBuildManyRounds builds with one to a few tuples per round, so that
+// ranks with unequal shares, empty rounds and every chunk boundary occur.
+func TestBuildManyRounds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 1))
+	n := int64(700)
+	edges := randomGraph(rng, n, 900)
+	ref := buildReference(n, edges)
+	for _, p := range []int{1, 2, 5} {
+		part, err := partition.NewBlock1D(n, p)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := assemble[int64](context.Background(), part, 1, [][]byte{good, good}, 2); err != nil {
-		t.Errorf("valid messages rejected: %v", err)
+		perRank := splitEdges(rng, edges, p)
+		if p > 1 { // unequal shares, one of them empty
+			perRank[0] = slices.Concat(perRank[0], perRank[p-1])
+			perRank[p-1] = nil
+		}
+		for _, chunk := range []int64{1, 2, 7, 64} {
+			gs, err := runBuildChunk(part, perRank, 2, chunk%2 == 0, chunk)
+			if err != nil {
+				t.Fatalf("p=%d chunk=%d: %v", p, chunk, err)
+			}
+			checkBuild(t, part, gs, ref, chunk%2 == 0)
+		}
 	}
 }
 
@@ -647,29 +862,13 @@ func TestRowOffsetsOverflow(t *testing.T) {
 	}
 }
 
-func TestAssembleCancelled(t *testing.T) {
-	part, err := partition.NewBlock1D(256, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	send, err := routeEdges(part, []Edge{{1, 2}, {3, 3}}, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := assemble[uint32](ctx, part, 0, send, 1); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled assemble: %v", err)
-	}
-}
-
 func TestBuildNarrowTooBig(t *testing.T) {
 	part, err := partition.NewBlock1D(1<<33, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = inproc.Run(context.Background(), 4, func(ctx context.Context, c comm.Comm) error {
-		_, err := buildUndirected(ctx, c, part, nil, 1, false)
+		_, _, err := buildUndirected(ctx, c, part, EdgeSlice(nil), 1, false, 0)
 		return err
 	})
 	if err == nil || !strings.Contains(err.Error(), "32-bit") {

@@ -24,6 +24,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -141,54 +142,25 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		part = grid.Part // the same vertex ownership
 	}
 
-	// Generation: each rank makes its own contiguous slice of the tuples.
-	cfg.progress(c, "generate", 0, 1)
-	if err := c.Barrier(ctx, "driver.sync"); err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	first, count := params.RankRange(rank, size)
-	edges := make([]graph.Edge, count)
-	params.GenerateParallel(first, edges, cfg.Threads)
-	genTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	// Kernels 0 and 1.
+	g, blocks, times, err := buildGraph(ctx, c, cfg, part, grid)
 	if err != nil {
 		return nil, err
 	}
-	cfg.progress(c, "generate", 1, 1)
-
-	// Kernel 1, timed from the tuple list to the CSR.
-	cfg.progress(c, "construct", 0, 1)
-	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+	k1 := []int64{0, 0}
+	for _, phase := range []string{graph.RoutePhaseCount, graph.RoutePhaseFill, graph.RoutePhase2D} {
+		pc := c.Stats().Phase(phase)
+		k1[0] += pc.BytesSent
+		k1[1] += pc.Messages
+	}
+	if err := c.AllreduceInt64(ctx, "driver.gather", k1, comm.Sum); err != nil {
 		return nil, err
 	}
-	t0 = time.Now()
-	var blocks *graph.Block2D
-	var blockTime float64
-	if cfg.Partition2D {
-		// The searches run on the 2D blocks, timed as kernel 1; the 1D CSR
-		// of the same tuples serves key sampling and validation.
-		if blocks, err = graph.BuildUndirected2D(ctx, c, grid, edges, cfg.Threads); err != nil {
-			return nil, fmt.Errorf("kernel 1 (2D): %w", err)
-		}
-		if blockTime, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds()); err != nil {
-			return nil, err
-		}
-		t0 = time.Now()
-	}
-	// edges is not used after this call, so the tuples become garbage as soon
-	// as kernel 1 has encoded them, before the receive buffers are allocated.
-	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
-	if err != nil {
-		return nil, fmt.Errorf("kernel 1: %w", err)
-	}
-	constructTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
-	if err != nil {
-		return nil, err
-	}
-	var csrTime float64 // 2D: the 1D CSR's build, reported apart
-	if cfg.Partition2D {
-		constructTime, csrTime = blockTime, constructTime
-	}
+	genTime, constructTime, csrTime := times.generation, times.construction, times.validationCSR
+	// Kernel 1's round buffers are garbage now: return them to the
+	// operating system before the searches allocate theirs (untimed), so
+	// that the two phases' memory does not stack.
+	memstat.Release()
 	if err := checkTupleCount(ctx, c, g, params.NumEdges()); err != nil {
 		return nil, err
 	}
@@ -232,6 +204,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
 			Partition:         "1d", ValidationCSRTime: csrTime,
+			ConstructionBytes: k1[0], ConstructionMessages: k1[1],
 		}
 		if cfg.Partition2D {
 			run.Partition, run.Grid = "2d", grid.String()
@@ -300,8 +273,89 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if run != nil {
 		run.CommBytes, run.CommMessages = commBytes, commMessages
 		run.RankLoads = loads
+		for _, l := range loads {
+			run.PeakMemoryBytes = max(run.PeakMemoryBytes, l.PeakMemoryBytes)
+		}
 	}
 	return run, nil
+}
+
+// buildTimes are the slowest rank's times of kernels 0 and 1.
+type buildTimes struct {
+	generation, construction float64
+	validationCSR            float64 // 2D: the 1D CSR's build, reported apart
+}
+
+// buildGraph runs kernels 0 and 1: the 1D CSR (every run samples its keys
+// and validates on it) and, for a 2D run, the 2D blocks it searches.
+//
+// In 1D the tuple list never exists: kernel 1 reads this rank's share of the
+// generator twice, once to count its rows and once to fill them
+// (graph.BuildUndirectedFrom). Kernel 0 has no pass of its own, so its time is
+// the generation within kernel 1's counting pass, and kernel 1's time is the
+// rest — the second generation included.
+func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid) (*graph.CSR, *graph.Block2D, buildTimes, error) {
+	var times buildTimes
+	params := cfg.Graph
+	rank, size := c.Rank(), c.Size()
+	if !cfg.Partition2D {
+		cfg.progress(c, "construct", 0, 1)
+		if err := c.Barrier(ctx, "driver.sync"); err != nil {
+			return nil, nil, times, err
+		}
+		t0 := time.Now()
+		g, st, err := graph.BuildUndirectedFrom(ctx, c, part, params.Share(rank, size, cfg.Threads), cfg.Threads)
+		if err != nil {
+			return nil, nil, times, fmt.Errorf("kernel 1: %w", err)
+		}
+		total := time.Since(t0).Seconds()
+		gen := st.ReadTime[0].Seconds()
+		t := []float64{gen, total - gen}
+		if err := c.AllreduceFloat64(ctx, "driver.sync", t, comm.Max); err != nil {
+			return nil, nil, times, err
+		}
+		times.generation, times.construction = t[0], t[1]
+		return g, nil, times, nil
+	}
+
+	// 2D: generation, then the blocks, then the 1D CSR of the same tuples.
+	cfg.progress(c, "generate", 0, 1)
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, nil, times, err
+	}
+	t0 := time.Now()
+	first, count := params.RankRange(rank, size)
+	edges := make([]graph.Edge, count)
+	params.GenerateParallel(first, edges, cfg.Threads)
+	genTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, nil, times, err
+	}
+	cfg.progress(c, "generate", 1, 1)
+	cfg.progress(c, "construct", 0, 1)
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, nil, times, err
+	}
+	t0 = time.Now()
+	blocks, err := graph.BuildUndirected2D(ctx, c, grid, edges, cfg.Threads)
+	if err != nil {
+		return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
+	}
+	blockTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, nil, times, err
+	}
+	t0 = time.Now()
+	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
+	if err != nil {
+		return nil, nil, times, fmt.Errorf("kernel 1: %w", err)
+	}
+	csrTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, nil, times, err
+	}
+	times.generation, times.construction, times.validationCSR = genTime, blockTime, csrTime
+	return g, blocks, times, nil
 }
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be

@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -64,7 +65,7 @@ func csrBytes(g *graph.CSR) int64 {
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
 // of the structure it searched and what it sent in the timed searches.
 func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent comm.PhaseCounters) ([]results.RankLoad, error) {
-	const fields = 4
+	const fields = 5
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -73,6 +74,9 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 		mine[0], mine[1] = g.NumEdges(), csrBytes(g)
 	}
 	mine[2], mine[3] = sent.BytesSent, sent.Messages
+	if peak, err := memstat.PeakRSS(); err == nil {
+		mine[4] = peak // the process's peak so far: the searches and their validation included
+	}
 	if err := c.AllreduceInt64(ctx, "driver.gather", vals, comm.Sum); err != nil {
 		return nil, fmt.Errorf("gathering the rank loads: %w", err)
 	}
@@ -82,7 +86,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	loads := make([]results.RankLoad, c.Size())
 	for r := range loads {
 		v := vals[fields*r:]
-		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3]}
+		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3], PeakMemoryBytes: v[4]}
 	}
 	return loads, nil
 }

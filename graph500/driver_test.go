@@ -42,8 +42,15 @@ func TestRunIsRankInvariant(t *testing.T) {
 			} else if !slices.Equal(got, want) {
 				t.Fatalf("ranks %d %v: roots/nedge/levels %v, want %v", ranks, ex, got, want)
 			}
-			if ranks > 1 && run.CommBytes == 0 {
-				t.Fatalf("ranks %d: no communication counted", ranks)
+			if ranks > 1 && (run.CommBytes == 0 || run.ConstructionBytes == 0 || run.ConstructionMessages == 0) {
+				t.Fatalf("ranks %d: no communication counted (searches %d B, kernel 1 %d B in %d messages)",
+					ranks, run.CommBytes, run.ConstructionBytes, run.ConstructionMessages)
+			}
+			if ranks == 1 && run.ConstructionBytes != 0 {
+				t.Fatalf("one rank: kernel 1 sent %d bytes", run.ConstructionBytes)
+			}
+			if run.PeakMemoryBytes <= 0 || len(run.RankLoads) != ranks || run.RankLoads[0].PeakMemoryBytes != run.PeakMemoryBytes {
+				t.Fatalf("ranks %d: peak memory %d, rank loads %v", ranks, run.PeakMemoryBytes, run.RankLoads)
 			}
 		}
 	}

@@ -100,8 +100,14 @@
 //	rank_loads          array    one object per rank, in rank order: "edges" (stored
 //	                             adjacency entries of the structure searched),
 //	                             "memory_bytes" (its size), "bytes_sent" and
-//	                             "messages" (sent during the timed searches)
+//	                             "messages" (sent during the timed searches),
+//	                             "peak_memory_bytes" (the peak resident set size of
+//	                             the rank's process; in-process ranks share one)
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
+//	peak_memory_bytes   int64    the largest peak resident set size of the run's
+//	                             processes (VmHWM; absent where it is not known)
+//	construction_bytes  int64    bytes kernel 1 sent, all ranks (its two passes)
+//	construction_messages int64  messages kernel 1 sent, all ranks
 //
 // [WriteFileAtomic] writes such a file through a temporary file and a rename,
 // so that a reader never sees a partial file.

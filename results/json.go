@@ -105,6 +105,9 @@ type runJSON struct {
 	ValidationCSRTime float64      `json:"validation_csr_time,omitempty"`
 	RankLoads         []RankLoad   `json:"rank_loads,omitempty"`
 	LoadImbalance     *Imbalance   `json:"load_imbalance,omitempty"`
+	PeakMemoryBytes   int64        `json:"peak_memory_bytes,omitempty"`
+	ConstructionBytes int64        `json:"construction_bytes"`
+	ConstructionMsgs  int64        `json:"construction_messages"`
 }
 
 // WriteJSON writes r to w as the indented run JSON described in the package
@@ -152,6 +155,9 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Grid:              r.Grid,
 		ValidationCSRTime: r.ValidationCSRTime,
 		RankLoads:         r.RankLoads,
+		PeakMemoryBytes:   r.PeakMemoryBytes,
+		ConstructionBytes: r.ConstructionBytes,
+		ConstructionMsgs:  r.ConstructionMessages,
 	}
 	if len(r.RankLoads) > 0 {
 		im := LoadImbalance(r.RankLoads)
@@ -214,6 +220,10 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Grid:              doc.Grid,
 		ValidationCSRTime: doc.ValidationCSRTime,
 		RankLoads:         doc.RankLoads,
+		PeakMemoryBytes:   doc.PeakMemoryBytes,
+
+		ConstructionBytes:    doc.ConstructionBytes,
+		ConstructionMessages: doc.ConstructionMsgs,
 	}
 	for i, s := range doc.Searches {
 		r.Searches[i] = Search{

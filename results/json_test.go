@@ -55,7 +55,8 @@ func TestJSONKeys(t *testing.T) {
 	}
 	wantTop := []string{"graphrun_version", "started_at", "SCALE", "edgefactor", "NBFS", "num_ranks",
 		"threads", "seed", "exchange", "direction", "codec", "graph_generation", "construction_time", "harmonic_mean_TEPS",
-		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches"}
+		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches",
+		"construction_bytes", "construction_messages"}
 	if got := sortedKeys(doc); !slices.Equal(got, sorted(wantTop)) {
 		t.Errorf("top-level keys %v, want %v", got, sorted(wantTop))
 	}
@@ -172,8 +173,9 @@ func sorted(s []string) []string {
 func TestJSONPartitionFields(t *testing.T) {
 	r := syntheticRun()
 	r.Partition, r.Grid, r.ValidationCSRTime = "2d", "2x2", 0.25
-	r.RankLoads = []RankLoad{{Edges: 10, MemoryBytes: 100, BytesSent: 1000, Messages: 4},
-		{Edges: 30, MemoryBytes: 100, BytesSent: 3000, Messages: 4}}
+	r.RankLoads = []RankLoad{{Edges: 10, MemoryBytes: 100, BytesSent: 1000, Messages: 4, PeakMemoryBytes: 7 << 20},
+		{Edges: 30, MemoryBytes: 100, BytesSent: 3000, Messages: 4, PeakMemoryBytes: 9 << 20}}
+	r.PeakMemoryBytes, r.ConstructionBytes, r.ConstructionMessages = 9<<20, 12345, 6
 	var b bytes.Buffer
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
@@ -185,6 +187,9 @@ func TestJSONPartitionFields(t *testing.T) {
 	if doc["partition"] != "2d" || doc["grid"] != "2x2" || doc["validation_csr_time"] != 0.25 {
 		t.Errorf("partition fields %v %v %v", doc["partition"], doc["grid"], doc["validation_csr_time"])
 	}
+	if doc["peak_memory_bytes"] != float64(9<<20) || doc["construction_bytes"] != 12345.0 || doc["construction_messages"] != 6.0 {
+		t.Errorf("memory and kernel 1 fields %v %v %v", doc["peak_memory_bytes"], doc["construction_bytes"], doc["construction_messages"])
+	}
 	im := doc["load_imbalance"].(map[string]any)
 	if im["edges"] != 1.5 || im["memory_bytes"] != 1.0 || im["bytes_sent"] != 1.5 || im["messages"] != 1.0 {
 		t.Errorf("load_imbalance %v", im)
@@ -193,8 +198,10 @@ func TestJSONPartitionFields(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if back.Partition != "2d" || back.Grid != "2x2" || !slices.Equal(back.RankLoads, r.RankLoads) {
-		t.Errorf("read back %q %q %v", back.Partition, back.Grid, back.RankLoads)
+	if back.Partition != "2d" || back.Grid != "2x2" || !slices.Equal(back.RankLoads, r.RankLoads) ||
+		back.PeakMemoryBytes != r.PeakMemoryBytes || back.ConstructionBytes != 12345 || back.ConstructionMessages != 6 {
+		t.Errorf("read back %q %q %v %d %d %d", back.Partition, back.Grid, back.RankLoads,
+			back.PeakMemoryBytes, back.ConstructionBytes, back.ConstructionMessages)
 	}
 	var text strings.Builder
 	if err := r.WriteBreakdown(&text); err != nil {

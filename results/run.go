@@ -82,6 +82,12 @@ type Graph500Run struct {
 	ValidationCSRTime float64
 	// RankLoads has one entry per rank (nil if not measured).
 	RankLoads []RankLoad
+	// PeakMemoryBytes is the largest peak resident set size of the run's
+	// processes (0 if not measured).
+	PeakMemoryBytes int64
+	// ConstructionBytes and ConstructionMessages are kernel 1's traffic,
+	// summed over ranks (its tuples routed to their owners).
+	ConstructionBytes, ConstructionMessages int64
 
 	Version   string    // graphrun version, set by the caller
 	StartedAt time.Time // when the run started, set by the caller

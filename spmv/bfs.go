@@ -186,6 +186,7 @@ type BFS struct {
 
 	queue, nextQueue []uint32   // top-down: owned frontier vertices
 	threadBufs       [][][]byte // top-down: per thread, per destination records
+	expandThreads    int        // top-down: threads whose buffers hold this level's records
 	sendBufs         [][]byte   // top-down: per destination
 	steps            []LevelStats
 	cur              LevelStats // the step being measured
@@ -496,6 +497,17 @@ func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64,
 	b.nextQueue = b.nextQueue[:0]
 	b.next.Clear()
 	for src, msg := range recv {
+		if src == b.rank {
+			// This rank's own records never went through the transport:
+			// they are applied from the threads' buffers, in the order the
+			// merged buffer would have had.
+			for _, own := range b.threadBufs[:b.expandThreads] {
+				if err := b.applyPush(own[src], src, lvl); err != nil {
+					return 0, 0, fmt.Errorf("bfs level %d: own records: %w", lvl, err)
+				}
+			}
+			continue
+		}
 		if err := b.applyPush(msg, src, lvl); err != nil {
 			return 0, 0, fmt.Errorf("bfs level %d: records from rank %d: %w", lvl, src, err)
 		}
@@ -508,9 +520,13 @@ func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64,
 
 // expand writes, for every edge (v, u) of an owned frontier vertex v, the
 // record (u, v) into the buffer of u's owner. Threads take contiguous parts of
-// the queue; their buffers are concatenated per destination.
+// the queue; their buffers are concatenated per destination, except this
+// rank's own, which exchangePush applies from the threads' buffers: the
+// largest top-down level's records are then held once, not three times
+// (thread buffers, send buffer, the transport's copy).
 func (b *BFS) expand() {
 	threads := min(b.cfg.Threads, max(1, len(b.queue)/64))
+	b.expandThreads = threads
 	if threads == 1 {
 		b.expandRange(b.threadBufs[0], b.queue)
 	} else {
@@ -526,6 +542,10 @@ func (b *BFS) expand() {
 		wg.Wait()
 	}
 	for d := range b.sendBufs {
+		if d == b.rank {
+			b.sendBufs[d] = b.sendBufs[d][:0]
+			continue
+		}
 		buf := b.sendBufs[d][:0]
 		for t := 0; t < threads; t++ {
 			buf = append(buf, b.threadBufs[t][d]...)

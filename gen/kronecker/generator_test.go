@@ -7,6 +7,7 @@ package kronecker
 
 import (
 	"cmp"
+	"context"
 	"math"
 	"slices"
 	"strings"
@@ -475,5 +476,43 @@ func TestGenerateDoesNotAllocate(t *testing.T) {
 	out := make([]graph.Edge, 1000)
 	if n := testing.AllocsPerRun(10, func() { p.Generate(12345, out) }); n != 0 {
 		t.Fatalf("Generate allocates %v times per call", n)
+	}
+}
+
+// TestShareReadsTheRankRange checks that a share's chunks, read in any order
+// and size, are the tuples of its rank's range.
+func TestShareReadsTheRankRange(t *testing.T) {
+	p := DefaultParams(10)
+	all := generateAll(p)
+	for _, size := range []int{1, 3, 8} {
+		var got []graph.Edge
+		for r := range size {
+			s := p.Share(r, size, 2)
+			first, count := p.RankRange(r, size)
+			if s.Len() != count || s.First() != first {
+				t.Fatalf("rank %d of %d: share [%d,+%d), want [%d,+%d)", r, size, s.First(), s.Len(), first, count)
+			}
+			buf := make([]graph.Edge, 0, count)
+			for lo := int64(0); lo < count; lo += 777 {
+				chunk := make([]graph.Edge, min(777, count-lo))
+				if err := s.Read(context.Background(), lo, chunk); err != nil {
+					t.Fatal(err)
+				}
+				buf = append(buf, chunk...)
+			}
+			got = append(got, buf...)
+		}
+		if !slices.Equal(got, all) {
+			t.Fatalf("%d ranks: the shares are not the tuple list", size)
+		}
+	}
+	s := p.Share(0, 2, 1)
+	if err := s.Read(context.Background(), s.Len()-1, make([]graph.Edge, 2)); err == nil {
+		t.Fatal("read past the share accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := s.Read(ctx, 0, make([]graph.Edge, 2)); err == nil {
+		t.Fatal("cancelled read succeeded")
 	}
 }

@@ -62,6 +62,10 @@ func statusField(name string) (int64, error) {
 	return 0, fmt.Errorf("memstat: no %s in /proc/self/status", name)
 }
 
+// LeanPercent is the garbage collector's growth target graphrun's commands
+// use while they hold a graph (see LeanHeap).
+const LeanPercent = 25
+
 // LeanHeap sets the garbage collector's target for a process whose heap is
 // dominated by a few large, long-lived arrays (a CSR, a matrix): the heap
 // may grow by percent of the live heap before a collection (Go's default is
