@@ -152,15 +152,16 @@ type builder[C uint32 | int64] struct {
 	send     [][]byte
 	recv     [][]byte
 	segs     [][]segRef   // per source: its message's segments
-	scratch  [][]uint64   // per thread: sort buffer
+	sorters  []rowSorter  // per thread
 	errs     []error      // per thread
 	next     atomic.Int64 // work queue of the parallel passes
 
 	// This rank's rows.
-	first     int64
-	nLocal    int
-	degree    []uint32 // TupleDegree: row lengths counted by the first pass
-	offsets   []int64  // row starts; cursors during the fill pass
+	first     int64          // 1D: global id of row 0
+	nLocal    int            // rows
+	grid      *recordChecker // 2D: checks received entries (nil in 1D)
+	degree    []uint32       // TupleDegree: row lengths counted by the first pass
+	offsets   []int64        // row starts; cursors during the fill pass
 	cols      []C
 	selfLoops int64
 
@@ -170,32 +171,12 @@ type builder[C uint32 | int64] struct {
 func build[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, chunk int64) (*CSR, BuildStats, error) {
 	rank := c.Rank()
 	b := &builder[C]{
-		c: c, lay: newRouteLayout(part), rank: rank, threads: threads, src: src,
+		c: c, lay: newRouteLayout1D(part), rank: rank, threads: threads, src: src,
 		first: part.First(rank), nLocal: part.Count(rank),
 	}
-	if err := b.plan(ctx, chunk); err != nil {
+	if err := b.run(ctx, chunk); err != nil {
 		return nil, b.stats, err
 	}
-	b.degree = make([]uint32, b.nLocal)
-	if err := b.pass(ctx, passCount); err != nil {
-		return nil, b.stats, err
-	}
-	acc, err := b.rowStarts()
-	if err != nil {
-		return nil, b.stats, err
-	}
-	b.cols = make([]C, acc)
-	if err := b.pass(ctx, passFill); err != nil {
-		return nil, b.stats, err
-	}
-	b.release()
-	if err := b.checkFilled(); err != nil {
-		return nil, b.stats, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, b.stats, fmt.Errorf("graph: kernel 1: %w", err)
-	}
-	b.sortRows()
 	g := &CSR{NumGlobal: part.N, FirstGlobal: b.first, NumLocal: b.nLocal,
 		Offsets: b.offsets, TupleDegree: b.degree, SelfLoops: b.selfLoops}
 	switch cols := any(b.cols).(type) {
@@ -205,6 +186,30 @@ func build[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Bl
 		g.Cols64 = cols
 	}
 	return g, b.stats, nil
+}
+
+// run builds the rows: both passes, then sorted, deduplicated rows.
+func (b *builder[C]) run(ctx context.Context, chunk int64) error {
+	if err := b.plan(ctx, chunk); err != nil {
+		return err
+	}
+	b.degree = make([]uint32, b.nLocal)
+	if err := b.pass(ctx, passCount); err != nil {
+		return err
+	}
+	b.cols = make([]C, b.rowStarts())
+	if err := b.pass(ctx, passFill); err != nil {
+		return err
+	}
+	b.release()
+	if err := b.checkFilled(); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("graph: kernel 1: %w", err)
+	}
+	b.sortRows()
+	return nil
 }
 
 // plan agrees with the other ranks on the number of rounds (every rank calls
@@ -243,14 +248,14 @@ func (b *builder[C]) plan(ctx context.Context, chunk int64) error {
 	for s := range b.segs {
 		b.segs[s] = make([]segRef, nb)
 	}
-	b.scratch = make([][]uint64, b.threads)
+	b.sorters = make([]rowSorter, b.threads)
 	b.errs = make([]error, b.threads)
 	return nil
 }
 
 // release drops the round buffers.
 func (b *builder[C]) release() {
-	b.edges, b.recs, b.counts, b.send, b.recv, b.scratch = nil, nil, nil, nil, nil, nil
+	b.edges, b.recs, b.counts, b.send, b.recv, b.sorters = nil, nil, nil, nil, nil, nil
 }
 
 // pass runs every round of one pass.
@@ -312,14 +317,14 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 				b.bad[t] = int64(i)
 				return
 			}
-			du := lay.div.div(u)
+			ku := lay.div.div(u)
 			if u == v {
-				loops[du]++
+				loops[ku]++ // at the owner, in 1D and 2D
 				continue
 			}
-			cnt[int(du)*nb+int((u-du*block)>>bshift)]++
-			dv := lay.div.div(v)
-			cnt[int(dv)*nb+int((v-dv*block)>>bshift)]++
+			kv := lay.div.div(v)
+			cnt[(lay.destRow[ku]+lay.destCol[kv])*nb+int((u-lay.rowFirst[ku])>>bshift)]++
+			cnt[(lay.destRow[kv]+lay.destCol[ku])*nb+int((v-lay.rowFirst[kv])>>bshift)]++
 		}
 	})
 	for _, i := range b.bad[:nt] {
@@ -349,16 +354,16 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 			if u == v {
 				continue
 			}
-			du := lay.div.div(u)
-			lu := u - du*block
-			ku := int(du)*nb + int(lu>>bshift)
-			recs[cur[ku]] = (lu&rowMask)<<w | v
-			cur[ku]++
-			dv := lay.div.div(v)
-			lv := v - dv*block
-			kv := int(dv)*nb + int(lv>>bshift)
-			recs[cur[kv]] = (lv&rowMask)<<w | u
-			cur[kv]++
+			ku, kv := lay.div.div(u), lay.div.div(v)
+			ru, rv := u-lay.rowFirst[ku], v-lay.rowFirst[kv] // rows at the destinations
+			cu := lay.colBase[ku] + (u - ku*block)           // values at the destinations
+			cv := lay.colBase[kv] + (v - kv*block)
+			keyU := (lay.destRow[ku]+lay.destCol[kv])*nb + int(ru>>bshift)
+			recs[cur[keyU]] = (ru&rowMask)<<w | cv
+			cur[keyU]++
+			keyV := (lay.destRow[kv]+lay.destCol[ku])*nb + int(rv>>bshift)
+			recs[cur[keyV]] = (rv&rowMask)<<w | cu
+			cur[keyV]++
 		}
 	})
 	// Self-loop counts per destination, summed over threads.
@@ -386,7 +391,7 @@ func (b *builder[C]) encode(pass int) {
 		if k/nb == b.rank || len(recs) == 0 {
 			return nil
 		}
-		b.scratch[t] = sortByRow(recs, b.scratch[t], lay.w, lay.bshift)
+		b.sorters[t].sort(recs, lay.w)
 		kk, size := segmentSize(recs, lay.w, nbrBits)
 		b.segK[k], b.segSize[k] = uint8(kk), size
 		return nil
@@ -456,13 +461,20 @@ func (b *builder[C]) parallelItems(n int, fn func(t, i int) error) error {
 	return errors.Join(b.errs...)
 }
 
-// sortByRow sorts records by their row offset (the bits above w) with an
-// LSD radix sort of the row bits, keeping tmp as its buffer; it returns tmp,
-// grown if needed.
-func sortByRow(recs, tmp []uint64, w, rowBits uint) []uint64 {
+// rowSorter sorts a bucket's records by their row offset (the bits above
+// w) with an LSD radix sort of the row bits, keeping its buffers between
+// calls. A bucket holds about as many records as rows at chunk density, so
+// the digits are as wide as about 4× the records (at most 16 bits): one
+// counting pass usually sorts it.
+type rowSorter struct {
+	tmp []uint64
+	cnt []uint32
+}
+
+func (rs *rowSorter) sort(recs []uint64, w uint) {
 	if len(recs) < 48 {
-		slices.Sort(recs) // row above neighbour: value order is row order
-		return tmp
+		slices.Sort(recs) // row above the value: value order is row order
+		return
 	}
 	var diff uint64
 	f := recs[0] >> w
@@ -470,24 +482,27 @@ func sortByRow(recs, tmp []uint64, w, rowBits uint) []uint64 {
 		diff |= (r >> w) ^ f
 	}
 	if diff == 0 {
-		return tmp
+		return
 	}
-	rowBits = uint(bits.Len64(diff))
-	passes := (rowBits + 10) / 11
+	rowBits := uint(bits.Len64(diff))
+	maxDigit := min(16, max(11, uint(bits.Len(4*uint(len(recs))))))
+	passes := (rowBits + maxDigit - 1) / maxDigit
 	digit := (rowBits + passes - 1) / passes
-	if cap(tmp) < len(recs) {
-		tmp = make([]uint64, len(recs)+len(recs)/2)
+	if cap(rs.tmp) < len(recs) {
+		rs.tmp = make([]uint64, len(recs)+len(recs)/2)
 	}
-	src, dst := recs, tmp[:len(recs)]
-	var cnt [1 << 11]int
+	if len(rs.cnt) < 1<<digit {
+		rs.cnt = make([]uint32, 1<<digit)
+	}
+	src, dst := recs, rs.tmp[:len(recs)]
 	mask := uint64(1)<<digit - 1
 	for sh := w; sh < w+rowBits; sh += digit {
-		c := cnt[:1<<digit]
+		c := rs.cnt[:1<<digit]
 		clear(c)
 		for _, r := range src {
 			c[(r>>sh)&mask]++
 		}
-		sum := 0
+		var sum uint32
 		for i, x := range c {
 			c[i] = sum
 			sum += x
@@ -502,7 +517,6 @@ func sortByRow(recs, tmp []uint64, w, rowBits uint) []uint64 {
 	if &src[0] != &recs[0] {
 		copy(recs, src)
 	}
-	return tmp
 }
 
 // receive applies a round's half-edges: the rank's own records and every
@@ -636,7 +650,14 @@ func (b *builder[C]) fillSegment(seg []byte, entries int, base, rows uint64) err
 		if err != nil {
 			return err
 		}
-		if l >= rows || v >= n || v == first+l {
+		if b.grid != nil { // 2D: a local column of an existing vertex, not the row's own
+			if l >= rows || v >= 1<<32 {
+				return fmt.Errorf("%w: entry (%d,%d) out of range", errRoute, base+l, v)
+			}
+			if ok, loop := b.grid.check(uint32(base+l), uint32(v)); !ok || loop {
+				return fmt.Errorf("%w: entry (%d,%d) is out of range or a self-loop", errRoute, base+l, v)
+			}
+		} else if l >= rows || v >= n || v == first+l {
 			return fmt.Errorf("%w: half-edge (%d,%d) is out of range or a self-loop", errRoute, first+l, v)
 		}
 		// The fill pass must repeat the count pass; a row that gets more
@@ -654,7 +675,7 @@ func (b *builder[C]) fillSegment(seg []byte, entries int, base, rows uint64) err
 
 // rowStarts turns the row lengths into row starts (offsets[v], and
 // offsets[nLocal] = the total) and returns the total.
-func (b *builder[C]) rowStarts() (int64, error) {
+func (b *builder[C]) rowStarts() int64 {
 	n := b.nLocal
 	b.offsets = make([]int64, n+1)
 	nt := max(1, min(b.threads, n/4096))
@@ -678,7 +699,7 @@ func (b *builder[C]) rowStarts() (int64, error) {
 		}
 	})
 	b.offsets[n] = chunk[nt]
-	return chunk[nt], nil
+	return chunk[nt]
 }
 
 // checkFilled checks that the fill pass wrote exactly the counted half-edges

@@ -27,25 +27,14 @@ import (
 	"github.com/graphrun/graphrun/partition"
 )
 
-// Phases of the 2D kernel 1.
-const (
-	// RoutePhase2D is the single edge exchange of BuildUndirected2D. Wire
-	// format: a concatenation of RecordSize2D-byte records, each the uint32
-	// local row id (at the receiver's grid row) of the row vertex u, then the
-	// uint32 local column id (at the receiver's grid column) of its neighbour
-	// v, little-endian: "u has neighbour v". A record whose two ends are the
-	// same global vertex marks one self-loop tuple (sent to the vertex's
-	// owner only). No header.
-	RoutePhase2D = "kernel1.route2d"
-	// DegreePhase2D sums, along each processor row, the blocks' row lengths
-	// into the degrees of the owned vertices. Wire format: per vertex of the
-	// receiver's piece, in order, the uint32 deduplicated row length and the
-	// uint32 tuple count of the sender's block, little-endian.
-	DegreePhase2D = "kernel1.degrees2d"
-)
-
-// RecordSize2D is the size of one routed half-edge of the 2D kernel 1.
-const RecordSize2D = 8
+// DegreePhase2D is the exchange of the 2D kernel 1 that sums, along each
+// processor row, the blocks' row lengths into the degrees of the owned
+// vertices. Wire format: per vertex of the receiver's piece, in order, the
+// uint32 deduplicated row length and the uint32 tuple count of the sender's
+// block, little-endian. (The tuples themselves travel as in 1D, in the
+// RoutePhaseCount and RoutePhaseFill rounds of route.go, with the row local
+// to the receiver's grid row and the value its local column.)
+const DegreePhase2D = "kernel1.degrees2d"
 
 // Block2D is one rank's share of an undirected graph under a 2D grid
 // partition: the block A[R_i, C_j] of rank (i, j) (see partition.Grid for the
@@ -129,49 +118,47 @@ func (b *Block2D) Bytes() int64 {
 		4*int64(len(b.RowRank)+len(b.Cols)+len(b.ColRank)+len(b.RowIDs)+len(b.Degree)+len(b.TupleDegree))
 }
 
-// BuildUndirected2D is Graph500 kernel 1 for one rank of a 2D grid: it turns
-// the tuples every rank holds (edges is this rank's share, any split) into
+// BuildUndirected2D is BuildUndirected2DFrom over tuples in memory.
+func BuildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, edges []Edge, threads int) (*Block2D, error) {
+	b, _, err := BuildUndirected2DFrom(ctx, c, grid, EdgeSlice(edges), threads)
+	return b, err
+}
+
+// BuildUndirected2DFrom is Graph500 kernel 1 for one rank of a 2D grid: it
+// turns the tuples of every rank (src is this rank's share, any split) into
 // block A[R_i, C_j] of this rank (i, j) and the degrees of its owned
 // vertices. Every rank of c must call it with the same grid; grid.P() must
 // equal c.Size().
 //
-// Half-edge u→v (u ≠ v) goes to the rank at (row of u's owner, column of v's
-// owner) as one RecordSize2D-byte record, both directions of every tuple in a
-// single Alltoallv (RoutePhase2D); a self-loop sends one marker to its
-// vertex's owner. The receiver sorts rows descending, removes duplicates,
-// keeps only non-empty rows and builds the by-column copy; one Alltoallv
-// along the processor row (DegreePhase2D) then gives every owner its
-// vertices' degrees and tuple counts. Ids outside [0, N) are an error naming
-// the tuple; the job then aborts.
+// It runs BuildUndirectedFrom's two streamed passes with the 2D routing
+// (routeLayout): half-edge u→v (u ≠ v) goes to the rank at (row of u's
+// owner, column of v's owner), as u's local row and v's local column; a
+// self-loop counts at its vertex's owner. The receiver sorts rows descending
+// and removes duplicates as in 1D, keeps only the non-empty rows and builds
+// the by-column copy; one Alltoallv along the processor row (DegreePhase2D)
+// then gives every owner its vertices' degrees and tuple counts. Ids outside
+// [0, N) are an error naming the tuple; the job then aborts.
 //
-// threads goroutines share the routing, counting, scattering and sorting
-// (threads < 1 means GOMAXPROCS); no pass allocates or calls through an
-// interface per edge. Memory per input tuple with u ≠ v, averaged over
-// ranks: 16 B of send and 16 B of receive buffers during the exchange, then
-// the block's 8 B (4 B by rows, 4 B by columns) plus the offsets of its
-// non-empty rows and columns.
-func BuildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, edges []Edge, threads int) (*Block2D, error) {
+// Memory per rank: the rows at their final size before deduplication (4
+// bytes per half-edge, 8 + 4 bytes per local row of the grid row), the round
+// buffers, then the block's 8 bytes per half-edge (by rows and by columns)
+// plus the offsets of its non-empty rows and columns.
+func BuildUndirected2DFrom(ctx context.Context, c comm.Comm, grid partition.Grid, src TupleSource, threads int) (*Block2D, BuildStats, error) {
+	return buildUndirected2D(ctx, c, grid, src, threads, 0)
+}
+
+// buildUndirected2D is BuildUndirected2DFrom with, when chunk > 0, the tuples
+// per round.
+func buildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, src TupleSource, threads int, chunk int64) (*Block2D, BuildStats, error) {
 	if err := checkGrid(grid, c.Size()); err != nil {
-		return nil, err
+		return nil, BuildStats{}, err
 	}
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
-	}
-	send, err := routeEdges2D(grid, edges, threads)
-	if err != nil {
-		return nil, err
-	}
-	recv, err := c.Alltoallv(ctx, RoutePhase2D, send, nil)
-	clear(send)
-	if err != nil {
-		return nil, fmt.Errorf("graph: 2D kernel 1 %s exchange: %w", RoutePhase2D, err)
-	}
 	rank := c.Rank()
 	i, j := grid.Coords(rank)
-	b := &Block2D{
+	blk := &Block2D{
 		Grid: grid, Rank: rank, Row: i, Col: j,
 		RowFirst:   grid.RowFirst(i),
 		NumRows:    grid.RowCount(i),
@@ -179,17 +166,53 @@ func BuildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, ed
 		OwnedRow:   j * int(grid.Part.Block),
 		NumOwned:   grid.Part.Count(rank),
 	}
-	rowTuples, err := b.assemble(ctx, recv, threads)
-	if err != nil {
-		return nil, err
+	rc := newRecordChecker(blk)
+	b := &builder[uint32]{
+		c: c, lay: newRouteLayout2D(grid), rank: rank, threads: threads, src: src,
+		nLocal: blk.NumRows, grid: &rc,
 	}
-	if err := b.transpose(threads); err != nil {
-		return nil, err
+	if err := b.run(ctx, chunk); err != nil {
+		return nil, b.stats, fmt.Errorf("graph: 2D kernel 1: %w", err)
 	}
-	if err := b.sumDegrees(ctx, c, rowTuples); err != nil {
-		return nil, err
+	blk.SelfLoops = b.selfLoops
+	blk.keepRows(b.offsets, b.cols)
+	b.offsets, b.cols = nil, nil
+	if err := blk.transpose(threads); err != nil {
+		return nil, b.stats, err
 	}
-	return b, nil
+	if err := blk.sumDegrees(ctx, c, b.degree); err != nil {
+		return nil, b.stats, err
+	}
+	return blk, b.stats, nil
+}
+
+// keepRows stores sorted, deduplicated rows (offsets over every local row)
+// as the block's non-empty rows: the mask, its running counts and the
+// compressed offsets.
+func (blk *Block2D) keepRows(offsets []int64, cols []uint32) {
+	words := int((blk.Grid.RowSpan() + 63) / 64)
+	blk.RowMask = make([]uint64, words)
+	blk.RowRank = make([]uint32, words)
+	nonEmpty := 0
+	for v := range blk.NumRows {
+		if offsets[v+1] > offsets[v] {
+			blk.RowMask[v>>6] |= 1 << (uint(v) & 63)
+			nonEmpty++
+		}
+	}
+	var running uint32
+	for w, m := range blk.RowMask {
+		blk.RowRank[w] = running
+		running += uint32(bits.OnesCount64(m))
+	}
+	blk.RowOffsets = make([]int64, 0, nonEmpty+1)
+	for v := range blk.NumRows {
+		if offsets[v+1] > offsets[v] {
+			blk.RowOffsets = append(blk.RowOffsets, offsets[v])
+		}
+	}
+	blk.RowOffsets = append(blk.RowOffsets, offsets[blk.NumRows])
+	blk.Cols = cols
 }
 
 // checkGrid rejects a grid BuildUndirected2D cannot use with p ranks.
@@ -204,90 +227,6 @@ func checkGrid(grid partition.Grid, p int) error {
 		return fmt.Errorf("graph: 2D kernel 1: grid %s spans more local ids than uint32 holds", grid)
 	}
 	return nil
-}
-
-// routeEdges2D validates edges and encodes them into one send buffer per
-// rank: count the records per (thread, destination), prefix-sum them into
-// byte offsets, then write every thread's records at its offsets.
-func routeEdges2D(grid partition.Grid, edges []Edge, threads int) ([][]byte, error) {
-	p := grid.P()
-	nt := max(1, min(threads, len(edges)))
-	n := uint64(grid.Part.N)
-	block := uint64(grid.Part.Block)
-	div := newDivider(block, n)
-	cols := grid.C
-	// Per piece k: its grid row (times C, the first rank of that row), its
-	// grid column, and the first global id of its grid row.
-	rowBase := make([]int, p)
-	colOf := make([]int, p)
-	rowFirst := make([]uint64, p)
-	colBase := make([]uint64, p) // the piece's first local column id
-	for k := range p {
-		rowBase[k] = (k / cols) * cols
-		colOf[k] = k % cols
-		rowFirst[k] = uint64(rowBase[k]) * block
-		colBase[k] = uint64(k/cols) * block
-	}
-	counts := make([]int, nt*p)
-	bad := make([]int, nt)
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(len(edges), t, nt)
-		cnt := make([]int, p)
-		bad[t] = -1
-		for e := lo; e < hi; e++ {
-			u, v := uint64(edges[e].U), uint64(edges[e].V)
-			if u >= n || v >= n {
-				bad[t] = e
-				break
-			}
-			ku, kv := div.div(u), div.div(v)
-			cnt[rowBase[ku]+colOf[kv]]++
-			if u != v {
-				cnt[rowBase[kv]+colOf[ku]]++
-			}
-		}
-		copy(counts[t*p:(t+1)*p], cnt)
-	})
-	for _, e := range bad {
-		if e >= 0 {
-			return nil, fmt.Errorf("graph: 2D kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)",
-				e, edges[e].U, edges[e].V, grid.Part.N)
-		}
-	}
-	send := make([][]byte, p)
-	for d := range p {
-		off := 0
-		for t := range nt {
-			c := counts[t*p+d]
-			counts[t*p+d] = off
-			off += c * RecordSize2D
-		}
-		send[d] = make([]byte, off)
-	}
-	parallel.For(nt, func(t int) {
-		lo, hi := parallel.Span(len(edges), t, nt)
-		cur := make([]int, p)
-		copy(cur, counts[t*p:(t+1)*p])
-		for e := lo; e < hi; e++ {
-			u, v := uint64(edges[e].U), uint64(edges[e].V)
-			ku, kv := div.div(u), div.div(v)
-			d := rowBase[ku] + colOf[kv]
-			putRecord2D(send[d], cur[d], uint32(u-rowFirst[ku]), uint32(colBase[kv]+v-kv*block))
-			cur[d] += RecordSize2D
-			if u != v {
-				d = rowBase[kv] + colOf[ku]
-				putRecord2D(send[d], cur[d], uint32(v-rowFirst[kv]), uint32(colBase[ku]+u-ku*block))
-				cur[d] += RecordSize2D
-			}
-		}
-	})
-	return send, nil
-}
-
-func putRecord2D(buf []byte, off int, row, col uint32) {
-	b := buf[off : off+RecordSize2D : off+RecordSize2D]
-	binary.LittleEndian.PutUint32(b[0:4], row)
-	binary.LittleEndian.PutUint32(b[4:8], col)
 }
 
 // recordChecker validates 2D records at the receiver: the row must be one of
@@ -342,141 +281,6 @@ func (rc *recordChecker) check(row, col uint32) (ok, loop bool) {
 func (rc *recordChecker) loop(row, col uint32) bool {
 	ro := uint64(row) - rc.ownRow // wraps to a huge value below the piece
 	return ro < rc.numOwned && uint64(col)-rc.ownCol == ro
-}
-
-// assemble builds the rows of the block from the received records and
-// returns the tuple count of every local row (before deduplication).
-func (b *Block2D) assemble(ctx context.Context, recv [][]byte, threads int) ([]uint32, error) {
-	total := 0
-	nrec := make([]int, len(recv))
-	for s, m := range recv {
-		if len(m)%RecordSize2D != 0 {
-			return nil, fmt.Errorf("graph: 2D kernel 1 %s: message from rank %d has %d bytes, not a multiple of the %d-byte record",
-				RoutePhase2D, s, len(m), RecordSize2D)
-		}
-		nrec[s] = len(m) / RecordSize2D
-		total += nrec[s]
-	}
-	nRows := b.NumRows
-	nt := max(1, min(threads, total*RecordSize2D/(4*8*max(1, nRows))))
-	rc := newRecordChecker(b)
-
-	// Pass 1: per-thread row counts.
-	cur := make([][]int64, nt)
-	loops := make([]int64, nt)
-	errs := make([]error, nt)
-	parallel.For(nt, func(t int) {
-		cnt := make([]int64, nRows)
-		cur[t] = cnt
-		for s, m := range recv {
-			lo, hi := parallel.Span(nrec[s], t, nt)
-			for r := lo; r < hi; r++ {
-				row := binary.LittleEndian.Uint32(m[r*RecordSize2D:])
-				col := binary.LittleEndian.Uint32(m[r*RecordSize2D+4:])
-				ok, loop := rc.check(row, col)
-				if !ok {
-					errs[t] = fmt.Errorf("graph: 2D kernel 1 %s: message from rank %d, record %d: row %d (of %d) or column %d out of range",
-						RoutePhase2D, s, r, row, nRows, col)
-					return
-				}
-				if loop {
-					loops[t]++
-					continue
-				}
-				cnt[row]++
-			}
-		}
-	})
-	for t := range nt {
-		if errs[t] != nil {
-			return nil, errs[t]
-		}
-		b.SelfLoops += loops[t]
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
-	}
-	rowTuples, offsets, err := rowOffsets(cur, nRows, b.Rank, nt)
-	if err != nil {
-		return nil, err
-	}
-
-	// Pass 2: scatter the columns, complemented (ascending ^c is descending c).
-	cols := make([]uint32, offsets[nRows])
-	parallel.For(nt, func(t int) {
-		c := cur[t]
-		for s, m := range recv {
-			lo, hi := parallel.Span(nrec[s], t, nt)
-			for r := lo; r < hi; r++ {
-				row := binary.LittleEndian.Uint32(m[r*RecordSize2D:])
-				col := binary.LittleEndian.Uint32(m[r*RecordSize2D+4:])
-				if rc.loop(row, col) { // validated by pass 1
-					continue
-				}
-				k := c[row]
-				c[row] = k + 1
-				cols[k] = ^col
-			}
-		}
-	})
-	clear(recv)
-	clear(cur)
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("graph: 2D kernel 1: %w", err)
-	}
-
-	// Sort and dedupe every row (rows split among threads by volume).
-	ns := max(1, min(threads, nRows))
-	bounds := volumeBounds(offsets, ns)
-	final := make([]int64, nRows+1)
-	parallel.For(ns, func(t int) {
-		var scratch []uint32
-		for v := bounds[t]; v < bounds[t+1]; v++ {
-			row := cols[offsets[v]:offsets[v+1]]
-			if len(row) >= radixMin && len(scratch) < len(row) {
-				scratch = make([]uint32, len(row)+len(row)/4)
-			}
-			final[v+1] = int64(sortDedupe(row, scratch))
-		}
-	})
-
-	// Keep the non-empty rows: mask, running counts, compressed offsets.
-	words := int((b.Grid.RowSpan() + 63) / 64)
-	b.RowMask = make([]uint64, words)
-	b.RowRank = make([]uint32, words)
-	nonEmpty := 0
-	var stored int64
-	for v := range nRows {
-		if final[v+1] > 0 {
-			b.RowMask[v>>6] |= 1 << (uint(v) & 63)
-			nonEmpty++
-			stored += final[v+1]
-		}
-	}
-	var running uint32
-	for w, m := range b.RowMask {
-		b.RowRank[w] = running
-		running += uint32(bits.OnesCount64(m))
-	}
-	b.RowOffsets = make([]int64, nonEmpty+1)
-	dst := make([]uint32, stored)
-	k := 0
-	var pos int64
-	for v := range nRows {
-		if n := final[v+1]; n > 0 {
-			b.RowOffsets[k] = pos
-			src := cols[offsets[v] : offsets[v]+n]
-			d := dst[pos : pos+n]
-			for x, c := range src {
-				d[x] = ^c
-			}
-			pos += n
-			k++
-		}
-	}
-	b.RowOffsets[nonEmpty] = pos
-	b.Cols = dst
-	return rowTuples, nil
 }
 
 // transpose builds the by-column copy of the block from its rows. Threads

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"context"
-	"encoding/binary"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -13,11 +12,17 @@ import (
 	"github.com/graphrun/graphrun/partition"
 )
 
-// runBuild2D builds the blocks of grid on its ranks.
+// runBuild2D builds the blocks of grid on its ranks, in rounds of a size
+// that varies with the threads, so that most builds take several rounds.
 func runBuild2D(grid partition.Grid, perRank [][]Edge, threads int) ([]*Block2D, error) {
 	out := make([]*Block2D, grid.P())
+	largest := 0
+	for _, es := range perRank {
+		largest = max(largest, len(es))
+	}
+	chunk := int64(1 + largest/threads)
 	err := inproc.Run(context.Background(), grid.P(), func(ctx context.Context, c comm.Comm) error {
-		b, err := BuildUndirected2D(ctx, c, grid, perRank[c.Rank()], threads)
+		b, _, err := buildUndirected2D(ctx, c, grid, EdgeSlice(perRank[c.Rank()]), threads, chunk)
 		out[c.Rank()] = b
 		return err
 	})
@@ -211,14 +216,40 @@ func TestRecordChecker(t *testing.T) {
 			}
 		}
 	}
-	// A corrupt message is an error, not a panic.
-	b := &Block2D{Grid: grid, Rank: 0, NumRows: grid.RowCount(0), NumOwned: grid.Part.Count(0)}
-	msg := binary.LittleEndian.AppendUint32(nil, 5)
-	msg = binary.LittleEndian.AppendUint32(msg, 1<<30)
-	if _, err := b.assemble(context.Background(), [][]byte{msg, nil, nil, nil, nil, nil}, 1); err == nil {
-		t.Fatal("corrupt record accepted")
+}
+
+// TestBuild2DCorruptMessages: damaged 2D kernel 1 messages are errors (an
+// entry outside the block, a self-loop entry), never a panic.
+func TestBuild2DCorruptMessages(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 8))
+	n := int64(400)
+	edges := randomGraph(rng, n, 3000)
+	grid, err := partition.NewGrid(n, 1, 2)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := b.assemble(context.Background(), [][]byte{msg[:5], nil, nil, nil, nil, nil}, 1); err == nil {
-		t.Fatal("truncated message accepted")
+	perRank := splitEdges(rng, edges, 2)
+	for trial := range 120 {
+		phase := []string{RoutePhaseCount, RoutePhaseFill}[trial%2]
+		mrng := rand.New(rand.NewPCG(uint64(trial), 5))
+		var corrupted bool
+		err := inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
+			cc := corruptingComm{Comm: c, phase: phase, mangle: func(m []byte) []byte {
+				corrupted = true
+				switch trial % 3 {
+				case 0:
+					return m[:len(m)-1]
+				case 1:
+					return append(m, 1)
+				}
+				m[mrng.IntN(len(m))] ^= byte(1 + mrng.IntN(255))
+				return m
+			}}
+			_, _, err := buildUndirected2D(ctx, cc, grid, EdgeSlice(perRank[c.Rank()]), 2, 0)
+			return err
+		})
+		if corrupted && trial%3 != 2 && err == nil {
+			t.Fatalf("trial %d (%s): a truncated or extended message was accepted", trial, phase)
+		}
 	}
 }

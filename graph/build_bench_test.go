@@ -96,7 +96,7 @@ func BenchmarkRouteSegment(b *testing.B) {
 		x ^= x << 17
 		recs[i] = (x>>40)%(1<<rowBits)<<w | x%(1<<w)
 	}
-	sortByRow(recs, nil, w, rowBits)
+	new(rowSorter).sort(recs, w)
 	k, size := segmentSize(recs, w, w)
 	seg := make([]byte, size)
 	b.Run("encode", func(b *testing.B) {

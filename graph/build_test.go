@@ -383,7 +383,7 @@ func TestRouteSegmentsRoundTrip(t *testing.T) {
 					}
 					want := slices.Clone(recs)
 					slices.SortStableFunc(want, func(a, b uint64) int { return int(a>>w) - int(b>>w) })
-					sortByRow(recs, nil, w, rowBits)
+					new(rowSorter).sort(recs, w)
 					for i := range recs {
 						if recs[i]>>w != want[i]>>w {
 							t.Fatalf("w=%d rows=%d e=%d: sorted rows differ at %d", w, rowBits, e, i)
@@ -431,7 +431,7 @@ func TestRouteBytesPerHalfEdge(t *testing.T) {
 	for i := range recs {
 		recs[i] = rng.Uint64N(1<<rowBits)<<w | rng.Uint64N(1<<w)
 	}
-	sortByRow(recs, nil, w, rowBits)
+	new(rowSorter).sort(recs, w)
 	for _, c := range []struct {
 		nbrBits uint
 		maxBits float64
