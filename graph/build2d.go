@@ -190,28 +190,7 @@ func buildUndirected2D(ctx context.Context, c comm.Comm, grid partition.Grid, sr
 // as the block's non-empty rows: the mask, its running counts and the
 // compressed offsets.
 func (blk *Block2D) keepRows(offsets []int64, cols []uint32) {
-	words := int((blk.Grid.RowSpan() + 63) / 64)
-	blk.RowMask = make([]uint64, words)
-	blk.RowRank = make([]uint32, words)
-	nonEmpty := 0
-	for v := range blk.NumRows {
-		if offsets[v+1] > offsets[v] {
-			blk.RowMask[v>>6] |= 1 << (uint(v) & 63)
-			nonEmpty++
-		}
-	}
-	var running uint32
-	for w, m := range blk.RowMask {
-		blk.RowRank[w] = running
-		running += uint32(bits.OnesCount64(m))
-	}
-	blk.RowOffsets = make([]int64, 0, nonEmpty+1)
-	for v := range blk.NumRows {
-		if offsets[v+1] > offsets[v] {
-			blk.RowOffsets = append(blk.RowOffsets, offsets[v])
-		}
-	}
-	blk.RowOffsets = append(blk.RowOffsets, offsets[blk.NumRows])
+	blk.RowMask, blk.RowRank, blk.RowOffsets = sparseOffsets(offsets, blk.NumRows, int((blk.Grid.RowSpan()+63)/64))
 	blk.Cols = cols
 }
 
@@ -283,6 +262,33 @@ func (rc *recordChecker) loop(row, col uint32) bool {
 	return ro < rc.numOwned && uint64(col)-rc.ownCol == ro
 }
 
+// sparseOffsets keeps the non-empty ones of n rows (or columns) with full
+// offsets (n+1 of them): a mask of the non-empty rows (words words), the
+// count of set bits before each word, and their offsets followed by the end.
+func sparseOffsets(offsets []int64, n, words int) (mask []uint64, rank []uint32, kept []int64) {
+	mask = make([]uint64, words)
+	rank = make([]uint32, words)
+	nonEmpty := 0
+	for v := range n {
+		if offsets[v+1] > offsets[v] {
+			mask[v>>6] |= 1 << (uint(v) & 63)
+			nonEmpty++
+		}
+	}
+	var running uint32
+	for w, m := range mask {
+		rank[w] = running
+		running += uint32(bits.OnesCount64(m))
+	}
+	kept = make([]int64, 0, nonEmpty+1)
+	for v := range n {
+		if offsets[v+1] > offsets[v] {
+			kept = append(kept, offsets[v])
+		}
+	}
+	return mask, rank, append(kept, offsets[n])
+}
+
 // transpose builds the by-column copy of the block from its rows. Threads
 // take ranges of rows of about equal volume, count their entries per column
 // in private arrays, and scatter their row ids at cursors that put thread t's
@@ -311,7 +317,7 @@ func (b *Block2D) transpose(threads int) error {
 		}
 		cur[t] = cnt
 	})
-	counts, offsets, err := rowOffsets(cur, span, b.Rank, nt)
+	_, offsets, err := rowOffsets(cur, span, b.Rank, nt)
 	if err != nil {
 		return err
 	}
@@ -326,27 +332,7 @@ func (b *Block2D) transpose(threads int) error {
 			}
 		}
 	})
-	b.ColMask = make([]uint64, words)
-	b.ColRank = make([]uint32, words)
-	nonEmpty := 0
-	for c, n := range counts {
-		if n > 0 {
-			b.ColMask[c>>6] |= 1 << (uint(c) & 63)
-			nonEmpty++
-		}
-	}
-	var running uint32
-	for w, m := range b.ColMask {
-		b.ColRank[w] = running
-		running += uint32(bits.OnesCount64(m))
-	}
-	b.ColOffsets = make([]int64, 0, nonEmpty+1)
-	for c, n := range counts {
-		if n > 0 {
-			b.ColOffsets = append(b.ColOffsets, offsets[c])
-		}
-	}
-	b.ColOffsets = append(b.ColOffsets, offsets[span])
+	b.ColMask, b.ColRank, b.ColOffsets = sparseOffsets(offsets, span, words)
 	return nil
 }
 
