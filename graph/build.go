@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/parallel"
@@ -123,6 +124,10 @@ func chunkTuples(maxShare int64) int64 {
 	return max(1, min(maxShare, max(minChunk, min(maxChunk, maxShare/chunkRounds))))
 }
 
+// maxColumnBytes bounds one rank's column array (Go's heap allocates at
+// most 2^48 bytes in one piece on 64-bit systems).
+const maxColumnBytes = 1 << 47
+
 // Passes of kernel 1.
 const (
 	passCount = 0
@@ -197,7 +202,11 @@ func (b *builder[C]) run(ctx context.Context, chunk int64) error {
 	if err := b.pass(ctx, passCount); err != nil {
 		return err
 	}
-	b.cols = make([]C, b.rowStarts())
+	total := b.rowStarts()
+	if total > maxColumnBytes/int64(unsafe.Sizeof(C(0))) {
+		return fmt.Errorf("graph: kernel 1: rank %d would store %d adjacency entries, more than one array can hold", b.rank, total)
+	}
+	b.cols = make([]C, total)
 	if err := b.pass(ctx, passFill); err != nil {
 		return err
 	}

@@ -1,46 +1,234 @@
 package graph500
 
+// The memory model of a Graph500 run, per rank, and the guard built on it.
+//
+// Every term is a data structure of the run, counted in bytes per input tuple
+// of the rank's share (m/p), per vertex it owns (n/p) or per vertex of the
+// whole graph (n, the maps every rank keeps whole). The run's peak is the
+// larger of its two phases, which never hold their memory at once:
+//
+//	kernel 1:  2·cb·m/p          the rows, allocated at their final size before
+//	                             deduplication (cb = 4-byte columns, 8 above 2^32
+//	                             vertices; self-loops are not stored)
+//	         + 12·n/p            row offsets (8) and tuple degrees (4)
+//	         + 46·chunk          the round buffers: a chunk of tuples (16 B each),
+//	                             their half-edges grouped by owner (16 B), the
+//	                             coded messages both ways (about 14 B)
+//	searches:  2·cb·m/p + 12·n/p the CSR (its columns keep their size before
+//	                             deduplication)
+//	         + 21·n/p            parent (8), level (4), queues (8), three bitmaps
+//	         + td·m/p            the largest top-down level's records
+//	         + maps·n            the global frontier (n/8 bytes, unless every level
+//	                             is top-down), the sieve's directory (n/8) and the
+//	                             packed sieve's three maps (3n/8)
+//	         + the validator     its per-vertex arrays and remote levels
+//
+// A 2D run holds its blocks (8 bytes per half-edge: by rows and by columns)
+// plus, today, the 1D CSR the validator reads. A process holds its ranks'
+// shares plus the Go runtime's base; the garbage collector's headroom
+// (memstat.LeanPercent of what is allocated between collections) is in the
+// measured coefficients. BENCHMARKS.md ("Memory") compares the model with
+// `graphrun bench memory`'s measured peaks.
+
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"math"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/graphrun/graphrun/spmv"
 )
 
-// Bytes per input tuple at the run's peak (kernel 1): the generated tuple
-// list (16 B), the routed half-edges in the send and receive buffers (2×12 B
-// each) and the CSR under construction (two 4- or 8-byte column entries plus
-// the unsorted copy). Measured peak RSS divided by tuples at scale 20 and 22
-// is below this; see BENCHMARKS.md.
+// Coefficients of the model (bytes), measured on scales 16 to 24 with
+// `graphrun bench memory` (BENCHMARKS.md).
 const (
-	bytesPerTuple32 = 16 + 24 + 24 + 16
-	bytesPerTuple64 = 16 + 24 + 24 + 32
-	// bytesPerVertex: offsets (8), tuple degree (4), parent (8), level (4),
-	// validation depth and children (≈16), bitmaps.
-	bytesPerVertex = 40
-	baseBytes      = 64 << 20
+	baseBytes        = 24 << 20 // the Go runtime and the binary
+	perRankBytes     = 1 << 20  // an in-process rank's own buffers and goroutines
+	k1VertexBytes    = 12       // row offsets and tuple degrees, per owned vertex
+	k1ChunkBytes     = 46       // round buffers per chunk tuple
+	bfsVertexBytes   = 21       // parent, level, queues and bitmaps, per owned vertex
+	topDownEdgeBytes = 1.0      // records of the largest top-down level, per tuple
+	// Validation, per owned vertex: the depth walk's arrays (depth,
+	// children and their offsets, the routed (parent, child) pairs).
+	validateVertexBytes = 52
+	// Validation, per remote half-edge (the share of a tuple whose other end
+	// another rank owns): the 12-byte edge-check records, sent and received.
+	validateRemoteBytes = 12
+	// block2DBytes is a 2D rank's blocks per half-edge: by rows and by
+	// columns, 4 bytes each.
+	block2DBytes = 8
+	// gcHeadroom is the garbage collector's margin over the live heap at
+	// memstat.LeanPercent.
+	gcHeadroom = 1.10
 )
 
-// EstimateBytes returns the memory a run of this scale and edgefactor needs
-// in one process holding all ranks.
-func EstimateBytes(scale, edgefactor, ranks int) int64 {
-	n := int64(1) << scale
-	m := int64(edgefactor) * n
-	perTuple := int64(bytesPerTuple32)
-	if scale > 32 {
-		perTuple = bytesPerTuple64
-	}
-	// Each rank keeps a global frontier bitmap of n bits.
-	return baseBytes + m*perTuple + n*bytesPerVertex + int64(ranks)*n/8
+// MemoryConfig is what the model needs to know of a run.
+type MemoryConfig struct {
+	Scale, EdgeFactor int
+	Ranks             int  // ranks of the job
+	LocalRanks        int  // ranks on the machine being estimated (0: Ranks)
+	Processes         int  // processes holding them (0: 1, all ranks in one process)
+	Partition2D       bool // the run searches 2D blocks
+	Exchange          spmv.Exchange
+	Direction         spmv.Direction
+	Validate          bool
 }
 
-// LargestScale returns the largest scale whose estimate fits in avail bytes
-// (0 if none does).
-func LargestScale(avail int64, edgefactor, ranks int) int {
+// MemoryEstimate is the model's answer, in bytes.
+type MemoryEstimate struct {
+	Kernel1  int64 // one rank's peak in kernel 1
+	Searches int64 // one rank's peak in the searches and their validation
+	// Machine is what the machine's processes hold together: a base per
+	// process plus, per local rank, the larger phase.
+	Machine int64
+}
+
+// errTooLarge is returned when a term of the estimate overflows int64.
+var errTooLarge = errors.New("graph500: the run's memory does not fit a 64-bit count")
+
+// checked accumulates products and sums that must fit an int64; the first
+// overflow sticks.
+type checked struct {
+	v   int64
+	err error
+}
+
+func (c *checked) add(x int64) {
+	if c.err != nil {
+		return
+	}
+	s, carry := bits.Add64(uint64(c.v), uint64(x), 0)
+	if x < 0 || carry != 0 || s > math.MaxInt64 {
+		c.err = errTooLarge
+		return
+	}
+	c.v = int64(s)
+}
+
+// mul returns a·b or an overflow error.
+func mul(a, b int64) (int64, error) {
+	if a < 0 || b < 0 {
+		return 0, errTooLarge
+	}
+	hi, lo := bits.Mul64(uint64(a), uint64(b))
+	if hi != 0 || lo > math.MaxInt64 {
+		return 0, errTooLarge
+	}
+	return int64(lo), nil
+}
+
+// addMul adds a·b.
+func (c *checked) addMul(a, b int64) {
+	if c.err != nil {
+		return
+	}
+	p, err := mul(a, b)
+	if err != nil {
+		c.err = err
+		return
+	}
+	c.add(p)
+}
+
+// addFrac adds x·f for a non-negative fraction or factor f.
+func (c *checked) addFrac(x int64, f float64) {
+	v := float64(x) * f
+	if v >= math.MaxInt64 {
+		c.err = errTooLarge
+		return
+	}
+	c.add(int64(math.Ceil(v)))
+}
+
+// EstimateMemory returns the model's estimate for the ranks of a run on one
+// machine. It refuses, with an error, a run whose counts overflow 64 bits.
+func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
+	var est MemoryEstimate
+	if cfg.Scale < 1 || cfg.Scale > 62 || cfg.EdgeFactor < 1 || cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0 {
+		return est, fmt.Errorf("graph500: memory model: scale %d, edgefactor %d, %d ranks (%d local) out of range",
+			cfg.Scale, cfg.EdgeFactor, cfg.Ranks, cfg.LocalRanks)
+	}
+	local := int64(cfg.LocalRanks)
+	if local == 0 {
+		local = int64(cfg.Ranks)
+	}
+	p := int64(cfg.Ranks)
+	n := int64(1) << cfg.Scale
+	m, err := mul(int64(cfg.EdgeFactor), n)
+	if err != nil {
+		return est, err
+	}
+	mr := (m + p - 1) / p // tuples of the largest share
+	nr := (n + p - 1) / p // vertices of the largest share (a little less than Block1D's)
+	cb := int64(4)
+	if n > 1<<32 {
+		cb = 8
+	}
+	chunk := min(mr, max(1<<14, min(1<<20, mr/32)))
+
+	var rows checked // the 1D CSR: 2·cb bytes per tuple, 12 per vertex
+	rows.addMul(2*cb, mr)
+	rows.addMul(k1VertexBytes, nr)
+
+	var k1 checked
+	k1.add(rows.v)
+	if cfg.Partition2D {
+		// The blocks are built first, then the 1D CSR beside them.
+		k1.addMul(block2DBytes+2*cb, mr)
+	}
+	k1.addMul(k1ChunkBytes, chunk)
+
+	var s checked
+	s.add(rows.v)
+	if cfg.Partition2D {
+		s.addMul(2*block2DBytes, mr)
+	}
+	s.addMul(bfsVertexBytes, nr)
+	s.addFrac(mr, topDownEdgeBytes)
+	maps := 0.0
+	if cfg.Direction != spmv.DirectionTopDown && cfg.Exchange != spmv.ExchangePush {
+		maps += 1.0 / 8 // the global frontier
+		switch cfg.Exchange {
+		case spmv.ExchangeSieve:
+			maps += 1.0 / 8
+		case spmv.ExchangePacked:
+			maps += 4.0 / 8
+		}
+	}
+	s.addFrac(n, maps)
+	if cfg.Validate {
+		s.addMul(validateVertexBytes, nr)
+		// Half of a tuple's ends lie on another rank with probability (p−1)/p.
+		s.addFrac(mr, float64(validateRemoteBytes)*float64(p-1)/float64(p))
+	}
+	for _, c := range []*checked{&rows, &k1, &s} {
+		if c.err != nil {
+			return est, c.err
+		}
+	}
+	est.Kernel1, est.Searches = k1.v, s.v
+	var machine checked
+	machine.addMul(int64(max(1, cfg.Processes)), baseBytes)
+	machine.addMul(local, perRankBytes)
+	machine.addFrac(max(k1.v, s.v), gcHeadroom*float64(local))
+	if machine.err != nil {
+		return est, machine.err
+	}
+	est.Machine = machine.v
+	return est, nil
+}
+
+// LargestScale returns the largest scale (1..40) whose estimate for cfg's
+// machine fits in avail bytes, or 0 if none does.
+func LargestScale(avail int64, cfg MemoryConfig) int {
 	best := 0
 	for s := 1; s <= 40; s++ {
-		if EstimateBytes(s, edgefactor, ranks) <= avail {
+		cfg.Scale = s
+		if est, err := EstimateMemory(cfg); err == nil && est.Machine <= avail {
 			best = s
 		}
 	}
@@ -70,18 +258,4 @@ func AvailableMemory() (int64, error) {
 		return 0, fmt.Errorf("available memory: %w", err)
 	}
 	return 0, fmt.Errorf("available memory: no MemAvailable in /proc/meminfo")
-}
-
-// bytesPerTuple2D is what a 2D run holds per input tuple on top of a 1D
-// run's peak: the 2D blocks (each half-edge by rows and by columns, 4 bytes
-// each), which stay while the 1D CSR for validation is built.
-const bytesPerTuple2D = 16
-
-// EstimateBytes2D is EstimateBytes for a run on the 2D partition: the 1D
-// estimate (the validation CSR is built as in 1D) plus the blocks and their
-// row and column bitmaps.
-func EstimateBytes2D(scale, edgefactor, ranks int) int64 {
-	n := int64(1) << scale
-	m := int64(edgefactor) * n
-	return EstimateBytes(scale, edgefactor, ranks) + m*bytesPerTuple2D + 2*n/8*int64(ranks)
 }

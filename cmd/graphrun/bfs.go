@@ -175,19 +175,23 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if f.out != "" && !rootSet {
 		return flagError("out", "needs --root (the tree of one search)")
 	}
+	// The memory this machine's ranks need (graph500.EstimateMemory); a run
+	// whose counts overflow is refused even with --force.
+	memCfg := graph500.MemoryConfig{
+		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.totalRanks(), LocalRanks: plan.localRanks(),
+		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
+	}
+	if plan.procs > 0 || plan.multiProcess() {
+		memCfg.Processes = plan.localRanks()
+	}
+	need, err := graph500.EstimateMemory(memCfg)
+	if err != nil {
+		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
+	}
 	if !f.force {
-		if avail, err := graph500.AvailableMemory(); err == nil {
-			// This machine holds its ranks' share of the job.
-			total, local := int64(plan.totalRanks()), int64(plan.localRanks())
-			estimate := graph500.EstimateBytes
-			if f.partition == "2d" {
-				estimate = graph500.EstimateBytes2D
-			}
-			need := estimate(params.Scale, params.EdgeFactor, int(total)) * local / total
-			if need > avail {
-				return flagError("scale", "scale %d needs about %.1f GiB but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
-					params.Scale, gib(need), gib(avail), graph500.LargestScale(avail*total/local, params.EdgeFactor, int(total)))
-			}
+		if avail, err := graph500.AvailableMemory(); err == nil && need.Machine > avail {
+			return flagError("scale", "scale %d needs about %.1f GiB on this machine but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
+				params.Scale, gib(need.Machine), gib(avail), graph500.LargestScale(avail, memCfg))
 		}
 	}
 	if plan.procs > 0 {
