@@ -302,8 +302,8 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer
 	}
 	if run.PeakMemoryBytes > 0 {
 		tuples := float64(int64(run.EdgeFactor) << run.Scale)
-		fmt.Fprintf(stderr, "graphrun: peak memory %.2f GB (%.1f bytes per tuple), the largest process's\n",
-			float64(run.PeakMemoryBytes)/1e9, float64(run.PeakMemoryBytes)/tuples)
+		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
+			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
 	}
 	if !run.ValidationSkipped && !run.Validated() {
 		fmt.Fprint(textOut, results.InvalidRunText)
@@ -313,6 +313,14 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer
 }
 
 func gib(b int64) float64 { return float64(b) / (1 << 30) }
+
+// byteSize writes a byte count in MB or GB (SI).
+func byteSize(b int64) string {
+	if b >= 1e9 {
+		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
+	}
+	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+}
 
 // checkWritableDir reports whether a file can be created beside path.
 func checkWritableDir(path string) error {

@@ -51,6 +51,10 @@ func TestBFSPrintsGraph500Block(t *testing.T) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
+	// The peak memory goes to stderr, never into the reference's block.
+	if !regexp.MustCompile(`graphrun: peak memory [0-9.]+ MB \([0-9.]+ bytes per tuple\)`).MatchString(errOut) {
+		t.Errorf("stderr lacks the peak memory line:\n%s", errOut)
+	}
 }
 
 func TestBFSJSON(t *testing.T) {
