@@ -103,6 +103,6 @@
 //	                             "messages" (sent during the timed searches)
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //
-// [WriteFileAtomic] writes such a file through a temporary file and a rename,
-// so that a reader never sees a partial file.
+// The commands write such files through internal/output, so that a reader
+// never sees a partial file.
 package results

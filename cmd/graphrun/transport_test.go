@@ -165,8 +165,8 @@ func TestTransportBadInput(t *testing.T) {
 			map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2", launch.EnvCoordinator: "127.0.0.1:1",
 				launch.EnvToken: "0123456789abcdef0123456789abcdef"}, []string{"--ranks", "2"}},
 		{"peer timeout", "--peer-timeout: 0s is not a positive duration", nil, []string{"--peer-timeout", "0"}},
-		{"procs with a bad --json folder", "--json: open /nonexistent/", nil, []string{"--procs", "2", "--json", "/nonexistent/run.json"}},
-		{"procs with a bad --out folder", "--out: open /nonexistent/", nil, []string{"--procs", "2", "--root", "1", "--out", "/nonexistent/tree"}},
+		{"procs with a bad --json folder", "--json: /nonexistent/run.json: the directory /nonexistent does not exist", nil, []string{"--procs", "2", "--json", "/nonexistent/run.json"}},
+		{"procs with a bad --out folder", "--out: /nonexistent/tree: the directory /nonexistent does not exist", nil, []string{"--procs", "2", "--root", "1", "--out", "/nonexistent/tree"}},
 		{"bench sizes", "--sizes: \"0\" is not a size", nil, nil},
 	}
 	for _, tc := range cases {
