@@ -25,7 +25,7 @@ const asMain = "GRAPHRUN_CLI_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }

@@ -47,8 +47,12 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 		c.Abort(err)
 		// Keep the connections open a moment: a peer whose write to this
 		// rank failed on a closed connection would blame this rank, before
-		// reading the abort notice that names the rank at fault.
-		time.Sleep(min(abortLinger, job.PeerTimeout))
+		// reading the abort notice that names the rank at fault. Not when
+		// this rank was interrupted (ctx done): it is to exit at once, and
+		// the peers learn why from the notice or from their own interrupt.
+		if ctx.Err() == nil {
+			time.Sleep(min(abortLinger, job.PeerTimeout))
+		}
 		_ = c.Close()
 		err = Blame(rank, size, err)
 		if job.Replicas > 1 {
