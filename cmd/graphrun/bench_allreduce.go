@@ -171,6 +171,9 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	if err != nil {
 		return flagError("ranks", "%v", err)
 	}
+	if err := checkRanks(slices.Max(rankCounts)); err != nil {
+		return err
+	}
 	var algs []allreduce.Algorithm
 	for _, s := range strings.Split(f.algorithms, ",") {
 		a, err := allreduce.ParseAlgorithm(strings.TrimSpace(s))
@@ -766,10 +769,10 @@ func parseRate(s string) (float64, error) {
 		t = t[:len(t)-1]
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a positive rate (bytes/s, e.g. 1.25G)", s)
+	if v *= mult; err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a positive finite rate (bytes/s, e.g. 1.25G)", s)
 	}
-	return v * mult, nil
+	return v, nil
 }
 
 // formatRate writes a rate with a decimal suffix.

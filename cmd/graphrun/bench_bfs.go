@@ -98,8 +98,8 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	if f.roots < 1 {
 		return flagError("roots", "%d is less than 1", f.roots)

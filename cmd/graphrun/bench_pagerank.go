@@ -46,9 +46,10 @@ func newBenchPageRankCommand() *cobra.Command {
 }
 
 func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
+	if err := checkRanks(f.ranks); err != nil {
+		return err
+	}
 	switch {
-	case f.ranks < 1:
-		return flagError("ranks", "%d is less than 1", f.ranks)
 	case f.iterations < 1:
 		return flagError("iterations", "%d is less than 1", f.iterations)
 	case f.input == "" && (f.scale < 1 || f.scale > 32):

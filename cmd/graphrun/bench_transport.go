@@ -100,8 +100,8 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if f.minTime <= 0 {
 		return flagError("min-time", "%v is not a positive duration", f.minTime)
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	plan, err := f.plan(cmd, f.ranks)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -33,12 +34,20 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.threads, "threads", 0, "goroutines per rank (default: CPUs / ranks, at least 1)")
 }
 
+// maxTupleBytesLog bounds, as a power of two, the bytes a run holds per
+// edge tuple at its peak: a graph whose bytes would overflow int64 cannot
+// be held, and its estimate cannot be computed.
+const maxTupleBytesLog = 7
+
 func (f *graphFlags) params() (kronecker.Params, error) {
 	if f.scale < 1 || f.scale > kronecker.MaxScale {
 		return kronecker.Params{}, flagError("scale", "%d is outside 1..%d", f.scale, kronecker.MaxScale)
 	}
 	if f.edgefactor < 1 {
 		return kronecker.Params{}, flagError("edgefactor", "%d is less than 1", f.edgefactor)
+	}
+	if int64(f.edgefactor) > math.MaxInt64>>(f.scale+maxTupleBytesLog) {
+		return kronecker.Params{}, flagError("edgefactor", "%d·2^%d tuples overflow a 64-bit count of their bytes", f.edgefactor, f.scale)
 	}
 	p := kronecker.DefaultParams(f.scale)
 	p.EdgeFactor = f.edgefactor
@@ -116,8 +125,8 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	plan, err := f.plan(cmd, f.ranks)
 	if err != nil {

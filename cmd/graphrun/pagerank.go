@@ -140,8 +140,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 			return usageError{fmt.Errorf("%s: is a directory", path)}
 		}
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	if f.top < 0 {
 		return flagError("top", "%d is negative", f.top)
@@ -165,8 +165,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	switch {
 	case !(f.alpha >= 0 && f.alpha <= 1):
 		return flagError("alpha", "%v is outside [0, 1]", f.alpha)
-	case !(f.tol > 0):
-		return flagError("tol", "%v is not positive", f.tol)
+	case !(f.tol > 0 && f.tol <= 1):
+		return flagError("tol", "%v is outside (0, 1]", f.tol)
 	case f.maxIter < 1:
 		return flagError("max-iter", "%d is less than 1", f.maxIter)
 	case f.iterations < 0 || fl.Changed("iterations") && f.iterations == 0:

@@ -50,6 +50,19 @@ func (t *transportFlags) register(cmd *cobra.Command) {
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
 }
 
+// checkRanks checks an in-process rank count of the flag --ranks: from 1 to
+// inproc.MaxRanks.
+func checkRanks(ranks int) error {
+	switch {
+	case ranks < 1:
+		return flagError("ranks", "%d is less than 1", ranks)
+	case ranks > inproc.MaxRanks:
+		return flagError("ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
+			"with the square of the ranks); run more ranks as processes: --procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
+	}
+	return nil
+}
+
 // transportMPI is --transport's name for the MPI backend (comm/mpi).
 const transportMPI = "mpi"
 

@@ -682,3 +682,15 @@ func TestRunCancelledDuringSetUp(t *testing.T) {
 		t.Fatalf("Run with a done context: %v, %d ranks started", err, started.Load())
 	}
 }
+
+func TestMaxRanks(t *testing.T) {
+	if _, err := NewWorld(MaxRanks); err != nil {
+		t.Fatalf("NewWorld(MaxRanks): %v", err)
+	}
+	if _, err := NewWorld(MaxRanks + 1); err == nil {
+		t.Fatal("NewWorld(MaxRanks+1) succeeded")
+	}
+	if err := Run(context.Background(), 5000, func(context.Context, comm.Comm) error { return nil }); err == nil {
+		t.Fatal("Run of 5000 ranks succeeded")
+	}
+}
