@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/output"
 )
 
@@ -38,10 +39,15 @@ func flagError(flag string, format string, args ...any) error {
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
 // (flags, files, outputs), a --procs job's status (that of the rank at
 // fault), 1 anything else (including a failed validation). An interrupted
-// command's status, 130 or 143, is runMain's.
+// command's status, 130 or 143, is runMain's. A rank started by --procs
+// whose job failed because of another rank exits with launch.ExitBlamed,
+// which the launcher turns into that other rank's status.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
+	}
+	if launch.BlamedExit(err, os.LookupEnv) {
+		return launch.ExitBlamed // a --procs rank that failed because of another: the launcher names that one
 	}
 	if isUsage(err) {
 		return 2

@@ -89,9 +89,25 @@ func TestOutputToFIFO(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
+	got := readFIFO(fifo)
+	if code, _, errOut := runCLI(t, "pagerank", graphPath, "--out", fifo); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if s := waitFIFO(t, got); lineCount(s) != scoreLines {
+		t.Fatalf("the FIFO's reader got %q", s)
+	}
+	if info, err := os.Lstat(fifo); err != nil || info.Mode()&fs.ModeNamedPipe == 0 {
+		t.Fatalf("the FIFO is now %v (%v)", info.Mode(), err)
+	}
+	assertEntries(t, dir, "g.txt", "scores.fifo")
+}
+
+// readFIFO reads the FIFO at path until its last writer closes it, in the
+// background: the channel gets what came through (or the error).
+func readFIFO(path string) <-chan string {
 	got := make(chan string, 1)
 	go func() {
-		r, err := os.Open(fifo)
+		r, err := os.Open(path)
 		if err != nil {
 			got <- err.Error()
 			return
@@ -100,21 +116,19 @@ func TestOutputToFIFO(t *testing.T) {
 		b, _ := io.ReadAll(r)
 		got <- string(b)
 	}()
-	if code, _, errOut := runCLI(t, "pagerank", graphPath, "--out", fifo); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	return got
+}
+
+// waitFIFO waits, bounded, for what readFIFO read.
+func waitFIFO(t *testing.T, got <-chan string) string {
+	t.Helper()
 	select {
 	case s := <-got:
-		if lineCount(s) != scoreLines {
-			t.Fatalf("the FIFO's reader got %q", s)
-		}
+		return s
 	case <-time.After(30 * time.Second):
 		t.Fatal("nothing came through the FIFO")
+		return ""
 	}
-	if info, err := os.Lstat(fifo); err != nil || info.Mode()&fs.ModeNamedPipe == 0 {
-		t.Fatalf("the FIFO is now %v (%v)", info.Mode(), err)
-	}
-	assertEntries(t, dir, "g.txt", "scores.fifo")
 }
 
 // TestOutputsRefusedBeforeWork: every bad output is exit 2 naming the flag
