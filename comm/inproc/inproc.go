@@ -295,16 +295,6 @@ func Run(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) e
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for r := range p {
-		if err := ctx.Err(); err != nil {
-			// Cancelled while ranks start (a large job's set-up): the
-			// ranks not started fail at once, the started ones at their
-			// next call.
-			w.abort(-1, fmt.Errorf("cancelled while the ranks started: %w", err))
-			for q := r; q < p; q++ {
-				errs[q] = fmt.Errorf("%w: rank %d not started: %w", comm.ErrAborted, q, err)
-			}
-			break
-		}
 		wg.Go(func() { w.runRank(ctx, r, fn, &errs[r]) })
 	}
 	wg.Wait()

@@ -661,28 +661,6 @@ func TestRunCancelsBusyRanksOnAbort(t *testing.T) {
 	}
 }
 
-// TestRunCancelledDuringSetUp: a job whose context is cancelled while its
-// ranks start fails with the context's error, and one whose context is
-// done already starts no rank.
-func TestRunCancelledDuringSetUp(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var started atomic.Int64
-	err := Run(ctx, 64, func(ctx context.Context, c comm.Comm) error {
-		if started.Add(1) == 3 {
-			cancel()
-		}
-		return c.Barrier(ctx, "set-up")
-	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("Run: %v, want an error wrapping context.Canceled", err)
-	}
-	cancel()
-	started.Store(0)
-	if err := Run(ctx, 8, func(ctx context.Context, c comm.Comm) error { started.Add(1); return nil }); !errors.Is(err, context.Canceled) || started.Load() != 0 {
-		t.Fatalf("Run with a done context: %v, %d ranks started", err, started.Load())
-	}
-}
-
 func TestMaxRanks(t *testing.T) {
 	if _, err := NewWorld(MaxRanks); err != nil {
 		t.Fatalf("NewWorld(MaxRanks): %v", err)

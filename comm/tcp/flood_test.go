@@ -168,18 +168,22 @@ func TestLobbyFlood(t *testing.T) {
 	}
 }
 
-// TestSilentConnectionsAreCapped opens 200 connections to the coordinator
-// that send nothing: the coordinator keeps at most maxPending of them and
-// closes the older ones at once rather than after the handshake timeout,
-// and the job still forms.
+// TestSilentConnectionsAreCapped opens 200 connections to rank 0's lobby
+// that send nothing: the lobby keeps at most maxPending of them and closes
+// the older ones at once rather than after the handshake timeout, and a
+// genuine process still joins.
 func TestSilentConnectionsAreCapped(t *testing.T) {
-	j := newTestJob(t, 2, nil)
-	j.start(0)
-	j.logs.waitFor(t, "rank 0 of 2: listening for peers")
+	j := newGrowJob(t)
+	comms := j.connectRanks(2)
 	closed := make(chan struct{}, floodConns)
 	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
 	for range floodConns {
-		conn, err := net.Dial("tcp", j.base.Coordinator)
+		conn, err := net.Dial("tcp", j.addr)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,32 +191,40 @@ func TestSilentConnectionsAreCapped(t *testing.T) {
 		go func() {
 			_ = conn.SetReadDeadline(time.Now().Add(handshakeTimeout / 2))
 			var b bytes.Buffer
-			_, err := io.Copy(&b, conn) // the challenge, then the end of the stream when the coordinator closes
-			if err == nil {
+			if _, err := io.Copy(&b, conn); err == nil { // the challenge, then the end of the stream
 				closed <- struct{}{}
 			}
 		}()
 	}
-	defer func() {
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
 	deadline := time.After(handshakeTimeout / 2)
 	for n := 0; n < floodConns-maxPending; n++ {
 		select {
 		case <-closed:
 		case <-deadline:
-			t.Fatalf("the coordinator closed %d of %d silent connections within %v, want all but %d", n, floodConns, handshakeTimeout/2, maxPending)
+			t.Fatalf("the lobby closed %d of %d silent connections within %v, want all but %d", n, floodConns, handshakeTimeout/2, maxPending)
 		}
 	}
-	j.start(1)
-	for r, err := range j.run(smallJob) {
+	out := j.startJoiners(1, j.config(0, 1), growTag)
+	waitPending(t, comms[0], 1)
+	ncs, sums, errs := growAll(j.ctx, comms, 1)
+	for r, err := range errs {
 		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		defer ncs[r].Close()
+		if sums[r] != 101 {
+			t.Errorf("rank %d: sum %d over the grown job, want 101", r, sums[r])
 		}
 	}
-	j.logs.waitFor(t, "coordinator: refused", "more than 64 connections")
+	if o := <-out; o.err != nil || o.sum != 101 {
+		t.Fatalf("joiner: sum %d, %v", o.sum, o.err)
+	}
+	j.mu.Lock()
+	logs := append([]string(nil), j.logs...)
+	j.mu.Unlock()
+	if n := countLines(t, logs, "lobby: refused", "more than 64 connections"); n != 1 {
+		t.Errorf("%d log lines about closing silent connections, want 1:\n%s", n, strings.Join(logs, "\n"))
+	}
 }
 
 // refusalLines runs a refusal log over refusals and returns its lines.
