@@ -82,16 +82,23 @@ func ReplaceMarkedSection(doc, key, title, body string) string {
 	return doc + "\n\n" + title + "\n\n" + begin + "\n" + body + end + "\n"
 }
 
-// RegenerateMarkedFile rewrites the Markdown file at path with the section
-// of key replaced by body (ReplaceMarkedSection; a missing file counts as
-// empty), atomically: a reader sees the old file or the new one.
-func RegenerateMarkedFile(path, key, title, body string) error {
-	old, err := os.ReadFile(path)
+// Destination is one output file written whole; internal/output's File is
+// the one graphrun uses (a reader sees the old file or the new one).
+type Destination interface {
+	Path() string
+	WriteAll(write func(io.Writer) error) error
+}
+
+// RegenerateMarkedFile rewrites the Markdown file doc with the section of
+// key replaced by body (ReplaceMarkedSection; a missing file counts as
+// empty).
+func RegenerateMarkedFile(doc Destination, key, title, body string) error {
+	old, err := os.ReadFile(doc.Path())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("results: regenerate %s: %w", path, err)
+		return fmt.Errorf("results: regenerate %s: %w", doc.Path(), err)
 	}
 	updated := ReplaceMarkedSection(string(old), key, title, body)
-	return WriteFileAtomic(path, func(w io.Writer) error {
+	return doc.WriteAll(func(w io.Writer) error {
 		_, err := io.WriteString(w, updated)
 		return err
 	})

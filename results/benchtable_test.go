@@ -1,10 +1,14 @@
 package results
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/internal/output"
 )
 
 func TestReplaceMarkedSection(t *testing.T) {
@@ -33,23 +37,28 @@ func TestBFSMatrixTable(t *testing.T) {
 	}
 }
 
+// doc is the --doc output path of a fresh command.
+func doc(path string) *output.File {
+	return output.NewSet(context.Background(), io.Discard).File("doc", path)
+}
+
 func TestRegenerateMarkedFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "B.md")
 	// A missing file counts as empty.
-	if err := RegenerateMarkedFile(path, "m k=1", "### `m`", "| a |"); err != nil {
+	if err := RegenerateMarkedFile(doc(path), "m k=1", "### `m`", "| a |"); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, append(mustRead(t, path), "\n## after\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := RegenerateMarkedFile(path, "m k=1", "### `m`", "| b |"); err != nil {
+	if err := RegenerateMarkedFile(doc(path), "m k=1", "### `m`", "| b |"); err != nil {
 		t.Fatal(err)
 	}
 	want := "### `m`\n\n<!-- bench:m k=1 -->\n| b |\n<!-- end bench:m k=1 -->\n\n## after\n"
 	if got := string(mustRead(t, path)); !strings.HasSuffix(got, want) || strings.Contains(got, "| a |") {
 		t.Fatalf("got:\n%s\nwant suffix:\n%s", got, want)
 	}
-	if err := RegenerateMarkedFile(filepath.Join(t.TempDir(), "no", "dir", "B.md"), "m", "t", "b"); err == nil {
+	if err := RegenerateMarkedFile(doc(filepath.Join(t.TempDir(), "no", "dir", "B.md")), "m", "t", "b"); err == nil {
 		t.Fatal("a file in a missing folder was written")
 	}
 }

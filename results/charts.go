@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -432,13 +431,19 @@ func (c Chart) SVG() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// WriteFiles writes the chart as DIR/NAME.svg and DIR/NAME.png (each written
-// to a temporary file and renamed) and returns the two paths.
-func (c Chart) WriteFiles(dir string) ([]string, error) {
+// FileWriter writes whole files into an output folder; internal/output's
+// Dir is the one graphrun uses (it never leaves a partial file).
+type FileWriter interface {
+	WriteFile(name string, write func(io.Writer) error) (string, error)
+}
+
+// WriteFiles writes the chart as NAME.svg and NAME.png into dir and returns
+// the two paths.
+func (c Chart) WriteFiles(dir FileWriter) ([]string, error) {
 	var paths []string
 	for _, format := range []string{"svg", "png"} {
-		path := filepath.Join(dir, c.Name+"."+format)
-		if err := WriteFileAtomic(path, func(w io.Writer) error { return c.Render(w, format) }); err != nil {
+		path, err := dir.WriteFile(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) })
+		if err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)

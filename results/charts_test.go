@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"context"
 	"encoding/xml"
 	"errors"
 	"io"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/graphrun/graphrun/internal/output"
 )
 
 // chartRun is a BFS run with levels whose numbers span several decades, as a
@@ -81,13 +84,14 @@ func TestChartsRenderValidSVGAndPNG(t *testing.T) {
 		charts = append(charts, c)
 	}
 	dir := t.TempDir()
+	plots := output.NewSet(context.Background(), io.Discard).Dir("plots", dir)
 	for _, c := range charts {
 		svg, err := c.SVG()
 		if err != nil {
 			t.Fatal(err)
 		}
 		checkSVG(t, c.Name, svg)
-		paths, err := c.WriteFiles(dir)
+		paths, err := c.WriteFiles(plots)
 		if err != nil {
 			t.Fatal(err)
 		}

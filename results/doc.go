@@ -109,6 +109,6 @@
 //	construction_bytes  int64    bytes kernel 1 sent, all ranks (its two passes)
 //	construction_messages int64  messages kernel 1 sent, all ranks
 //
-// [WriteFileAtomic] writes such a file through a temporary file and a rename,
-// so that a reader never sees a partial file.
+// The commands write such files through internal/output, so that a reader
+// never sees a partial file.
 package results

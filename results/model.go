@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -81,10 +82,10 @@ func parseUnit(s string, units []unit) (float64, error) {
 	for _, u := range units {
 		if num, ok := strings.CutSuffix(s, u.suffix); ok {
 			v, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-			if err != nil || v < 0 {
-				return 0, fmt.Errorf("%q is not a non-negative number of %s", s, u.suffix)
+			if v *= u.scale; err != nil || !(v >= 0) || math.IsInf(v, 0) {
+				return 0, fmt.Errorf("%q is not a non-negative finite number of %s", s, u.suffix)
 			}
-			return v * u.scale, nil
+			return v, nil
 		}
 	}
 	names := make([]string, len(units))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"math/bits"
-	"os"
 	"regexp"
 	"runtime"
 	"runtime/debug"
@@ -21,6 +20,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -171,6 +171,9 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	if err != nil {
 		return flagError("ranks", "%v", err)
 	}
+	if err := checkRanks(slices.Max(rankCounts)); err != nil {
+		return err
+	}
 	var algs []allreduce.Algorithm
 	for _, s := range strings.Split(f.algorithms, ",") {
 		a, err := allreduce.ParseAlgorithm(strings.TrimSpace(s))
@@ -206,19 +209,26 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	}
 	cfg := benchDenseConfig{algs: algs, repeat: f.repeat, stat: f.stat, bandwidth: bandwidth, latency: f.latency,
 		opts: allreduce.DenseOptions{Phase: "bench.dense", Workers: f.workers, Pieces: f.pieces}}
-	if plan.procs > 0 {
-		if err := f.out.check(); err != nil {
+	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	outs := outputsOf(cmd)
+	var jsonOut *output.File
+	var plotsOut *output.Dir
+	if report {
+		if err := f.out.declare(outs); err != nil {
 			return err
 		}
+		jsonOut, plotsOut = outs.File("json", f.json), outs.Dir("plots", f.plots)
+		if err := outs.Check(); err != nil {
+			return err
+		}
+	}
+	if plan.procs > 0 {
 		return plan.launchLocal(cmd, "--"+fromProcsFlag)
 	}
-	report := plan.rank() == 0 // only rank 0 prints and writes
 	if report {
 		key, command, title := f.denseKey(cmd, plan, rankCounts, sizes, cfg)
 		f.out.title = title
-		if err := f.out.start("allreduce-dense", key, command); err != nil {
-			return err
-		}
+		f.out.start("allreduce-dense", key, command)
 	}
 	avail, memErr := graph500.AvailableMemory()
 	fits := func(localRanks, n int) string {
@@ -232,8 +242,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		}
 		return fmt.Sprintf("skipped: needs about %.1f GB, %.1f GB available (--force runs it)", float64(need)/1e9, float64(avail)/1e9)
 	}
-	ctx, stop := interruptContext()
-	defer stop()
+	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	what := "in-process ranks"
 	if plan.multiProcess() {
@@ -336,7 +345,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	if err := writeDenseTable(&table, what, cfg, rows); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(cmd.OutOrStdout(), table.String()); err != nil {
+	if _, err := io.WriteString(textOut(cmd, outs), table.String()); err != nil {
 		return fmt.Errorf("bench allreduce-dense: %w", err)
 	}
 	var names []string
@@ -344,12 +353,12 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		names = append(names, string(a))
 	}
 	summary := benchDenseSummary{benchMeta: f.out.meta(), Transport: what, Algorithms: names, Files: files, Runs: runs}
-	if err := f.out.writeJSON("summary.json", summary); err != nil {
+	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	timings := denseTimings(cfg, rows)
-	if f.json != "" {
-		err := results.WriteFileAtomic(f.json, func(w io.Writer) error {
+	if jsonOut != nil {
+		err := jsonOut.WriteAll(func(w io.Writer) error {
 			return writeIndentedJSON(w, struct {
 				Transport string                    `json:"transport"`
 				Stat      string                    `json:"stat"`
@@ -359,21 +368,19 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			}{what, cfg.stat, cfg.repeat, cfg.bandwidth, timings})
 		})
 		if err != nil {
-			return fmt.Errorf("--json: %w", err)
+			return err
 		}
 	}
-	if f.plots != "" {
-		if err := os.MkdirAll(f.plots, 0o755); err != nil {
-			return flagError("plots", "%v", err)
-		}
+	if plotsOut != nil {
 		chart, err := results.AllreduceChart(timings)
 		if err != nil {
 			return fmt.Errorf("--plots: %w", err)
 		}
 		chart.Plot.Title.Text = "Dense allreduce time against vector length (" + what + ")"
-		if _, err := chart.WriteFiles(f.plots); err != nil {
-			return fmt.Errorf("--plots: %w", err)
+		if _, err := chart.WriteFiles(plotsOut); err != nil {
+			return err
 		}
+		plotsOut.Done()
 	}
 	machine := what
 	if f.tag != "" {
@@ -762,10 +769,10 @@ func parseRate(s string) (float64, error) {
 		t = t[:len(t)-1]
 	}
 	v, err := strconv.ParseFloat(t, 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a positive rate (bytes/s, e.g. 1.25G)", s)
+	if v *= mult; err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("%q is not a positive finite rate (bytes/s, e.g. 1.25G)", s)
 	}
-	return v * mult, nil
+	return v, nil
 }
 
 // formatRate writes a rate with a decimal suffix.

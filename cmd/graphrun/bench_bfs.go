@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -100,8 +98,8 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	if f.roots < 1 {
 		return flagError("roots", "%d is less than 1", f.roots)
@@ -120,9 +118,14 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 			command += " --" + name + " " + fl.Value.String()
 		}
 	}
-	if err := f.out.start(matrix, key, command); err != nil {
+	outs := outputsOf(cmd)
+	if err := f.out.declare(outs); err != nil {
 		return err
 	}
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	f.out.start(matrix, key, command)
 	stderr := cmd.ErrOrStderr()
 	summary := benchSummary{Scale: params.Scale, Ranks: f.ranks, Roots: f.roots}
 	var rows []results.BFSMatrixRow
@@ -144,7 +147,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		if err != nil {
 			return err
 		}
-		run, err := graph500.Run(context.Background(), graph500.Config{
+		run, err := graph500.Run(cmd.Context(), graph500.Config{
 			Graph: params, Ranks: ranks, Threads: threads, NumRoots: f.roots, Root: -1,
 			Exchange: exchange, Direction: direction, Codec: e.codec,
 		})
@@ -153,7 +156,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		}
 		run.Version, run.StartedAt = version, time.Now().UTC()
 		file := fmt.Sprintf("%s-s%d-p%d-%02d.json", matrix, params.Scale, ranks, i+1)
-		if err := results.WriteFileAtomic(filepath.Join(f.out.dir, file), run.WriteJSON); err != nil {
+		if _, err := f.out.dirOut.WriteFile(file, run.WriteJSON); err != nil {
 			return fmt.Errorf("bench %s: %w", matrix, err)
 		}
 		rows = append(rows, results.BFSMatrixRow{Label: e.label, File: file, Run: run})
@@ -165,7 +168,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	bar.finish()
 	f.out.finish()
 	summary.benchMeta = f.out.meta()
-	if err := f.out.writeJSON("summary.json", summary); err != nil {
+	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	base := "BIT"
@@ -173,6 +176,6 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		base = rows[0].Label
 	}
 	table := results.BFSMatrixTable(rows, base)
-	fmt.Fprint(cmd.OutOrStdout(), table)
+	fmt.Fprint(textOut(cmd, outs), table)
 	return f.out.regenerate(stderr, "in-process ranks, `--no-validate`", "", table)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -111,8 +112,8 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 		return flagError("ranks", "%v", err)
 	}
 	for _, p := range ranks {
-		if p < 1 {
-			return flagError("ranks", "%d is less than 1", p)
+		if err := checkRanks(p); err != nil {
+			return err
 		}
 	}
 	kinds := strings.Split(f.kinds, ",")
@@ -130,9 +131,21 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	}
 	key := fmt.Sprintf("memory scales=%s ranks=%s kinds=%s roots=%d", f.scales, f.ranks, f.kinds, f.roots)
 	command := fmt.Sprintf("graphrun bench memory --scales %s --ranks %s --kinds %s --roots %d", f.scales, f.ranks, f.kinds, f.roots)
-	if err := f.out.start("memory", key, command); err != nil {
+	outs := outputsOf(cmd)
+	if err := f.out.declare(outs); err != nil {
 		return err
 	}
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	f.out.start("memory", key, command)
+	// The runs write their JSON into a scratch folder; each is then copied
+	// into --dir through the output writer.
+	scratch, err := os.MkdirTemp("", "graphrun-bench-memory-")
+	if err != nil {
+		return fmt.Errorf("bench memory: %w", err)
+	}
+	defer os.RemoveAll(scratch)
 	stderr := cmd.ErrOrStderr()
 	total := len(kinds) * len(scales) * len(ranks)
 	bar := newMatrixProgress(stderr, "memory", total)
@@ -140,9 +153,16 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	for _, kind := range kinds {
 		for _, s := range scales {
 			for _, p := range ranks {
-				r, err := measureMemory(cmd.Context(), self, f.out.dir, kind, s, p, f.roots)
+				r, err := measureMemory(cmd.Context(), self, scratch, kind, s, p, f.roots)
 				if err != nil {
 					return fmt.Errorf("bench memory: %w", err)
+				}
+				doc, err := os.ReadFile(filepath.Join(scratch, r.File))
+				if err != nil {
+					return fmt.Errorf("bench memory: %w", err)
+				}
+				if _, err := f.out.dirOut.WriteFile(r.File, func(w io.Writer) error { _, err := w.Write(doc); return err }); err != nil {
+					return err
 				}
 				runs = append(runs, r)
 				bar.step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
@@ -156,7 +176,7 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 		benchMeta
 		Runs []memoryRun `json:"runs"`
 	}{f.out.meta(), runs}
-	if err := f.out.writeJSON("summary.json", summary); err != nil {
+	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	table := memoryTable(runs)

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -45,9 +46,10 @@ func newBenchPageRankCommand() *cobra.Command {
 }
 
 func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
+	if err := checkRanks(f.ranks); err != nil {
+		return err
+	}
 	switch {
-	case f.ranks < 1:
-		return flagError("ranks", "%d is less than 1", f.ranks)
 	case f.iterations < 1:
 		return flagError("iterations", "%d is less than 1", f.iterations)
 	case f.input == "" && (f.scale < 1 || f.scale > 32):
@@ -82,9 +84,15 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		key += " degrees=" + strings.Join(degrees, ",")
 		command += " --degrees " + strings.Join(degrees, ",")
 	}
-	if err := f.out.start("pagerank-allreduce", key, command); err != nil {
+	outs := outputsOf(cmd)
+	outs.Input(f.input)
+	if err := f.out.declare(outs); err != nil {
 		return err
 	}
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	f.out.start("pagerank-allreduce", key, command)
 	graphArgs, graphName := []string{"--kron", fmt.Sprint(f.scale)}, fmt.Sprintf("Kronecker scale %d", f.scale)
 	if f.input != "" {
 		graphArgs, graphName = []string{f.input}, filepath.Base(f.input)
@@ -104,32 +112,34 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		if m.degrees != "" {
 			name += "-" + m.degrees
 		}
-		file := filepath.Join(f.out.dir, fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", f.ranks, i+1, name))
+		file := fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", f.ranks, i+1, name)
 		args := append([]string{"pagerank"}, graphArgs...)
-		args = append(args, "--ranks", fmt.Sprint(f.ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(f.iterations), "--json", file)
+		args = append(args, "--ranks", fmt.Sprint(f.ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(f.iterations), "--json", output.Stdout)
 		if m.degrees != "" {
 			args = append(args, "--degrees", m.degrees)
 		}
-		var errOut bytes.Buffer
-		if code := run(args, io.Discard, &errOut); code != 0 {
+		var data, errOut bytes.Buffer
+		if code := runContext(cmd.Context(), args, &data, &errOut); code != 0 {
+			if err := cmd.Context().Err(); err != nil {
+				return err
+			}
 			return fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
 		}
-		data, err := os.ReadFile(file)
-		if err != nil {
-			return fmt.Errorf("bench pagerank-allreduce: %w", err)
-		}
-		r, err := results.ReadPageRankJSON(bytes.NewReader(data))
+		r, err := results.ReadPageRankJSON(bytes.NewReader(data.Bytes()))
 		if err != nil {
 			return fmt.Errorf("bench pagerank-allreduce: %s: %w", file, err)
 		}
-		runs, files = append(runs, r), append(files, filepath.Base(file))
+		if _, err := f.out.dirOut.WriteFile(file, func(w io.Writer) error { _, err := w.Write(data.Bytes()); return err }); err != nil {
+			return fmt.Errorf("bench pagerank-allreduce: %w", err)
+		}
+		runs, files = append(runs, r), append(files, file)
 		it := float64(max(1, r.Iterations))
 		bar.step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
 	}
 	bar.finish()
 	f.out.finish()
 	table := pageRankMatrixTable(runs)
-	fmt.Fprint(cmd.OutOrStdout(), table)
+	fmt.Fprint(textOut(cmd, outs), table)
 	summary := struct {
 		benchMeta
 		Graph string                 `json:"graph"`
@@ -137,7 +147,7 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		Files []string               `json:"files"`
 		Runs  []*results.PageRankRun `json:"runs"`
 	}{f.out.meta(), graphName, f.ranks, files, runs}
-	if err := f.out.writeJSON("summary.json", summary); err != nil {
+	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	return f.out.regenerate(stderr, graphName+", in-process ranks", "Per iteration, all ranks:", table)

@@ -100,8 +100,8 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if f.minTime <= 0 {
 		return flagError("min-time", "%v is not a positive duration", f.minTime)
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	plan, err := f.plan(cmd, f.ranks)
 	if err != nil {
@@ -114,10 +114,17 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		}
 		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.totalRanks())
 	}
-	if plan.procs > 0 {
-		if err := f.out.check(); err != nil {
+	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	outs := outputsOf(cmd)
+	if report {
+		if err := f.out.declare(outs); err != nil {
 			return err
 		}
+		if err := outs.Check(); err != nil {
+			return err
+		}
+	}
+	if plan.procs > 0 {
 		return plan.launchLocal(cmd, "--"+fromProcsFlag)
 	}
 	ranks := plan.totalRanks()
@@ -128,16 +135,13 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	case plan.mpi():
 		what = fmt.Sprintf("mpi, %d processes", ranks)
 	}
-	report := plan.rank() == 0 // only rank 0 prints and writes
 	var bar *matrixProgress
 	var files []string
 	var runs []benchTransportRun
 	if report {
 		key, command, title := f.transportKey(cmd, plan, sizes)
 		f.out.title = title
-		if err := f.out.start("transport", key, command); err != nil {
-			return err
-		}
+		f.out.start("transport", key, command)
 		bar = newMatrixProgress(cmd.ErrOrStderr(), "transport", len(sizes))
 	}
 	// record keeps a measured size: its JSON in --dir and a progress step.
@@ -152,8 +156,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		return nil
 	}
 
-	ctx, stop := interruptContext()
-	defer stop()
+	ctx := cmd.Context()
 	var rows []benchRow
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var onRow func(benchRow) error
@@ -178,7 +181,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err := writeBenchTable(&table, what, ranks, rows); err != nil {
 		return err
 	}
-	if _, err := io.WriteString(cmd.OutOrStdout(), table.String()); err != nil {
+	if _, err := io.WriteString(textOut(cmd, outs), table.String()); err != nil {
 		return fmt.Errorf("bench transport: %w", err)
 	}
 	summary := benchTransportSummary{benchMeta: f.out.meta(), Transport: what, Ranks: ranks, MinTime: f.minTime.Seconds(), Files: files, Runs: runs}
@@ -186,7 +189,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		peak, eff := efficientSize(rows, ranks)
 		summary.PeakSize, summary.PeakBandwidthPerRank, summary.MinEfficientSize = rows[peak].size, rows[peak].bandwidth(ranks), rows[eff].size
 	}
-	if err := f.out.writeJSON("summary.json", summary); err != nil {
+	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	return f.out.regenerate(cmd.ErrOrStderr(), what, "", table.String())

@@ -3,8 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
+	"math"
 	"runtime"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -35,12 +35,20 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.threads, "threads", 0, "goroutines per rank (default: CPUs / ranks, at least 1)")
 }
 
+// maxTupleBytesLog bounds, as a power of two, the bytes a run holds per
+// edge tuple at its peak: a graph whose bytes would overflow int64 cannot
+// be held, and its estimate cannot be computed.
+const maxTupleBytesLog = 7
+
 func (f *graphFlags) params() (kronecker.Params, error) {
 	if f.scale < 1 || f.scale > kronecker.MaxScale {
 		return kronecker.Params{}, flagError("scale", "%d is outside 1..%d", f.scale, kronecker.MaxScale)
 	}
 	if f.edgefactor < 1 {
 		return kronecker.Params{}, flagError("edgefactor", "%d is less than 1", f.edgefactor)
+	}
+	if int64(f.edgefactor) > math.MaxInt64>>(f.scale+maxTupleBytesLog) {
+		return kronecker.Params{}, flagError("edgefactor", "%d·2^%d tuples overflow a 64-bit count of their bytes", f.edgefactor, f.scale)
 	}
 	p := kronecker.DefaultParams(f.scale)
 	p.EdgeFactor = f.edgefactor
@@ -118,8 +126,8 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if err != nil {
 		return err
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	plan, err := f.plan(cmd, f.ranks)
 	if err != nil {
@@ -194,15 +202,18 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 				params.Scale, gib(need.Machine), gib(avail), graph500.LargestScale(avail, memCfg))
 		}
 	}
-	if plan.procs > 0 {
-		// Rank 0's process writes the outputs: check their folders now.
-		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
-			if o.path != "" && o.path != "-" {
-				if err := checkWritableDir(o.path); err != nil {
-					return flagError(o.flag, "%v", err)
-				}
-			}
+	// The process that reports (rank 0's, or the --procs launcher) checks
+	// the outputs before any work.
+	outs := outputsOf(cmd)
+	var tree, jsonOut *output.File
+	var plotsOut *output.Dir
+	if plan.reports() {
+		tree, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
+		if err := outs.Check(); err != nil {
+			return err
 		}
+	}
+	if plan.procs > 0 {
 		var extra []string
 		if !cmd.Flags().Changed("threads") {
 			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
@@ -210,27 +221,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		return plan.launchLocal(cmd, extra...)
 	}
 
-	// Open the outputs before the run, so that a bad path fails at once.
-	// Rank 0 writes them.
-	var tree *atomicFile
-	if f.out != "" && plan.rank() == 0 {
-		if tree, err = createAtomic(f.out); err != nil {
-			return flagError("out", "%v", err)
-		}
-		defer tree.Abort()
-	}
-	if f.json != "" && f.json != "-" && plan.rank() == 0 {
-		if err := checkWritableDir(f.json); err != nil {
-			return flagError("json", "%v", err)
-		}
-	}
-	if f.plots != "" && plan.rank() == 0 {
-		if err := os.MkdirAll(f.plots, 0o755); err != nil {
-			return flagError("plots", "%v", err)
-		}
-	}
-
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	stderr := cmd.ErrOrStderr()
 	if gridNote != "" && plan.rank() == 0 {
 		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
 	}
@@ -252,42 +243,35 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 			return err
 		}
 	}
-	ctx, stop := interruptContext()
-	defer stop()
 	// The heap holds a few large pointer-free arrays (the CSR, the search
 	// state): collecting at 25 % growth instead of Go's 100 % costs little
 	// and keeps the peak near what the run holds (BENCHMARKS.md, "Memory").
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
-	run, err := plan.runGraph500(ctx, cfg, stderr)
+	run, err := plan.runGraph500(cmd.Context(), cfg, stderr)
 	progress.clear()
 	if err != nil {
 		return err
 	}
-	if run == nil {
-		return nil // a TCP rank other than 0: rank 0 reports
+	if run == nil || !plan.reports() {
+		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	run.Version, run.StartedAt = version, started.UTC()
 	if tree != nil {
 		if err := tree.Commit(); err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return err
 		}
 	}
-	return writeBFSRun(f, run, stdout, stderr)
+	return writeBFSRun(f, run, jsonOut, plotsOut, textOut(cmd, outs), stderr)
 }
 
 // writeBFSRun prints a finished run, as rank 0 of every transport does: the
-// JSON (--json), the breakdown (--breakdown) and the Graph500 block.
-func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer) error {
-	textOut := stdout
-	if f.json == "-" {
-		textOut = stderr
-		if err := run.WriteJSON(stdout); err != nil {
+// JSON (--json), the breakdown (--breakdown), the charts (--plots) and the
+// Graph500 block on textOut.
+func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
+	if jsonOut != nil {
+		if err := jsonOut.WriteAll(run.WriteJSON); err != nil {
 			return err
-		}
-	} else if f.json != "" {
-		if err := results.WriteFileAtomic(f.json, run.WriteJSON); err != nil {
-			return fmt.Errorf("--json: %w", err)
 		}
 	}
 	if f.breakdown {
@@ -295,9 +279,9 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, stdout, stderr io.Writer
 			return err
 		}
 	}
-	if f.plots != "" {
-		if err := writePlots(f.plots, []results.ReportInput{{Path: "bfs", BFS: run}}); err != nil {
-			return fmt.Errorf("--plots: %w", err)
+	if plotsOut != nil {
+		if err := writePlots(plotsOut, []results.ReportInput{{Path: "bfs", BFS: run}}); err != nil {
+			return err
 		}
 	}
 	if run.PeakMemoryBytes > 0 {
@@ -321,61 +305,6 @@ func byteSize(b int64) string {
 	}
 	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
 }
-
-// checkWritableDir reports whether a file can be created beside path.
-func checkWritableDir(path string) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".graphrun-check-*")
-	if err != nil {
-		return err
-	}
-	name := f.Name()
-	f.Close()
-	return os.Remove(name)
-}
-
-// atomicFile is an output written to a temporary file beside its final path
-// and renamed into place only when complete.
-type atomicFile struct {
-	*os.File
-	path string
-	done bool
-}
-
-func createAtomic(path string) (*atomicFile, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	return &atomicFile{File: f, path: path}, nil
-}
-
-// Commit flushes and renames the file into place.
-func (a *atomicFile) Commit() error {
-	if err := a.Sync(); err != nil {
-		return err
-	}
-	if err := a.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(a.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(a.Name(), a.path); err != nil {
-		return err
-	}
-	a.done = true
-	return nil
-}
-
-// Abort removes the temporary file unless Commit succeeded.
-func (a *atomicFile) Abort() {
-	if !a.done {
-		a.Close()
-		os.Remove(a.Name())
-	}
-}
-
-var _ io.Writer = (*atomicFile)(nil)
 
 // paperCodecs maps the codec part of paper 004's algorithm names (Table V
 // and §VII-C) to graphrun's codec names.

@@ -2,10 +2,12 @@ package main
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/output"
 )
 
 // generateChunk is how many tuples are generated and written at a time.
@@ -15,12 +17,13 @@ func newGenerateCommand() *cobra.Command {
 	var f graphFlags
 	var out, format string
 	cmd := &cobra.Command{
-		Use:   "generate -o FILE",
+		Use:   "generate -o FILE|-",
 		Short: "Write the Graph500 Kronecker tuples that graphrun bfs searches",
 		Long: `Writes the edge tuples of the Kronecker graph chosen by --scale, --edgefactor and
 --seed, in tuple order: exactly the tuples that graphrun bfs with the same flags
 searches, on any number of ranks. Formats: text .el ("u v" per line) or binary
-.bel (magic "GRUNEL01", uint64 tuple count, then little-endian int64 pairs).`,
+.bel (magic "GRUNEL01", uint64 tuple count, then little-endian int64 pairs).
+With -o - the tuples go to standard output, as text unless --format bel.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			params, err := f.params()
@@ -32,23 +35,43 @@ searches, on any number of ranks. Formats: text .el ("u v" per line) or binary
 				return err
 			}
 			if out == "" {
-				return flagError("output", "an output file is required")
+				return flagError("output", "an output file is required (- for standard output)")
 			}
-			w, err := graph.CreateEdgeList(out, format)
+			if out == output.Stdout && format == "" {
+				format = graph.EdgeListText // standard output has no extension: text unless --format says
+			}
+			fmtName, err := graph.EdgeListFormat(out, format)
 			if err != nil {
+				if cmd.Flags().Changed("format") {
+					return flagError("format", "%v", err)
+				}
 				return flagError("output", "%v", err)
 			}
-			defer w.Abort()
+			outs := outputsOf(cmd)
+			file := outs.File("output", out)
+			if err := outs.Check(); err != nil {
+				return err
+			}
 			m := params.NumEdges()
-			buf := make([]graph.Edge, min(m, generateChunk))
-			for first := int64(0); first < m; first += int64(len(buf)) {
-				chunk := buf[:min(int64(len(buf)), m-first)]
-				params.GenerateParallel(first, chunk, threads)
-				if err := w.Write(chunk); err != nil {
+			err = file.WriteAll(func(w io.Writer) error {
+				enc, err := graph.NewEdgeListEncoder(w, fmtName, m)
+				if err != nil {
 					return err
 				}
-			}
-			if err := w.Close(); err != nil {
+				buf := make([]graph.Edge, min(m, generateChunk))
+				for first := int64(0); first < m; first += int64(len(buf)) {
+					if err := cmd.Context().Err(); err != nil {
+						return err
+					}
+					chunk := buf[:min(int64(len(buf)), m-first)]
+					params.GenerateParallel(first, chunk, threads)
+					if err := enc.Write(chunk); err != nil {
+						return err
+					}
+				}
+				return enc.Close()
+			})
+			if err != nil {
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %d tuples of scale %d to %s\n", m, params.Scale, out)
@@ -56,7 +79,7 @@ searches, on any number of ranks. Formats: text .el ("u v" per line) or binary
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text or .bel binary)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text or .bel binary), or - for standard output")
 	cmd.Flags().StringVar(&format, "format", "", "el or bel (default: from the file extension)")
 	return cmd
 }

@@ -6,12 +6,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/internal/output"
 )
 
 // version is graphrun's release version.
@@ -28,21 +36,34 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// exitCode maps an error to graphrun's exit status: 0 success, 2 bad input,
-// a --procs job's first failed rank's status, 1 anything else (including a
-// failed validation).
+// exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
+// (flags, files, outputs), a --procs job's status (that of the rank at
+// fault), 1 anything else (including a failed validation). An interrupted
+// command's status, 130 or 143, is runMain's. A rank started by --procs
+// whose job failed because of another rank exits with launch.ExitBlamed,
+// which the launcher turns into that other rank's status.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
+	if launch.BlamedExit(err, os.LookupEnv) {
+		return launch.ExitBlamed // a --procs rank that failed because of another: the launcher names that one
+	}
+	if isUsage(err) {
 		return 2
 	}
 	if code, ok := launchExitCode(err); ok {
 		return code
 	}
 	return 1
+}
+
+// isUsage reports whether err is bad input: a usage error, or an output
+// path refused before any work.
+func isUsage(err error) bool {
+	var ue usageError
+	var oe *output.Error
+	return errors.As(err, &ue) || errors.As(err, &oe)
 }
 
 func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command {
@@ -52,7 +73,13 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.PersistentPreRunE = func(*cobra.Command, []string) error { return prof.start() }
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		// The command's outputs: the profiles join them here, the command
+		// adds its own and checks them all before any work.
+		outs := output.NewSet(cmd.Context(), cmd.OutOrStdout())
+		cmd.SetContext(context.WithValue(cmd.Context(), outputsKey{}, outs))
+		return prof.start(outs)
+	}
 	prof.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
@@ -67,20 +94,54 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 	return root
 }
 
-// run executes graphrun with args and returns its exit status.
+// outputsKey is the context key of a command's output Set.
+type outputsKey struct{}
+
+// outputsOf is the output Set of the running command (see
+// newRootCommand): every output of a command, and its inputs, go there.
+func outputsOf(cmd *cobra.Command) *output.Set {
+	if outs, ok := cmd.Context().Value(outputsKey{}).(*output.Set); ok {
+		return outs
+	}
+	return output.NewSet(cmd.Context(), cmd.OutOrStdout())
+}
+
+// textOut is where a command prints its text: standard output, or
+// standard error when one of its outputs is standard output ("-").
+func textOut(cmd *cobra.Command, outs *output.Set) io.Writer {
+	if outs.Stdout() {
+		return cmd.ErrOrStderr()
+	}
+	return cmd.OutOrStdout()
+}
+
+// run executes graphrun with args and returns its exit status; tests and
+// nested commands call it. runMain is graphrun as a process.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext executes graphrun with args under ctx, whose cancellation
+// (an interrupt) stops the command: its error is then not printed, the
+// caller reports the interrupt.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	var prof profileFlags
 	cmd := newRootCommand(stdout, stderr, &prof)
 	cmd.SetArgs(args)
-	err := cmd.Execute()
-	if perr := prof.stop(); perr != nil && err == nil {
-		err = perr
-	}
+	err := cmd.ExecuteContext(ctx)
 	if err != nil {
 		var ue usageError
 		if !errors.As(err, &ue) && isCobraUsage(err) {
 			err = usageError{err}
 		}
+	}
+	if perr := prof.finish(err); perr != nil && err == nil {
+		err = perr
+	}
+	if ctx.Err() != nil {
+		return exitCode(err) // interrupted: runMain says so, once
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "graphrun: %v\n", err)
 	}
 	return exitCode(err)
@@ -100,5 +161,95 @@ func isCobraUsage(err error) bool {
 }
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// interruptGrace is how long an interrupted command has to return before
+// the process exits without it: every phase that checks its context
+// returns well within it; one that cannot be interrupted (an open(2) of a
+// FIFO that no process reads, a computation without cancellation checks)
+// is left behind, and the process exits anyway, removing its temporary
+// files first.
+const interruptGrace = 600 * time.Millisecond
+
+// errInterrupted is the cause of an interrupted command's context.
+var errInterrupted = errors.New("interrupted")
+
+// runMain is graphrun as a process: runContext with SIGINT and SIGTERM
+// handled. A signal cancels the command's context and silences its output
+// (no cascade of per-rank "context canceled" errors); once the command
+// returned, or after interruptGrace, or at a second signal, the temporary
+// files are removed and the process ends with one line, "graphrun:
+// interrupted", and the shell's status for the signal: 130 for SIGINT, 143
+// for SIGTERM.
+func runMain(args []string, stdout, stderr io.Writer) int {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	reg := output.NewRegistry()
+	ctx, cancel := context.WithCancelCause(output.WithRegistry(context.Background(), reg))
+	defer cancel(nil)
+	out, errOut := &gate{w: stdout}, &gate{w: stderr}
+	done := make(chan int, 1)
+	go func() { done <- runContext(ctx, args, out, errOut) }()
+	var sig os.Signal
+	select {
+	case code := <-done:
+		return code
+	case sig = <-sigs:
+	}
+	out.close()
+	errOut.close()
+	cancel(errInterrupted)
+	grace := time.NewTimer(interruptGrace)
+	defer grace.Stop()
+	select {
+	case <-done:
+	case <-grace.C:
+	case <-sigs:
+	}
+	reg.Cleanup()
+	fmt.Fprintln(stderr, "graphrun: interrupted")
+	return signalStatus(sig)
+}
+
+// signalStatus is the exit status a shell gives a process that sig ended:
+// 128 + the signal's number.
+func signalStatus(sig os.Signal) int {
+	if s, ok := sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return 128 + int(syscall.SIGINT)
+}
+
+// gate passes writes on until it is closed, then drops them: an
+// interrupted command prints nothing more.
+type gate struct {
+	mu     sync.Mutex
+	w      io.Writer
+	closed bool
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+func (g *gate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// Fd is the file descriptor under the gate (progress bars draw only on a
+// terminal), or ^0 if it is not a file.
+func (g *gate) Fd() uintptr {
+	if f, ok := g.w.(interface{ Fd() uintptr }); ok {
+		return f.Fd()
+	}
+	return ^uintptr(0)
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -139,8 +140,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 			return usageError{fmt.Errorf("%s: is a directory", path)}
 		}
 	}
-	if f.ranks < 1 {
-		return flagError("ranks", "%d is less than 1", f.ranks)
+	if err := checkRanks(f.ranks); err != nil {
+		return err
 	}
 	if f.top < 0 {
 		return flagError("top", "%d is negative", f.top)
@@ -164,8 +165,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	switch {
 	case !(f.alpha >= 0 && f.alpha <= 1):
 		return flagError("alpha", "%v is outside [0, 1]", f.alpha)
-	case !(f.tol > 0):
-		return flagError("tol", "%v is not positive", f.tol)
+	case !(f.tol > 0 && f.tol <= 1):
+		return flagError("tol", "%v is outside (0, 1]", f.tol)
 	case f.maxIter < 1:
 		return flagError("max-iter", "%d is less than 1", f.maxIter)
 	case f.iterations < 0 || fl.Changed("iterations") && f.iterations == 0:
@@ -196,36 +197,29 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		plan.elastic = true
 	}
-	if plan.procs > 0 {
-		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
-			if o.path != "" && o.path != "-" {
-				if err := checkWritableDir(o.path); err != nil {
-					return flagError(o.flag, "%v", err)
-				}
-			}
+	outs := outputsOf(cmd)
+	var outFile, jsonOut *output.File
+	var plotsOut *output.Dir
+	if plan.reports() {
+		outs.Input(path)
+		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
+		if err := outs.Check(); err != nil {
+			return err
 		}
+	}
+	if plan.procs > 0 {
 		extra := args // the FILE argument, after the flags
 		if !fl.Changed("threads") {
 			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
 		}
 		return plan.launchLocal(cmd, extra...)
 	}
-	if plan.rank() == 0 {
-		for _, o := range []struct{ flag, path string }{{"out", f.out}, {"json", f.json}} {
-			if o.path != "" && o.path != "-" {
-				if err := checkWritableDir(o.path); err != nil {
-					return flagError(o.flag, "%v", err)
-				}
-			}
-		}
-	}
 	input := path
 	if path == "" {
 		input = fmt.Sprintf("kron:%d", f.kron)
 	}
 
-	ctx, stop := interruptContext()
-	defer stop()
+	ctx := cmd.Context()
 	if f.join {
 		return pagerankJoin(ctx, plan, path, format, kp, cfg, f, idOffset, input, cmd.ErrOrStderr())
 	}
@@ -275,10 +269,10 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	}
-	if report == nil {
-		return nil // a TCP rank other than 0: rank 0 reports
+	if report == nil || !plan.reports() {
+		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
-	return writePageRank(f, report, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
 // pagerankRank runs PageRank on one rank and collects the report on rank 0
@@ -356,11 +350,11 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 	return rep, nil
 }
 
-// writePageRank writes the outputs of a finished run: --out, --json and the
-// text summary.
-func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writer) error {
-	if f.out != "" {
-		err := results.WriteFileAtomic(f.out, func(w io.Writer) error {
+// writePageRank writes the outputs of a finished run: --out, --json,
+// --plots and the text summary on textOut.
+func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
+	if outFile != nil {
+		err := outFile.WriteAll(func(w io.Writer) error {
 			buf := make([]byte, 0, 64<<10)
 			for _, v := range rep.all {
 				buf = strconv.AppendInt(buf, v.ID, 10)
@@ -378,29 +372,23 @@ func writePageRank(f *pagerankFlags, rep *pagerankReport, stdout, stderr io.Writ
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("--out: %w", err)
+			return err
 		}
 	}
-	textOut := stdout
-	writeJSON := func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	if f.json == "-" {
-		textOut = stderr
-		if err := writeJSON(stdout); err != nil {
-			return fmt.Errorf("--json: %w", err)
-		}
-	} else if f.json != "" {
-		if err := results.WriteFileAtomic(f.json, writeJSON); err != nil {
-			return fmt.Errorf("--json: %w", err)
+	if jsonOut != nil {
+		err := jsonOut.WriteAll(func(w io.Writer) error {
+			enc := json.NewEncoder(w)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		})
+		if err != nil {
+			return err
 		}
 	}
-	if f.plots != "" {
+	if plotsOut != nil {
 		run := rep.PageRankRun
-		if err := writePlots(f.plots, []results.ReportInput{{Path: "pagerank", PageRank: &run}}); err != nil {
-			return fmt.Errorf("--plots: %w", err)
+		if err := writePlots(plotsOut, []results.ReportInput{{Path: "pagerank", PageRank: &run}}); err != nil {
+			return err
 		}
 	}
 	if rep.warnMaxIter {

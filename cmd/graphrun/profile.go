@@ -3,21 +3,26 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"runtime"
 	"runtime/pprof"
 
 	"github.com/spf13/cobra"
+
+	"github.com/graphrun/graphrun/internal/output"
 )
 
 // profileFlags are the root command's --cpuprofile and --memprofile: the
 // profiles `go tool pprof` reads, written for the whole command (for a
 // --procs or multi-process job, each process writes its own, so give each a
-// different file or run one rank).
+// different file or run one rank). They are outputs of the command like its
+// own (internal/output): checked with them before any work, and not
+// written when the command fails on bad input or is interrupted.
 type profileFlags struct {
 	cpu, mem string
-	cpuTemp  *os.File // the CPU profile being written, renamed over cpu at stop
+	outs     *output.Set  // the command's outputs
+	cpuFile  *output.File // the CPU profile being written
+	memFile  *output.File
 }
 
 func (p *profileFlags) register(root *cobra.Command) {
@@ -26,61 +31,55 @@ func (p *profileFlags) register(root *cobra.Command) {
 	fl.StringVar(&p.mem, "memprofile", "", "write a heap profile (allocations) at the end of the command to this file")
 }
 
-// start begins the CPU profile, into a temporary file beside the target.
-func (p *profileFlags) start() error {
-	if p.mem != "" {
+// start declares the profiles among the command's outputs, checks them and
+// begins the CPU profile.
+func (p *profileFlags) start(outs *output.Set) error {
+	p.outs = outs
+	p.cpuFile = outs.File("cpuprofile", p.cpu)
+	p.memFile = outs.File("memprofile", p.mem)
+	if p.memFile != nil {
 		runtime.MemProfileRate = 512 * 1024 // the default, set explicitly: the heap profile relies on it
 	}
-	if p.cpu == "" {
+	if p.cpuFile == nil && p.memFile == nil {
 		return nil
 	}
-	f, err := os.CreateTemp(filepath.Dir(p.cpu), "."+filepath.Base(p.cpu)+".*")
-	if err != nil {
-		return flagError("cpuprofile", "%v", err)
+	if err := outs.Check(); err != nil {
+		return err
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		os.Remove(f.Name())
-		return flagError("cpuprofile", "%v", err)
+	if p.cpuFile != nil {
+		if err := pprof.StartCPUProfile(p.cpuFile); err != nil {
+			p.cpuFile.Abort()
+			p.cpuFile = nil
+			return usageError{fmt.Errorf("--cpuprofile: %w", err)}
+		}
 	}
-	p.cpuTemp = f
 	return nil
 }
 
-// stop ends the CPU profile and writes the heap profile. It runs after the
-// command, also when the command failed.
-func (p *profileFlags) stop() error {
-	var errs []error
-	if p.cpuTemp != nil {
-		pprof.StopCPUProfile()
-		errs = append(errs, closeAndRename(p.cpuTemp, p.cpu))
-		p.cpuTemp = nil
+// finish ends the command's outputs once it returned with cmdErr: it stops
+// the CPU profile and writes both profiles, unless the command failed on bad
+// input or was interrupted; on any failure it gives up every output the
+// command did not complete (internal/output's Set.Abort).
+func (p *profileFlags) finish(cmdErr error) error {
+	if p.outs == nil {
+		return nil // the command line was refused before the command started
 	}
-	if p.mem != "" {
+	if cmdErr != nil {
+		defer p.outs.Abort()
+	}
+	if p.cpuFile != nil {
+		pprof.StopCPUProfile()
+	}
+	if cmdErr != nil && isUsage(cmdErr) {
+		return nil // bad input writes nothing
+	}
+	var errs []error
+	if p.cpuFile != nil {
+		errs = append(errs, p.cpuFile.Commit())
+	}
+	if p.memFile != nil {
 		runtime.GC() // up-to-date statistics of what is still live
-		f, err := os.CreateTemp(filepath.Dir(p.mem), "."+filepath.Base(p.mem)+".*")
-		if err != nil {
-			return errors.Join(append(errs, fmt.Errorf("--memprofile: %w", err))...)
-		}
-		if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			return errors.Join(append(errs, fmt.Errorf("--memprofile: %w", err))...)
-		}
-		errs = append(errs, closeAndRename(f, p.mem))
+		errs = append(errs, p.memFile.WriteAll(func(w io.Writer) error { return pprof.Lookup("allocs").WriteTo(w, 0) }))
 	}
 	return errors.Join(errs...)
-}
-
-// closeAndRename closes a finished temporary file and moves it to path.
-func closeAndRename(f *os.File, path string) error {
-	if err := errors.Join(f.Chmod(0o644), f.Close()); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -12,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -23,8 +22,7 @@ type progress struct {
 }
 
 func newProgress(stderr io.Writer, p kronecker.Params, roots int, single bool) *progress {
-	f, ok := stderr.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !isTerminal(stderr) {
 		return &progress{}
 	}
 	if single {
@@ -38,6 +36,13 @@ func newProgress(stderr io.Writer, p kronecker.Params, roots int, single bool) *
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetPredictTime(true),
 	)}
+}
+
+// isTerminal reports whether w writes to a terminal (an *os.File, or
+// runMain's gate on one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // update is the graph500.Config.Progress callback.
@@ -76,7 +81,7 @@ type matrixProgress struct {
 
 func newMatrixProgress(stderr io.Writer, name string, total int) *matrixProgress {
 	p := &matrixProgress{w: stderr, name: name, total: total}
-	if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+	if isTerminal(stderr) {
 		p.bar = progressbar.NewOptions(total,
 			progressbar.OptionSetWriter(stderr),
 			progressbar.OptionSetDescription(name),
@@ -112,6 +117,9 @@ func (p *matrixProgress) finish() {
 type benchOutput struct {
 	dir, doc string
 
+	dirOut *output.Dir  // --dir, once declared
+	docOut *output.File // --doc, nil when ""
+
 	matrix  string // "allreduce-dense"
 	key     string // the marker key: the matrix and its parameters
 	command string // the command line that regenerates the table
@@ -137,36 +145,24 @@ func (o *benchOutput) register(fl *pflag.FlagSet) {
 	fl.StringVar(&o.doc, "doc", "BENCHMARKS.md", `Markdown file whose table of this matrix is regenerated ("" to skip)`)
 }
 
-// check validates --dir and --doc without writing anything but a probe
-// file, so that a bad flag fails before the matrix runs.
-func (o *benchOutput) check() error {
+// declare adds --dir and --doc to the command's outputs; outs.Check then
+// checks them with the others, before the matrix runs.
+func (o *benchOutput) declare(outs *output.Set) error {
 	if o.dir == "" {
 		return flagError("dir", "empty folder name")
 	}
-	if fi, err := os.Stat(o.dir); err == nil && !fi.IsDir() {
-		return flagError("dir", "%s is not a folder", o.dir)
+	if o.doc == output.Stdout {
+		return flagError("doc", "the table is regenerated inside a Markdown file, which standard output is not")
 	}
-	if o.doc != "" {
-		if fi, err := os.Stat(o.doc); err == nil && fi.IsDir() {
-			return flagError("doc", "%s is a folder", o.doc)
-		}
-		if err := checkWritableDir(o.doc); err != nil {
-			return flagError("doc", "%v", err)
-		}
-	}
+	o.dirOut = outs.Dir("dir", o.dir)
+	o.docOut = outs.File("doc", o.doc)
 	return nil
 }
 
-// start checks the flags, creates --dir and records the matrix's identity,
-// its start time and the load average. command is the command line of the
-// table's heading; key names its marked section.
-func (o *benchOutput) start(matrix, key, command string) error {
-	if err := o.check(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(o.dir, 0o755); err != nil {
-		return flagError("dir", "%v", err)
-	}
+// start records the matrix's identity, its start time and the load
+// average. command is the command line of the table's heading; key names
+// its marked section. The outputs must be declared and checked.
+func (o *benchOutput) start(matrix, key, command string) {
 	o.matrix, o.key, o.command = matrix, key, command
 	if o.title == "" {
 		o.title = "### `" + command + "`"
@@ -175,7 +171,6 @@ func (o *benchOutput) start(matrix, key, command string) error {
 	if l, err := results.ReadLoadAverage(); err == nil {
 		o.loadStart = &l
 	}
-	return nil
 }
 
 // finish records the end time and load average, for the summary and the
@@ -194,10 +189,17 @@ func (o *benchOutput) meta() benchMeta {
 
 // writeJSON writes v as indented JSON to the file name in --dir.
 func (o *benchOutput) writeJSON(name string, v any) error {
-	err := results.WriteFileAtomic(filepath.Join(o.dir, name), func(w io.Writer) error { return writeIndentedJSON(w, v) })
-	if err != nil {
-		return fmt.Errorf("bench %s: %w", o.matrix, err)
+	_, err := o.dirOut.WriteFile(name, func(w io.Writer) error { return writeIndentedJSON(w, v) })
+	return err
+}
+
+// writeSummary writes summary.json, the last file of --dir: the folder is
+// then complete (a failure after it does not remove it).
+func (o *benchOutput) writeSummary(v any) error {
+	if err := o.writeJSON("summary.json", v); err != nil {
+		return err
 	}
+	o.dirOut.Done()
 	return nil
 }
 
@@ -205,7 +207,7 @@ func (o *benchOutput) writeJSON(name string, v any) error {
 // ""): a provenance line saying what ran (what) with the date and load,
 // an optional caption after it, and the table.
 func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) error {
-	if o.doc == "" {
+	if o.docOut == nil {
 		return nil
 	}
 	if o.finishedAt.IsZero() {
@@ -216,7 +218,7 @@ func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) 
 		body += " " + caption
 	}
 	body += "\n\n" + table
-	if err := results.RegenerateMarkedFile(o.doc, o.key, o.title, body); err != nil {
+	if err := results.RegenerateMarkedFile(o.docOut, o.key, o.title, body); err != nil {
 		return fmt.Errorf("bench %s: %w", o.matrix, err)
 	}
 	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.doc)

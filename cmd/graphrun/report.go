@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -47,6 +48,14 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		}
 		opts.Model, opts.ModelSpec = &m, f.model
 	}
+	outs := outputsOf(cmd)
+	html, plots := outs.File("out", f.out), outs.Dir("plots", f.plots)
+	for _, path := range args {
+		outs.Input(path)
+	}
+	if err := outs.Check(); err != nil {
+		return err
+	}
 	var inputs []results.ReportInput
 	for _, path := range args {
 		data, err := os.ReadFile(path)
@@ -59,28 +68,25 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		}
 		inputs = append(inputs, in)
 	}
-	if f.plots != "" {
-		if err := writePlots(f.plots, inputs); err != nil {
+	if plots != nil {
+		if err := writePlots(plots, inputs); err != nil {
 			return err
 		}
 	}
-	err := results.WriteFileAtomic(f.out, func(w io.Writer) error {
+	err := html.WriteAll(func(w io.Writer) error {
 		return results.WriteReport(w, inputs, time.Now(), opts)
 	})
 	if err != nil {
-		return fmt.Errorf("report: %w", err)
+		return err
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (%d runs)\n", f.out, len(inputs))
+	fmt.Fprintf(textOut(cmd, outs), "wrote %s (%d runs)\n", f.out, len(inputs))
 	return nil
 }
 
 // writePlots writes every input's charts as SVG and PNG into dir, each file
 // name prefixed with the input's position so that runs do not overwrite each
-// other.
-func writePlots(dir string, inputs []results.ReportInput) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return flagError("plots", "%v", err)
-	}
+// other, and marks the folder complete.
+func writePlots(dir *output.Dir, inputs []results.ReportInput) error {
 	for i, in := range inputs {
 		charts, err := in.Charts()
 		if err != nil {
@@ -95,5 +101,6 @@ func writePlots(dir string, inputs []results.ReportInput) error {
 			}
 		}
 	}
+	dir.Done()
 	return nil
 }

@@ -6,12 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +48,19 @@ func (t *transportFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&t.listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
 	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
+}
+
+// checkRanks checks an in-process rank count of the flag --ranks: from 1 to
+// inproc.MaxRanks.
+func checkRanks(ranks int) error {
+	switch {
+	case ranks < 1:
+		return flagError("ranks", "%d is less than 1", ranks)
+	case ranks > inproc.MaxRanks:
+		return flagError("ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
+			"with the square of the ranks); run more ranks as processes: --procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
+	}
+	return nil
 }
 
 // transportMPI is --transport's name for the MPI backend (comm/mpi).
@@ -204,6 +215,12 @@ func (p jobPlan) rank() int {
 	return 0
 }
 
+// reports reports whether this process prints and writes the job's
+// results: in-process jobs and the --procs launcher (which checks the
+// outputs before starting the ranks), and process 0 of a multi-process
+// job — the first replica of rank 0, not its other replicas.
+func (p jobPlan) reports() bool { return p.rank() == 0 }
+
 // replication is the replication factor S of the job (1: none): the
 // processes of a multi-process job are S per logical rank.
 func (p jobPlan) replication() int {
@@ -236,12 +253,6 @@ func (p jobPlan) localRanks() int {
 	return p.ranks
 }
 
-// interruptContext is cancelled by SIGINT or SIGTERM, so that a rank fails
-// cleanly (and tells its peers) when it is stopped.
-func interruptContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-}
-
 // launchLocal runs cmd's command line as p.procs rank processes of this
 // executable and waits for them. extra are flags the children get on top of
 // the ones this process was given (minus --procs).
@@ -252,8 +263,7 @@ func (p jobPlan) launchLocal(cmd *cobra.Command, extra ...string) error {
 	}
 	args := append(forwardedArgs(cmd, "procs", "transport"), "--transport="+launch.TCP)
 	args = append(args, extra...)
-	ctx, stop := interruptContext()
-	defer stop()
+	ctx := cmd.Context()
 	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Elastic: p.elastic, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
 	if err := l.Run(ctx); err != nil {
 		return fmt.Errorf("--procs %d: %w", p.procs, err)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ const asMain = "GRAPHRUN_CLI_TEST_AS_MAIN"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(asMain) == "1" {
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	os.Exit(m.Run())
 }
@@ -165,8 +166,8 @@ func TestTransportBadInput(t *testing.T) {
 			map[string]string{"OMPI_COMM_WORLD_RANK": "0", "OMPI_COMM_WORLD_SIZE": "2", launch.EnvCoordinator: "127.0.0.1:1",
 				launch.EnvToken: "0123456789abcdef0123456789abcdef"}, []string{"--ranks", "2"}},
 		{"peer timeout", "--peer-timeout: 0s is not a positive duration", nil, []string{"--peer-timeout", "0"}},
-		{"procs with a bad --json folder", "--json: open /nonexistent/", nil, []string{"--procs", "2", "--json", "/nonexistent/run.json"}},
-		{"procs with a bad --out folder", "--out: open /nonexistent/", nil, []string{"--procs", "2", "--root", "1", "--out", "/nonexistent/tree"}},
+		{"procs with a bad --json folder", "--json: /nonexistent/run.json: the directory /nonexistent does not exist", nil, []string{"--procs", "2", "--json", "/nonexistent/run.json"}},
+		{"procs with a bad --out folder", "--out: /nonexistent/tree: the directory /nonexistent does not exist", nil, []string{"--procs", "2", "--root", "1", "--out", "/nonexistent/tree"}},
 		{"bench sizes", "--sizes: \"0\" is not a size", nil, nil},
 	}
 	for _, tc := range cases {
@@ -345,5 +346,67 @@ func TestForwardedArgs(t *testing.T) {
 	want := []string{"bench", "transport", "--list=a", "--list=b", "--list=c", "--no-validate=true", "--sizes=1K, 2K"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
+	}
+}
+
+// TestProcsNamesTheRankAtFault: a bad line in the part of the input that
+// rank 2 reads fails rank 2 with a usage error and the others because of
+// it; the launcher names rank 2 first and exits with its status, 2, in
+// every run, whichever rank exits first.
+func TestProcsNamesTheRankAtFault(t *testing.T) {
+	clearJobEnv(t)
+	var b strings.Builder
+	for i := range 3000 {
+		if i == 2990 {
+			b.WriteString("12 x\n")
+			continue
+		}
+		fmt.Fprintf(&b, "%d %d\n", i%97, (i*7)%101)
+	}
+	path := writeEdges(t, b.String())
+	for range 3 {
+		code, _, errOut := runCLI(t, "pagerank", path, "--procs", "3", "--threads", "1")
+		last := errOut[strings.LastIndex(strings.TrimSuffix(errOut, "\n"), "\n")+1:]
+		if code != 2 || last != "graphrun: --procs 3: rank 2 exited with status 2; then ranks 0, 1 failed because of another rank\n" {
+			t.Fatalf("exit %d, last line %q; stderr:\n%s", code, last, errOut)
+		}
+		if !strings.Contains(errOut, "rank 2: graphrun: rank 2 of 3: ") || !strings.Contains(errOut, ":2991: ") {
+			t.Fatalf("rank 2's error does not name the line:\n%s", errOut)
+		}
+	}
+}
+
+// TestReplicasReportOnce: with --replicas 2 only process 0 prints and
+// writes; rank 0's other replica (process 2) does neither. The scores go to
+// a FIFO, which a second writer would show twice.
+func TestReplicasReportOnce(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.txt")
+	if err := os.WriteFile(path, []byte(smallGraph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "scores.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got := readFIFO(fifo)
+	code, out, errOut := runCLI(t, "pagerank", path, "--procs", "2", "--replicas", "2", "--threads", "1", "--json", "-", "--out", fifo)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !json.Valid([]byte(out)) || strings.Count(out, `"iterations"`) != 1 {
+		t.Fatalf("stdout is not one JSON document:\n%s", out)
+	}
+	if strings.Count(errOut, "PageRank of ") != 1 || !strings.Contains(errOut, "rank 0: PageRank of ") {
+		t.Fatalf("the text report is not printed once, by process 0:\n%s", errOut)
+	}
+	if s := waitFIFO(t, got); lineCount(s) != scoreLines {
+		t.Fatalf("the FIFO got %q, want the %d score lines once", s, scoreLines)
+	}
+
+	code, out, errOut = runCLI(t, "bfs", "--scale", "8", "--roots", "2", "--procs", "1", "--replicas", "2", "--threads", "1")
+	if code != 0 || strings.Count(out, "SCALE:") != 1 || strings.Contains(errOut, "SCALE:") {
+		t.Fatalf("bfs --replicas 2: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }

@@ -118,10 +118,21 @@ type World struct {
 	abortCause error // why the World aborted; set before aborted is closed
 }
 
-// NewWorld returns a World of p ranks, p ≥ 1.
+// MaxRanks is the most ranks one World runs. In-process ranks share one
+// process's memory, and each keeps per-peer state (a slot per rank in every
+// collective, per-peer send and receive buffers in the kernels above), so
+// a job's memory grows with the square of its ranks: 1000 ranks of a scale
+// 10 bfs take about 250 MB, and 5000 grew past gigabytes before doing any
+// work. More ranks run as processes (comm/tcp, comm/mpi).
+const MaxRanks = 1024
+
+// NewWorld returns a World of p ranks, 1 ≤ p ≤ MaxRanks.
 func NewWorld(p int) (*World, error) {
 	if p < 1 {
 		return nil, fmt.Errorf("inproc: world of %d ranks, need at least 1", p)
+	}
+	if p > MaxRanks {
+		return nil, fmt.Errorf("inproc: world of %d ranks, more than the %d one process runs", p, MaxRanks)
 	}
 	w := &World{
 		size:         p,

@@ -660,3 +660,15 @@ func TestRunCancelsBusyRanksOnAbort(t *testing.T) {
 		t.Fatal("busy ranks were not cancelled within 5 s")
 	}
 }
+
+func TestMaxRanks(t *testing.T) {
+	if _, err := NewWorld(MaxRanks); err != nil {
+		t.Fatalf("NewWorld(MaxRanks): %v", err)
+	}
+	if _, err := NewWorld(MaxRanks + 1); err == nil {
+		t.Fatal("NewWorld(MaxRanks+1) succeeded")
+	}
+	if err := Run(context.Background(), 5000, func(context.Context, comm.Comm) error { return nil }); err == nil {
+		t.Fatal("Run of 5000 ranks succeeded")
+	}
+}

@@ -36,5 +36,8 @@
 // Local starts the ranks of a job as child processes on the loopback
 // interface, with a fresh random token, forwards their output (rank 0's
 // standard output as is, every rank's standard error line by line behind a
-// "rank N: " prefix) and reports the first rank that failed.
+// "rank N: " prefix) and reports the rank at fault: a rank it started
+// whose job failed because of another rank exits with ExitBlamed (see
+// EnvLocal), so the first rank that failed on its own is named first and
+// gives the job its exit status.
 package launch

@@ -29,9 +29,9 @@ const maxLine = 64 << 10
 // Local starts the ranks of a TCP job as child processes on this machine,
 // talking over 127.0.0.1. Each child runs Path with Args followed by
 // "--rank=R" and "--size=P", in the environment Env plus GRAPHRUN_TOKEN (32
-// fresh random bytes, hex), GRAPHRUN_JOB (a fresh id) and
+// fresh random bytes, hex), GRAPHRUN_JOB (a fresh id),
 // GRAPHRUN_COORDINATOR (127.0.0.1 and a port that was free a moment
-// before). Its standard input is empty.
+// before) and EnvLocal. Its standard input is empty.
 type Local struct {
 	Procs int      // number of ranks, at least 1
 	Path  string   // the program, usually os.Executable()
@@ -74,8 +74,11 @@ type RankStatus struct {
 	// shell reports it).
 	Code int
 	// How says it in words: "exited with status 1", "was killed by signal 9
-	// (killed)".
+	// (killed)", "failed because of another rank".
 	How string
+	// Blamed says the rank failed because of another rank (it exited with
+	// ExitBlamed; Code is then 1).
+	Blamed bool
 }
 
 // ExitError is a local job in which some rank failed.
@@ -181,7 +184,7 @@ func (l Local) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	env := append(append([]string(nil), l.Env...), jobEnv...)
+	env := append(append(append([]string(nil), l.Env...), jobEnv...), EnvLocal+"=1")
 
 	sink := &lineSink{w: stderr}
 	var writers []*prefixWriter
@@ -330,16 +333,23 @@ type reapedStatus struct {
 	afterStop bool      // reaped after the launcher began to stop the ranks
 }
 
-// firstFailure picks the failure that caused the others: the first one
-// reaped, unless a rank killed by a signal the launcher did not send was
-// reaped within settle of it (a rank lost to kill -9 or the OOM killer,
-// whose peers exited because of it).
+// firstFailure picks the failure that caused the others: a rank killed by
+// a signal the launcher did not send, reaped within settle of the first
+// failure (a rank lost to kill -9 or the OOM killer, whose peers exited
+// because of it); else the first rank reaped that failed on its own (its
+// peers, which exit with ExitBlamed, may be reaped before it); else the
+// first one reaped.
 func firstFailure(failed []reapedStatus) int {
 	for i, f := range failed {
 		if f.at.Sub(failed[0].at) > settle || f.afterStop {
 			break
 		}
 		if f.Code > 128 && strings.Contains(f.How, "signal") {
+			return i
+		}
+	}
+	for i, f := range failed {
+		if !f.Blamed && !f.afterStop {
 			return i
 		}
 	}
@@ -360,6 +370,9 @@ func statusOf(rank int, err error) RankStatus {
 		return RankStatus{Rank: rank, Code: 128 + int(ws.Signal()), How: fmt.Sprintf("was killed by signal %d (%v)", int(ws.Signal()), ws.Signal())}
 	}
 	code := ee.ExitCode()
+	if code == ExitBlamed {
+		return RankStatus{Rank: rank, Code: 1, How: "failed because of another rank", Blamed: true}
+	}
 	if code <= 0 {
 		code = 1
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/tcp"
 )
 
 // childMode, when set in the environment, makes the test binary act as one
@@ -54,6 +55,16 @@ func child(mode string, args []string) int {
 		}
 		time.Sleep(time.Minute)
 		return 0
+	case "blame": // rank 2 fails on its own, late; the others because of it, at once
+		if *rank == 2 {
+			time.Sleep(100 * time.Millisecond) // within testLocal's Grace
+			fmt.Fprintln(os.Stderr, "g.txt:30001: bad line")
+			return 2
+		}
+		if os.Getenv(EnvLocal) != "1" {
+			return 1
+		}
+		return ExitBlamed
 	case "stubborn": // ignores SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		time.Sleep(time.Minute)
@@ -233,5 +244,33 @@ func TestBlame(t *testing.T) {
 	err := Blame(1, 4, fmt.Errorf("kernel 1: %w", comm.ErrAborted))
 	if err.Error() != "rank 1 of 4: kernel 1: comm: job aborted" {
 		t.Fatalf("%q", err)
+	}
+	if BlamedExit(err, MapLookup(map[string]string{EnvLocal: "1"})) {
+		t.Fatal("a rank's own failure exits as blamed")
+	}
+	err = Blame(1, 4, fmt.Errorf("kernel 1: %w", &tcp.PeerError{Rank: 3, Err: errors.New("connection lost")}))
+	if err.Error() != "rank 1 of 4: the job failed because of rank 3: kernel 1: rank 3: connection lost" {
+		t.Fatalf("%q", err)
+	}
+	if !BlamedExit(err, MapLookup(map[string]string{EnvLocal: "1"})) || BlamedExit(err, MapLookup(nil)) {
+		t.Fatal("BlamedExit ignores the error or the environment")
+	}
+}
+
+// TestLocalNamesTheRankAtFault: the rank that failed on its own is named
+// first and gives the job its status, although the ranks that failed
+// because of it exited first.
+func TestLocalNamesTheRankAtFault(t *testing.T) {
+	l, _, _ := testLocal(t, "blame", 3)
+	err := l.Run(context.Background())
+	var xe *ExitError
+	if !errors.As(err, &xe) {
+		t.Fatalf("Run: %v, want an *ExitError", err)
+	}
+	if xe.First.Rank != 2 || xe.ExitCode() != 2 {
+		t.Fatalf("first failure: rank %d, status %d; want rank 2, status 2 (%v)", xe.First.Rank, xe.ExitCode(), err)
+	}
+	if want := "rank 2 exited with status 2; then ranks 0, 1 failed because of another rank"; err.Error() != want {
+		t.Fatalf("error %q, want %q", err, want)
 	}
 }

@@ -47,8 +47,12 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 		c.Abort(err)
 		// Keep the connections open a moment: a peer whose write to this
 		// rank failed on a closed connection would blame this rank, before
-		// reading the abort notice that names the rank at fault.
-		time.Sleep(min(abortLinger, job.PeerTimeout))
+		// reading the abort notice that names the rank at fault. Not when
+		// this rank was interrupted (ctx done): it is to exit at once, and
+		// the peers learn why from the notice or from their own interrupt.
+		if ctx.Err() == nil {
+			time.Sleep(min(abortLinger, job.PeerTimeout))
+		}
 		_ = c.Close()
 		err = Blame(rank, size, err)
 		if job.Replicas > 1 {
@@ -63,11 +67,50 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 }
 
 // Blame prefixes a rank's error with "rank R of P:" and, if the error
-// blames another rank (a *tcp.PeerError somewhere in its chain), says which.
+// blames another rank (a *tcp.PeerError somewhere in its chain), says which,
+// as a *BlamedError.
 func Blame(rank, size int, err error) error {
 	var pe *tcp.PeerError
 	if errors.As(err, &pe) && pe.Rank >= 0 && pe.Rank != rank {
-		return fmt.Errorf("rank %d of %d: the job failed because of rank %d: %w", rank, size, pe.Rank, err)
+		return &BlamedError{Rank: rank, Size: size, Culprit: pe.Rank, Err: err}
 	}
 	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
+}
+
+// BlamedError is a rank's failure that another rank caused: it failed, was
+// lost or stopped answering.
+type BlamedError struct {
+	Rank, Size int // the rank that reports the failure, of the job's size
+	Culprit    int // the rank it blames
+	Err        error
+}
+
+func (e *BlamedError) Error() string {
+	return fmt.Sprintf("rank %d of %d: the job failed because of rank %d: %v", e.Rank, e.Size, e.Culprit, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *BlamedError) Unwrap() error { return e.Err }
+
+// EnvLocal is set to "1" by Local in the environment of the ranks it
+// starts: a rank whose job failed because of another rank (a *BlamedError)
+// then exits with ExitBlamed instead of 1, so that Local can tell the rank
+// at fault from the ranks that failed because of it, whichever exits
+// first.
+const EnvLocal = "GRAPHRUN_LOCAL_RANK"
+
+// ExitBlamed is the exit status of a rank started by Local whose job failed
+// because of another rank. Local reports such a rank as failed with status
+// 1 "because of another rank" and never ends with this status itself.
+const ExitBlamed = 10
+
+// BlamedExit reports whether err is a failure caused by another rank in a
+// process that Local started: it should then exit with ExitBlamed.
+func BlamedExit(err error, env Lookup) bool {
+	var be *BlamedError
+	if !errors.As(err, &be) {
+		return false
+	}
+	v, ok := env(EnvLocal)
+	return ok && v == "1"
 }

@@ -576,6 +576,12 @@ func (c *Comm) readMessages(p *peer) error {
 				if f.Total > math.MaxInt>>1 {
 					return lost("protocol error: message of %d bytes", f.Total)
 				}
+				if k := comm.Collective(f.Kind); k < comm.CollectiveAlltoallv || k > comm.CollectiveBarrier {
+					return lost("protocol error: message of an unknown collective (%d)", f.Kind)
+				}
+				if limit, ok := wireLimit(f, p.group); ok && f.Total > limit {
+					return lost("protocol error: %s message announced as %d bytes, more than the %d bytes it carries", comm.Collective(f.Kind), f.Total, limit)
+				}
 				m = &message{seq: f.Seq, kind: comm.Collective(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
 				frames, got, discard = 0, 0, false
 				c.mu.Lock()
@@ -590,14 +596,10 @@ func (c *Comm) readMessages(p *peer) error {
 					}
 				}
 				c.mu.Unlock()
-				if m.data == nil && f.Total > 0 && !discard {
-					// The peer is authenticated: allocate the message at
-					// once, but no more than MaxFrame before a checksum
-					// vouches for the announced length.
-					m.data = make([]byte, 0, min(f.Total, uint64(c.maxFrame)))
-				}
-			} else if f.Seq != m.seq || comm.Collective(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg || f.Total != m.total {
+			} else if f.Seq != m.seq || comm.Collective(f.Kind) != m.kind || f.Phase != m.phase || f.Arg != m.arg {
 				return lost("protocol error: frame of call #%d inside the message of call #%d", f.Seq, m.seq)
+			} else if f.Total != m.total {
+				return lost("protocol error: frame announcing a message of %d bytes inside one of %d bytes (call #%d)", f.Total, m.total, m.seq)
 			}
 			if got+uint64(f.Len) > m.total {
 				return lost("protocol error: message of call #%d longer than its announced %d bytes", m.seq, m.total)
@@ -621,6 +623,9 @@ func (c *Comm) readMessages(p *peer) error {
 				}
 				c.dropped.Add(int64(f.Len))
 			} else {
+				// The buffer grows with the bytes that arrive, not with the
+				// announced length, which no checksum makes true.
+				m.data = reserve(m.data, int(f.Len), m.total)
 				start := len(m.data)
 				if m.data, err = readPayload(p.br, m.data, int(f.Len)); err != nil {
 					return lost("connection lost: %w", err)
@@ -631,10 +636,6 @@ func (c *Comm) readMessages(p *peer) error {
 			}
 			got += uint64(f.Len)
 			frames++
-			if frames == 1 && !discard && uint64(cap(m.data)) < m.total {
-				// The announced length is now checksummed.
-				m.data = slices.Grow(m.data, int(m.total)-len(m.data))
-			}
 			if f.Flags&FlagLast == 0 {
 				c.poke()
 				continue
@@ -693,6 +694,43 @@ func (c *Comm) readMessages(p *peer) error {
 			return lost("protocol error: unexpected %s frame", f.Type)
 		}
 	}
+}
+
+// wireLimit is the most payload bytes a data frame's message can carry,
+// as its header tells, from the peer of logical rank src: none for a
+// barrier, or for a broadcast from a rank that is not the root, and
+// 8·len for an allreduce of len values. ok is false for the collectives
+// whose messages have any length (Alltoallv, Allgatherv, the root's
+// broadcast): their buffers grow as the bytes arrive (reserve).
+func wireLimit(f Frame, src int) (limit uint64, ok bool) {
+	switch comm.Collective(f.Kind) {
+	case comm.CollectiveBarrier:
+		return 0, true
+	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
+		return 8 * (f.Arg >> 8), true
+	case comm.CollectiveBcast:
+		if f.Arg != uint64(src) {
+			return 0, true
+		}
+	}
+	return 0, false
+}
+
+// reserve makes room in data for the next frame of n bytes of a message of
+// total bytes, trusting neither number: the capacity at most doubles what
+// has arrived, plus one frame of at most maxChunk bytes (readPayload grows
+// a larger frame as it arrives). A header that announces more than the
+// peer sends thus costs no more than about twice what was received.
+func reserve(data []byte, n int, total uint64) []byte {
+	if cap(data)-len(data) >= n {
+		return data
+	}
+	want := max(2*cap(data), len(data)+min(n, maxChunk))
+	want = int(min(uint64(want), total))
+	if want <= cap(data) {
+		return data
+	}
+	return slices.Grow(data, want-len(data))
 }
 
 // holdLocked waits, for at most holdLimit, until this rank makes call seq,

@@ -68,7 +68,15 @@
 // and argument of every message must equal the receiver's own call's, which
 // detects ranks that disagree on the collective. ReadFrame is the decoder;
 // it never allocates for a frame longer than its limit, and allocates for a
-// payload only as the bytes arrive.
+// payload only as the bytes arrive. The whole-message length is trusted no
+// more: it must fit what the collective carries (nothing for a barrier or a
+// non-root's broadcast, 8 bytes per value for an allreduce), and a message's
+// buffer grows with the bytes received, not with the length announced.
+//
+// Before a connection has proved the job token, a listener reads frames of
+// at most 8 KiB and keeps at most 64 such connections, closing the oldest
+// when more arrive; refused connections are logged once per cause every
+// 10 s (preauth.go).
 //
 // A peer's reader demultiplexes messages by sequence number into per-call
 // slots: a message of call k+1 that arrives while this rank is still in call

@@ -508,6 +508,9 @@ type lobby struct {
 	rv     *chanListener // the rendezvous in progress, or nil
 	closed bool
 	cause  error // why it closed: nil when the job ended
+
+	gate     gatekeeper  // join requests not authenticated yet
+	refusals *refusalLog // and the refused ones
 }
 
 // waiter is a queued joiner.
@@ -520,7 +523,8 @@ type waiter struct {
 
 func newLobby(h *handshaker, tag string, ln net.Listener) *lobby {
 	ctx, stop := context.WithCancel(context.Background())
-	l := &lobby{h: h, tag: []byte(tag), ln: ln, ctx: ctx, stop: stop}
+	l := &lobby{h: h, tag: []byte(tag), ln: ln, ctx: ctx, stop: stop,
+		refusals: newRefusalLog(h.cfg.Logf, "tcp: rank 0: lobby", "the process", "processes")}
 	l.wg.Go(l.serve)
 	return l
 }
@@ -548,14 +552,18 @@ func (l *lobby) serve() {
 // queued until a growth takes it or it goes away.
 func (l *lobby) welcome(conn net.Conn) {
 	from := conn.RemoteAddr().String()
+	leave := l.gate.admit(conn)
 	release := guard(l.ctx, conn, handshakeTimeout)
 	w, err := l.handshake(conn, from)
 	if !release() && err == nil {
 		err = errors.New("the lobby closed")
 	}
+	if leave() {
+		err = errEvicted
+	}
 	if err != nil {
 		if !errors.Is(err, errQuiet) && l.ctx.Err() == nil {
-			l.logf("tcp: rank 0: lobby: refused the process from %s: %v", from, err)
+			l.refusals.refused(from, err)
 		}
 		_ = conn.Close()
 		return
@@ -601,7 +609,7 @@ func (l *lobby) handshake(conn net.Conn, from string) (*waiter, error) {
 	if _, err := conn.Write(AppendFrame(nil, Frame{Type: FrameChallenge, Job: l.h.jobHash, Arg: lobbyMarker}, nonceC)); err != nil {
 		return nil, err
 	}
-	f, p, err := ReadFrame(conn, nil, handshakeMaxFrame)
+	f, p, err := ReadFrame(conn, nil, preAuthMaxFrame)
 	switch {
 	case err == io.EOF:
 		return nil, errQuiet
@@ -615,15 +623,15 @@ func (l *lobby) handshake(conn net.Conn, from string) (*waiter, error) {
 		return nil, fmt.Errorf("join request of %d bytes", len(p))
 	}
 	nonceJ, proof, tag := p[:nonceSize], p[nonceSize:nonceSize+proofSize], p[nonceSize+proofSize:]
-	refuse := func(reason string) error {
-		_, _ = conn.Write(AppendFrame(nil, Frame{Type: FrameAbort, Job: l.h.jobHash}, encodeAbort(-1, reason)))
-		return errors.New(reason)
+	refuse := func(reason error) error {
+		_, _ = conn.Write(AppendFrame(nil, Frame{Type: FrameAbort, Job: l.h.jobHash}, encodeAbort(-1, reason.Error())))
+		return reason
 	}
 	if !hmac.Equal(proof, l.h.proof(labelJoin, nonceC, nonceJ, tag)) {
-		return nil, refuse("invalid proof of the job token")
+		return nil, refuse(errBadProof)
 	}
 	if !bytes.Equal(tag, l.tag) {
-		return nil, refuse(fmt.Sprintf("its configuration differs from the job's (tag %q, the job's %q)", tag, l.tag))
+		return nil, refuse(fmt.Errorf("its configuration differs from the job's (tag %q, the job's %q)", tag, l.tag))
 	}
 	nonceJ = bytesClone(nonceJ)
 	if _, err := conn.Write(AppendFrame(nil, Frame{Type: FrameQueued, Job: l.h.jobHash}, l.h.proof(labelQueued, nonceC, nonceJ))); err != nil {
@@ -711,6 +719,7 @@ func (l *lobby) close(cause error) {
 		l.dismiss(w, cause)
 	}
 	l.wg.Wait()
+	l.refusals.flush()
 }
 
 // chanListener is a net.Listener whose connections the lobby accepted.

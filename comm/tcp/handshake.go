@@ -19,8 +19,9 @@ const (
 	nonceSize = 32
 	proofSize = sha256.Size
 
-	// handshakeMaxFrame bounds the frames of the rendezvous, which arrive
-	// before the peer is authenticated. The address table is the largest.
+	// handshakeMaxFrame bounds the frames a dialer reads during the
+	// rendezvous, from the listener it chose to reach. The address table is
+	// the largest. (Listeners read at most preAuthMaxFrame: preauth.go.)
 	handshakeMaxFrame = 1 << 20
 	// handshakeTimeout bounds one connection's handshake, so that a client
 	// that connects and stays silent cannot hold a goroutine for long.
@@ -97,9 +98,10 @@ func (h *handshaker) send(w io.Writer, t FrameType, src int, payload []byte) err
 	return err
 }
 
-// receive reads one handshake frame, which must be of type want and of this job.
-func (h *handshaker) receive(r io.Reader, want FrameType) (Frame, []byte, error) {
-	f, payload, err := ReadFrame(r, nil, handshakeMaxFrame)
+// receive reads one handshake frame of at most limit bytes, which must be of
+// type want and of this job.
+func (h *handshaker) receive(r io.Reader, want FrameType, limit int) (Frame, []byte, error) {
+	f, payload, err := ReadFrame(r, nil, limit)
 	switch {
 	case err != nil:
 		return Frame{}, nil, err
@@ -177,6 +179,9 @@ func (h *handshaker) coordinate(ctx context.Context, ln net.Listener) error {
 
 	done := make(chan struct{})
 	var handshakes sync.WaitGroup
+	var gate gatekeeper
+	refusals := newRefusalLog(h.cfg.Logf, "tcp: coordinator", "connection", "connections")
+	defer refusals.flush()
 	go func() {
 		defer close(done)
 		for {
@@ -185,9 +190,15 @@ func (h *handshaker) coordinate(ctx context.Context, ln net.Listener) error {
 				return
 			}
 			handshakes.Go(func() {
+				leave := gate.admit(conn)
 				reg, err := h.acceptRegistration(hctx, conn)
+				if leave() {
+					err = errEvicted
+				}
 				if err != nil {
-					h.logf("tcp: coordinator: refused connection from %s: %v", conn.RemoteAddr(), err)
+					if hctx.Err() == nil {
+						refusals.refused(conn.RemoteAddr().String(), err)
+					}
 					_ = conn.Close()
 					return
 				}
@@ -268,7 +279,7 @@ func (h *handshaker) acceptRegistration(ctx context.Context, conn net.Conn) (*re
 		release()
 		return nil, err
 	}
-	f, p, err := h.receive(conn, FrameRegister)
+	f, p, err := h.receive(conn, FrameRegister, preAuthMaxFrame)
 	if !release() {
 		return nil, errors.Join(ctx.Err(), err)
 	}
@@ -288,7 +299,7 @@ func (h *handshaker) acceptRegistration(ctx context.Context, conn net.Conn) (*re
 	}
 	rank := int(f.Src)
 	if !hmac.Equal(proof, h.proof(labelRegister, nonceC, nonceR, u32(rank), u32(size), addr)) {
-		return nil, errors.New("invalid proof of the job token")
+		return nil, errBadProof
 	}
 	if size != h.cfg.Size {
 		return nil, fmt.Errorf("rank %d expects a job of %d ranks, this one has %d", rank, size, h.cfg.Size)
@@ -318,7 +329,7 @@ func (h *handshaker) joinCoordinator(ctx context.Context) (*coordinatorSession, 
 			return nil, fmt.Errorf("reaching the coordinator: %w", err)
 		}
 		release := guard(ctx, conn, handshakeTimeout)
-		f, nonceC, err := h.receive(conn, FrameChallenge)
+		f, nonceC, err := h.receive(conn, FrameChallenge, handshakeMaxFrame)
 		live := release()
 		if !live {
 			err = errors.Join(ctx.Err(), err)
@@ -367,7 +378,7 @@ func (h *handshaker) register(ctx context.Context, s *coordinatorSession, addr s
 	err = h.send(s.conn, FrameRegister, rank, payload)
 	var p []byte
 	if err == nil {
-		_, p, err = h.receive(s.conn, FrameTable)
+		_, p, err = h.receive(s.conn, FrameTable, handshakeMaxFrame)
 	}
 	if !release() {
 		err = errors.Join(ctx.Err(), err)
@@ -439,6 +450,9 @@ type mesh struct {
 	missing int
 	done    chan struct{} // closed when missing reaches 0
 	failed  chan error    // first fatal error
+
+	gate     gatekeeper  // the data listener's unauthenticated connections
+	refusals *refusalLog // and its refusals
 }
 
 func newMesh(ctx context.Context, h *handshaker) *mesh {
@@ -449,6 +463,8 @@ func newMesh(ctx context.Context, h *handshaker) *mesh {
 		missing: h.cfg.Size - 1,
 		done:    make(chan struct{}),
 		failed:  make(chan error, 1),
+
+		refusals: newRefusalLog(h.cfg.Logf, fmt.Sprintf("tcp: rank %d", h.cfg.Rank), "connection", "connections"),
 	}
 	if m.missing == 0 {
 		close(m.done)
@@ -493,12 +509,18 @@ func (m *mesh) accept(ln net.Listener) {
 				return
 			}
 			m.wg.Go(func() {
+				leave := m.gate.admit(conn)
 				pc, err := m.h.acceptPeer(m.ctx, conn, m.has)
+				if leave() {
+					err = errEvicted
+				}
 				if err == nil && !m.add(pc) {
 					err = fmt.Errorf("rank %d is connected already", pc.rank)
 				}
 				if err != nil {
-					m.h.logf("tcp: rank %d: refused connection from %s: %v", m.h.cfg.Rank, conn.RemoteAddr(), err)
+					if m.ctx.Err() == nil {
+						m.refusals.refused(conn.RemoteAddr().String(), err)
+					}
 					_ = conn.Close()
 				}
 			})
@@ -543,6 +565,7 @@ func (m *mesh) wait(ctx context.Context, ln net.Listener) ([]*peerConn, error) {
 	_ = ln.Close()
 	m.cancel()
 	m.wg.Wait()
+	m.refusals.flush()
 	if err == nil {
 		select {
 		case <-m.done:
@@ -582,7 +605,7 @@ func (h *handshaker) acceptPeerLocked(conn net.Conn, connected func(rank int) bo
 		return nil, err
 	}
 	br := bufio.NewReaderSize(conn, readBufferSize)
-	f, p, err := h.receive(br, FrameHello)
+	f, p, err := h.receive(br, FrameHello, preAuthMaxFrame)
 	if err != nil {
 		return nil, err
 	}
@@ -594,7 +617,7 @@ func (h *handshaker) acceptPeerLocked(conn net.Conn, connected func(rank int) bo
 	theirMax := int(binary.LittleEndian.Uint32(p[nonceSize+proofSize+4:]))
 	src := int(f.Src)
 	if !hmac.Equal(proof, h.proof(labelHello, nonceA, nonceD, u32(src), u32(target), u32(theirMax))) {
-		return nil, errors.New("invalid proof of the job token")
+		return nil, errBadProof
 	}
 	switch {
 	case target != me:
@@ -636,7 +659,7 @@ func (h *handshaker) dialPeer(ctx context.Context, j int, addr string) (*peerCon
 func (h *handshaker) dialPeerLocked(conn net.Conn, j int) (*peerConn, error) {
 	me := h.cfg.Rank
 	br := bufio.NewReaderSize(conn, readBufferSize)
-	f, nonceA, err := h.receive(br, FrameChallenge)
+	f, nonceA, err := h.receive(br, FrameChallenge, handshakeMaxFrame)
 	if err != nil {
 		return nil, err
 	}
@@ -653,7 +676,7 @@ func (h *handshaker) dialPeerLocked(conn net.Conn, j int) (*peerConn, error) {
 	if err := h.send(conn, FrameHello, me, hello); err != nil {
 		return nil, err
 	}
-	_, p, err := h.receive(br, FrameWelcome)
+	_, p, err := h.receive(br, FrameWelcome, handshakeMaxFrame)
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return nil, fmt.Errorf("rank %d refused the handshake (wrong token or job id?): %w", j, err)
 	}

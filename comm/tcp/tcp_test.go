@@ -438,7 +438,9 @@ func TestCorruptFrame(t *testing.T) {
 				}
 				if c.Rank() == 1 {
 					p := c.peers[0]
-					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveBarrier), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: newCall(comm.CollectiveBarrier, "next", 0).hash, Src: 1}
+					// An Alltoallv frame: a Barrier's would be refused for its
+					// length alone.
+					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: newCall(comm.CollectiveAlltoallv, "next", 0).hash, Src: 1}
 					frame := AppendFrame(nil, f, []byte("payload"))
 					tc.edit(frame)
 					p.wmu.Lock()
