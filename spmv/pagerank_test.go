@@ -313,7 +313,7 @@ func readTop20(t *testing.T, path string) []VertexScore {
 
 // TestPageRankRealGraphs checks the top 20 of the two shared real graphs
 // against NetworkX's converged answer, for every network and several rank
-// counts, each rank reading its own share of the file.
+// counts, each rank streaming its own share of the file (graph.FileShare).
 func TestPageRankRealGraphs(t *testing.T) {
 	dir := dataDir(t)
 	// The reader makes Matrix Market indices 0-based; the reference
@@ -357,11 +357,11 @@ func TestPageRankRealGraphs(t *testing.T) {
 				res0   *PageRankResult
 			)
 			err := inproc.Run(context.Background(), cb.p, func(ctx context.Context, c comm.Comm) error {
-				edges, err := graph.ReadEdgesRange(path, "", c.Rank(), c.Size())
+				share, err := graph.NewFileShare(path, "", c.Rank(), c.Size())
 				if err != nil {
 					return err
 				}
-				res, err := PageRank(ctx, c, edges, cfg)
+				res, err := PageRankShare(ctx, c, share, cfg)
 				if err != nil {
 					return err
 				}
