@@ -14,7 +14,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -23,34 +22,6 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
 )
-
-// shareScores runs PageRankShare on p ranks, rank r reading shares[r], and
-// returns every vertex's score by original id and rank 0's result.
-func shareScores(t *testing.T, p int, shares []graph.EdgeShare, cfg PageRankConfig) (map[int64]float64, *PageRankResult) {
-	t.Helper()
-	var mu sync.Mutex
-	scores := map[int64]float64{}
-	var res0 *PageRankResult
-	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		res, err := PageRankShare(ctx, c, shares[c.Rank()], cfg)
-		if err != nil {
-			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for l, s := range res.Scores {
-			scores[res.Original[l]] = s
-		}
-		if c.Rank() == 0 {
-			res0 = res
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatalf("PageRankShare on %d ranks: %v", p, err)
-	}
-	return scores, res0
-}
 
 // chunked cuts edges into chunks of random lengths.
 func chunked(rng *rand.Rand, edges []graph.Edge) graph.EdgeChunks {
@@ -85,8 +56,8 @@ func TestPageRankShareSpreadInvariant(t *testing.T) {
 			}
 			byStride[r] = chunked(rng, mine)
 		}
-		a, resA := shareScores(t, p, byBlock, cfg)
-		b, resB := shareScores(t, p, byStride, cfg)
+		resA, a, _ := runShares(t, p, byBlock, cfg, 3)
+		resB, b, _ := runShares(t, p, byStride, cfg, 3)
 		if resA.NumEdges != resB.NumEdges || resA.Iterations != resB.Iterations || resA.Residual != resB.Residual || resA.InputEdges != int64(len(edges)) {
 			t.Fatalf("trial %d: %+v and %+v differ", trial, resA, resB)
 		}
@@ -121,7 +92,7 @@ func TestPageRankShareRoundsAndGrowth(t *testing.T) {
 		}
 		cfg := DefaultPageRankConfig()
 		cfg.Tol, cfg.Partition = 1e-12, part
-		got, res := shareScores(t, p, shares, cfg)
+		res, got, _ := runShares(t, p, shares, cfg, 3)
 		if res.NumEdges != m/2+10 {
 			t.Fatalf("%s: %d distinct edges, want %d", part, res.NumEdges, m/2+10)
 		}
