@@ -20,15 +20,20 @@
 //
 // # Distribution
 //
-// Every rank reads a share of the edges; graph.Relabel gives the vertices
-// dense ids 0..n−1 in increasing original-id order (the same for any rank
-// count); one Alltoallv ("pagerank.route") moves each edge, packed as one
-// 64-bit key u<<b | v (b bits per id, so n ≤ 2^32), to its partition owner.
-// The owner builds its share of the matrix by two parallel radix sorts of
-// the keys (pagerank_matrix.go): by (u, v), which drops duplicates (all
-// copies of an edge meet there) and gives the in-set, the distinct sources
-// (it needs their ranks); then by (v, slot of u), which gives the columns of
-// a pull SpMV over local uint32 slots. The out-set is the distinct
+// Every rank reads its share of the edges twice, never holding it
+// (graph.EdgeShare): a first pass collects its distinct ids, which
+// graph.RelabelShare numbers 0..n−1 in increasing original-id order over
+// all ranks (the same for any rank count); a second pass relabels the edges
+// chunk by chunk and routes each, packed as one 64-bit key u<<b | v (b bits
+// per id, so n ≤ 2^32), to its partition owner, in rounds of one Alltoallv
+// ("pagerank.route") with bounded buffers (pagerank_route.go). The owner
+// builds its share of the matrix by two in-place radix sorts of its keys
+// (pagerank_matrix.go): by (u, v), which drops duplicates (all copies of an
+// edge meet there) and gives the in-set, the distinct sources (it needs
+// their ranks); then by (v, slot of u), which gives the columns of a pull
+// SpMV over local uint32 slots, written over the keys. The matrix depends
+// only on the set of keys a rank owns, so neither the spread of the edges
+// over the reading ranks nor the chunks change a bit of the result. The out-set is the distinct
 // destinations (it contributes partial sums for them) plus every vertex of
 // its partition.Block1D range, contributed with value 0: this way every
 // vertex 0..n−1 is in some out-set and so has a home in the allreduce, even
