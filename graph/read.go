@@ -829,9 +829,12 @@ func (p *edgeParser) errorf(format string, args ...any) error {
 	return &EdgeListError{Name: p.name, Line: p.line, Err: fmt.Errorf(format, args...)}
 }
 
-// readError reports a failure of the reader at the current line.
+// readError reports a failure of the reader at the current line (a done
+// context is not a defect of the input: it is returned as itself).
 func (p *edgeParser) readError(err error) error {
 	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("read edges %s: %w", p.name, err)
 	case errors.Is(err, errLineTooLong):
 		return p.errorf("line longer than %d bytes: %w", p.maxLine, err)
 	case p.gzipped:

@@ -410,6 +410,32 @@ func TestIsStreamAndOpenStream(t *testing.T) {
 	if got, err := ReadStream(context.Background(), in, "-", EdgeFormatEL); err != nil || !slices.Equal(got, []Edge{{9, 9}}) {
 		t.Errorf("stdin: %v, %v", got, err)
 	}
+
+	// A pipe whose writer sends one line and then nothing: a cancelled
+	// read returns.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	if _, err := pw.WriteString("1 2\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	in, err = OpenStream(ctx, StdinName, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := ReadStream(ctx, in, "-", EdgeFormatSNAP)
+		read <- err
+	}()
+	cancel()
+	if err := <-read; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read of an idle pipe: %v", err)
+	}
 }
 
 // FuzzDecodeSpread feeds arbitrary messages to the decoder of a spread

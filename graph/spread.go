@@ -46,10 +46,11 @@ func IsStream(path string) (bool, error) {
 // Opening a FIFO blocks until it has a writer; OpenStream waits in another
 // goroutine and returns ctx's error as soon as ctx is done, after making
 // the blocked open return (by opening the FIFO for writing for a moment)
-// and closing what it opened.
+// and closing what it opened. Reads of the stream return ctx's error once
+// ctx is done, even while the writer writes nothing.
 func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadCloser, error) {
 	if path == StdinName {
-		return io.NopCloser(stdin), nil
+		return &ctxReader{ctx: ctx, r: stdin, closer: io.NopCloser(nil)}, nil
 	}
 	type opened struct {
 		f   *os.File
@@ -62,7 +63,10 @@ func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadClose
 	}()
 	select {
 	case o := <-done:
-		return o.f, o.err
+		if o.err != nil {
+			return nil, o.err
+		}
+		return &ctxReader{ctx: ctx, r: o.f, closer: o.f}, nil
 	case <-ctx.Done():
 	}
 	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
@@ -75,6 +79,61 @@ func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadClose
 	}()
 	return nil, fmt.Errorf("open %s: %w", path, ctx.Err())
 }
+
+// ctxReader reads r in another goroutine, into a buffer of its own, so
+// that a read blocked in the kernel (a pipe whose writer is idle) does not
+// hold the caller once ctx is done: Read then returns ctx's error, and the
+// abandoned read ends with the stream or the process.
+type ctxReader struct {
+	ctx     context.Context
+	r       io.Reader
+	closer  io.Closer
+	buf     []byte
+	pending []byte // read, not yet returned
+	err     error  // to return once pending is drained
+	results chan ctxRead
+	busy    bool // a read is in flight
+}
+
+type ctxRead struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 && c.err != nil {
+		return 0, c.err
+	}
+	if len(c.pending) == 0 {
+		if !c.busy {
+			if c.buf == nil {
+				c.buf = make([]byte, edgeReadBufSize)
+				c.results = make(chan ctxRead, 1)
+			}
+			c.busy = true
+			go func() {
+				n, err := c.r.Read(c.buf)
+				c.results <- ctxRead{n, err}
+			}()
+		}
+		select {
+		case res := <-c.results:
+			c.busy = false
+			c.pending, c.err = c.buf[:res.n], res.err
+		case <-c.ctx.Done():
+			return 0, c.ctx.Err()
+		}
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	if len(c.pending) == 0 && c.err != nil {
+		return n, c.err
+	}
+	return n, nil
+}
+
+// Close closes the stream (standard input is left open).
+func (c *ctxReader) Close() error { return c.closer.Close() }
 
 // openStreamSource is an edgeSource over a stream, read once by one reader.
 func openStreamSource(r io.Reader, name string, format EdgeFormat) (*edgeSource, error) {

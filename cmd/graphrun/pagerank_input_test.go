@@ -110,47 +110,82 @@ func TestPageRankCLIFIFO(t *testing.T) {
 	}
 }
 
-// TestPageRankCLIFIFOWithoutWriter starts a run on a FIFO nobody writes
-// and interrupts it once a thread of it waits in open(2) for a writer: the
-// process ends (the blocked open does not hold it) with a failure status.
-func TestPageRankCLIFIFOWithoutWriter(t *testing.T) {
+// TestPageRankCLIInterruptedWhileWaiting interrupts runs that wait for
+// their input: on a FIFO nobody opened for writing (a thread of the
+// process waits in open(2) for a writer), and on standard input whose
+// writer sent a line and then nothing (a thread waits in read(2)). The
+// process ends, with a failure status, not killed by the signal.
+func TestPageRankCLIInterruptedWhileWaiting(t *testing.T) {
 	clearJobEnv(t)
+	if !showsWaitChannels() {
+		t.Skip("the kernel does not show where threads wait (/proc/PID/task/*/wchan)")
+	}
 	fifo := filepath.Join(t.TempDir(), "g.txt")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Skipf("no FIFOs here: %v", err)
 	}
-	if !showsWaitChannels() {
-		t.Skip("the kernel does not show where threads wait (/proc/PID/task/*/wchan)")
-	}
-	cmd, _, stderr := rankProcess(t, nil, "pagerank", fifo, "--format", "snap", "--ranks", "2")
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	for !waitsForWriter(cmd.Process.Pid) {
-		select {
-		case err := <-done:
-			t.Fatalf("exited before opening the FIFO: %v\n%s", err, stderr)
-		default:
-		}
-		time.Sleep(5 * time.Millisecond) // polls for a state, no deadline
-	}
-	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+	pr, pw, err := os.Pipe()
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := <-done
-	var ee *exec.ExitError
-	if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
-		t.Fatalf("interrupted run on a FIFO without a writer: %v (a signal's death is -1), stderr %s", err, stderr)
+	defer pw.Close()
+	if _, err := pw.WriteString("1 2\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args  []string
+		stdin *os.File
+		wait  []string // wait channels of a thread blocked as expected
+	}{
+		{[]string{"pagerank", fifo, "--format", "snap", "--ranks", "2"}, nil, []string{"wait_for_partner"}},
+		{[]string{"pagerank", "-", "--format", "snap", "--ranks", "2"}, pr, []string{"pipe_read", "pipe_wait"}},
+	} {
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(exe, c.args...)
+		var stderr bytes.Buffer
+		cmd.Stdin, cmd.Stderr = c.stdin, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		for !waitsIn(cmd.Process.Pid, c.wait) {
+			select {
+			case err := <-done:
+				t.Fatalf("%v: exited before waiting for its input: %v\n%s", c.args, err, stderr.String())
+			default:
+			}
+			time.Sleep(5 * time.Millisecond) // polls for a state, no deadline
+		}
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		err = <-done
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() <= 0 {
+			t.Errorf("%v interrupted while waiting: %v (a death by the signal is -1), stderr %s", c.args, err, stderr.String())
+		}
 	}
 }
 
-// waitsForWriter reports whether a thread of process pid waits in the
-// open of a FIFO for a writer (Linux: its wait channel is
-// wait_for_partner).
-func waitsForWriter(pid int) bool {
+// waitsIn reports whether a thread of process pid sleeps in a kernel
+// function whose name contains one of names (Linux: /proc/PID/task/*/wchan;
+// wait_for_partner is the open of a FIFO without a writer, *pipe_read and
+// pipe_wait a read of an empty pipe).
+func waitsIn(pid int, names []string) bool {
 	tasks, _ := filepath.Glob(filepath.Join("/proc", strconv.Itoa(pid), "task", "*", "wchan"))
 	for _, w := range tasks {
-		if b, err := os.ReadFile(w); err == nil && strings.Contains(string(b), "wait_for_partner") {
-			return true
+		b, err := os.ReadFile(w)
+		if err != nil {
+			continue
+		}
+		for _, name := range names {
+			if strings.Contains(string(b), name) {
+				return true
+			}
 		}
 	}
 	return false
