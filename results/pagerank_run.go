@@ -54,8 +54,9 @@ type PageRankRankLoad struct {
 }
 
 // PageRankSetup is the time before the first iteration in seconds, the
-// maximum over the ranks: all of it (relabel, route the edges, build the
-// matrix, out-degrees, configure the allreduce), and the allreduce's
+// maximum over the ranks: all of it (reading or generating the input, in
+// two passes, relabel, route the edges, build the matrix, out-degrees,
+// configure the allreduce), and the allreduce's
 // configuration alone (paper 000 §V's "configuration").
 type PageRankSetup struct {
 	Total         float64 `json:"total"`

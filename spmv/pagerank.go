@@ -187,8 +187,10 @@ type PageRankResult struct {
 	Compute, Communication time.Duration
 	// IterationTimes is this rank's wall time of each iteration.
 	IterationTimes []time.Duration
-	// Setup is this rank's time before the first iteration (relabel, route
-	// the edges, build the matrix, out-degrees, configure the allreduce);
+	// Setup is this rank's time before the first iteration (both passes
+	// over its share, so reading or generating the input twice, relabel,
+	// route the edges, build the matrix, out-degrees, configure the
+	// allreduce);
 	// Configuration is the part of it spent configuring the allreduce
 	// network (paper 000's configuration step: the index sets exchanged
 	// layer by layer).
