@@ -796,7 +796,11 @@ func (p *edgeParser) streamed() bool {
 		return false
 	}
 	if p.edges == nil {
-		p.edges = make([]Edge, 0, emitEdges+decodeBatch)
+		n := int64(emitEdges + decodeBatch)
+		if p.src.stream == nil && !p.src.gzipped {
+			n = min(n, p.src.size/2+2) // an edge takes 4 bytes at least, 2 per symmetric entry
+		}
+		p.edges = make([]Edge, 0, n)
 	}
 	return true
 }
