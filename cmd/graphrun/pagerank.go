@@ -53,10 +53,11 @@ type pagerankFlags struct {
 func newPageRankCommand() *cobra.Command {
 	var f pagerankFlags
 	cmd := &cobra.Command{
-		Use:   "pagerank [FILE]",
+		Use:   "pagerank [FILE|-]",
 		Short: "Run PageRank on an edge list over the Kylix sparse allreduce",
 		Long: `Reads a directed edge list (SNAP text, .el, .wel, Matrix Market, .bel, optionally
-gzipped), or generates a Graph500 Kronecker graph with --kron, and runs
+gzipped; - or a pipe, FIFO or device is read once by rank 0, and needs
+--format), or generates a Graph500 Kronecker graph with --kron, and runs
 PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
 dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
 spread over the ranks by a random edge partition and every iteration is one
@@ -70,7 +71,7 @@ and the total rank.`,
 	}
 	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name")
+	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name (not for - and other streams)")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
 	fl.Float64Var(&f.alpha, "alpha", spmv.DefaultPageRankAlpha, "damping factor")
 	fl.Float64Var(&f.tol, "tol", spmv.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")

@@ -33,6 +33,16 @@ import (
 // bucket only a few bits.
 const maxDigitBits = 8
 
+// A level over more than largeLevel keys (32 MiB) takes at most
+// largeDigitBits: its bucket heads each sit on a page of their own, and
+// fewer of them miss the TLB less. Sorting 2^25 keys of 42 bits on 2
+// threads, alternating builds: 495–672 ms (median 502) with 7 bits at the
+// top, 548–740 (median 605) with 6, about 950 with 8.
+const (
+	largeLevel     = 1 << 22
+	largeDigitBits = 7
+)
+
 // smallBucket is the length at or below which a bucket is
 // insertion-sorted.
 const smallBucket = 16
@@ -123,6 +133,9 @@ func Sort(keys []uint64, width uint, threads int) {
 // at most maxDigitBits and width.
 func digitFor(n int, width uint) uint {
 	d := uint(bits.Len(uint(n / aimBucket)))
+	if n > largeLevel {
+		d = min(d, largeDigitBits)
+	}
 	return max(1, min(d, maxDigitBits, width))
 }
 
