@@ -18,7 +18,6 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // pagerankInput is the input of a pagerank run.
@@ -34,6 +33,10 @@ type pagerankInput struct {
 	stdin   io.Reader
 	threads int
 }
+
+// phasePageRankInput is the phase of the allreduce by which the ranks take
+// rank 0's view of whether the input is a stream.
+const phasePageRankInput = "pagerank.input"
 
 // kronChunk is the number of tuples a Kronecker share generates at once.
 const kronChunk = 1 << 17
@@ -146,7 +149,7 @@ func (in *pagerankInput) share(ctx context.Context, c comm.Comm) (graph.EdgeShar
 	if c.Rank() == 0 && in.stream {
 		agree[0] = 1
 	}
-	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankCount, agree, comm.Max); err != nil {
+	if err := c.AllreduceInt64(ctx, phasePageRankInput, agree, comm.Max); err != nil {
 		return nil, fmt.Errorf("pagerank: %s: %w", in.path, err)
 	}
 	if agree[0] == 0 {
