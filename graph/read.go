@@ -1,8 +1,11 @@
 // This file reads the real-world edge lists that PageRank runs on, as paper
 // 000 §VII does with the Twitter and Yahoo graphs given as edge lists: a
-// single-process reader (ReadEdges), a per-rank parallel reader that splits
-// the file between the ranks (ReadEdgesRange), and the distributed dense
-// relabelling of the sparse original vertex ids to 0..n−1 (Relabel).
+// single-process reader (ReadEdges) and a per-rank parallel reader that
+// splits the file between the ranks (ReadEdgesRange). The same readers
+// stream a rank's share in chunks for PageRank's set-up (FileShare,
+// share.go) and read a pipe or standard input once (spread.go); the
+// distributed dense relabelling of the sparse original vertex ids to
+// 0..n−1 is in labels.go (Relabel, RelabelShare).
 //
 // # Formats
 //
@@ -60,7 +63,6 @@ package graph
 import (
 	"bufio"
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -70,15 +72,10 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/klauspost/compress/gzip"
-
-	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/partition"
 )
 
 // EdgeFormat names an edge-list file format; see the file comment above.
@@ -227,15 +224,44 @@ func ReadEdgesRange(path string, format EdgeFormat, rank, size int) ([]Edge, err
 }
 
 // edgeSource is an edge-list file to read: random access for an
-// uncompressed file, a stream that can be restarted for a gzipped one.
+// uncompressed file, a stream that can be restarted for a gzipped one; or
+// a stream read once (a pipe), which only a single reader reads whole.
 type edgeSource struct {
 	name    string
 	format  EdgeFormat
 	gzipped bool
 	ra      io.ReaderAt // the file (the compressed bytes when gzipped)
 	size    int64       // of ra
+	stream  io.Reader   // instead of ra: a non-seekable input, read once
 	bufSize int         // read buffer size, and one more than the longest line
 	closer  io.Closer
+
+	ctx  context.Context    // checked once per buffer of input; nil: never
+	emit func([]Edge) error // set: the edges go to emit in chunks, not into the parser
+	plan *sharePlan         // set: where a rank's share starts, kept from the first pass
+}
+
+// sharePlan is what the first read of a rank's share learns about where it
+// starts, so that later passes (FileShare) skip the scans that found it.
+type sharePlan struct {
+	known bool
+	// Uncompressed text: the offset of the share's first line, its line
+	// number, and the Matrix Market entries before it.
+	start, line, entries int64
+	// Compressed text: the whole stream's counts and data lines.
+	total     *lineCounter
+	dataLines int64
+}
+
+// checkCtx returns the context's error, if it is done, naming the input.
+func (s *edgeSource) checkCtx() error {
+	if s.ctx == nil {
+		return nil
+	}
+	if err := s.ctx.Err(); err != nil {
+		return fmt.Errorf("read edges %s: %w", s.name, err)
+	}
+	return nil
 }
 
 // openEdgeSource opens path for reading in format (detected when "").
@@ -276,6 +302,9 @@ func (s *edgeSource) close() {
 
 // lines returns a lineReader of the whole (decompressed) content.
 func (s *edgeSource) lines() (*lineReader, error) {
+	if s.stream != nil && !s.gzipped {
+		return newLineReader(s.stream, s.bufSize, 0), nil
+	}
 	if !s.gzipped {
 		return newSectionLineReader(s.ra, 0, s.size, s.bufSize), nil
 	}
@@ -288,8 +317,13 @@ func (s *edgeSource) lines() (*lineReader, error) {
 
 // gunzip returns the decompressed stream of a gzipped source.
 func (s *edgeSource) gunzip() (io.Reader, error) {
-	sr := io.NewSectionReader(s.ra, 0, s.size)
-	zr, err := gzip.NewReader(bufio.NewReaderSize(sr, int(min(int64(s.bufSize), s.size+16))))
+	var in io.Reader
+	if s.stream != nil {
+		in = s.stream // buffered by openStreamSource
+	} else {
+		in = bufio.NewReaderSize(io.NewSectionReader(s.ra, 0, s.size), int(min(int64(s.bufSize), s.size+16)))
+	}
+	zr, err := gzip.NewReader(in)
 	if err != nil {
 		return nil, &EdgeListError{Name: s.name, Line: 1, Err: fmt.Errorf("not a valid gzip stream: %w", err)}
 	}
@@ -298,18 +332,30 @@ func (s *edgeSource) gunzip() (io.Reader, error) {
 
 // newParser returns a parser for s positioned at line 1.
 func (s *edgeSource) newParser() *edgeParser {
-	return &edgeParser{name: s.name, format: s.format, gzipped: s.gzipped, line: 1, maxID: -1, maxLine: s.bufSize - 1}
+	return &edgeParser{name: s.name, format: s.format, gzipped: s.gzipped, line: 1, maxID: -1, maxLine: s.bufSize - 1, src: s}
 }
 
-// read parses rank's share of the source.
+// read parses rank's share of the source. With s.emit set, the edges go
+// to emit in chunks of about emitEdges, the last one included, and the
+// parser keeps none.
 func (s *edgeSource) read(rank, size int) (*edgeParser, error) {
+	var p *edgeParser
+	var err error
 	switch {
 	case s.format == EdgeFormatBEL:
-		return s.readBinary(rank, size)
-	case s.gzipped || size == 1:
-		return s.readStream(rank, size)
+		p, err = s.readBinary(rank, size)
+	case s.gzipped || size == 1 || s.stream != nil:
+		p, err = s.readStream(rank, size)
+	default:
+		p, err = s.readSplit(rank, size)
 	}
-	return s.readSplit(rank, size)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.flush(); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 // shareStart returns the start of part r of [0, n) cut into size
@@ -333,29 +379,36 @@ func (s *edgeSource) readSplit(rank, size int) (*edgeParser, error) {
 	}
 	n := s.size - dataStart
 	lo, hi := dataStart+shareStart(n, rank, size), dataStart+shareStart(n, rank+1, size)
-	start, err := s.lineStart(dataStart, lo)
-	if err != nil {
-		return nil, err
-	}
-	// The lines before the range: count them, and for Matrix Market their
-	// entries.
 	cnt := p.counter()
-	if err := s.scanRange(cnt, dataStart, start); err != nil {
-		return nil, err
+	var start int64
+	if s.plan != nil && s.plan.known {
+		start, p.line, p.entries = s.plan.start, s.plan.line, s.plan.entries
+	} else {
+		var err error
+		if start, err = s.lineStart(dataStart, lo); err != nil {
+			return nil, err
+		}
+		// The lines before the range: count them, and for Matrix Market
+		// their entries.
+		if err := s.scanRange(cnt, dataStart, start); err != nil {
+			return nil, err
+		}
+		if cnt.extraLine > 0 {
+			return nil, p.tooManyEntries(cnt.extraLine)
+		}
+		p.line, p.entries = cnt.line, cnt.entries
 	}
-	if cnt.extraLine > 0 {
-		return nil, p.tooManyEntries(cnt.extraLine)
-	}
-	p.line, p.entries = cnt.line, cnt.entries
+	line0, entries0 := p.line, p.entries
 	p.hintCapacity(hi - start)
 	end := start
 	if start < hi {
 		lr := newSectionLineReader(s.ra, start, s.size, s.bufSize)
+		var err error
 		if end, err = p.parseLines(lr, hi, math.MaxInt64); err != nil {
 			return nil, err
 		}
 	}
-	if p.format == EdgeFormatMTX {
+	if p.format == EdgeFormatMTX && (s.plan == nil || !s.plan.known) {
 		// The entries after the range.
 		cnt.line, cnt.entries, cnt.pending, cnt.decided = p.line, p.entries, false, false
 		if err := s.scanRange(cnt, end, s.size); err != nil {
@@ -368,6 +421,9 @@ func (s *edgeSource) readSplit(rank, size int) (*edgeParser, error) {
 			return nil, err
 		}
 	}
+	if s.plan != nil && !s.plan.known {
+		*s.plan = sharePlan{known: true, start: start, line: line0, entries: entries0}
+	}
 	return p, nil
 }
 
@@ -379,6 +435,9 @@ func (s *edgeSource) lineStart(dataStart, lo int64) (int64, error) {
 	}
 	buf := make([]byte, min(int64(s.bufSize), 64<<10, s.size-lo+1))
 	for pos := lo - 1; pos < s.size; {
+		if err := s.checkCtx(); err != nil {
+			return 0, err
+		}
 		n, err := s.ra.ReadAt(buf[:min(int64(len(buf)), s.size-pos)], pos)
 		if i := bytes.IndexByte(buf[:n], '\n'); i >= 0 {
 			return pos + int64(i) + 1, nil
@@ -401,6 +460,9 @@ func (s *edgeSource) scanRange(cnt *lineCounter, from, to int64) error {
 	}
 	buf := make([]byte, min(int64(s.bufSize), to-from))
 	for pos := from; pos < to; {
+		if err := s.checkCtx(); err != nil {
+			return err
+		}
 		n, err := s.ra.ReadAt(buf[:min(int64(len(buf)), to-pos)], pos)
 		cnt.scan(buf[:n], math.MaxInt64)
 		pos += int64(n)
@@ -415,7 +477,9 @@ func (s *edgeSource) scanRange(cnt *lineCounter, from, to int64) error {
 func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 	var total *lineCounter // size > 1: the whole stream's counts
 	var dataLines int64
-	if size > 1 {
+	if s.plan != nil && s.plan.known {
+		total, dataLines = s.plan.total, s.plan.dataLines
+	} else if size > 1 {
 		pre := s.newParser()
 		lr, err := s.lines()
 		if err != nil {
@@ -429,6 +493,9 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 		total = pre.counter()
 		first := total.line
 		for {
+			if err := s.checkCtx(); err != nil {
+				return nil, err
+			}
 			b, err := lr.peek()
 			if err != nil {
 				if err != io.EOF {
@@ -462,6 +529,9 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 		stopLine = skip.line + hi
 		// Skip the lines of the ranks before, counting their entries.
 		for skip.line < p.line+lo {
+			if err := s.checkCtx(); err != nil {
+				return nil, err
+			}
 			b, err := lr.peek()
 			if err != nil {
 				p.line = skip.line
@@ -475,7 +545,7 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 			return nil, p.tooManyEntries(total.extraLine)
 		}
 		p.hintCapacity(s.size / int64(size))
-	} else if !s.gzipped {
+	} else if !s.gzipped && s.stream == nil {
 		p.hintCapacity(s.size)
 	}
 	if _, err := p.parseLines(lr, math.MaxInt64, stopLine); err != nil {
@@ -493,16 +563,22 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 			return nil, err
 		}
 	}
+	if s.plan != nil && !s.plan.known {
+		*s.plan = sharePlan{known: true, total: total, dataLines: dataLines}
+	}
 	return p, nil
 }
 
 // readBinary reads rank's share of the tuples of a .bel file.
 func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 	p := s.newParser()
-	if s.gzipped {
-		r, err := s.gunzip()
-		if err != nil {
-			return nil, err
+	if s.gzipped || s.stream != nil {
+		r := s.stream
+		if s.gzipped {
+			var err error
+			if r, err = s.gunzip(); err != nil {
+				return nil, err
+			}
 		}
 		// The share follows the header's count: peek at it. A count that
 		// disagrees with the data fails DecodeEdgeList on every rank.
@@ -512,13 +588,16 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 			count = int64(min(binary.LittleEndian.Uint64(hdr[8:]), math.MaxInt64/2))
 		}
 		lo, hi = shareStart(count, rank, size), shareStart(count, rank+1, size)
-		err = DecodeEdgeList(bb, s.name, EdgeListBinary, func(es []Edge) error {
+		err := DecodeEdgeList(bb, s.name, EdgeListBinary, func(es []Edge) error {
+			if err := s.checkCtx(); err != nil {
+				return err
+			}
 			a, b := max(lo-idx, 0), min(hi-idx, int64(len(es)))
 			if a < b {
 				p.addEdges(es[a:b])
 			}
 			idx += int64(len(es))
-			return nil
+			return p.flushFull()
 		})
 		if err != nil {
 			return nil, err
@@ -541,8 +620,11 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 	p.hintCapacity(16 * (hi - lo))
 	r := io.NewSectionReader(s.ra, edgeListHeaderSize+16*lo, 16*(hi-lo))
 	err := decodeBinaryEdgeList(io.MultiReader(bytes.NewReader(binaryHeader(hi-lo)), r), s.name, func(es []Edge) error {
+		if err := s.checkCtx(); err != nil {
+			return err
+		}
 		p.addEdges(es)
-		return nil
+		return p.flushFull()
 	})
 	if err != nil {
 		var ele *EdgeListError
@@ -698,6 +780,52 @@ type edgeParser struct {
 	maxID   int64 // largest id seen, -1 before the first
 	maxLine int   // longest line accepted, '\n' excluded
 	edges   []Edge
+	src     *edgeSource // its context and emit
+}
+
+// emitEdges is the chunk of edges a streamed read hands to its emit at
+// once: the parsers flush before a line once they hold emitEdges edges, so
+// the chunk buffer (allocated once per pass, emitEdges plus a decoding
+// batch of .bel tuples) never grows.
+const emitEdges = 1 << 16
+
+// streamed reports whether the edges go to the source's emit in chunks,
+// and gives a streamed parser its chunk buffer.
+func (p *edgeParser) streamed() bool {
+	if p.src == nil || p.src.emit == nil {
+		return false
+	}
+	if p.edges == nil {
+		n := int64(emitEdges + decodeBatch)
+		if p.src.stream == nil && !p.src.gzipped {
+			n = min(n, p.src.size/2+2) // an edge takes 4 bytes at least, 2 per symmetric entry
+		}
+		p.edges = make([]Edge, 0, n)
+	}
+	return true
+}
+
+// flushFull hands the edges parsed so far to the source's emit once there
+// are emitEdges of them.
+func (p *edgeParser) flushFull() error {
+	if !p.streamed() || len(p.edges) < emitEdges {
+		return nil
+	}
+	return p.flush()
+}
+
+// flush hands the edges parsed so far to the source's emit, if it has one
+// and its context is not done.
+func (p *edgeParser) flush() error {
+	if !p.streamed() || len(p.edges) == 0 {
+		return nil
+	}
+	if err := p.src.checkCtx(); err != nil {
+		return err
+	}
+	err := p.src.emit(p.edges)
+	p.edges = p.edges[:0]
+	return err
 }
 
 // errorf returns an *EdgeListError at the current line.
@@ -705,9 +833,12 @@ func (p *edgeParser) errorf(format string, args ...any) error {
 	return &EdgeListError{Name: p.name, Line: p.line, Err: fmt.Errorf(format, args...)}
 }
 
-// readError reports a failure of the reader at the current line.
+// readError reports a failure of the reader at the current line (a done
+// context is not a defect of the input: it is returned as itself).
 func (p *edgeParser) readError(err error) error {
 	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("read edges %s: %w", p.name, err)
 	case errors.Is(err, errLineTooLong):
 		return p.errorf("line longer than %d bytes: %w", p.maxLine, err)
 	case p.gzipped:
@@ -733,8 +864,12 @@ func (p *edgeParser) checkEntryCount(entries int64) error {
 	return nil
 }
 
-// hintCapacity reserves room for the edges of about n bytes of input.
+// hintCapacity reserves room for the edges of about n bytes of input
+// (none when the edges go to an emit in chunks).
 func (p *edgeParser) hintCapacity(n int64) {
+	if p.streamed() {
+		return
+	}
 	est := n / 12
 	if p.format == EdgeFormatMTX && p.mtx.symmetric {
 		est *= 2
@@ -747,6 +882,7 @@ func (p *edgeParser) hintCapacity(n int64) {
 
 // addEdges appends es and tracks the largest id.
 func (p *edgeParser) addEdges(es []Edge) {
+	p.streamed() // the chunk buffer, if streamed
 	for _, e := range es {
 		p.maxID = max(p.maxID, e.U, e.V)
 	}
@@ -943,6 +1079,11 @@ func countFields(b []byte, comment byte) int {
 // did not parse.
 func (p *edgeParser) parseLines(lr *lineReader, stopOff, stopLine int64) (int64, error) {
 	for {
+		if p.src != nil {
+			if err := p.src.checkCtx(); err != nil {
+				return 0, err
+			}
+		}
 		b, off, err := lr.chunk()
 		if err != nil {
 			if off >= stopOff || p.line >= stopLine {
@@ -963,6 +1104,9 @@ func (p *edgeParser) parseLines(lr *lineReader, stopOff, stopLine int64) (int64,
 		if err != nil {
 			return 0, err
 		}
+		if err := p.flushFull(); err != nil {
+			return 0, err
+		}
 		if stop {
 			return off + int64(n), nil
 		}
@@ -974,12 +1118,20 @@ func (p *edgeParser) parseLines(lr *lineReader, stopOff, stopLine int64) (int64,
 // reached.
 func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, bool, error) {
 	fast := p.format != EdgeFormatWEL
+	streamed := p.streamed()
 	edges, maxID, line := p.edges, p.maxID, p.line
 	defer func() { p.edges, p.maxID, p.line = edges, maxID, line }()
 	i := 0
 	for i < len(b) {
 		if off+int64(i) >= stopOff || line >= stopLine {
 			return i, true, nil
+		}
+		if streamed && len(edges) >= emitEdges {
+			p.edges, p.maxID, p.line = edges, maxID, line
+			if err := p.flush(); err != nil {
+				return 0, false, err
+			}
+			edges = p.edges
 		}
 		if fast {
 			if u, v, next, ok := fastPair(b, i); ok {
@@ -1151,10 +1303,16 @@ func (p *edgeParser) checkNumber(f []byte, what string) error {
 func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool, error) {
 	h := &p.mtx
 	valued := h.field != "pattern"
+	streamed := p.streamed()
 	i := 0
 	for i < len(b) {
 		if off+int64(i) >= stopOff || p.line >= stopLine {
 			return i, true, nil
+		}
+		if streamed && len(p.edges) >= emitEdges {
+			if err := p.flush(); err != nil {
+				return 0, false, err
+			}
 		}
 		if !valued && p.entries < h.nnz {
 			// The common valid entry; anything else, errors included, takes
@@ -1288,286 +1446,6 @@ func (c *lineCounter) scan(b []byte, stopLine int64) (int, bool) {
 		c.pending, c.decided = false, false
 	}
 	return i, !c.pending && c.line >= stopLine
-}
-
-// Relabel phase names.
-const (
-	relabelSamplePhase   = "relabel.sample"
-	relabelIDsPhase      = "relabel.ids"
-	relabelCountsPhase   = "relabel.counts"
-	relabelAnswerPhase   = "relabel.answer"
-	relabelOriginalPhase = "relabel.original"
-)
-
-// relabelOversample is the number of samples per rank and per rank count
-// that choose the splitters of Relabel's range partition.
-const relabelOversample = 16
-
-// Relabel gives the vertices of a distributed edge list dense ids. Every
-// rank passes its own edges (original non-negative ids, as read); the
-// vertices are the distinct ids that occur in any rank's edges, and they get
-// the dense ids 0..numVertices−1 in increasing order of original id. The
-// labelling therefore depends only on the set of ids, never on the rank
-// count or on how the edges are spread over the ranks.
-//
-// dense is edges with both ends relabelled, in the same order (edges is not
-// modified). original is the rank's share of the inverse map in the
-// partition.Block1D of numVertices over the ranks (the partition the CSR
-// uses): original[l] is the original id of dense vertex
-// partition.Block1D.Global(rank, l).
-//
-// It is a distributed sample sort: each rank sorts and dedupes its ids,
-// the ranks allgather weighted samples and cut the id range at the same
-// splitters, send each id to the owner of its range (Alltoallv), which
-// dedupes what it receives; an allreduce of the per-owner counts gives each
-// owner its first dense id, and the owners answer the ids they received,
-// in the order received (a second Alltoallv). A last Alltoallv moves the
-// inverse map to the block partition. The collectives are counted under
-// the phases "relabel.sample", "relabel.ids", "relabel.counts",
-// "relabel.answer" and "relabel.original". Without any edge numVertices is
-// 0 and original nil. A negative id on any rank makes every rank return an
-// error, as does a vertex count that partition.NewBlock1D rejects.
-func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, original []int64, numVertices int64, err error) {
-	p, rank := c.Size(), c.Rank()
-	// The rank's distinct ids, sorted.
-	ids := make([]int64, 0, 2*len(edges))
-	bad := -1
-	for i, e := range edges {
-		if e.U|e.V < 0 {
-			bad = i
-			break
-		}
-		ids = append(ids, e.U, e.V)
-	}
-	if bad >= 0 {
-		ids = ids[:0]
-	}
-	ids = ids[:sortDedupe(ids, make([]int64, len(ids)))]
-
-	// Weighted samples: each covers a run of the rank's ids and carries its
-	// last id and its length. The first byte flags bad input.
-	k := min(len(ids), relabelOversample*p)
-	msg := make([]byte, 1, 1+16*k)
-	if bad >= 0 {
-		msg[0] = 1
-	}
-	for j := range k {
-		a, b := int(shareStart(int64(len(ids)), j, k)), int(shareStart(int64(len(ids)), j+1, k))
-		msg = binary.LittleEndian.AppendUint64(msg, uint64(ids[b-1]))
-		msg = binary.LittleEndian.AppendUint64(msg, uint64(b-a))
-	}
-	all, err := c.Allgatherv(ctx, relabelSamplePhase, msg, nil)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	for r, m := range all {
-		if len(m) == 0 || (len(m)-1)%16 != 0 {
-			return nil, nil, 0, fmt.Errorf("relabel: corrupt sample message from rank %d (%d bytes)", r, len(m))
-		}
-		if m[0] != 0 {
-			if r == rank {
-				e := edges[bad]
-				return nil, nil, 0, fmt.Errorf("relabel: edge %d (%d, %d): negative vertex id", bad, e.U, e.V)
-			}
-			return nil, nil, 0, fmt.Errorf("relabel: rank %d has an edge with a negative vertex id", r)
-		}
-	}
-	splitters := relabelSplitters(all, p)
-
-	// Send every id to the owner of its range.
-	bounds := make([]int, p+1)
-	for d, s := range splitters {
-		bounds[d+1] = sort.Search(len(ids), func(i int) bool { return ids[i] > s })
-	}
-	for d := len(splitters) + 1; d <= p; d++ {
-		bounds[d] = len(ids)
-	}
-	send := make([][]byte, p)
-	for d := range p {
-		send[d] = appendInt64s(nil, ids[bounds[d]:bounds[d+1]])
-	}
-	recv, err := c.Alltoallv(ctx, relabelIDsPhase, send, nil)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	queries := make([][]int64, p)
-	total := 0
-	for s, m := range recv {
-		if queries[s], err = decodeInt64s(m); err != nil {
-			return nil, nil, 0, fmt.Errorf("relabel: ids from rank %d: %w", s, err)
-		}
-		total += len(queries[s])
-	}
-	mine := make([]int64, 0, total)
-	for _, q := range queries {
-		mine = append(mine, q...)
-	}
-	mine = mine[:sortDedupe(mine, make([]int64, len(mine)))]
-
-	// The owners' first dense ids.
-	counts := make([]int64, p)
-	counts[rank] = int64(len(mine))
-	if err := c.AllreduceInt64(ctx, relabelCountsPhase, counts, comm.Sum); err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	var first int64
-	for r, n := range counts {
-		if r < rank {
-			first += n
-		}
-		numVertices += n
-	}
-
-	// Answer every rank's ids with their dense ids, in the order received.
-	answers := make([][]byte, p)
-	mineIdx := newIDIndex(mine)
-	for s, q := range queries {
-		buf := make([]byte, 0, 8*len(q))
-		for _, x := range q {
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(first+int64(mineIdx.find(x))))
-		}
-		answers[s] = buf
-	}
-	got, err := c.Alltoallv(ctx, relabelAnswerPhase, answers, nil)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	denseOf := make([]int64, 0, len(ids))
-	for d, m := range got {
-		a, err := decodeInt64s(m)
-		if err != nil || len(a) != bounds[d+1]-bounds[d] {
-			return nil, nil, 0, fmt.Errorf("relabel: corrupt answer from rank %d: %d bytes for %d ids", d, len(m), bounds[d+1]-bounds[d])
-		}
-		denseOf = append(denseOf, a...)
-	}
-	dense = make([]Edge, len(edges))
-	idx := newIDIndex(ids)
-	for i, e := range edges {
-		dense[i] = Edge{U: denseOf[idx.find(e.U)], V: denseOf[idx.find(e.V)]}
-	}
-
-	// Move the inverse map, held by the range owners, to the block owners.
-	if numVertices == 0 {
-		return dense, nil, 0, nil
-	}
-	part, err := partition.NewBlock1D(numVertices, p)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	for b := range p {
-		lo := max(part.First(b), first)
-		hi := min(part.First(b)+int64(part.Count(b)), first+int64(len(mine)))
-		send[b] = send[b][:0]
-		if lo < hi {
-			send[b] = appendInt64s(send[b], mine[lo-first:hi-first])
-		}
-	}
-	recv, err = c.Alltoallv(ctx, relabelOriginalPhase, send, recv)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
-	}
-	original = make([]int64, 0, part.Count(rank))
-	for s, m := range recv {
-		a, err := decodeInt64s(m)
-		if err != nil {
-			return nil, nil, 0, fmt.Errorf("relabel: original ids from rank %d: %w", s, err)
-		}
-		original = append(original, a...)
-	}
-	if len(original) != part.Count(rank) {
-		return nil, nil, 0, fmt.Errorf("relabel: received %d original ids, own %d vertices", len(original), part.Count(rank))
-	}
-	return dense, original, numVertices, nil
-}
-
-// idIndex finds ids in a sorted list of distinct ids: by a direct table
-// when the ids are dense enough (their range at most 8 times their count,
-// plus some slack), else by binary search.
-type idIndex struct {
-	ids   []int64
-	base  int64    // ids[0]
-	table []uint32 // table[id−base] is id's position, when used
-}
-
-// newIDIndex indexes ids, sorted and distinct.
-func newIDIndex(ids []int64) idIndex {
-	x := idIndex{ids: ids}
-	if len(ids) == 0 || len(ids) > math.MaxUint32 {
-		return x
-	}
-	x.base = ids[0]
-	if r := uint64(ids[len(ids)-1] - ids[0]); r < 8*uint64(len(ids))+4096 {
-		x.table = make([]uint32, r+1)
-		for i, id := range ids {
-			x.table[id-x.base] = uint32(i)
-		}
-	}
-	return x
-}
-
-// find returns the position of id, which must be in the list.
-func (x *idIndex) find(id int64) int {
-	if x.table != nil {
-		return int(x.table[id-x.base])
-	}
-	i, _ := slices.BinarySearch(x.ids, id)
-	return i
-}
-
-// relabelSplitters chooses the p−1 splitters of the id range from the
-// ranks' weighted samples: rank d owns the ids in (splitters[d−1],
-// splitters[d]]. Every rank computes the same splitters from the same
-// samples. Without samples there are none and rank 0 owns everything.
-func relabelSplitters(all [][]byte, p int) []int64 {
-	type sample struct{ id, weight int64 }
-	var samples []sample
-	var total int64
-	for _, m := range all {
-		for i := 1; i+16 <= len(m); i += 16 {
-			s := sample{int64(binary.LittleEndian.Uint64(m[i:])), int64(binary.LittleEndian.Uint64(m[i+8:]))}
-			samples = append(samples, s)
-			total += s.weight
-		}
-	}
-	if len(samples) == 0 {
-		return nil
-	}
-	slices.SortFunc(samples, func(a, b sample) int {
-		return cmp.Or(cmp.Compare(a.id, b.id), cmp.Compare(a.weight, b.weight))
-	})
-	splitters := make([]int64, 0, p-1)
-	var cum int64
-	j := 0
-	for d := 1; d < p; d++ {
-		target := shareStart(total, d, p)
-		for j < len(samples)-1 && cum+samples[j].weight < target {
-			cum += samples[j].weight
-			j++
-		}
-		splitters = append(splitters, samples[j].id)
-	}
-	return splitters
-}
-
-// appendInt64s appends xs to buf as little-endian 64-bit words.
-func appendInt64s(buf []byte, xs []int64) []byte {
-	buf = slices.Grow(buf, 8*len(xs))
-	for _, x := range xs {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(x))
-	}
-	return buf
-}
-
-// decodeInt64s decodes little-endian 64-bit words.
-func decodeInt64s(m []byte) ([]int64, error) {
-	if len(m)%8 != 0 {
-		return nil, fmt.Errorf("message of %d bytes is not a list of 64-bit ids", len(m))
-	}
-	xs := make([]int64, len(m)/8)
-	for i := range xs {
-		xs[i] = int64(binary.LittleEndian.Uint64(m[8*i:]))
-	}
-	return xs, nil
 }
 
 // lineEnd returns the index of the newline ending the line that starts at

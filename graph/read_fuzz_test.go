@@ -1,14 +1,17 @@
 // Fuzz test of the real-edge-list parsers (read.go) behind the PageRank runs
 // of paper 000 §VII: arbitrary bytes read as SNAP, .el, .wel and Matrix
 // Market give edges or an *EdgeListError, never a panic, and the same answer
-// whole, split by byte ranges, split by line shares, and with tiny buffers.
+// whole, split by byte ranges, split by line shares, streamed in two passes
+// as FileShare reads (PageRank's set-up), and with tiny buffers.
 // The seed corpus is in testdata/fuzz/FuzzParseEdges.
 
 package graph
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -37,6 +40,40 @@ func readShares(data []byte, format EdgeFormat, size, bufSize int, stream bool) 
 			continue
 		}
 		all = append(all, p.edges...)
+	}
+	return all, errs
+}
+
+// streamShares reads data as format on size ranks as a FileShare does:
+// each rank's share twice, streamed to an emit, the second pass from what
+// the first learnt. It returns the second pass's concatenated edges (the
+// first pass must give the same) and every rank's error.
+func streamShares(data []byte, format EdgeFormat, size, bufSize int) ([]Edge, []error) {
+	var all []Edge
+	var errs []error
+	for r := range size {
+		plan := &sharePlan{}
+		var passes [2][]Edge
+		var err error
+		for pass := range passes {
+			src := memSource("fuzz", data, format, false, bufSize)
+			src.ctx, src.plan = context.Background(), plan
+			src.emit = func(es []Edge) error {
+				passes[pass] = append(passes[pass], es...)
+				return nil
+			}
+			if _, err = src.read(r, size); err != nil {
+				break
+			}
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !slices.Equal(passes[0], passes[1]) {
+			errs = append(errs, fmt.Errorf("rank %d of %d: the two passes differ", r, size))
+		}
+		all = append(all, passes[1]...)
 	}
 	return all, errs
 }
@@ -87,15 +124,22 @@ func checkParse(t *testing.T, data []byte, format EdgeFormat) {
 	}
 	// Split every way: the same edges, or the same error on some rank.
 	type way struct {
-		size, bufSize int
-		stream        bool
+		size, bufSize    int
+		stream, streamed bool
 	}
-	ways := []way{{2, edgeReadBufSize, false}, {3, edgeReadBufSize, false}, {2, edgeReadBufSize, true}, {3, edgeReadBufSize, true}}
+	ways := []way{{2, edgeReadBufSize, false, false}, {3, edgeReadBufSize, false, false}, {2, edgeReadBufSize, true, false}, {3, edgeReadBufSize, true, false},
+		{1, edgeReadBufSize, false, true}, {3, edgeReadBufSize, false, true}}
 	if longestLine(data) < 24 {
-		ways = append(ways, way{1, 24, false}, way{2, 24, false}, way{3, 24, true})
+		ways = append(ways, way{1, 24, false, false}, way{2, 24, false, false}, way{3, 24, true, false}, way{2, 24, false, true})
 	}
 	for _, w := range ways {
-		got, errs := readShares(data, format, w.size, w.bufSize, w.stream)
+		var got []Edge
+		var errs []error
+		if w.streamed {
+			got, errs = streamShares(data, format, w.size, w.bufSize)
+		} else {
+			got, errs = readShares(data, format, w.size, w.bufSize, w.stream)
+		}
 		if werr == nil {
 			if len(errs) > 0 {
 				t.Fatalf("%s %+v: error %v, whole read succeeded", format, w, errs[0])

@@ -33,11 +33,30 @@ type PageRankRun struct {
 	CommMessages     int64           `json:"comm_messages"` // all ranks, all iterations
 	Layers           []PageRankLayer `json:"layers"`
 	Top              []TopVertex     `json:"top"`
+
+	// InputEdges is the number of edges read (all ranks, before
+	// --undirected's reverses and deduplication); PeakMemoryBytes the
+	// largest peak resident set size of the job's processes (the whole
+	// process: set-up, iterations and report); RankLoads each rank's
+	// share of the matrix and its process's peak.
+	InputEdges      int64              `json:"input_edges"`
+	PeakMemoryBytes int64              `json:"peak_memory_bytes"`
+	RankLoads       []PageRankRankLoad `json:"rank_loads"`
+}
+
+// PageRankRankLoad is one rank's load: the distinct edges of its matrix and
+// the peak resident set size of the process it ran in (the same for the
+// in-process ranks of one process).
+type PageRankRankLoad struct {
+	Rank            int   `json:"rank"`
+	Edges           int64 `json:"edges"`
+	PeakMemoryBytes int64 `json:"peak_memory_bytes"`
 }
 
 // PageRankSetup is the time before the first iteration in seconds, the
-// maximum over the ranks: all of it (relabel, route the edges, build the
-// matrix, out-degrees, configure the allreduce), and the allreduce's
+// maximum over the ranks: all of it (reading or generating the input, in
+// two passes, relabel, route the edges, build the matrix, out-degrees,
+// configure the allreduce), and the allreduce's
 // configuration alone (paper 000 §V's "configuration").
 type PageRankSetup struct {
 	Total         float64 `json:"total"`

@@ -20,15 +20,20 @@
 //
 // # Distribution
 //
-// Every rank reads a share of the edges; graph.Relabel gives the vertices
-// dense ids 0..n−1 in increasing original-id order (the same for any rank
-// count); one Alltoallv ("pagerank.route") moves each edge, packed as one
-// 64-bit key u<<b | v (b bits per id, so n ≤ 2^32), to its partition owner.
-// The owner builds its share of the matrix by two parallel radix sorts of
-// the keys (pagerank_matrix.go): by (u, v), which drops duplicates (all
-// copies of an edge meet there) and gives the in-set, the distinct sources
-// (it needs their ranks); then by (v, slot of u), which gives the columns of
-// a pull SpMV over local uint32 slots. The out-set is the distinct
+// Every rank reads its share of the edges twice, never holding it
+// (graph.EdgeShare): a first pass collects its distinct ids, which
+// graph.RelabelShare numbers 0..n−1 in increasing original-id order over
+// all ranks (the same for any rank count); a second pass relabels the edges
+// chunk by chunk and routes each, packed as one 64-bit key u<<b | v (b bits
+// per id, so n ≤ 2^32), to its partition owner, in rounds of one Alltoallv
+// ("pagerank.route") with bounded buffers (pagerank_route.go). The owner
+// builds its share of the matrix by two in-place radix sorts of its keys
+// (pagerank_matrix.go): by (u, v), which drops duplicates (all copies of an
+// edge meet there) and gives the in-set, the distinct sources (it needs
+// their ranks); then by (v, slot of u), which gives the columns of a pull
+// SpMV over local uint32 slots, written over the keys. The matrix depends
+// only on the set of keys a rank owns, so neither the spread of the edges
+// over the reading ranks nor the chunks change a bit of the result. The out-set is the distinct
 // destinations (it contributes partial sums for them) plus every vertex of
 // its partition.Block1D range, contributed with value 0: this way every
 // vertex 0..n−1 is in some out-set and so has a home in the allreduce, even
@@ -91,6 +96,7 @@ const (
 	PhasePageRankScalars = "pagerank.scalars"
 	PhasePageRankGather  = "pagerank.gather"
 	PhasePageRankReport  = "pagerank.report"
+	PhasePageRankSetup   = "pagerank.setup"
 )
 
 // ErrPageRankConfig is wrapped by the errors about an invalid configuration.
@@ -108,6 +114,12 @@ type PageRankConfig struct {
 	Degrees    []int   // kylix degrees; nil designs them (allreduce.AutoDegrees)
 	Partition  string  // PartitionRandomEdge or PartitionBlock1D
 	Threads    int     // goroutines per rank for the sorts and the SpMV (≥ 1)
+
+	// SetupDone, if set, is called by every rank once its set-up is
+	// complete and timed, before the first iteration (then the ranks
+	// wait for each other): the place to return the set-up's garbage to
+	// the operating system (memstat.Release), outside every timed region.
+	SetupDone func()
 }
 
 // DefaultPageRankConfig is NetworkX's PageRank on the random edge partition
@@ -153,6 +165,8 @@ func (cfg PageRankConfig) Check() error {
 type PageRankResult struct {
 	NumVertices int64   // n: vertices that occur in an edge
 	NumEdges    int64   // distinct directed edges, after Undirected
+	InputEdges  int64   // edges read, all ranks (before Undirected's reverses and deduplication)
+	LocalEdges  int64   // distinct edges of this rank's matrix
 	Iterations  int     // iterations run
 	Residual    float64 // L1 change of the last iteration
 	Total       float64 // Σ r over all vertices (1 up to rounding)
@@ -173,8 +187,10 @@ type PageRankResult struct {
 	Compute, Communication time.Duration
 	// IterationTimes is this rank's wall time of each iteration.
 	IterationTimes []time.Duration
-	// Setup is this rank's time before the first iteration (relabel, route
-	// the edges, build the matrix, out-degrees, configure the allreduce);
+	// Setup is this rank's time before the first iteration (both passes
+	// over its share, so reading or generating the input twice, relabel,
+	// route the edges, build the matrix, out-degrees, configure the
+	// allreduce);
 	// Configuration is the part of it spent configuring the allreduce
 	// network (paper 000's configuration step: the index sets exchanged
 	// layer by layer).
@@ -196,10 +212,19 @@ type VertexScore struct {
 // it with the same configuration. With no edge at all the result has no
 // vertices and no iterations.
 func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
+	return PageRankShare(ctx, c, graph.EdgeChunks{edges}, cfg)
+}
+
+// PageRankShare is PageRank on this rank's share of the input, which it
+// reads twice (for the distinct ids, then to route the edges) and never
+// holds whole: the set-up's memory is the rank's keys, about 8 bytes per
+// routed edge, plus O(vertices). The result is PageRank's on the same
+// edges, bit for bit.
+func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*PageRankResult, error) {
 	if cfg.Allreduce == AllreduceDense {
-		return pageRankDense(ctx, c, edges, cfg)
+		return pageRankDense(ctx, c, share, cfg)
 	}
-	run, res, err := preparePageRank(ctx, c, edges, cfg)
+	run, res, err := preparePageRank(ctx, c, share, cfg)
 	if err != nil || run == nil {
 		return res, err
 	}
@@ -283,21 +308,32 @@ type prRun struct {
 }
 
 // prepareMatrix relabels the vertices, routes the edges to their partition
-// owners and builds this rank's matrix (every mode of PageRank starts so).
-// It returns a nil matrix (and the result) when there is no vertex.
-func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prMatrix, *PageRankResult, error) {
+// owners and builds this rank's matrix (every mode of PageRank starts so),
+// reading share twice: once for its distinct ids (graph.RelabelShare),
+// once to route its edges in rounds (routeShare). It returns a nil matrix
+// (and the result) when there is no vertex.
+func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*prMatrix, *PageRankResult, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, nil, err
 	}
 	p, rank := c.Size(), c.Rank()
-	dense, original, n, err := graph.Relabel(ctx, c, edges)
+	labels, err := graph.RelabelShare(ctx, c, share)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: %w", err)
 	}
-	res := &PageRankResult{NumVertices: n, Original: original, Converged: true}
-	if n == 0 {
+	res := &PageRankResult{NumVertices: labels.N, Original: labels.Original, Converged: true}
+	counts := make([]int64, p) // every rank's edges
+	counts[rank] = labels.Edges
+	if err := c.AllreduceInt64(ctx, PhasePageRankCount, counts, comm.Sum); err != nil {
+		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
+	}
+	for _, m := range counts {
+		res.InputEdges += m
+	}
+	if res.NumVertices == 0 {
 		return nil, res, nil
 	}
+	n := res.NumVertices
 	part, err := partition.NewBlock1D(n, p)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: %w", err)
@@ -307,7 +343,7 @@ func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 	if err != nil {
 		return nil, nil, err
 	}
-	keys, err := routeEdges(ctx, c, dense, part, cfg.Partition, cfg.Undirected, sh)
+	keys, err := routeShare(ctx, c, share, labels, counts, part, cfg, sh)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -317,7 +353,7 @@ func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 	if err := c.AllreduceInt64(ctx, PhasePageRankCount, count, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
 	}
-	res.NumEdges = count[0]
+	res.NumEdges, res.LocalEdges = count[0], int64(len(a.src))
 	return a, res, nil
 }
 
@@ -325,9 +361,9 @@ func prepareMatrix(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 // route the edges to their partition owners, build the local matrix,
 // compute the out-degrees and configure the allreduce. It returns a nil
 // run (and the result) when there is no vertex.
-func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
 	started := time.Now()
-	a, res, err := prepareMatrix(ctx, c, edges, cfg)
+	a, res, err := prepareMatrix(ctx, c, share, cfg)
 	if err != nil || a == nil {
 		if res != nil {
 			res.Setup = time.Since(started)
@@ -351,6 +387,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg P
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: out-degrees: %w", err)
 	}
+	a.localDeg, degNet = nil, nil // not needed by the iterations
 
 	configStarted := time.Now()
 	net, err := allreduce.New(ctx, c, cfg.Allreduce, cfg.Degrees, n, a.in, a.out)
@@ -398,7 +435,24 @@ func preparePageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg P
 	}
 	run.apply = run.up.apply
 	res.Setup = time.Since(started)
+	if err := setupDone(ctx, c, cfg); err != nil {
+		return nil, nil, err
+	}
 	return run, res, nil
+}
+
+// setupDone calls cfg.SetupDone, if set, once the set-up is timed, and
+// waits for every rank to be done with it, so that no rank's first
+// iteration waits for another's hook.
+func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
+	if cfg.SetupDone == nil {
+		return nil
+	}
+	cfg.SetupDone()
+	if err := c.AllreduceInt64(ctx, PhasePageRankSetup, []int64{0}, comm.Max); err != nil {
+		return fmt.Errorf("pagerank: after the set-up: %w", err)
+	}
+	return nil
 }
 
 // step runs one iteration: the local SpMV, then one sparse allreduce whose
@@ -467,97 +521,44 @@ func (u *prUpdate) apply(_ []int64, sums []float64) {
 	u.took = time.Since(t)
 }
 
-// routeEdges sends every edge (and, with undirected, its reverse) to its
-// partition owner in one Alltoallv, as a key u<<sh | v, and returns the
-// keys the rank received, in no particular order, duplicates included.
-func routeEdges(ctx context.Context, c comm.Comm, edges []graph.Edge, part partition.Block1D, scheme string, undirected bool, sh uint) ([]uint64, error) {
-	p := c.Size()
-	byEdge := scheme != PartitionBlock1D
-	owner := func(u, v int64) int {
-		switch {
-		case p == 1:
-			return 0
-		case byEdge:
-			return partition.EdgeOwner(u, v, p)
-		}
-		return part.Owner(u)
-	}
-	counts := make([]int, p)
-	for _, e := range edges {
-		counts[owner(e.U, e.V)]++
-		if undirected {
-			counts[owner(e.V, e.U)]++
-		}
-	}
-	send := make([][]byte, p)
-	for d := range send {
-		send[d] = make([]byte, 0, 8*counts[d])
-	}
-	for _, e := range edges {
-		d := owner(e.U, e.V)
-		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.U)<<sh|uint64(e.V))
-		if undirected {
-			d = owner(e.V, e.U)
-			send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(e.V)<<sh|uint64(e.U))
-		}
-	}
-	recv, err := c.Alltoallv(ctx, PhasePageRankRoute, send, nil)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: routing edges: %w", err)
-	}
-	clear(send)
-	total := 0
-	for s, m := range recv {
-		if len(m)%8 != 0 {
-			return nil, fmt.Errorf("pagerank: routing edges: %d bytes from rank %d is not a list of edges", len(m), s)
-		}
-		total += len(m) / 8
-	}
-	keys := make([]uint64, 0, total)
-	limit, vmask := uint64(part.N), uint64(1)<<sh-1
-	for s, m := range recv {
-		for i := 0; i < len(m); i += 8 {
-			k := binary.LittleEndian.Uint64(m[i:])
-			if k>>sh >= limit || k&vmask >= limit {
-				return nil, fmt.Errorf("pagerank: routing edges: edge (%d, %d) from rank %d outside [0, %d)", k>>sh, k&vmask, s, part.N)
-			}
-			keys = append(keys, k)
-		}
-		recv[s] = nil
-	}
-	return keys, nil
-}
-
 // homeToBlock moves the ranks held at the homes to the owners of the
-// vertices in the block partition (one Alltoallv of (vertex, rank) pairs)
-// and returns this rank's block of scores. Every vertex has exactly one
-// home, since every vertex is in some out-set.
+// vertices in the block partition (one Alltoallv of (vertex, rank) pairs;
+// a rank's own vertices go straight to its block) and returns this rank's
+// block of scores. Every vertex has exactly one home, since every vertex
+// is in some out-set.
 func homeToBlock(ctx context.Context, c comm.Comm, part partition.Block1D, home []int64, cur []float64) ([]float64, error) {
 	p, rank := c.Size(), c.Rank()
-	send := make([][]byte, p)
-	for i, v := range home {
-		d := part.Owner(v)
-		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(v))
-		send[d] = binary.LittleEndian.AppendUint64(send[d], math.Float64bits(cur[i]))
-	}
-	recv, err := c.Alltoallv(ctx, PhasePageRankGather, send, nil)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: collecting scores: %w", err)
-	}
 	first, cnt := part.First(rank), part.Count(rank)
 	scores := make([]float64, cnt)
 	seen := 0
-	for s, m := range recv {
-		if len(m)%16 != 0 {
-			return nil, fmt.Errorf("pagerank: collecting scores: %d bytes from rank %d", len(m), s)
-		}
-		for i := 0; i < len(m); i += 16 {
-			v := int64(binary.LittleEndian.Uint64(m[i:]))
-			if v < first || v >= first+int64(cnt) {
-				return nil, fmt.Errorf("pagerank: collecting scores: vertex %d from rank %d is not in this rank's block", v, s)
-			}
-			scores[v-first] = math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))
+	send := make([][]byte, p)
+	for i, v := range home {
+		d := part.Owner(v)
+		if d == rank {
+			scores[v-first] = cur[i]
 			seen++
+			continue
+		}
+		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(v))
+		send[d] = binary.LittleEndian.AppendUint64(send[d], math.Float64bits(cur[i]))
+	}
+	if p > 1 {
+		recv, err := c.Alltoallv(ctx, PhasePageRankGather, send, nil)
+		if err != nil {
+			return nil, fmt.Errorf("pagerank: collecting scores: %w", err)
+		}
+		for s, m := range recv {
+			if len(m)%16 != 0 {
+				return nil, fmt.Errorf("pagerank: collecting scores: %d bytes from rank %d", len(m), s)
+			}
+			for i := 0; i < len(m); i += 16 {
+				v := int64(binary.LittleEndian.Uint64(m[i:]))
+				if v < first || v >= first+int64(cnt) {
+					return nil, fmt.Errorf("pagerank: collecting scores: vertex %d from rank %d is not in this rank's block", v, s)
+				}
+				scores[v-first] = math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))
+				seen++
+			}
 		}
 	}
 	if seen != cnt {
@@ -571,18 +572,53 @@ func lessScore(a, b VertexScore) int {
 	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
 }
 
+// topScores returns the k best of the vertices whose scores and original
+// ids are given, best first (lessScore), keeping only k of them at a time:
+// a heap whose root is the worst kept.
+func topScores(scores []float64, ids []int64, k int) []VertexScore {
+	k = min(k, len(scores))
+	h := make([]VertexScore, 0, k)
+	down := func(i int) {
+		for {
+			w, l, r := i, 2*i+1, 2*i+2
+			if l < len(h) && lessScore(h[w], h[l]) < 0 {
+				w = l
+			}
+			if r < len(h) && lessScore(h[w], h[r]) < 0 {
+				w = r
+			}
+			if w == i {
+				return
+			}
+			h[i], h[w] = h[w], h[i]
+			i = w
+		}
+	}
+	for l, s := range scores {
+		v := VertexScore{ID: ids[l], Score: s}
+		if len(h) < k {
+			h = append(h, v)
+			for i := len(h) - 1; i > 0 && lessScore(h[(i-1)/2], h[i]) < 0; i = (i - 1) / 2 {
+				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+			}
+			continue
+		}
+		if k > 0 && lessScore(v, h[0]) < 0 {
+			h[0] = v
+			down(0)
+		}
+	}
+	slices.SortFunc(h, lessScore)
+	return h
+}
+
 // TopK returns the k vertices of highest rank (ties by ascending original
 // id) on every rank. It is a collective (one Allgatherv).
 func (r *PageRankResult) TopK(ctx context.Context, c comm.Comm, k int) ([]VertexScore, error) {
 	if k <= 0 {
 		return nil, nil
 	}
-	mine := make([]VertexScore, len(r.Scores))
-	for l, s := range r.Scores {
-		mine[l] = VertexScore{ID: r.Original[l], Score: s}
-	}
-	slices.SortFunc(mine, lessScore)
-	mine = mine[:min(k, len(mine))]
+	mine := topScores(r.Scores, r.Original, k)
 	buf := make([]byte, 0, 16*len(mine))
 	for _, v := range mine {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.ID))

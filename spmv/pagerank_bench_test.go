@@ -38,7 +38,7 @@ func BenchmarkPageRankIteration(b *testing.B) {
 				first, count := params.RankRange(c.Rank(), c.Size())
 				edges := make([]graph.Edge, count)
 				params.GenerateParallel(first, edges, tc.threads)
-				run, _, err := preparePageRank(ctx, c, edges, cfg)
+				run, _, err := preparePageRank(ctx, c, graph.EdgeChunks{edges}, cfg)
 				if err != nil {
 					return err
 				}

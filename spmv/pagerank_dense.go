@@ -57,9 +57,9 @@ type prDense struct {
 }
 
 // pageRankDense is PageRank in the dense mode.
-func pageRankDense(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
+func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*PageRankResult, error) {
 	started := time.Now()
-	a, res, err := prepareMatrix(ctx, c, edges, cfg)
+	a, res, err := prepareMatrix(ctx, c, share, cfg)
 	if err != nil || a == nil {
 		return res, err
 	}
@@ -79,6 +79,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 	for l, u := range a.in {
 		s.deg[u] = a.localDeg[l]
 	}
+	a.localDeg = nil // not needed by the iterations
 	if err := d.Allreduce(ctx, s.deg, allreduce.Sum[float64]); err != nil {
 		return nil, fmt.Errorf("pagerank: out-degrees: %w", err)
 	}
@@ -94,6 +95,9 @@ func pageRankDense(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Pag
 	res.Layers = len(phases) / 2
 	res.Total = 1
 	res.Setup = time.Since(started)
+	if err := setupDone(ctx, c, cfg); err != nil {
+		return nil, err
+	}
 	before := c.Stats().Snapshot()
 	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := s.step(ctx)

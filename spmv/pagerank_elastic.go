@@ -67,8 +67,9 @@ const (
 // optionally, grows it.
 type Elastic struct {
 	// Load returns rank's share of the input edges in a job of size ranks
-	// (original ids, as PageRank takes them). Required.
-	Load func(ctx context.Context, rank, size int) ([]graph.Edge, error)
+	// (original ids, as PageRank takes them), which the set-up reads twice
+	// (PageRankShare). Required.
+	Load func(ctx context.Context, rank, size int) (graph.EdgeShare, error)
 	// Shrink returns a Comm over the survivors of c, which failed with
 	// cause; epoch numbers the job's topology changes from 1. It fails if
 	// the loss is not recoverable. Required.
@@ -349,11 +350,11 @@ func (r *elasticRun) grow(ctx context.Context, k, done int) (comm.Comm, error) {
 // grown Comm if processes joined.
 func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankResult, *elasticState, comm.Comm, error) {
 	c, cfg, el := r.c, r.cfg, r.el
-	edges, err := el.Load(ctx, c.Rank(), c.Size())
+	share, err := el.Load(ctx, c.Rank(), c.Size())
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("pagerank: elastic: rank %d of %d: loading the input: %w", c.Rank(), c.Size(), err)
 	}
-	run, res, err := preparePageRank(ctx, c, edges, cfg)
+	run, res, err := preparePageRank(ctx, c, share, cfg)
 	if err != nil || run == nil {
 		return res, nil, nil, err
 	}

@@ -102,9 +102,9 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 				defer tc.Close()
 				var c comm.Comm = &dyingComm{Comm: tc, die: die[r]}
 				el := Elastic{
-					Load: func(_ context.Context, rank, size int) ([]graph.Edge, error) {
+					Load: func(_ context.Context, rank, size int) (graph.EdgeShare, error) {
 						loads.Add(1)
-						return edges[len(edges)*rank/size : len(edges)*(rank+1)/size], nil
+						return graph.EdgeChunks{edges[len(edges)*rank/size : len(edges)*(rank+1)/size]}, nil
 					},
 					Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
 						var tc *tcp.Comm
@@ -289,7 +289,7 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 	hooks := func(rank int, waitQueued bool) Elastic {
 		pending := 0
 		return Elastic{
-			Load: func(ctx context.Context, r, size int) ([]graph.Edge, error) {
+			Load: func(ctx context.Context, r, size int) (graph.EdgeShare, error) {
 				if waitQueued {
 					waitQueued = false
 					select {
@@ -298,7 +298,7 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 						return nil, ctx.Err()
 					}
 				}
-				return edges[len(edges)*r/size : len(edges)*(r+1)/size], nil
+				return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
 			},
 			Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
 				if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {

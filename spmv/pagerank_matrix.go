@@ -1,7 +1,7 @@
-// This file is PageRank's local data: a rank's edges as a pull-oriented
-// sparse matrix over local uint32 ids (compressed by destination column),
-// its construction from packed edge keys by two radix sorts, and the SpMV
-// kernel of one iteration.
+// This file is PageRank's local data (paper 000 §VII): a rank's edges as a
+// pull-oriented sparse matrix over local uint32 ids (compressed by
+// destination column), its construction from packed edge keys by two
+// in-place radix sorts, and the SpMV kernel of one iteration.
 
 package spmv
 
@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"math/bits"
 	"sort"
+	"unsafe"
 
 	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/internal/radix"
 )
 
 // prMatrix is one rank's share of the adjacency matrix in pull form: the
@@ -48,19 +50,22 @@ func idBits(n int64) (uint, error) {
 }
 
 // buildPRMatrix builds a rank's matrix from its routed edges, packed as
-// u<<sh | v (duplicates allowed; keys is overwritten). The out-set includes
-// every vertex of [first, first+cnt), the rank's block, even without an
-// edge. The work of the sorts and of the kernel is split over threads.
+// u<<sh | v (duplicates allowed; keys is overwritten and its array becomes
+// the matrix's src). The out-set includes every vertex of [first,
+// first+cnt), the rank's block, even without an edge. The work of the sorts
+// and of the kernel is split over threads.
 //
 // The first sort orders the edges by (source, destination): duplicates meet,
 // and the distinct sources, in order, are the in-set. Each key is then
 // rewritten as v<<sb | slot(u) and sorted again, which orders the edges by
 // destination and, within a column, by slot — the order in which the kernel
-// adds them, so sums do not depend on the thread count.
+// adds them, so sums do not depend on the thread count. Both sorts run in
+// place (radix.Sort), and the 32-bit slots are written over the keys they
+// come from: the set-up's peak is the keys array, with no second array of
+// edges beside it.
 func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMatrix {
-	spare := make([]uint64, len(keys))
-	keys, spare = radixSort(keys, spare, 2*sh, threads)
-	keys = dedupeSorted(keys)
+	radix.Sort(keys, 2*sh, threads)
+	keys = radix.Dedupe(keys)
 	m := len(keys)
 
 	nIn := 0
@@ -89,7 +94,7 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 			part[i] = k&^lmask | uint64(slot[k&lmask])
 		}
 	})
-	keys, _ = radixSort(keys, spare[:m], sh+sb, threads)
+	radix.Sort(keys, sh+sb, threads)
 
 	nV := 0
 	for i, k := range keys {
@@ -99,7 +104,10 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	}
 	a.out = make([]int64, 0, nV+int(cnt))
 	a.colStart = make([]int, 0, nV+int(cnt)+1)
-	a.src = make([]uint32, m)
+	// src[i] takes bytes 4i..4i+3 of the keys array, which held keys[i/2]:
+	// keys[i] (bytes 8i..8i+7) is read before src[i] is written, and no
+	// later step reads an earlier key.
+	a.src = keysAsUint32(keys)
 	b, end := first, first+cnt
 	for i := 0; i < m; {
 		v := int64(keys[i] >> sb)
@@ -125,6 +133,14 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	return a
 }
 
+// keysAsUint32 returns the first len(keys) 32-bit words of keys' array.
+func keysAsUint32(keys []uint64) []uint32 {
+	if len(keys) == 0 {
+		return []uint32{}
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), len(keys))
+}
+
 // degreeSlots numbers the in-set vertices by descending local degree, ties
 // by position: slot[l] is the rank of vertex l in that order. sb is the
 // bits of a position.
@@ -137,7 +153,7 @@ func degreeSlots(deg []float64, sb uint, threads int) []uint32 {
 	for l, d := range deg {
 		order[l] = uint64(maxDeg-int(d))<<sb | uint64(l)
 	}
-	order, _ = radixSort(order, make([]uint64, len(deg)), uint(bits.Len(uint(maxDeg)))+sb, threads)
+	radix.Sort(order, uint(bits.Len(uint(maxDeg)))+sb, threads)
 	slot := make([]uint32, len(deg))
 	lmask := uint64(1)<<sb - 1
 	for q, k := range order {
@@ -193,83 +209,4 @@ func pullColumns(colStart []int, src []uint32, x, y []float64, lo, hi int) {
 		}
 		y[j] = s
 	}
-}
-
-// dedupeSorted removes adjacent repeats from a sorted slice in place.
-func dedupeSorted(keys []uint64) []uint64 {
-	if len(keys) == 0 {
-		return keys
-	}
-	w := 1
-	for _, k := range keys[1:] {
-		if k != keys[w-1] {
-			keys[w] = k
-			w++
-		}
-	}
-	return keys[:w]
-}
-
-// radixDigitBits is the widest digit of radixSort: 2^11 counters per worker
-// stay in the first-level cache, and scale-20 keys (40 bits) sort in four
-// passes.
-const radixDigitBits = 11
-
-// radixSort sorts the keys, whose set bits are all below bit `width`, by a
-// least-significant-digit radix sort on `threads` goroutines, using spare
-// (at least as long as keys) as the other buffer. It returns the sorted
-// keys and the other buffer; either may be keys' or spare's array. Passes
-// whose digit is the same in every key are skipped.
-func radixSort(keys, spare []uint64, width uint, threads int) (sorted, other []uint64) {
-	n := len(keys)
-	spare = spare[:n]
-	if n < 2 || width == 0 {
-		return keys, spare
-	}
-	threads = max(1, min(threads, n/(1<<16)+1))
-	passes := (width + radixDigitBits - 1) / radixDigitBits
-	digit := (width + passes - 1) / passes
-	buckets := 1 << digit
-	mask := uint64(buckets - 1)
-	counts := make([]int, threads*buckets)
-	for pass := range passes {
-		shift := pass * digit
-		from, to := keys, spare
-		parallel.For(threads, func(t int) {
-			lo, hi := parallel.Span(n, t, threads)
-			c := counts[t*buckets : (t+1)*buckets]
-			clear(c)
-			for _, k := range from[lo:hi] {
-				c[k>>shift&mask]++
-			}
-		})
-		// Offsets: bucket by bucket, and within a bucket worker by worker,
-		// which keeps the sort stable.
-		sum, trivial := 0, false
-		for b := range buckets {
-			before := sum
-			for t := range threads {
-				c := counts[t*buckets+b]
-				counts[t*buckets+b] = sum
-				sum += c
-			}
-			if sum-before == n {
-				trivial = true
-			}
-		}
-		if trivial {
-			continue
-		}
-		parallel.For(threads, func(t int) {
-			lo, hi := parallel.Span(n, t, threads)
-			c := counts[t*buckets : (t+1)*buckets]
-			for _, k := range from[lo:hi] {
-				d := k >> shift & mask
-				to[c[d]] = k
-				c[d]++
-			}
-		})
-		keys, spare = to, from
-	}
-	return keys, spare
 }

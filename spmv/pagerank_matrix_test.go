@@ -10,41 +10,6 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-func TestRadixSort(t *testing.T) {
-	rng := rand.New(rand.NewPCG(41, 42))
-	for _, n := range []int{0, 1, 2, 3, 100, 1000, 70000, 300000} {
-		for _, width := range []uint{0, 1, 7, 11, 12, 23, 40, 64} {
-			for _, threads := range []int{1, 2, 3} {
-				keys := make([]uint64, n)
-				for i := range keys {
-					if width > 0 {
-						keys[i] = rng.Uint64() >> (64 - width)
-					}
-					if width > 11 && i%3 == 0 {
-						keys[i] &^= 0x7ff // a digit that is mostly zero
-					}
-				}
-				want := slices.Clone(keys)
-				slices.Sort(want)
-				got, other := radixSort(keys, make([]uint64, n+5), width, threads)
-				if !slices.Equal(got, want) {
-					t.Fatalf("n=%d width=%d threads=%d: not sorted", n, width, threads)
-				}
-				if len(other) != n {
-					t.Fatalf("n=%d width=%d: spare of length %d", n, width, len(other))
-				}
-			}
-		}
-	}
-	// A digit the same in every key is skipped, and the result is still
-	// sorted by the other digits.
-	keys := []uint64{5 << 22, 3<<22 | 1, 5<<22 | 2, 1 << 22}
-	got, _ := radixSort(keys, make([]uint64, 4), 33, 1)
-	if !slices.Equal(got, []uint64{1 << 22, 3<<22 | 1, 5 << 22, 5<<22 | 2}) {
-		t.Fatalf("got %v", got)
-	}
-}
-
 // TestBuildPRMatrix checks the local matrix against a plain construction
 // from the edge set: in-set, out-set with the block, degrees, slots by
 // descending degree, and every column's sources in slot order.

@@ -80,6 +80,17 @@ func serialPageRank(edges []graph.Edge, alpha, tol float64, maxIter, exact int) 
 // and the top k.
 func runPageRank(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int) (*PageRankResult, map[int64]float64, []VertexScore) {
 	t.Helper()
+	shares := make([]graph.EdgeShare, p)
+	for r := range p {
+		shares[r] = graph.EdgeChunks{edges[len(edges)*r/p : len(edges)*(r+1)/p]}
+	}
+	return runShares(t, p, shares, cfg, k)
+}
+
+// runShares runs PageRankShare on p in-process ranks, rank r reading
+// shares[r], and returns what runPageRank returns.
+func runShares(t *testing.T, p int, shares []graph.EdgeShare, cfg PageRankConfig, k int) (*PageRankResult, map[int64]float64, []VertexScore) {
+	t.Helper()
 	var (
 		mu     sync.Mutex
 		res0   *PageRankResult
@@ -87,8 +98,7 @@ func runPageRank(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k 
 		top    []VertexScore
 	)
 	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		lo, hi := len(edges)*c.Rank()/p, len(edges)*(c.Rank()+1)/p
-		res, err := PageRank(ctx, c, edges[lo:hi], cfg)
+		res, err := PageRankShare(ctx, c, shares[c.Rank()], cfg)
 		if err != nil {
 			return err
 		}
@@ -313,7 +323,7 @@ func readTop20(t *testing.T, path string) []VertexScore {
 
 // TestPageRankRealGraphs checks the top 20 of the two shared real graphs
 // against NetworkX's converged answer, for every network and several rank
-// counts, each rank reading its own share of the file.
+// counts, each rank streaming its own share of the file (graph.FileShare).
 func TestPageRankRealGraphs(t *testing.T) {
 	dir := dataDir(t)
 	// The reader makes Matrix Market indices 0-based; the reference
@@ -357,11 +367,11 @@ func TestPageRankRealGraphs(t *testing.T) {
 				res0   *PageRankResult
 			)
 			err := inproc.Run(context.Background(), cb.p, func(ctx context.Context, c comm.Comm) error {
-				edges, err := graph.ReadEdgesRange(path, "", c.Rank(), c.Size())
+				share, err := graph.NewFileShare(path, "", c.Rank(), c.Size())
 				if err != nil {
 					return err
 				}
-				res, err := PageRank(ctx, c, edges, cfg)
+				res, err := PageRankShare(ctx, c, share, cfg)
 				if err != nil {
 					return err
 				}

@@ -14,7 +14,6 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"os"
 	"runtime"
 	"slices"
 	"strconv"
@@ -25,8 +24,8 @@ import (
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -55,10 +54,11 @@ type pagerankFlags struct {
 func newPageRankCommand() *cobra.Command {
 	var f pagerankFlags
 	cmd := &cobra.Command{
-		Use:   "pagerank [FILE]",
+		Use:   "pagerank [FILE|-]",
 		Short: "Run PageRank on an edge list over the Kylix sparse allreduce",
 		Long: `Reads a directed edge list (SNAP text, .el, .wel, Matrix Market, .bel, optionally
-gzipped), or generates a Graph500 Kronecker graph with --kron, and runs
+gzipped; - or a pipe, FIFO or device is read once by rank 0, and needs
+--format), or generates a Graph500 Kronecker graph with --kron, and runs
 PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
 dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
 spread over the ranks by a random edge partition and every iteration is one
@@ -72,7 +72,7 @@ and the total rank.`,
 	}
 	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name")
+	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name (not for - and other streams)")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
 	fl.Float64Var(&f.alpha, "alpha", spmv.DefaultPageRankAlpha, "damping factor")
 	fl.Float64Var(&f.tol, "tol", spmv.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")
@@ -99,47 +99,20 @@ type pagerankReport struct {
 	results.PageRankRun
 	all         []spmv.VertexScore // --out: every vertex, rank 0 only
 	warnMaxIter bool               // stopped at --max-iter
+	undirected  bool               // --undirected: the edges read count twice, as arcs
 }
+
+// pagerankGCPercent is the garbage collector's target during a pagerank
+// run (memstat.LeanHeap): the heap is a few large arrays without pointers,
+// so a collection costs little, and Go's default of 100 lets the heap grow
+// to twice what it holds. Measured on pagerank --kron 21 --undirected
+// --iterations 5 (BENCHMARKS.md, "PageRank memory"): peaks of 682–690 MB
+// at 10, 710 at 20, 725 at 50, 720 at 100, set-up time the same within
+// noise.
+const pagerankGCPercent = 10
 
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	fl := cmd.Flags()
-	var path string
-	var format graph.EdgeFormat
-	var kp kronecker.Params
-	var idOffset int64
-	switch {
-	case fl.Changed("kron") && len(args) > 0:
-		return flagError("kron", "cannot be combined with the edge list %s", args[0])
-	case fl.Changed("kron"):
-		if f.kron < 1 || f.kron > kronecker.MaxScale {
-			return flagError("kron", "%d is outside 1..%d", f.kron, kronecker.MaxScale)
-		}
-		kp = kronecker.DefaultParams(f.kron)
-		if err := kp.Validate(); err != nil {
-			return flagError("kron", "%v", err)
-		}
-	case len(args) == 0:
-		return usageError{errors.New("pagerank needs an edge list FILE or --kron SCALE")}
-	default:
-		path = args[0]
-		fm, _, err := graph.DetectEdgeFormat(path, f.format)
-		if err != nil {
-			return flagError("format", "%v", err)
-		}
-		if fl.Changed("format") {
-			format = graph.EdgeFormat(f.format)
-		}
-		if fm == graph.EdgeFormatMTX {
-			idOffset = 1 // Matrix Market ids are printed 1-based, as in the file
-		}
-		st, err := os.Stat(path)
-		if err != nil {
-			return usageError{fmt.Errorf("%s: %w", path, err)}
-		}
-		if st.IsDir() {
-			return usageError{fmt.Errorf("%s: is a directory", path)}
-		}
-	}
 	if err := checkRanks(f.ranks); err != nil {
 		return err
 	}
@@ -147,6 +120,10 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		return flagError("top", "%d is negative", f.top)
 	}
 	plan, err := f.pagerankPlan(cmd)
+	if err != nil {
+		return err
+	}
+	in, err := resolvePageRankInput(cmd, f, args, plan)
 	if err != nil {
 		return err
 	}
@@ -158,6 +135,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		threads = f.threads
 	}
+	in.threads = threads
 	cfg := spmv.DefaultPageRankConfig()
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
@@ -201,7 +179,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	var outFile, jsonOut *output.File
 	var plotsOut *output.Dir
 	if plan.reports() {
-		outs.Input(path)
+		outs.Input(in.path)
 		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
 		if err := outs.Check(); err != nil {
 			return err
@@ -212,54 +190,39 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		if !fl.Changed("threads") {
 			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
 		}
+		plan.stdin = in.stdinForChildren()
 		return plan.launchLocal(cmd, extra...)
 	}
-	input := path
-	if path == "" {
-		input = fmt.Sprintf("kron:%d", f.kron)
-	}
+	// The run holds a few large pointer-free arrays: a lean heap target,
+	// and the set-up's garbage returned to the system before the
+	// iterations (once per process, outside the timed regions).
+	defer memstat.LeanHeap(memstat.LeanHeap(pagerankGCPercent))
+	var release sync.Once
+	cfg.SetupDone = func() { release.Do(memstat.Release) }
 
 	ctx := cmd.Context()
 	if f.join {
-		return pagerankJoin(ctx, plan, path, format, kp, cfg, f, idOffset, input, cmd.ErrOrStderr())
+		return pagerankJoin(ctx, plan, in, cfg, f, cmd.ErrOrStderr())
 	}
 	var (
 		mu     sync.Mutex
 		report *pagerankReport
 	)
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+		var rep *pagerankReport
+		var err error
 		if f.elastic {
-			rep, err := pagerankElasticRank(ctx, c, path, format, kp, cfg, f, idOffset, cmd.ErrOrStderr())
-			if rep != nil {
-				rep.Input = input
-				mu.Lock()
-				report = rep
-				mu.Unlock()
-			}
-			return err
-		}
-		var edges []graph.Edge
-		if path != "" {
-			var err error
-			if edges, err = graph.ReadEdgesRange(path, format, c.Rank(), c.Size()); err != nil {
-				return err
-			}
+			rep, err = pagerankElasticRank(ctx, c, in, cfg, f, cmd.ErrOrStderr())
 		} else {
-			first, count := kp.RankRange(c.Rank(), c.Size())
-			edges = make([]graph.Edge, count)
-			kp.GenerateParallel(first, edges, threads)
-		}
-		rep, err := pagerankRank(ctx, c, edges, cfg, f, idOffset)
-		if err != nil {
-			return err
+			rep, err = pagerankRank(ctx, c, in, cfg, f)
 		}
 		if rep != nil {
-			rep.Input = input
+			rep.Input = in.name
 			mu.Lock()
 			report = rep
 			mu.Unlock()
 		}
-		return nil
+		return err
 	})
 	if err != nil {
 		var le *graph.EdgeListError
@@ -272,17 +235,24 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report == nil || !plan.reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
+	if report.Vertices == 0 {
+		return usageError{fmt.Errorf("%s: no edges", in.name)}
+	}
 	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
 // pagerankRank runs PageRank on one rank and collects the report on rank 0
 // (nil elsewhere).
-func pagerankRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64) (*pagerankReport, error) {
-	res, err := spmv.PageRank(ctx, c, edges, cfg)
+func pagerankRank(ctx context.Context, c comm.Comm, in *pagerankInput, cfg spmv.PageRankConfig, f *pagerankFlags) (*pagerankReport, error) {
+	share, err := in.share(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	return pagerankReportOf(ctx, c, res, cfg, f, idOffset)
+	res, err := spmv.PageRankShare(ctx, c, share, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return pagerankReportOf(ctx, c, res, cfg, f, in.idOffset)
 }
 
 // pagerankReportOf collects a finished run's report on rank 0 (nil
@@ -298,12 +268,20 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 			return nil, err
 		}
 	}
-	// Iteration traffic and times over all ranks.
+	// Iteration traffic and times over all ranks; every rank's edges and
+	// its process's peak memory in its own slots.
 	sums := []int64{res.Traffic.BytesSent, res.Traffic.Messages}
 	for _, lv := range res.LayerVolume {
 		t := lv.Total()
 		sums = append(sums, t.BytesSent, t.Messages)
 	}
+	loads := len(sums)
+	sums = append(sums, make([]int64, 2*c.Size())...)
+	peak, err := memstat.PeakRSS()
+	if err != nil {
+		peak = 0 // not measurable here: reported as 0
+	}
+	sums[loads+2*c.Rank()], sums[loads+2*c.Rank()+1] = res.LocalEdges, peak
 	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
@@ -323,11 +301,12 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
 			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
 			Allreduce: res.Network, Partition: cfg.Partition,
-			CommBytes: sums[0], CommMessages: sums[1],
+			CommBytes: sums[0], CommMessages: sums[1], InputEdges: res.InputEdges,
 			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
 			Top:    make([]results.TopVertex, len(top)),
 		},
 		warnMaxIter: !res.Converged,
+		undirected:  cfg.Undirected,
 	}
 	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
 	if res.Iterations > 0 {
@@ -339,6 +318,11 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 	}
 	for i := range rep.Layers {
 		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
+	}
+	for r := range c.Size() {
+		load := results.PageRankRankLoad{Rank: r, Edges: sums[loads+2*r], PeakMemoryBytes: sums[loads+2*r+1]}
+		rep.RankLoads = append(rep.RankLoads, load)
+		rep.PeakMemoryBytes = max(rep.PeakMemoryBytes, load.PeakMemoryBytes)
 	}
 	for i, v := range top {
 		rep.Top[i] = results.TopVertex{ID: v.ID + idOffset, Score: v.Score}
@@ -411,7 +395,23 @@ func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut 
 	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
 		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
 		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
+	fmt.Fprintln(stderr, peakMemoryLine(rep, rep.undirected))
 	return nil
+}
+
+// peakMemoryLine is the text summary's line about memory: the job's
+// largest process peak, and per edge read (per arc, an edge or its
+// reverse, with --undirected).
+func peakMemoryLine(rep *pagerankReport, undirected bool) string {
+	mb := float64(rep.PeakMemoryBytes) / 1e6
+	if rep.InputEdges == 0 {
+		return fmt.Sprintf("peak memory: %.1f MB", mb)
+	}
+	if undirected {
+		arcs := 2 * rep.InputEdges
+		return fmt.Sprintf("peak memory: %.1f MB (%.1f B per arc: %d edges read and their reverses)", mb, float64(rep.PeakMemoryBytes)/float64(arcs), rep.InputEdges)
+	}
+	return fmt.Sprintf("peak memory: %.1f MB (%.1f B per edge read, %d edges)", mb, float64(rep.PeakMemoryBytes)/float64(rep.InputEdges), rep.InputEdges)
 }
 
 // secondsDuration renders seconds as a rounded duration.

@@ -2,10 +2,10 @@
 // rank other than 0 and takes in processes that join between iterations
 // (paper 002 §II failure exposure, §V elastic topology update, §III ramp-up
 // mode). spmv.PageRankElastic does the recovery and the growth; this file
-// gives it the input reader (every rank re-reads its new share of FILE, or
-// regenerates its share of the Kronecker graph) and comm/tcp's Shrink and
-// Grow, opens rank 0's lobby for joining processes, and runs a joining
-// process (--join).
+// gives it the input's loader (pagerank_input.go: every rank re-reads its
+// new share of FILE, or regenerates its share of the Kronecker graph) and
+// comm/tcp's Shrink and Grow, opens rank 0's lobby for joining processes,
+// and runs a joining process (--join).
 
 package main
 
@@ -25,8 +25,6 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/comm/tcp"
-	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -83,10 +81,10 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 
 // joinTag identifies what a job computes: a joining process must present
 // the job's (comm/tcp's lobby refuses it otherwise, naming both).
-func joinTag(path string, f *pagerankFlags, cfg spmv.PageRankConfig) string {
-	input := fmt.Sprintf("kron:%d", f.kron)
-	if path != "" {
-		input = filepath.Base(path)
+func joinTag(in *pagerankInput, cfg spmv.PageRankConfig) string {
+	input := in.name
+	if in.path != "" {
+		input = filepath.Base(in.path)
 	}
 	return fmt.Sprintf("pagerank %s alpha=%g tol=%g max-iter=%d iterations=%d undirected=%t allreduce=%s partition=%s",
 		input, cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations, cfg.Undirected, cfg.Allreduce, cfg.Partition)
@@ -111,18 +109,11 @@ func asTCP(c comm.Comm, what string) (*tcp.Comm, error) {
 	return tc, nil
 }
 
-// elasticHooks is what spmv.PageRankElastic needs from the CLI.
-func elasticHooks(path string, format graph.EdgeFormat, kp kronecker.Params, cfg spmv.PageRankConfig, logf func(string, ...any)) spmv.Elastic {
+// elasticHooks is what spmv.PageRankElastic needs from the CLI: the
+// input's loader is the fixed-size run's (pagerank_input.go).
+func elasticHooks(in *pagerankInput, logf func(string, ...any)) spmv.Elastic {
 	return spmv.Elastic{
-		Load: func(_ context.Context, rank, size int) ([]graph.Edge, error) {
-			if path != "" {
-				return graph.ReadEdgesRange(path, format, rank, size)
-			}
-			first, count := kp.RankRange(rank, size)
-			edges := make([]graph.Edge, count)
-			kp.GenerateParallel(first, edges, cfg.Threads)
-			return edges, nil
-		},
+		Load: in.load,
 		Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
 			tc, err := asTCP(c, "shrink")
 			if err != nil {
@@ -150,19 +141,19 @@ func elasticHooks(path string, format graph.EdgeFormat, kp kronecker.Params, cfg
 // pagerankElasticRank runs elastic PageRank on one TCP rank and collects
 // the report on rank 0 (nil elsewhere). Rank 0 opens the lobby where
 // processes ask to join; recoveries and growths are logged to stderr.
-func pagerankElasticRank(ctx context.Context, c comm.Comm, path string, format graph.EdgeFormat, kp kronecker.Params,
-	cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64, stderr io.Writer) (rep *pagerankReport, err error) {
+func pagerankElasticRank(ctx context.Context, c comm.Comm, in *pagerankInput,
+	cfg spmv.PageRankConfig, f *pagerankFlags, stderr io.Writer) (rep *pagerankReport, err error) {
 	tc, ok := c.(*tcp.Comm)
 	if !ok {
 		return nil, errors.New("--elastic: needs the TCP transport")
 	}
 	logf := stderrLogf(stderr)
 	if c.Rank() == 0 {
-		if err := tc.AcceptJoins(joinTag(path, f, cfg)); err != nil {
+		if err := tc.AcceptJoins(joinTag(in, cfg)); err != nil {
 			logf("pagerank: elastic: no process can join this job: %v", err)
 		}
 	}
-	res, err := spmv.PageRankElastic(ctx, c, cfg, elasticHooks(path, format, kp, cfg, logf))
+	res, err := spmv.PageRankElastic(ctx, c, cfg, elasticHooks(in, logf))
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +167,7 @@ func pagerankElasticRank(ctx context.Context, c comm.Comm, path string, format g
 			_ = nc.Close()
 		}()
 	}
-	return elasticReport(ctx, res, cfg, f, idOffset, logf)
+	return elasticReport(ctx, res, cfg, f, in.idOffset, logf)
 }
 
 // elasticReport logs rank 0's recoveries and growths and collects the
@@ -225,16 +216,15 @@ func elasticReport(ctx context.Context, res *spmv.ElasticResult, cfg spmv.PageRa
 // two iterations, then goes on in step with the job's ranks. It prints
 // nothing but log lines: rank 0 reports. A job that ends before it takes
 // the process in is not an error.
-func pagerankJoin(ctx context.Context, plan jobPlan, path string, format graph.EdgeFormat, kp kronecker.Params,
-	cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64, input string, stderr io.Writer) error {
+func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerankInput, cfg spmv.PageRankConfig, f *pagerankFlags, stderr io.Writer) error {
 	logf := stderrLogf(stderr)
 	tcfg, err := plan.job.TCPConfig(logf)
 	if err != nil {
 		return err
 	}
 	coordinator := plan.job.Coordinator
-	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, input)
-	tc, err := tcp.Join(ctx, tcfg, joinTag(path, f, cfg))
+	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.name)
+	tc, err := tcp.Join(ctx, tcfg, joinTag(in, cfg))
 	if errors.Is(err, tcp.ErrJobEnded) {
 		logf("pagerank --join: the job at %s ended before it took this process in: nothing to do", coordinator)
 		return nil
@@ -251,12 +241,12 @@ func pagerankJoin(ctx context.Context, plan jobPlan, path string, format graph.E
 		return err
 	}
 	logf("pagerank --join: joined as rank %d of %d (epoch %d)", tc.Rank(), tc.Size(), tc.Epoch())
-	res, err := spmv.PageRankJoin(ctx, tc, cfg, elasticHooks(path, format, kp, cfg, logf))
+	res, err := spmv.PageRankJoin(ctx, tc, cfg, elasticHooks(in, logf))
 	if err == nil {
 		if res.Comm != comm.Comm(tc) {
 			defer res.Comm.(*tcp.Comm).Close()
 		}
-		_, err = elasticReport(ctx, res, cfg, f, idOffset, logf)
+		_, err = elasticReport(ctx, res, cfg, f, in.idOffset, logf)
 		if err != nil {
 			res.Comm.(*tcp.Comm).Abort(err)
 		}

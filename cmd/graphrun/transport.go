@@ -74,6 +74,8 @@ const mpiBuildHint = "build it with: go build -tags mpi ./cmd/graphrun " +
 type jobPlan struct {
 	// procs > 0: this process only starts procs rank processes and waits.
 	procs int
+	// stdin, with procs > 0: rank 0's standard input (pagerank -).
+	stdin io.Reader
 	// job is this process's part otherwise: in-process ranks, one TCP rank
 	// or one MPI rank (Transport transportMPI).
 	job launch.Job
@@ -264,7 +266,7 @@ func (p jobPlan) launchLocal(cmd *cobra.Command, extra ...string) error {
 	args := append(forwardedArgs(cmd, "procs", "transport"), "--transport="+launch.TCP)
 	args = append(args, extra...)
 	ctx := cmd.Context()
-	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Elastic: p.elastic, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr()}
+	l := launch.Local{Procs: p.procs * max(p.replicas, 1), Replicas: p.replicas, Elastic: p.elastic, Path: exe, Args: args, Env: os.Environ(), Stdout: cmd.OutOrStdout(), Stderr: cmd.ErrOrStderr(), Stdin: p.stdin}
 	if err := l.Run(ctx); err != nil {
 		return fmt.Errorf("--procs %d: %w", p.procs, err)
 	}

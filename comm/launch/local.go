@@ -31,7 +31,8 @@ const maxLine = 64 << 10
 // "--rank=R" and "--size=P", in the environment Env plus GRAPHRUN_TOKEN (32
 // fresh random bytes, hex), GRAPHRUN_JOB (a fresh id),
 // GRAPHRUN_COORDINATOR (127.0.0.1 and a port that was free a moment
-// before) and EnvLocal. Its standard input is empty.
+// before) and EnvLocal. Its standard input is empty, but for rank 0's:
+// Stdin.
 type Local struct {
 	Procs int      // number of ranks, at least 1
 	Path  string   // the program, usually os.Executable()
@@ -42,6 +43,10 @@ type Local struct {
 	// every rank's standard error, and the other ranks' standard output,
 	// line by line behind "rank N: ".
 	Stdout, Stderr io.Writer
+
+	// Stdin, if set, is process 0's standard input (an input read from
+	// "-" is rank 0's to read).
+	Stdin io.Reader
 
 	// Grace is how long the other ranks may take to exit on their own once
 	// one rank failed (a TCP job fails everywhere within a round trip, or a
@@ -197,6 +202,7 @@ func (l Local) Run(ctx context.Context) error {
 		c.Stderr = errw
 		if r == 0 {
 			c.Stdout = stdout
+			c.Stdin = l.Stdin
 		} else {
 			outw := sink.writer(r)
 			writers = append(writers, outw)

@@ -1,0 +1,458 @@
+// Tests of the streamed inputs of PageRank's set-up (share.go, labels.go,
+// spread.go): a share read in chunks, twice, gives ReadEdgesRange's edges;
+// the relabelling from a share's distinct ids maps every edge as Relabel
+// does; a stream read once by rank 0 and spread gives every edge once; a
+// FIFO without a writer never blocks a cancelled open.
+
+package graph
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+)
+
+// scanAll reads a share once, checking the chunk bound, and returns its
+// edges.
+func scanAll(t *testing.T, s EdgeShare, maxChunk int) []Edge {
+	t.Helper()
+	var got []Edge
+	err := s.Scan(context.Background(), func(es []Edge) error {
+		if len(es) == 0 || len(es) > maxChunk {
+			return fmt.Errorf("chunk of %d edges (want 1..%d)", len(es), maxChunk)
+		}
+		got = append(got, es...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// TestFileShareMatchesReadEdgesRange streams random files of every format,
+// plain and gzipped, on 1 to 5 ranks, twice (the second pass starts from
+// what the first learnt): each pass is ReadEdgesRange's share.
+func TestFileShareMatchesReadEdgesRange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	dir := t.TempDir()
+	for iter := range 24 {
+		format := []EdgeFormat{EdgeFormatSNAP, EdgeFormatEL, EdgeFormatWEL, EdgeFormatMTX}[iter%4]
+		data, _ := randomEdgeText(rng, format, rng.IntN(400))
+		for _, gz := range []bool{false, true} {
+			ext := string(format)
+			if format == EdgeFormatSNAP {
+				ext = "txt"
+			}
+			name := filepath.Join(dir, fmt.Sprintf("g%d.%s", iter, ext))
+			in := data
+			if gz {
+				name += ".gz"
+				in = gzipBytes(t, data)
+			}
+			if err := os.WriteFile(name, in, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for size := 1; size <= 5; size++ {
+				for r := range size {
+					want, err := ReadEdgesRange(name, "", r, size)
+					if err != nil {
+						t.Fatal(err)
+					}
+					s, err := NewFileShare(name, "", r, size)
+					if err != nil {
+						t.Fatal(err)
+					}
+					for pass := range 2 {
+						if got := scanAll(t, s, emitEdges+decodeBatch); !slices.Equal(got, want) {
+							t.Fatalf("%s rank %d/%d pass %d: %d edges, ReadEdgesRange %d", name, r, size, pass, len(got), len(want))
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestFileShareChunks streams a file of many short lines, and a .bel file:
+// every chunk is at most emitEdges (plus a .bel batch), and all edges come
+// through in order.
+func TestFileShareChunks(t *testing.T) {
+	const m = 3*emitEdges + 123
+	edges := make([]Edge, m)
+	var text []byte
+	for i := range edges {
+		edges[i] = Edge{int64(i % 10), int64(i % 7)}
+		text = fmt.Appendf(text, "%d %d\n", i%10, i%7)
+	}
+	txt := writeFile(t, "short.txt", text)
+	bel := filepath.Join(t.TempDir(), "g.bel")
+	if err := WriteEdgeList(bel, "", func(yield func([]Edge) error) error { return yield(edges) }); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		path  string
+		bound int
+	}{{txt, emitEdges}, {bel, emitEdges + decodeBatch}} {
+		for _, size := range []int{1, 3} {
+			var all []Edge
+			for r := range size {
+				s, err := NewFileShare(c.path, "", r, size)
+				if err != nil {
+					t.Fatal(err)
+				}
+				all = append(all, scanAll(t, s, c.bound)...)
+			}
+			if !slices.Equal(all, edges) {
+				t.Fatalf("%s on %d ranks: the shares are not the file", c.path, size)
+			}
+		}
+	}
+}
+
+// TestFileShareCancel checks that a done context stops a streamed read:
+// before it starts, and between two chunks (emit cancels; Scan returns
+// ctx's error without handing out another chunk).
+func TestFileShareCancel(t *testing.T) {
+	var text []byte
+	for i := range 5 * emitEdges {
+		text = fmt.Appendf(text, "%d %d\n", i, i+1)
+	}
+	for _, name := range []string{"c.txt", "c.txt.gz"} {
+		data := text
+		if strings.HasSuffix(name, ".gz") {
+			data = gzipBytes(t, text)
+		}
+		path := writeFile(t, name, data)
+		for _, size := range []int{1, 2} {
+			s, err := NewFileShare(path, "", 0, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			cancel()
+			if err := s.Scan(ctx, func([]Edge) error { return nil }); !errors.Is(err, context.Canceled) {
+				t.Errorf("%s/%d: a cancelled scan returned %v", name, size, err)
+			}
+			ctx, cancel = context.WithCancel(context.Background())
+			calls := 0
+			err = s.Scan(ctx, func([]Edge) error {
+				calls++
+				cancel()
+				return nil
+			})
+			if !errors.Is(err, context.Canceled) || calls != 1 {
+				t.Errorf("%s/%d: cancelled in the first chunk: %d chunks, %v", name, size, calls, err)
+			}
+		}
+	}
+}
+
+// TestIDCollector checks both ways of collecting distinct ids, and the
+// switch from the bitmap to the list in the middle of a share.
+func TestIDCollector(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for iter := range 40 {
+		var edges []Edge
+		for range rng.IntN(3000) {
+			edges = append(edges, Edge{rng.Int64N(5000), rng.Int64N(5000)})
+		}
+		if iter%2 == 1 { // ids far beyond a bitmap: the list
+			for range 1 + rng.IntN(50) {
+				edges = append(edges, Edge{rng.Int64N(math.MaxInt64), rng.Int64N(100)})
+			}
+		}
+		col := newIDCollector()
+		for lo := 0; lo < len(edges); {
+			hi := min(len(edges), lo+1+rng.IntN(700))
+			col.add(edges[lo:hi])
+			if rng.IntN(3) == 0 {
+				col.merge() // as a full buffer would
+			}
+			lo = hi
+		}
+		var ids []uint64
+		if col.list {
+			col.merge()
+			ids = col.ids
+		} else {
+			ids = bitmapIDs(col.bits, nil)
+		}
+		want := distinctIDs(edges)
+		if len(ids) != len(want) {
+			t.Fatalf("iter %d: %d ids, want %d", iter, len(ids), len(want))
+		}
+		for i, x := range want {
+			if ids[i] != uint64(x) {
+				t.Fatalf("iter %d: id %d is %d, want %d", iter, i, ids[i], x)
+			}
+		}
+		if col.list != (iter%2 == 1) {
+			t.Errorf("iter %d: list mode %v", iter, col.list)
+		}
+		if col.edges != int64(len(edges)) || col.bad >= 0 {
+			t.Errorf("iter %d: %d edges, bad %d", iter, col.edges, col.bad)
+		}
+	}
+}
+
+// TestLabelsMap relabels dense and sparse ids on 3 ranks and checks the
+// map of every rank's edges against the serial labelling, and that an id
+// of another share is refused (the input changed between passes).
+func TestLabelsMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for _, sparse := range []bool{false, true} {
+		edges := make([]Edge, 2000)
+		for i := range edges {
+			edges[i] = Edge{rng.Int64N(900), rng.Int64N(900)}
+			if sparse {
+				edges[i].U = rng.Int64N(1 << 60)
+			}
+		}
+		ids := distinctIDs(edges)
+		const p = 3
+		err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+			mine := edges[len(edges)*c.Rank()/p : len(edges)*(c.Rank()+1)/p]
+			l, err := RelabelShare(ctx, c, EdgeChunks{mine[:100], mine[100:]})
+			if err != nil {
+				return err
+			}
+			if l.N != int64(len(ids)) || l.Edges != int64(len(mine)) {
+				return fmt.Errorf("rank %d: %d vertices, %d edges", c.Rank(), l.N, l.Edges)
+			}
+			if (l.bits == nil) != sparse {
+				return fmt.Errorf("rank %d: bitmap %v for sparse %v", c.Rank(), l.bits != nil, sparse)
+			}
+			out := make([]uint64, len(mine))
+			if err := l.Map(mine, out); err != nil {
+				return err
+			}
+			for i, e := range mine {
+				u, _ := slices.BinarySearch(ids, e.U)
+				v, _ := slices.BinarySearch(ids, e.V)
+				if out[i] != uint64(u)<<32|uint64(v) {
+					return fmt.Errorf("rank %d edge %v: mapped to %x", c.Rank(), e, out[i])
+				}
+			}
+			for _, bad := range []Edge{{mine[0].U, 1 << 62}, {-1, mine[0].V}, {901, mine[0].V}} {
+				if err := l.Map([]Edge{bad}, out); !errors.Is(err, ErrShareChanged) {
+					return fmt.Errorf("rank %d: Map(%v) = %v, want ErrShareChanged", c.Rank(), bad, err)
+				}
+			}
+			if l.Bytes() <= 0 {
+				return fmt.Errorf("rank %d: labels of %d bytes", c.Rank(), l.Bytes())
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("sparse %v: %v", sparse, err)
+		}
+	}
+}
+
+// spreadAll spreads data (read as a stream by rank 0) over p ranks in
+// rounds of round edges and returns every rank's share.
+func spreadAll(t *testing.T, data []byte, name string, format EdgeFormat, p, round int) ([][]Edge, error) {
+	t.Helper()
+	shares := make([][]Edge, p)
+	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		var r io.Reader
+		if c.Rank() == 0 {
+			r = bytes.NewReader(data)
+		}
+		share, err := spreadStream(ctx, c, r, name, format, round)
+		if err != nil {
+			return err
+		}
+		for _, part := range share {
+			shares[c.Rank()] = append(shares[c.Rank()], part...)
+		}
+		return nil
+	})
+	return shares, err
+}
+
+// TestSpreadStream reads random edge lists of every format as streams
+// (plain, gzipped, .bel) on 1 to 4 ranks, in one round and in many: every
+// edge reaches exactly one rank, in order within a rank, and one round's
+// shares in rank order are the whole list.
+func TestSpreadStream(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for iter := range 12 {
+		format := []EdgeFormat{EdgeFormatSNAP, EdgeFormatEL, EdgeFormatWEL, EdgeFormatMTX}[iter%4]
+		data, want := randomEdgeText(rng, format, 1+rng.IntN(300))
+		var bel bytes.Buffer
+		w := &bel
+		w.WriteString(EdgeListMagic)
+		w.Write(binaryHeader(int64(len(want)))[8:])
+		for _, e := range want {
+			w.Write(appendSpread(nil, []Edge{e}, false)[1:])
+		}
+		inputs := []struct {
+			data   []byte
+			format EdgeFormat
+		}{{data, format}, {gzipBytes(t, data), format + ".gz"}, {bel.Bytes(), EdgeFormatBEL}}
+		for _, in := range inputs {
+			for p := 1; p <= 4; p++ {
+				for _, round := range []int{spreadRound, 7} {
+					shares, err := spreadAll(t, in.data, "stdin", in.format, p, round)
+					if err != nil {
+						t.Fatalf("iter %d %s on %d ranks: %v", iter, in.format, p, err)
+					}
+					got := slices.Concat(shares...)
+					if round == spreadRound && !slices.Equal(got, want) {
+						t.Fatalf("iter %d %s on %d ranks: the shares are not the list", iter, in.format, p)
+					}
+					sortEdges(got)
+					sorted := slices.Clone(want)
+					sortEdges(sorted)
+					if !slices.Equal(got, sorted) {
+						t.Fatalf("iter %d %s on %d ranks, rounds of %d: not every edge once", iter, in.format, p, round)
+					}
+				}
+			}
+		}
+	}
+}
+
+func sortEdges(es []Edge) {
+	slices.SortFunc(es, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
+}
+
+// TestSpreadStreamErrors checks that a malformed stream fails with the
+// reader's file:line error, a gzip stream not named so is refused, and an
+// unnamed format is an error.
+func TestSpreadStreamErrors(t *testing.T) {
+	_, err := spreadAll(t, []byte("1 2\n3 x\n"), "pipe", EdgeFormatSNAP, 3, 1)
+	var le *EdgeListError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "pipe:2:") {
+		t.Errorf("malformed stream: %v, want pipe:2: …", err)
+	}
+	_, err = spreadAll(t, gzipBytes(t, []byte("1 2\n")), "pipe", EdgeFormatSNAP, 2, 1)
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "gzip") {
+		t.Errorf("unannounced gzip: %v", err)
+	}
+	if _, err := ReadStream(context.Background(), strings.NewReader("1 2\n"), "-", ""); err == nil {
+		t.Error("a stream without a format was read")
+	}
+	got, err := ReadStream(context.Background(), strings.NewReader("# c\n1 2\n3 4"), "-", EdgeFormatSNAP)
+	if err != nil || !slices.Equal(got, []Edge{{1, 2}, {3, 4}}) {
+		t.Errorf("ReadStream = %v, %v", got, err)
+	}
+}
+
+// TestIsStreamAndOpenStream checks which inputs are streams, and opening a
+// FIFO: a cancelled open of a FIFO without a writer returns, and with a
+// writer the data comes through.
+func TestIsStreamAndOpenStream(t *testing.T) {
+	dir := t.TempDir()
+	regular := writeFile(t, "r.txt", []byte("1 2\n"))
+	fifo := filepath.Join(dir, "f.txt")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	for _, c := range []struct {
+		path   string
+		stream bool
+		bad    bool
+	}{{StdinName, true, false}, {regular, false, false}, {fifo, true, false}, {os.DevNull, true, false}, {dir, false, true}, {filepath.Join(dir, "none"), false, true}} {
+		got, err := IsStream(c.path)
+		if (err != nil) != c.bad || got != c.stream {
+			t.Errorf("IsStream(%s) = %v, %v", c.path, got, err)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := OpenStream(ctx, fifo, nil)
+		done <- err
+	}()
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled open of a FIFO without a writer: %v", err)
+	}
+
+	go func() {
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err == nil {
+			w.WriteString("5 6\n7 8\n")
+			w.Close()
+		}
+	}()
+	r, err := OpenStream(context.Background(), fifo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := ReadStream(context.Background(), r, fifo, EdgeFormatSNAP)
+	if err != nil || !slices.Equal(got, []Edge{{5, 6}, {7, 8}}) {
+		t.Errorf("FIFO: %v, %v", got, err)
+	}
+	in, err := OpenStream(context.Background(), StdinName, strings.NewReader("9 9\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ReadStream(context.Background(), in, "-", EdgeFormatEL); err != nil || !slices.Equal(got, []Edge{{9, 9}}) {
+		t.Errorf("stdin: %v, %v", got, err)
+	}
+
+	// A pipe whose writer sends one line and then nothing: a cancelled
+	// read returns.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pw.Close()
+	defer pr.Close()
+	if _, err := pw.WriteString("1 2\n"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	in, err = OpenStream(ctx, StdinName, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := make(chan error, 1)
+	go func() {
+		_, err := ReadStream(ctx, in, "-", EdgeFormatSNAP)
+		read <- err
+	}()
+	cancel()
+	if err := <-read; !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled read of an idle pipe: %v", err)
+	}
+}
+
+// FuzzDecodeSpread feeds arbitrary messages to the decoder of a spread
+// round (bytes from another process): it never panics, and what it
+// accepts encodes back to the same bytes.
+func FuzzDecodeSpread(f *testing.F) {
+	f.Add(appendSpread(nil, []Edge{{1, 2}, {3, 4}}, false))
+	f.Add(appendSpread(nil, nil, true))
+	f.Add([]byte{2})
+	f.Add([]byte{0, 1, 2, 3})
+	f.Fuzz(func(t *testing.T, m []byte) {
+		edges, last, err := decodeSpread(m)
+		if err != nil {
+			return
+		}
+		if back := appendSpread(nil, edges, last); !bytes.Equal(back, m) {
+			t.Fatalf("decoded %d edges (last %v) that encode to other bytes", len(edges), last)
+		}
+	})
+}

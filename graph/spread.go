@@ -1,0 +1,290 @@
+// This file reads an edge list that cannot be read twice or by several
+// ranks — standard input, a pipe, a FIFO, a character device — for a
+// distributed run such as PageRank's (paper 000 §VII): rank 0 reads it as
+// one stream and spreads its edges over the ranks in rounds, each rank
+// keeping what it receives (EdgeChunks), which later passes read from
+// memory.
+
+package graph
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"syscall"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+// StdinName is the path that names standard input.
+const StdinName = "-"
+
+// IsStream reports whether the input at path must be read as a stream:
+// "-" (standard input) or anything that is not a regular file (a pipe, a
+// FIFO, a character device such as /dev/stdin on a pipe, a socket). It
+// does not open path, so a FIFO without a writer does not block it. A
+// directory or a missing path is an error.
+func IsStream(path string) (bool, error) {
+	if path == StdinName {
+		return true, nil
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return false, err
+	}
+	if st.IsDir() {
+		return false, fmt.Errorf("%s: is a directory", path)
+	}
+	return !st.Mode().IsRegular(), nil
+}
+
+// OpenStream opens the stream input at path for reading: stdin for "-".
+// Opening a FIFO blocks until it has a writer; OpenStream waits in another
+// goroutine and returns ctx's error as soon as ctx is done, after making
+// the blocked open return (by opening the FIFO for writing for a moment)
+// and closing what it opened. Reads of the stream return ctx's error once
+// ctx is done, even while the writer writes nothing.
+func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadCloser, error) {
+	if path == StdinName {
+		return &ctxReader{ctx: ctx, r: stdin, closer: io.NopCloser(nil)}, nil
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	done := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		done <- opened{f, err}
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil {
+			return nil, o.err
+		}
+		return &ctxReader{ctx: ctx, r: o.f, closer: o.f}, nil
+	case <-ctx.Done():
+	}
+	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+		w.Close() // a FIFO's blocked open returns now, and reads EOF
+	}
+	go func() {
+		if o := <-done; o.f != nil {
+			o.f.Close()
+		}
+	}()
+	return nil, fmt.Errorf("open %s: %w", path, ctx.Err())
+}
+
+// ctxReader reads r in another goroutine, into a buffer of its own, so
+// that a read blocked in the kernel (a pipe whose writer is idle) does not
+// hold the caller once ctx is done: Read then returns ctx's error, and the
+// abandoned read ends with the stream or the process.
+type ctxReader struct {
+	ctx     context.Context
+	r       io.Reader
+	closer  io.Closer
+	buf     []byte
+	pending []byte // read, not yet returned
+	err     error  // to return once pending is drained
+	results chan ctxRead
+	busy    bool // a read is in flight
+}
+
+type ctxRead struct {
+	n   int
+	err error
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if len(c.pending) == 0 && c.err != nil {
+		return 0, c.err
+	}
+	if len(c.pending) == 0 {
+		if !c.busy {
+			if c.buf == nil {
+				c.buf = make([]byte, edgeReadBufSize)
+				c.results = make(chan ctxRead, 1)
+			}
+			c.busy = true
+			go func() {
+				n, err := c.r.Read(c.buf)
+				c.results <- ctxRead{n, err}
+			}()
+		}
+		select {
+		case res := <-c.results:
+			c.busy = false
+			c.pending, c.err = c.buf[:res.n], res.err
+		case <-c.ctx.Done():
+			return 0, c.ctx.Err()
+		}
+	}
+	n := copy(p, c.pending)
+	c.pending = c.pending[n:]
+	if len(c.pending) == 0 && c.err != nil {
+		return n, c.err
+	}
+	return n, nil
+}
+
+// Close closes the stream (standard input is left open).
+func (c *ctxReader) Close() error { return c.closer.Close() }
+
+// openStreamSource is an edgeSource over a stream, read once by one reader.
+func openStreamSource(r io.Reader, name string, format EdgeFormat) (*edgeSource, error) {
+	fmtName, gz, err := DetectEdgeFormat(name, string(format))
+	if err != nil {
+		return nil, fmt.Errorf("read edges: %w", err)
+	}
+	br := bufio.NewReaderSize(r, edgeReadBufSize)
+	if !gz {
+		if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+			return nil, &EdgeListError{Name: name, Line: 1, Err: errors.New("the input is gzip-compressed: give the format with .gz")}
+		}
+	}
+	return &edgeSource{name: name, format: fmtName, gzipped: gz, stream: br, bufSize: edgeReadBufSize}, nil
+}
+
+// ReadStream reads the whole edge list from the stream r (name names it in
+// errors) in format, which must be given (the name of a stream says
+// nothing), as ReadEdges reads a file.
+func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat) ([]Edge, error) {
+	src, err := openStreamSource(r, name, format)
+	if err != nil {
+		return nil, err
+	}
+	src.ctx = ctx
+	p, err := src.read(0, 1)
+	if err != nil {
+		return nil, err
+	}
+	return p.edges, nil
+}
+
+// spreadRound is the number of edges rank 0 spreads per round.
+const spreadRound = 1 << 20
+
+// PhaseSpread is the phase of the Alltoallv rounds of SpreadStream.
+const PhaseSpread = "read.spread"
+
+// SpreadStream reads an edge list that only rank 0 can read, once, and
+// spreads it over the ranks: rank 0 reads the stream r (the others pass
+// nil) in format, in rounds of spreadRound edges, and gives every rank a
+// near-equal consecutive part of each round (one Alltoallv per round).
+// Every rank returns the edges it received, in the stream's order; in rank
+// order, round by round, they are the whole list. It is a collective.
+// Errors of the input are ReadStream's, on rank 0; rank 0 then leaves the
+// collective, which fails the others' calls (the transport's abort).
+func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat) (EdgeChunks, error) {
+	return spreadStream(ctx, c, r, name, format, spreadRound)
+}
+
+// spreadStream is SpreadStream with rounds of roundEdges edges.
+func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int) (EdgeChunks, error) {
+	p, rank := c.Size(), c.Rank()
+	var share EdgeChunks
+	send := make([][]byte, p)
+	var recv [][]byte
+	// round sends pending (rank 0) and keeps this rank's part; it reports
+	// whether it was the last round.
+	round := func(pending []Edge, last bool) (bool, error) {
+		if rank == 0 {
+			for d := range p {
+				lo, hi := shareStart(int64(len(pending)), d, p), shareStart(int64(len(pending)), d+1, p)
+				send[d] = appendSpread(send[d][:0], pending[lo:hi], last)
+			}
+		}
+		var err error
+		if recv, err = c.Alltoallv(ctx, PhaseSpread, send, recv); err != nil {
+			return false, fmt.Errorf("read edges %s: spreading over the ranks: %w", name, err)
+		}
+		edges, last, err := decodeSpread(recv[0])
+		if err != nil {
+			return false, fmt.Errorf("read edges %s: spreading over the ranks: from rank 0: %w", name, err)
+		}
+		if len(edges) > 0 {
+			share = append(share, edges)
+		}
+		return last, nil
+	}
+	if rank != 0 {
+		for {
+			last, err := round(nil, false)
+			if err != nil {
+				return nil, err
+			}
+			if last {
+				return share, nil
+			}
+		}
+	}
+	src, err := openStreamSource(r, name, format)
+	if err != nil {
+		return nil, err
+	}
+	pending := make([]Edge, 0, roundEdges)
+	src.ctx = ctx
+	src.emit = func(es []Edge) error {
+		for len(es) > 0 {
+			n := min(len(es), roundEdges-len(pending))
+			pending = append(pending, es[:n]...)
+			es = es[n:]
+			if len(pending) == roundEdges {
+				if _, err := round(pending, false); err != nil {
+					return err
+				}
+				pending = pending[:0]
+			}
+		}
+		return nil
+	}
+	if _, err := src.read(0, 1); err != nil {
+		return nil, err
+	}
+	if _, err := round(pending, true); err != nil {
+		return nil, err
+	}
+	return share, nil
+}
+
+// A spread message is one flag byte (spreadMore, or spreadLast in the last
+// round) and the edges as little-endian int64 pairs.
+const (
+	spreadMore byte = 0
+	spreadLast byte = 1
+)
+
+// appendSpread appends the message of one round carrying edges to buf.
+func appendSpread(buf []byte, edges []Edge, last bool) []byte {
+	flag := spreadMore
+	if last {
+		flag = spreadLast
+	}
+	buf = append(buf, flag)
+	for _, e := range edges {
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.U))
+		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.V))
+	}
+	return buf
+}
+
+// decodeSpread decodes a message of appendSpread into new edges.
+func decodeSpread(m []byte) ([]Edge, bool, error) {
+	if len(m) == 0 || (len(m)-1)%16 != 0 {
+		return nil, false, fmt.Errorf("message of %d bytes is not a flag and edges", len(m))
+	}
+	if m[0] != spreadMore && m[0] != spreadLast {
+		return nil, false, fmt.Errorf("bad flag %d", m[0])
+	}
+	edges := make([]Edge, (len(m)-1)/16)
+	for i := range edges {
+		rec := m[1+16*i:]
+		edges[i] = Edge{U: int64(binary.LittleEndian.Uint64(rec)), V: int64(binary.LittleEndian.Uint64(rec[8:]))}
+	}
+	return edges, m[0] == spreadLast, nil
+}
