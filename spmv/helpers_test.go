@@ -193,6 +193,13 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 // validates them; all ranks must agree.
 func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64) error {
 	t.Helper()
+	return validateGlobalWith(t, g, p, root, parent, level, claimed, ValidatorConfig{})
+}
+
+// validateGlobalWith is validateGlobal with a validator configured by cfg
+// (its Threads is set per rank: 1 + rank mod 3).
+func validateGlobalWith(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64, cfg ValidatorConfig) error {
+	t.Helper()
 	errs := make([]error, p)
 	onRanks(t, g, p, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 		lo, hi := csr.FirstGlobal, csr.FirstGlobal+int64(csr.NumLocal)
@@ -200,7 +207,13 @@ func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64
 		if level != nil {
 			lv = slices.Clone(level[lo:hi])
 		}
-		_, errs[c.Rank()] = Validate(ctx, c, csr, part, root, slices.Clone(parent[lo:hi]), lv, claimed, 1+c.Rank()%3)
+		cfg := cfg
+		cfg.Threads = 1 + c.Rank()%3
+		v, err := NewValidator(ctx, c, csr, part, cfg)
+		if err != nil {
+			return err
+		}
+		_, errs[c.Rank()] = v.Validate(ctx, root, slices.Clone(parent[lo:hi]), lv, claimed)
 		return nil
 	})
 	for r := 1; r < p; r++ {
