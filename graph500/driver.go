@@ -223,6 +223,14 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if _, err := bfs.Run(ctx, roots[0]); err != nil {
 		return nil, err
 	}
+	var val validator
+	var valSetup float64
+	if cfg.Validate {
+		if val, valSetup, err = newValidator(ctx, c, g, blocks, part, bfs, cfg.Threads); err != nil {
+			return nil, err
+		}
+		defer val.Release()
+	}
 
 	var run *results.Graph500Run
 	if rank == 0 {
@@ -232,13 +240,15 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
 			Partition:         "1d", ValidationCSRTime: csrTime,
+			ValidationSetupTime: valSetup,
 		}
 		if cfg.Partition2D {
 			run.Partition, run.Grid = "2d", grid.String()
 		}
 	}
 	var commBytes, commMessages int64
-	var searchSent comm.PhaseCounters // this rank's traffic in the timed searches
+	var searchSent comm.PhaseCounters   // this rank's traffic in the timed searches
+	var validateSent comm.PhaseCounters // and in their validation
 	for i, root := range roots {
 		cfg.progress(c, "search", i, len(roots))
 		bfs.Prepare()
@@ -268,14 +278,21 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		search.s.ValidateTime = -1
 		if cfg.Validate {
 			cfg.progress(c, "validate", i, len(roots))
+			before := c.Stats().Total()
 			t0 := time.Now()
-			_, verr := spmv.Validate(ctx, c, g, part, root, res.Parent, res.Level, search.s.NEdge, cfg.Threads)
+			_, verr := val.Validate(ctx, root, res.Parent, res.Level, search.s.NEdge)
 			var invalid *spmv.ValidationError
 			if verr != nil && !errors.As(verr, &invalid) {
 				return nil, fmt.Errorf("validating search %d from %d: %w", i, root, verr)
 			}
-			vt, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+			elapsed := time.Since(t0).Seconds()
+			spent := c.Stats().Total().Sub(before)
+			validateSent.Add(spent)
+			vt, err := maxOverRanks(ctx, c, "driver.sync", elapsed)
 			if err != nil {
+				return nil, err
+			}
+			if search.s.ValidateBytes, search.s.ValidateMessages, err = sumOverRanks(ctx, c, spent); err != nil {
 				return nil, err
 			}
 			search.s.ValidateTime = vt
@@ -293,13 +310,17 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 	cfg.progress(c, "search", len(roots), len(roots))
-	loads, err := gatherLoads(ctx, c, g, blocks, searchSent)
+	loads, err := gatherLoads(ctx, c, g, blocks, searchSent, validateSent)
 	if err != nil {
 		return nil, err
 	}
 	if run != nil {
 		run.CommBytes, run.CommMessages = commBytes, commMessages
 		run.RankLoads = loads
+		for _, s := range run.Searches {
+			run.ValidateBytes += s.ValidateBytes
+			run.ValidateMessages += s.ValidateMessages
+		}
 	}
 	return run, nil
 }

@@ -7,6 +7,7 @@ package graph500
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
@@ -56,15 +57,54 @@ func newSearcher(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	return spmv.NewBFS(c, g, part, cfg)
 }
 
+// validator checks the searches' results: spmv.Validator over the 1D rows.
+type validator interface {
+	Validate(ctx context.Context, root int64, parent []int64, level []int32, claimedNEdge int64) (int64, error)
+	Release()
+}
+
+// newValidator prepares the run's validator, sharing the 1D engine's cross
+// directory when it has one, and returns it with its set-up time (the
+// slowest rank's).
+func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, bfs searcher, threads int) (validator, float64, error) {
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, 0, err
+	}
+	t0 := time.Now()
+	vcfg := spmv.ValidatorConfig{Threads: threads}
+	if b, ok := bfs.(*spmv.BFS); ok {
+		vcfg.Share = b
+	}
+	v, err := spmv.NewValidator(ctx, c, g, part, vcfg)
+	if err != nil {
+		return nil, 0, fmt.Errorf("preparing the validator: %w", err)
+	}
+	setup, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, setup, nil
+}
+
+// sumOverRanks returns the bytes and messages all ranks sent in spent.
+func sumOverRanks(ctx context.Context, c comm.Comm, spent comm.PhaseCounters) (bytes, messages int64, err error) {
+	v := []int64{spent.BytesSent, spent.Messages}
+	if err := c.AllreduceInt64(ctx, "driver.gather", v, comm.Sum); err != nil {
+		return 0, 0, err
+	}
+	return v[0], v[1], nil
+}
+
 // csrBytes is the memory of a 1D CSR: offsets, columns and tuple degrees.
 func csrBytes(g *graph.CSR) int64 {
 	return 8*int64(len(g.Offsets)+len(g.Cols64)) + 4*int64(len(g.Cols32)+len(g.TupleDegree))
 }
 
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
-// of the structure it searched and what it sent in the timed searches.
-func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent comm.PhaseCounters) ([]results.RankLoad, error) {
-	const fields = 4
+// of the structure it searched, what it sent in the timed searches and what
+// it sent validating them.
+func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters) ([]results.RankLoad, error) {
+	const fields = 6
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -73,6 +113,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 		mine[0], mine[1] = g.NumEdges(), csrBytes(g)
 	}
 	mine[2], mine[3] = sent.BytesSent, sent.Messages
+	mine[4], mine[5] = validated.BytesSent, validated.Messages
 	if err := c.AllreduceInt64(ctx, "driver.gather", vals, comm.Sum); err != nil {
 		return nil, fmt.Errorf("gathering the rank loads: %w", err)
 	}
@@ -82,7 +123,8 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	loads := make([]results.RankLoad, c.Size())
 	for r := range loads {
 		v := vals[fields*r:]
-		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3]}
+		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3],
+			ValidateBytes: v[4], ValidateMessages: v[5]}
 	}
 	return loads, nil
 }
