@@ -162,34 +162,28 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		return nil, err
 	}
 	t0 = time.Now()
+	var g *graph.CSR
 	var blocks *graph.Block2D
-	var blockTime float64
 	if cfg.Partition2D {
-		// The searches run on the 2D blocks, timed as kernel 1; the 1D CSR
-		// of the same tuples serves key sampling and validation.
+		// The searches, the key sampling and the validation all read the 2D
+		// blocks: the run holds no 1D copy of the graph.
 		if blocks, err = graph.BuildUndirected2D(ctx, c, grid, edges, cfg.Threads); err != nil {
 			return nil, fmt.Errorf("kernel 1 (2D): %w", err)
 		}
-		if blockTime, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds()); err != nil {
-			return nil, err
+	} else {
+		// edges is not used after this call, so the tuples become garbage as
+		// soon as kernel 1 has encoded them, before the receive buffers are
+		// allocated.
+		if g, err = graph.BuildUndirected(ctx, c, part, edges, cfg.Threads); err != nil {
+			return nil, fmt.Errorf("kernel 1: %w", err)
 		}
-		t0 = time.Now()
-	}
-	// edges is not used after this call, so the tuples become garbage as soon
-	// as kernel 1 has encoded them, before the receive buffers are allocated.
-	g, err := graph.BuildUndirected(ctx, c, part, edges, cfg.Threads)
-	if err != nil {
-		return nil, fmt.Errorf("kernel 1: %w", err)
 	}
 	constructTime, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
 	if err != nil {
 		return nil, err
 	}
-	var csrTime float64 // 2D: the 1D CSR's build, reported apart
-	if cfg.Partition2D {
-		constructTime, csrTime = blockTime, constructTime
-	}
-	if err := checkTupleCount(ctx, c, g, params.NumEdges()); err != nil {
+	owned := ownedOf(g, blocks)
+	if err := checkTupleCount(ctx, c, owned, params.NumEdges()); err != nil {
 		return nil, err
 	}
 	cfg.progress(c, "construct", 1, 1)
@@ -202,7 +196,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 		roots = []int64{cfg.Root}
 	} else {
-		roots, err = SampleRoots(ctx, c, g, part, params.Seed, cfg.NumRoots)
+		roots, err = SampleRoots(ctx, c, part, owned.degree, params.Seed, cfg.NumRoots)
 		if err != nil {
 			return nil, err
 		}
@@ -239,8 +233,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			Seed: params.Seed, Exchange: cfg.Exchange.String(), Direction: bfs.Config().Direction.String(), Codec: bfs.Config().Codec,
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
-			Partition:         "1d", ValidationCSRTime: csrTime,
-			ValidationSetupTime: valSetup,
+			Partition:         "1d", ValidationSetupTime: valSetup,
 		}
 		if cfg.Partition2D {
 			run.Partition, run.Grid = "2d", grid.String()
@@ -264,7 +257,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(spent)
-		search, err := gatherSearch(ctx, c, g, res, elapsed, spent)
+		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
 		}
@@ -327,12 +320,12 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
 // accounted for, as adjacency (counted at both ends) or as a self-loop.
-func checkTupleCount(ctx context.Context, c comm.Comm, g *graph.CSR, want int64) error {
+func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64) error {
 	var ends int64
-	for _, d := range g.TupleDegree {
+	for _, d := range owned.tupleDegree {
 		ends += int64(d)
 	}
-	s := []int64{ends, g.SelfLoops}
+	s := []int64{ends, owned.selfLoops}
 	if err := c.AllreduceInt64(ctx, "driver.sync", s, comm.Sum); err != nil {
 		return err
 	}
@@ -349,9 +342,9 @@ type gatheredSearch struct {
 
 // gatherSearch turns one rank's view of a search into the run's: the time is
 // the slowest rank's, bytes and messages are summed over ranks, per level too.
-func gatherSearch(ctx context.Context, c comm.Comm, g *graph.CSR, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
 	var out gatheredSearch
-	nedge, err := spmv.ComponentEdges(ctx, c, g, res.Parent)
+	nedge, err := spmv.ComponentEdges(ctx, c, tupleDegree, res.Parent)
 	if err != nil {
 		return out, err
 	}

@@ -57,25 +57,52 @@ func newSearcher(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	return spmv.NewBFS(c, g, part, cfg)
 }
 
-// validator checks the searches' results: spmv.Validator over the 1D rows.
+// ownedVertices is what the driver reads of the rank's own vertices, from
+// the 1D CSR or the 2D block (both own the same vertices): their degrees
+// for key sampling, their tuple counts for nedge and kernel 1's check.
+type ownedVertices struct {
+	degree      func(l uint32) int64
+	tupleDegree []uint32
+	selfLoops   int64
+}
+
+// ownedOf returns the owned vertices of blocks when it is not nil, else of g.
+func ownedOf(g *graph.CSR, blocks *graph.Block2D) ownedVertices {
+	if blocks != nil {
+		return ownedVertices{
+			degree:      func(l uint32) int64 { return int64(blocks.Degree[l]) },
+			tupleDegree: blocks.TupleDegree, selfLoops: blocks.SelfLoops,
+		}
+	}
+	return ownedVertices{degree: g.Degree, tupleDegree: g.TupleDegree, selfLoops: g.SelfLoops}
+}
+
+// validator checks the searches' results: spmv.Validator over the 1D rows,
+// or spmv.Validator2D over the 2D blocks.
 type validator interface {
 	Validate(ctx context.Context, root int64, parent []int64, level []int32, claimedNEdge int64) (int64, error)
 	Release()
 }
 
-// newValidator prepares the run's validator, sharing the 1D engine's cross
-// directory when it has one, and returns it with its set-up time (the
-// slowest rank's).
+// newValidator prepares the run's validator over the blocks when they are
+// given, else over g, sharing the engine's directories (and 2D groups) when
+// it has them, and returns it with its set-up time (the slowest rank's).
 func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, bfs searcher, threads int) (validator, float64, error) {
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, 0, err
 	}
 	t0 := time.Now()
-	vcfg := spmv.ValidatorConfig{Threads: threads}
-	if b, ok := bfs.(*spmv.BFS); ok {
-		vcfg.Share = b
+	var v validator
+	var err error
+	if blocks != nil {
+		vcfg := spmv.Validator2DConfig{Threads: threads}
+		vcfg.Share, _ = bfs.(*spmv.BFS2D)
+		v, err = spmv.NewValidator2D(ctx, c, blocks, vcfg)
+	} else {
+		vcfg := spmv.ValidatorConfig{Threads: threads}
+		vcfg.Share, _ = bfs.(*spmv.BFS)
+		v, err = spmv.NewValidator(ctx, c, g, part, vcfg)
 	}
-	v, err := spmv.NewValidator(ctx, c, g, part, vcfg)
 	if err != nil {
 		return nil, 0, fmt.Errorf("preparing the validator: %w", err)
 	}

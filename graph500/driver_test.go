@@ -45,6 +45,7 @@ func TestRunIsRankInvariant(t *testing.T) {
 			if ranks > 1 && run.CommBytes == 0 {
 				t.Fatalf("ranks %d: no communication counted", ranks)
 			}
+			checkValidationTraffic(t, run)
 		}
 	}
 }
@@ -128,5 +129,27 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	if s := LargestScale(1, 16, 1); s != 0 {
 		t.Fatalf("largest scale for 1 byte is %d", s)
+	}
+}
+
+// checkValidationTraffic: a validated run reports what its validation sent,
+// per search and in total, nothing on one rank, and the per-rank figures
+// add up to the total.
+func checkValidationTraffic(t *testing.T, run *results.Graph500Run) {
+	t.Helper()
+	var bytes, messages, perRank int64
+	for i, s := range run.Searches {
+		if (s.ValidateBytes == 0) != (run.NumRanks == 1) || (s.ValidateMessages == 0) != (run.NumRanks == 1) {
+			t.Fatalf("%d ranks, search %d: validation sent %d bytes in %d messages", run.NumRanks, i, s.ValidateBytes, s.ValidateMessages)
+		}
+		bytes += s.ValidateBytes
+		messages += s.ValidateMessages
+	}
+	for _, l := range run.RankLoads {
+		perRank += l.ValidateBytes
+	}
+	if bytes != run.ValidateBytes || messages != run.ValidateMessages || perRank != bytes {
+		t.Fatalf("%d ranks: validation bytes %d per search, %d in total, %d over the ranks; messages %d and %d",
+			run.NumRanks, bytes, run.ValidateBytes, perRank, messages, run.ValidateMessages)
 	}
 }

@@ -458,16 +458,22 @@ func (v *Validator) Validate(ctx context.Context, root int64, parent []int64, le
 	if err != nil {
 		return 0, err
 	}
-	v.bad.reset()
-	var degreeSum int64
-	for t := range v.results {
-		v.bad.merge(&v.results[t].bad)
-		degreeSum += v.results[t].degreeSum
-	}
+	degreeSum := mergeResults(&v.bad, v.results)
 	if v.part.Owner(root) == v.rank {
 		checkRoot(&v.bad, root, parent[v.part.Local(root)], level[v.part.Local(root)])
 	}
 	return finishValidation(ctx, v.c, root, &v.bad, degreeSum, claimedNEdge, v.vals)
+}
+
+// mergeResults gathers the threads' findings into bad (reset first) and
+// returns the sum of their tuple degrees.
+func mergeResults(bad *violations, results []passResult) (degreeSum int64) {
+	bad.reset()
+	for t := range results {
+		bad.merge(&results[t].bad)
+		degreeSum += results[t].degreeSum
+	}
+	return degreeSum
 }
 
 // validateRows exchanges the ghost levels in the width of G and runs the row

@@ -67,7 +67,7 @@ func BenchmarkValidate(b *testing.B) {
 					}
 					search, searchCPU = search+time.Since(t0), searchCPU+cpuTime()-c0
 				}
-				nedge, err := ComponentEdges(ctx, c, g, res.Parent)
+				nedge, err := ComponentEdges(ctx, c, g.TupleDegree, res.Parent)
 				if err != nil {
 					return err
 				}

@@ -223,6 +223,33 @@ func TestValidatorRejectsMutations(t *testing.T) {
 		{"sparse, 3 values per round", ValidatorConfig{layout: layoutSparse, chunk: 3}},
 		{"dense, 2 values per round", ValidatorConfig{layout: layoutDense, chunk: 2}},
 	}
+	variants2D := []struct {
+		r, c int
+		cfg  Validator2DConfig
+	}{
+		{1, 1, Validator2DConfig{}},
+		{2, 2, Validator2DConfig{}},
+		{3, 2, Validator2DConfig{chunk: 3, records: 64}},
+		{1, 3, Validator2DConfig{}},
+		{4, 1, Validator2DConfig{chunk: 1}},
+	}
+	for _, v2 := range variants2D {
+		if err := validateGlobal2D(t, g, v2.r, v2.c, root, parent, level, nedge, v2.cfg); err != nil {
+			t.Fatalf("%dx%d grid: the correct result is rejected: %v", v2.r, v2.c, err)
+		}
+		for _, m := range mutations {
+			p, l := slices.Clone(parent), slices.Clone(level)
+			claimed := m.apply(p, l)
+			err := validateGlobal2D(t, g, v2.r, v2.c, root, p, l, claimed, v2.cfg)
+			var verr *ValidationError
+			if !errors.As(err, &verr) {
+				t.Fatalf("%dx%d grid, %s: got %v, want a ValidationError", v2.r, v2.c, m.name, err)
+			}
+			if verr.Counts[m.want] == 0 && !strings.Contains(err.Error(), m.want) {
+				t.Errorf("%dx%d grid, %s: no violation of %q:\n%v", v2.r, v2.c, m.name, m.want, err)
+			}
+		}
+	}
 	for _, ranks := range []int{1, 3, 4} {
 		for _, vc := range variants {
 			if ranks == 1 && vc.name != "auto" {
@@ -257,6 +284,12 @@ func TestValidatorRejectsDepthFirstTree(t *testing.T) {
 		err := validateGlobal(t, g, ranks, 0, parent, level, 4)
 		if err == nil || !strings.Contains(err.Error(), "check 3") {
 			t.Fatalf("%d ranks: depth-first tree: got %v, want a check 3 violation", ranks, err)
+		}
+	}
+	for _, grid := range [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}} {
+		err := validateGlobal2D(t, g, grid[0], grid[1], 0, parent, level, 4, Validator2DConfig{})
+		if err == nil || !strings.Contains(err.Error(), "check 3") {
+			t.Fatalf("%dx%d grid: depth-first tree: got %v, want a check 3 violation", grid[0], grid[1], err)
 		}
 	}
 }
@@ -414,10 +447,11 @@ func TestValidatorParentsAnywhereInTheRow(t *testing.T) {
 }
 
 // TestValidatorChecksEveryEdge: each undirected edge is checked at one of
-// its ends only (by parity of the sum of its ends across ranks), so a
-// violation on any single edge must still be caught: every leaf that can be
-// re-hung under a neighbour of its own level (which leaves the edge to its
-// old parent spanning two levels) is, on 3 and 4 ranks.
+// its ends only (by parity of the sum of its ends across ranks, or across
+// the two blocks that store it in 2D), so a violation on any single edge
+// must still be caught: every leaf that can be re-hung under a neighbour of
+// its own level (which leaves the edge to its old parent spanning two
+// levels) is, on 3 and 4 ranks and on 2x2, 3x2 and 1x3 grids.
 func TestValidatorChecksEveryEdge(t *testing.T) {
 	g, root := mutationGraph()
 	parent, level, nedge := serialBFS(g, root)
@@ -449,6 +483,13 @@ func TestValidatorChecksEveryEdge(t *testing.T) {
 			var verr *ValidationError
 			if !errors.As(err, &verr) || verr.Counts["check 3"] == 0 {
 				t.Fatalf("%d ranks, leaf %d re-hung under %d: got %v, want check 3", ranks, v, u, err)
+			}
+		}
+		for _, grid := range [][2]int{{2, 2}, {3, 2}, {1, 3}} {
+			err := validateGlobal2D(t, g, grid[0], grid[1], root, p, l, nedge, Validator2DConfig{})
+			var verr *ValidationError
+			if !errors.As(err, &verr) || verr.Counts["check 3"] == 0 {
+				t.Fatalf("%dx%d grid, leaf %d re-hung under %d: got %v, want check 3", grid[0], grid[1], v, u, err)
 			}
 		}
 		if tried++; tried == 40 {
@@ -521,7 +562,7 @@ func TestValidatorReuse(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					nedge, err := ComponentEdges(ctx, c, csr, res.Parent)
+					nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
 					if err != nil {
 						return err
 					}
