@@ -1,9 +1,16 @@
 package spmv
 
 import (
+	"context"
+	"encoding/binary"
+	"slices"
 	"testing"
 
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
 )
 
 // FuzzGhostLevels feeds arbitrary bytes to both decoders of the validator's
@@ -89,4 +96,56 @@ func fuzzGhostWidth[G ghostValue](t *testing.T, msg []byte, n int, maxVal uint32
 			}
 		}
 	}
+}
+
+// FuzzParentRecords feeds arbitrary bytes, as the message of any row peer,
+// to the 2D validator's decoder of parent records (PhaseValidateParents) on
+// rank 0 of a 2x2 grid: it must never panic, must reject a length that is
+// not a multiple of 8 and any record whose vertex or column is out of
+// range, and must accept (as violations or not) every record in range.
+func FuzzParentRecords(f *testing.F) {
+	g, _ := mutationGraph()
+	grid, err := partition.NewGrid(g.n, 2, 2)
+	if err != nil {
+		f.Fatal(err)
+	}
+	var v *Validator2D
+	err = inproc.Run(context.Background(), 4, func(ctx context.Context, cm comm.Comm) error {
+		lo, hi := len(g.edges)*cm.Rank()/4, len(g.edges)*(cm.Rank()+1)/4
+		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.edges[lo:hi]), 1)
+		if err != nil {
+			return err
+		}
+		val, err := NewValidator2D(ctx, cm, blk, Validator2DConfig{Threads: 2})
+		if cm.Rank() == 0 {
+			v = val
+		}
+		return err
+	})
+	if err != nil {
+		f.Fatal(err)
+	}
+	rowVals, colVals := ghostsOf[uint8](&v.rowVals), ghostsOf[uint8](&v.colVals)
+	f.Add([]byte{0, 0, 0, 0, 1, 0, 0, 0}, uint8(0))
+	f.Add([]byte{5, 0, 0, 0, 200, 0, 0, 0, 7, 0, 0, 0, 3, 0, 0, 0}, uint8(1))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0}, uint8(1))
+	f.Add([]byte{1, 2, 3}, uint8(0))
+	f.Fuzz(func(t *testing.T, msg []byte, src uint8) {
+		s := int(src) % grid.C
+		recv := make([][]byte, grid.C)
+		recv[s] = msg
+		inRange := len(msg)%8 == 0
+		count := grid.Part.Count(grid.Rank(0, s))
+		for i := 0; inRange && i+8 <= len(msg); i += 8 {
+			x, pc := binary.LittleEndian.Uint32(msg[i:]), binary.LittleEndian.Uint32(msg[i+4:])
+			inRange = int(x) < count && int64(pc) < grid.ColSpan() && grid.ColGlobal(0, pc) < grid.Part.N
+		}
+		for t := range v.results {
+			v.results[t].bad.reset()
+		}
+		err := checkParentRecords(v, recv, 0, rowVals, colVals)
+		if (err == nil) != inRange {
+			t.Fatalf("%d bytes from row peer %d: error %v, want in range %v", len(msg), s, err, inRange)
+		}
+	})
 }
