@@ -44,7 +44,6 @@ package spmv
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/graphrun/graphrun/comm"
@@ -606,7 +605,3 @@ func Validate(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Blo
 	}
 	return v.Validate(ctx, root, parent, level, claimedNEdge)
 }
-
-// maxLevelValue is levelValue's bound for levels read from this rank's own
-// array: any level up to math.MaxInt32 is encoded, a level below −1 is 0.
-const maxLevelValue = math.MaxInt32
