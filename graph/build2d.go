@@ -94,6 +94,14 @@ func maskIndex(mask []uint64, rank []uint32, l uint32) int {
 	return int(rank[w]) + bits.OnesCount64(mask[w]&(bit-1))
 }
 
+// RowIndex returns the position of local row l among the non-empty rows
+// (the k of RowOffsets[k]), or −1 if the row is empty.
+func (b *Block2D) RowIndex(l uint32) int { return maskIndex(b.RowMask, b.RowRank, l) }
+
+// ColIndex returns the position of local column l among the non-empty
+// columns (the k of ColOffsets[k]), or −1 if the column is empty.
+func (b *Block2D) ColIndex(l uint32) int { return maskIndex(b.ColMask, b.ColRank, l) }
+
 // RowEntries returns local row l's column ids (descending), nil if empty.
 func (b *Block2D) RowEntries(l uint32) []uint32 {
 	k := maskIndex(b.RowMask, b.RowRank, l)

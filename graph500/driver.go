@@ -156,12 +156,13 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if err := c.AllreduceInt64(ctx, "driver.gather", k1, comm.Sum); err != nil {
 		return nil, err
 	}
-	genTime, constructTime, csrTime := times.generation, times.construction, times.validationCSR
+	genTime, constructTime := times.generation, times.construction
 	// Kernel 1's round buffers are garbage now: return them to the
 	// operating system before the searches allocate theirs (untimed), so
 	// that the two phases' memory does not stack.
 	memstat.Release()
-	if err := checkTupleCount(ctx, c, g, params.NumEdges()); err != nil {
+	owned := ownedOf(g, blocks)
+	if err := checkTupleCount(ctx, c, owned, params.NumEdges()); err != nil {
 		return nil, err
 	}
 	cfg.progress(c, "construct", 1, 1)
@@ -174,7 +175,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 		roots = []int64{cfg.Root}
 	} else {
-		roots, err = SampleRoots(ctx, c, g, part, params.Seed, cfg.NumRoots)
+		roots, err = SampleRoots(ctx, c, part, owned.degree, params.Seed, cfg.NumRoots)
 		if err != nil {
 			return nil, err
 		}
@@ -195,6 +196,14 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if _, err := bfs.Run(ctx, roots[0]); err != nil {
 		return nil, err
 	}
+	var val validator
+	var valSetup float64
+	if cfg.Validate {
+		if val, valSetup, err = newValidator(ctx, c, g, blocks, part, bfs, cfg.Threads); err != nil {
+			return nil, err
+		}
+		defer val.Release()
+	}
 
 	var run *results.Graph500Run
 	if rank == 0 {
@@ -203,7 +212,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			Seed: params.Seed, Exchange: cfg.Exchange.String(), Direction: bfs.Config().Direction.String(), Codec: bfs.Config().Codec,
 			GenerationTime: genTime, ConstructionTime: constructTime,
 			ValidationSkipped: !cfg.Validate,
-			Partition:         "1d", ValidationCSRTime: csrTime,
+			Partition:         "1d", ValidationSetupTime: valSetup,
 			ConstructionBytes: k1[0], ConstructionMessages: k1[1],
 		}
 		if cfg.Partition2D {
@@ -211,7 +220,8 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 	var commBytes, commMessages int64
-	var searchSent comm.PhaseCounters // this rank's traffic in the timed searches
+	var searchSent comm.PhaseCounters   // this rank's traffic in the timed searches
+	var validateSent comm.PhaseCounters // and in their validation
 	for i, root := range roots {
 		cfg.progress(c, "search", i, len(roots))
 		bfs.Prepare()
@@ -227,7 +237,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(spent)
-		search, err := gatherSearch(ctx, c, g, res, elapsed, spent)
+		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
 		}
@@ -241,14 +251,21 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		search.s.ValidateTime = -1
 		if cfg.Validate {
 			cfg.progress(c, "validate", i, len(roots))
+			before := c.Stats().Total()
 			t0 := time.Now()
-			_, verr := spmv.Validate(ctx, c, g, part, root, res.Parent, res.Level, search.s.NEdge, cfg.Threads)
+			_, verr := val.Validate(ctx, root, res.Parent, res.Level, search.s.NEdge)
 			var invalid *spmv.ValidationError
 			if verr != nil && !errors.As(verr, &invalid) {
 				return nil, fmt.Errorf("validating search %d from %d: %w", i, root, verr)
 			}
-			vt, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+			elapsed := time.Since(t0).Seconds()
+			spent := c.Stats().Total().Sub(before)
+			validateSent.Add(spent)
+			vt, err := maxOverRanks(ctx, c, "driver.sync", elapsed)
 			if err != nil {
+				return nil, err
+			}
+			if search.s.ValidateBytes, search.s.ValidateMessages, err = sumOverRanks(ctx, c, spent); err != nil {
 				return nil, err
 			}
 			search.s.ValidateTime = vt
@@ -266,7 +283,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 	cfg.progress(c, "search", len(roots), len(roots))
-	loads, err := gatherLoads(ctx, c, g, blocks, searchSent)
+	loads, err := gatherLoads(ctx, c, g, blocks, searchSent, validateSent)
 	if err != nil {
 		return nil, err
 	}
@@ -276,6 +293,10 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		for _, l := range loads {
 			run.PeakMemoryBytes = max(run.PeakMemoryBytes, l.PeakMemoryBytes)
 		}
+		for _, s := range run.Searches {
+			run.ValidateBytes += s.ValidateBytes
+			run.ValidateMessages += s.ValidateMessages
+		}
 	}
 	return run, nil
 }
@@ -283,11 +304,10 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 // buildTimes are the slowest rank's times of kernels 0 and 1.
 type buildTimes struct {
 	generation, construction float64
-	validationCSR            float64 // 2D: the 1D CSR's build, reported apart
 }
 
-// buildGraph runs kernels 0 and 1: the 1D CSR (every run samples its keys
-// and validates on it) and, for a 2D run, the 2D blocks it searches.
+// buildGraph runs kernels 0 and 1: the 1D CSR, or for a 2D run the 2D
+// blocks.
 //
 // In 1D the tuple list never exists: kernel 1 reads this rank's share of the
 // generator twice, once to count its rows and once to fill them
@@ -318,41 +338,35 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 		return g, nil, times, nil
 	}
 
-	// 2D: the blocks, then the 1D CSR of the same tuples (for key sampling
-	// and validation), each from two readings of the generator.
+	// 2D: the searches, the key sampling and the validation all read the
+	// blocks: the run holds no 1D copy of the graph.
 	cfg.progress(c, "construct", 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, nil, times, err
 	}
-	share := params.Share(rank, size, cfg.Threads)
 	t0 := time.Now()
-	blocks, st, err := graph.BuildUndirected2DFrom(ctx, c, grid, share, cfg.Threads)
+	blocks, st, err := graph.BuildUndirected2DFrom(ctx, c, grid, params.Share(rank, size, cfg.Threads), cfg.Threads)
 	if err != nil {
 		return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
 	}
 	total := time.Since(t0).Seconds()
 	gen := st.ReadTime[0].Seconds()
-	t0 = time.Now()
-	g, _, err := graph.BuildUndirectedFrom(ctx, c, part, share, cfg.Threads)
-	if err != nil {
-		return nil, nil, times, fmt.Errorf("kernel 1: %w", err)
-	}
-	t := []float64{gen, total - gen, time.Since(t0).Seconds()}
+	t := []float64{gen, total - gen}
 	if err := c.AllreduceFloat64(ctx, "driver.sync", t, comm.Max); err != nil {
 		return nil, nil, times, err
 	}
-	times.generation, times.construction, times.validationCSR = t[0], t[1], t[2]
-	return g, blocks, times, nil
+	times.generation, times.construction = t[0], t[1]
+	return nil, blocks, times, nil
 }
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
 // accounted for, as adjacency (counted at both ends) or as a self-loop.
-func checkTupleCount(ctx context.Context, c comm.Comm, g *graph.CSR, want int64) error {
+func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64) error {
 	var ends int64
-	for _, d := range g.TupleDegree {
+	for _, d := range owned.tupleDegree {
 		ends += int64(d)
 	}
-	s := []int64{ends, g.SelfLoops}
+	s := []int64{ends, owned.selfLoops}
 	if err := c.AllreduceInt64(ctx, "driver.sync", s, comm.Sum); err != nil {
 		return err
 	}
@@ -369,9 +383,9 @@ type gatheredSearch struct {
 
 // gatherSearch turns one rank's view of a search into the run's: the time is
 // the slowest rank's, bytes and messages are summed over ranks, per level too.
-func gatherSearch(ctx context.Context, c comm.Comm, g *graph.CSR, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
 	var out gatheredSearch
-	nedge, err := spmv.ComponentEdges(ctx, c, g, res.Parent)
+	nedge, err := spmv.ComponentEdges(ctx, c, tupleDegree, res.Parent)
 	if err != nil {
 		return out, err
 	}

@@ -7,6 +7,7 @@ package graph500
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
@@ -57,15 +58,81 @@ func newSearcher(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	return spmv.NewBFS(c, g, part, cfg)
 }
 
+// ownedVertices is what the driver reads of the rank's own vertices, from
+// the 1D CSR or the 2D block (both own the same vertices): their degrees
+// for key sampling, their tuple counts for nedge and kernel 1's check.
+type ownedVertices struct {
+	degree      func(l uint32) int64
+	tupleDegree []uint32
+	selfLoops   int64
+}
+
+// ownedOf returns the owned vertices of blocks when it is not nil, else of g.
+func ownedOf(g *graph.CSR, blocks *graph.Block2D) ownedVertices {
+	if blocks != nil {
+		return ownedVertices{
+			degree:      func(l uint32) int64 { return int64(blocks.Degree[l]) },
+			tupleDegree: blocks.TupleDegree, selfLoops: blocks.SelfLoops,
+		}
+	}
+	return ownedVertices{degree: g.Degree, tupleDegree: g.TupleDegree, selfLoops: g.SelfLoops}
+}
+
+// validator checks the searches' results: spmv.Validator over the 1D rows,
+// or spmv.Validator2D over the 2D blocks.
+type validator interface {
+	Validate(ctx context.Context, root int64, parent []int64, level []int32, claimedNEdge int64) (int64, error)
+	Release()
+}
+
+// newValidator prepares the run's validator over the blocks when they are
+// given, else over g, sharing the engine's directories (and 2D groups) when
+// it has them, and returns it with its set-up time (the slowest rank's).
+func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, bfs searcher, threads int) (validator, float64, error) {
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, 0, err
+	}
+	t0 := time.Now()
+	var v validator
+	var err error
+	if blocks != nil {
+		vcfg := spmv.Validator2DConfig{Threads: threads}
+		vcfg.Share, _ = bfs.(*spmv.BFS2D)
+		v, err = spmv.NewValidator2D(ctx, c, blocks, vcfg)
+	} else {
+		vcfg := spmv.ValidatorConfig{Threads: threads}
+		vcfg.Share, _ = bfs.(*spmv.BFS)
+		v, err = spmv.NewValidator(ctx, c, g, part, vcfg)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("preparing the validator: %w", err)
+	}
+	setup, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, 0, err
+	}
+	return v, setup, nil
+}
+
+// sumOverRanks returns the bytes and messages all ranks sent in spent.
+func sumOverRanks(ctx context.Context, c comm.Comm, spent comm.PhaseCounters) (bytes, messages int64, err error) {
+	v := []int64{spent.BytesSent, spent.Messages}
+	if err := c.AllreduceInt64(ctx, "driver.gather", v, comm.Sum); err != nil {
+		return 0, 0, err
+	}
+	return v[0], v[1], nil
+}
+
 // csrBytes is the memory of a 1D CSR: offsets, columns and tuple degrees.
 func csrBytes(g *graph.CSR) int64 {
 	return 8*int64(len(g.Offsets)+len(g.Cols64)) + 4*int64(len(g.Cols32)+len(g.TupleDegree))
 }
 
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
-// of the structure it searched and what it sent in the timed searches.
-func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent comm.PhaseCounters) ([]results.RankLoad, error) {
-	const fields = 5
+// of the structure it searched, what it sent in the timed searches and what
+// it sent validating them, and the peak memory of its process.
+func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters) ([]results.RankLoad, error) {
+	const fields = 7
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -74,8 +141,9 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 		mine[0], mine[1] = g.NumEdges(), csrBytes(g)
 	}
 	mine[2], mine[3] = sent.BytesSent, sent.Messages
+	mine[4], mine[5] = validated.BytesSent, validated.Messages
 	if peak, err := memstat.PeakRSS(); err == nil {
-		mine[4] = peak // the process's peak so far: the searches and their validation included
+		mine[6] = peak // the process's peak so far: the searches and their validation included
 	}
 	if err := c.AllreduceInt64(ctx, "driver.gather", vals, comm.Sum); err != nil {
 		return nil, fmt.Errorf("gathering the rank loads: %w", err)
@@ -86,7 +154,8 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	loads := make([]results.RankLoad, c.Size())
 	for r := range loads {
 		v := vals[fields*r:]
-		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3], PeakMemoryBytes: v[4]}
+		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3],
+			ValidateBytes: v[4], ValidateMessages: v[5], PeakMemoryBytes: v[6]}
 	}
 	return loads, nil
 }

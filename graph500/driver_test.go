@@ -57,6 +57,7 @@ func TestRunIsRankInvariant(t *testing.T) {
 			if _, err := memstat.PeakRSS(); err == nil && (run.PeakMemoryBytes <= 0 || top != run.PeakMemoryBytes || len(run.RankLoads) != ranks) {
 				t.Fatalf("ranks %d: peak memory %d, rank loads %v", ranks, run.PeakMemoryBytes, run.RankLoads)
 			}
+			checkValidationTraffic(t, run)
 		}
 	}
 }
@@ -191,5 +192,27 @@ func TestMemoryEstimate(t *testing.T) {
 	}
 	if s := LargestScale(1<<62, MemoryConfig{EdgeFactor: 1000000000000000000, Ranks: 1}); s != 0 {
 		t.Errorf("an edgefactor of 10^18 fits scale %d", s)
+	}
+}
+
+// checkValidationTraffic: a validated run reports what its validation sent,
+// per search and in total, nothing on one rank, and the per-rank figures
+// add up to the total.
+func checkValidationTraffic(t *testing.T, run *results.Graph500Run) {
+	t.Helper()
+	var bytes, messages, perRank int64
+	for i, s := range run.Searches {
+		if (s.ValidateBytes == 0) != (run.NumRanks == 1) || (s.ValidateMessages == 0) != (run.NumRanks == 1) {
+			t.Fatalf("%d ranks, search %d: validation sent %d bytes in %d messages", run.NumRanks, i, s.ValidateBytes, s.ValidateMessages)
+		}
+		bytes += s.ValidateBytes
+		messages += s.ValidateMessages
+	}
+	for _, l := range run.RankLoads {
+		perRank += l.ValidateBytes
+	}
+	if bytes != run.ValidateBytes || messages != run.ValidateMessages || perRank != bytes {
+		t.Fatalf("%d ranks: validation bytes %d per search, %d in total, %d over the ranks; messages %d and %d",
+			run.NumRanks, bytes, run.ValidateBytes, perRank, messages, run.ValidateMessages)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -21,18 +20,22 @@ func splitmix64(z uint64) uint64 {
 }
 
 // SampleRoots draws up to want unique search keys of degree ≥ 1, not counting
-// self-loops, as the Graph500 specification asks. Candidate k is a pure
-// function of (seed, k), so every rank count draws the same keys. When at most
-// `want` vertices qualify, all of them are returned, in increasing order.
-// Every rank must call it; every rank gets the same keys.
-func SampleRoots(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D, seed uint64, want int) ([]int64, error) {
+// self-loops, as the Graph500 specification asks. degree(l) is the
+// deduplicated degree of this rank's l-th vertex under part (graph.CSR.Degree,
+// or graph.Block2D.Degree, which is the same), so a 1D and a 2D run draw the
+// same keys. Candidate k is a pure function of (seed, k), so every rank count
+// draws the same keys. When at most `want` vertices qualify, all of them are
+// returned, in increasing order. Every rank must call it; every rank gets the
+// same keys.
+func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degree func(l uint32) int64, seed uint64, want int) ([]int64, error) {
+	rank := c.Rank()
 	var owned []int64 // this rank's qualifying vertices, if they are few
 	var local int64
-	for v := 0; v < g.NumLocal; v++ {
-		if g.Offsets[v+1] > g.Offsets[v] {
+	for v := range part.Count(rank) {
+		if degree(uint32(v)) > 0 {
 			local++
 			if len(owned) <= want {
-				owned = append(owned, g.FirstGlobal+int64(v))
+				owned = append(owned, part.First(rank)+int64(v))
 			}
 		}
 	}
@@ -59,12 +62,11 @@ func SampleRoots(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.
 	seen := make(map[int64]bool, want)
 	candidates := make([]int64, rootBatch)
 	ok := make([]int64, rootBatch)
-	rank := c.Rank()
 	for k := uint64(0); len(roots) < want; k += rootBatch {
 		for i := range candidates {
 			candidates[i] = int64(splitmix64(key+k+uint64(i)) % uint64(part.N))
 			ok[i] = 0
-			if v := candidates[i]; part.Owner(v) == rank && g.Degree(part.Local(v)) > 0 {
+			if v := candidates[i]; part.Owner(v) == rank && degree(part.Local(v)) > 0 {
 				ok[i] = 1
 			}
 		}

@@ -78,6 +78,8 @@
 //	    TEPS            float    nedge/time
 //	    validate_time   float    seconds of validation, −1 if skipped
 //	    validated       bool     validation ran and passed
+//	    validate_bytes  int64    bytes all ranks sent validating this search (0 if skipped)
+//	    validate_messages int64  messages all ranks sent validating this search
 //	    levels          array    one object per BFS level:
 //	        level       int      level number, 0 for the root
 //	        frontier    int64    vertices in the frontier of this level
@@ -94,15 +96,22 @@
 //	                             seconds, each the slowest rank's
 //	partition           string   "1d" or "2d" (absent in files that predate it)
 //	grid                string   the 2D process grid, "RxC" (2d only)
-//	validation_csr_time float    2d only: seconds to build the 1D CSR that key
-//	                             sampling and validation read (construction_time
-//	                             times the 2D blocks the searches run on)
+//	validation_csr_time float    2d runs of versions whose validator read a 1D CSR:
+//	                             seconds to build that CSR (absent since: the 2D
+//	                             validator reads the blocks)
+//	validation_setup_time float  seconds (slowest rank) to prepare the validator once
+//	                             per run (the cross directory and directory row it
+//	                             does not share with the search engine)
+//	validate_bytes      int64    bytes all ranks sent validating, over all searches
+//	validate_messages   int64    messages all ranks sent validating, over all searches
 //	rank_loads          array    one object per rank, in rank order: "edges" (stored
 //	                             adjacency entries of the structure searched),
 //	                             "memory_bytes" (its size), "bytes_sent" and
 //	                             "messages" (sent during the timed searches),
-//	                             "peak_memory_bytes" (the peak resident set size of
-//	                             the rank's process; in-process ranks share one)
+//	                             "validate_bytes_sent" and "validate_messages"
+//	                             (sent validating them), "peak_memory_bytes" (the
+//	                             peak resident set size of the rank's process;
+//	                             in-process ranks share one)
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //	peak_memory_bytes   int64    the largest peak resident set size of the run's
 //	                             processes (VmHWM; absent where it is not known)

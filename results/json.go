@@ -69,45 +69,50 @@ type summaryJSON struct {
 }
 
 type searchJSON struct {
-	Root         int64     `json:"root"`
-	Time         float64   `json:"time"`
-	NEdge        int64     `json:"nedge"`
-	TEPS         jsonFloat `json:"TEPS"`
-	ValidateTime float64   `json:"validate_time"`
-	Validated    bool      `json:"validated"`
-	Levels       []Level   `json:"levels"`
+	Root             int64     `json:"root"`
+	Time             float64   `json:"time"`
+	NEdge            int64     `json:"nedge"`
+	TEPS             jsonFloat `json:"TEPS"`
+	ValidateTime     float64   `json:"validate_time"`
+	Validated        bool      `json:"validated"`
+	ValidateBytes    int64     `json:"validate_bytes"`
+	ValidateMessages int64     `json:"validate_messages"`
+	Levels           []Level   `json:"levels"`
 }
 
 // runJSON is the run JSON document; the package doc lists its keys.
 type runJSON struct {
-	Version           string       `json:"graphrun_version"`
-	StartedAt         time.Time    `json:"started_at"`
-	Scale             int          `json:"SCALE"`
-	EdgeFactor        int          `json:"edgefactor"`
-	NBFS              int          `json:"NBFS"`
-	NumRanks          int          `json:"num_ranks"`
-	Threads           int          `json:"threads"`
-	Seed              uint64       `json:"seed"`
-	Exchange          string       `json:"exchange"`
-	Direction         string       `json:"direction"`
-	Codec             string       `json:"codec"`
-	GenerationTime    float64      `json:"graph_generation"`
-	ConstructionTime  float64      `json:"construction_time"`
-	HarmonicMeanTEPS  jsonFloat    `json:"harmonic_mean_TEPS"`
-	Validated         bool         `json:"validated"`
-	ValidationSkipped bool         `json:"validation_skipped"`
-	CommBytes         int64        `json:"comm_bytes"`
-	CommMessages      int64        `json:"comm_messages"`
-	Statistics        summaryJSON  `json:"statistics"`
-	Searches          []searchJSON `json:"searches"`
-	Partition         string       `json:"partition,omitempty"`
-	Grid              string       `json:"grid,omitempty"`
-	ValidationCSRTime float64      `json:"validation_csr_time,omitempty"`
-	RankLoads         []RankLoad   `json:"rank_loads,omitempty"`
-	LoadImbalance     *Imbalance   `json:"load_imbalance,omitempty"`
-	PeakMemoryBytes   int64        `json:"peak_memory_bytes,omitempty"`
-	ConstructionBytes int64        `json:"construction_bytes"`
-	ConstructionMsgs  int64        `json:"construction_messages"`
+	Version             string       `json:"graphrun_version"`
+	StartedAt           time.Time    `json:"started_at"`
+	Scale               int          `json:"SCALE"`
+	EdgeFactor          int          `json:"edgefactor"`
+	NBFS                int          `json:"NBFS"`
+	NumRanks            int          `json:"num_ranks"`
+	Threads             int          `json:"threads"`
+	Seed                uint64       `json:"seed"`
+	Exchange            string       `json:"exchange"`
+	Direction           string       `json:"direction"`
+	Codec               string       `json:"codec"`
+	GenerationTime      float64      `json:"graph_generation"`
+	ConstructionTime    float64      `json:"construction_time"`
+	HarmonicMeanTEPS    jsonFloat    `json:"harmonic_mean_TEPS"`
+	Validated           bool         `json:"validated"`
+	ValidationSkipped   bool         `json:"validation_skipped"`
+	CommBytes           int64        `json:"comm_bytes"`
+	CommMessages        int64        `json:"comm_messages"`
+	Statistics          summaryJSON  `json:"statistics"`
+	Searches            []searchJSON `json:"searches"`
+	Partition           string       `json:"partition,omitempty"`
+	Grid                string       `json:"grid,omitempty"`
+	ValidationCSRTime   float64      `json:"validation_csr_time,omitempty"`
+	ValidationSetupTime float64      `json:"validation_setup_time"`
+	ValidateBytes       int64        `json:"validate_bytes"`
+	ValidateMessages    int64        `json:"validate_messages"`
+	RankLoads           []RankLoad   `json:"rank_loads,omitempty"`
+	LoadImbalance       *Imbalance   `json:"load_imbalance,omitempty"`
+	PeakMemoryBytes     int64        `json:"peak_memory_bytes,omitempty"`
+	ConstructionBytes   int64        `json:"construction_bytes"`
+	ConstructionMsgs    int64        `json:"construction_messages"`
 }
 
 // WriteJSON writes r to w as the indented run JSON described in the package
@@ -150,14 +155,17 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 			},
 			Validate: toStatsJSON(sum.Validate),
 		},
-		Searches:          make([]searchJSON, len(r.Searches)),
-		Partition:         r.Partition,
-		Grid:              r.Grid,
-		ValidationCSRTime: r.ValidationCSRTime,
-		RankLoads:         r.RankLoads,
-		PeakMemoryBytes:   r.PeakMemoryBytes,
-		ConstructionBytes: r.ConstructionBytes,
-		ConstructionMsgs:  r.ConstructionMessages,
+		Searches:            make([]searchJSON, len(r.Searches)),
+		Partition:           r.Partition,
+		Grid:                r.Grid,
+		ValidationCSRTime:   r.ValidationCSRTime,
+		ValidationSetupTime: r.ValidationSetupTime,
+		ValidateBytes:       r.ValidateBytes,
+		ValidateMessages:    r.ValidateMessages,
+		RankLoads:           r.RankLoads,
+		PeakMemoryBytes:     r.PeakMemoryBytes,
+		ConstructionBytes:   r.ConstructionBytes,
+		ConstructionMsgs:    r.ConstructionMessages,
 	}
 	if len(r.RankLoads) > 0 {
 		im := LoadImbalance(r.RankLoads)
@@ -169,13 +177,15 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 			levels = []Level{}
 		}
 		doc.Searches[i] = searchJSON{
-			Root:         s.Root,
-			Time:         s.Time,
-			NEdge:        s.NEdge,
-			TEPS:         jsonFloat(s.TEPS()),
-			ValidateTime: r.validateTime(s),
-			Validated:    s.Validated,
-			Levels:       levels,
+			Root:             s.Root,
+			Time:             s.Time,
+			NEdge:            s.NEdge,
+			TEPS:             jsonFloat(s.TEPS()),
+			ValidateTime:     r.validateTime(s),
+			Validated:        s.Validated,
+			ValidateBytes:    s.ValidateBytes,
+			ValidateMessages: s.ValidateMessages,
+			Levels:           levels,
 		}
 	}
 	enc := json.NewEncoder(w)
@@ -200,39 +210,44 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		return nil, fmt.Errorf("results: read run JSON: NBFS is %d but %d searches are listed", doc.NBFS, len(doc.Searches))
 	}
 	r := &Graph500Run{
-		Scale:             doc.Scale,
-		EdgeFactor:        doc.EdgeFactor,
-		NumRanks:          doc.NumRanks,
-		Threads:           doc.Threads,
-		Seed:              doc.Seed,
-		Exchange:          doc.Exchange,
-		Direction:         doc.Direction,
-		Codec:             doc.Codec,
-		GenerationTime:    doc.GenerationTime,
-		ConstructionTime:  doc.ConstructionTime,
-		Searches:          make([]Search, len(doc.Searches)),
-		ValidationSkipped: doc.ValidationSkipped,
-		CommBytes:         doc.CommBytes,
-		CommMessages:      doc.CommMessages,
-		Version:           doc.Version,
-		StartedAt:         doc.StartedAt,
-		Partition:         doc.Partition,
-		Grid:              doc.Grid,
-		ValidationCSRTime: doc.ValidationCSRTime,
-		RankLoads:         doc.RankLoads,
-		PeakMemoryBytes:   doc.PeakMemoryBytes,
+		Scale:               doc.Scale,
+		EdgeFactor:          doc.EdgeFactor,
+		NumRanks:            doc.NumRanks,
+		Threads:             doc.Threads,
+		Seed:                doc.Seed,
+		Exchange:            doc.Exchange,
+		Direction:           doc.Direction,
+		Codec:               doc.Codec,
+		GenerationTime:      doc.GenerationTime,
+		ConstructionTime:    doc.ConstructionTime,
+		Searches:            make([]Search, len(doc.Searches)),
+		ValidationSkipped:   doc.ValidationSkipped,
+		CommBytes:           doc.CommBytes,
+		CommMessages:        doc.CommMessages,
+		Version:             doc.Version,
+		StartedAt:           doc.StartedAt,
+		Partition:           doc.Partition,
+		Grid:                doc.Grid,
+		ValidationCSRTime:   doc.ValidationCSRTime,
+		ValidationSetupTime: doc.ValidationSetupTime,
+		ValidateBytes:       doc.ValidateBytes,
+		ValidateMessages:    doc.ValidateMessages,
+		RankLoads:           doc.RankLoads,
+		PeakMemoryBytes:     doc.PeakMemoryBytes,
 
 		ConstructionBytes:    doc.ConstructionBytes,
 		ConstructionMessages: doc.ConstructionMsgs,
 	}
 	for i, s := range doc.Searches {
 		r.Searches[i] = Search{
-			Root:         s.Root,
-			Time:         s.Time,
-			ValidateTime: s.ValidateTime,
-			NEdge:        s.NEdge,
-			Validated:    s.Validated,
-			Levels:       s.Levels,
+			Root:             s.Root,
+			Time:             s.Time,
+			ValidateTime:     s.ValidateTime,
+			NEdge:            s.NEdge,
+			Validated:        s.Validated,
+			ValidateBytes:    s.ValidateBytes,
+			ValidateMessages: s.ValidateMessages,
+			Levels:           s.Levels,
 		}
 	}
 	if err := r.Check(); err != nil {

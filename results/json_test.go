@@ -56,12 +56,14 @@ func TestJSONKeys(t *testing.T) {
 	wantTop := []string{"graphrun_version", "started_at", "SCALE", "edgefactor", "NBFS", "num_ranks",
 		"threads", "seed", "exchange", "direction", "codec", "graph_generation", "construction_time", "harmonic_mean_TEPS",
 		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches",
+		"validation_setup_time", "validate_bytes", "validate_messages",
 		"construction_bytes", "construction_messages"}
 	if got := sortedKeys(doc); !slices.Equal(got, sorted(wantTop)) {
 		t.Errorf("top-level keys %v, want %v", got, sorted(wantTop))
 	}
 	if doc["started_at"] != "2025-03-04T05:06:07.891011121Z" || doc["exchange"] != "sieve" ||
-		doc["validated"] != true || doc["NBFS"] != 8.0 || doc["comm_bytes"] != float64(1<<40) {
+		doc["validated"] != true || doc["NBFS"] != 8.0 || doc["comm_bytes"] != float64(1<<40) ||
+		doc["validate_bytes"] != 560000.0 || doc["validate_messages"] != 72.0 {
 		t.Errorf("unexpected values in %v", doc)
 	}
 	stats := doc["statistics"].(map[string]any)
@@ -84,10 +86,11 @@ func TestJSONKeys(t *testing.T) {
 		t.Errorf("statistics values differ from Summary: %v", stats)
 	}
 	s0 := doc["searches"].([]any)[0].(map[string]any)
-	if got := sortedKeys(s0); !slices.Equal(got, sorted([]string{"root", "time", "nedge", "TEPS", "validate_time", "validated", "levels"})) {
+	if got := sortedKeys(s0); !slices.Equal(got, sorted([]string{"root", "time", "nedge", "TEPS", "validate_time", "validated",
+		"validate_bytes", "validate_messages", "levels"})) {
 		t.Errorf("search keys %v", got)
 	}
-	if s0["TEPS"] != r.Searches[0].TEPS() {
+	if s0["TEPS"] != r.Searches[0].TEPS() || s0["validate_bytes"] != 70000.0 || s0["validate_messages"] != 9.0 {
 		t.Errorf("search TEPS %v, want %v", s0["TEPS"], r.Searches[0].TEPS())
 	}
 	l1 := s0["levels"].([]any)[1].(map[string]any)

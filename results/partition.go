@@ -8,14 +8,17 @@ import (
 // RankLoad is what one rank held and sent in a run: the stored adjacency
 // entries and bytes of the structure its searches ran on (the 1D CSR rows, or
 // the 2D block by rows and by columns), the bytes and messages it sent
-// during the timed searches, and the peak resident memory of its process
-// (ranks in one process report the same figure).
+// during the timed searches, those it sent validating them, and the peak
+// resident memory of its process (ranks in one process report about the same
+// figure).
 type RankLoad struct {
-	Edges           int64 `json:"edges"`
-	MemoryBytes     int64 `json:"memory_bytes"`
-	BytesSent       int64 `json:"bytes_sent"`
-	Messages        int64 `json:"messages"`
-	PeakMemoryBytes int64 `json:"peak_memory_bytes,omitempty"`
+	Edges            int64 `json:"edges"`
+	MemoryBytes      int64 `json:"memory_bytes"`
+	BytesSent        int64 `json:"bytes_sent"`
+	Messages         int64 `json:"messages"`
+	ValidateBytes    int64 `json:"validate_bytes_sent"`
+	ValidateMessages int64 `json:"validate_messages"`
+	PeakMemoryBytes  int64 `json:"peak_memory_bytes,omitempty"`
 }
 
 // Imbalance is the max/mean ratio of each RankLoad field over the ranks (1

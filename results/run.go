@@ -40,7 +40,11 @@ type Search struct {
 	ValidateTime float64 `json:"validate_time"` // seconds of validation; reported as −1 if validation was skipped
 	NEdge        int64   `json:"nedge"`         // input edge tuples in the traversed component
 	Validated    bool    `json:"validated"`     // validation ran and passed
-	Levels       []Level `json:"levels"`        // per-level costs, in level order
+	// ValidateBytes and ValidateMessages are what all ranks sent while
+	// validating this search (0 if validation was skipped).
+	ValidateBytes    int64   `json:"validate_bytes"`
+	ValidateMessages int64   `json:"validate_messages"`
+	Levels           []Level `json:"levels"` // per-level costs, in level order
 }
 
 // TEPS returns the search's traversed edges per second, NEdge/Time
@@ -76,10 +80,19 @@ type Graph500Run struct {
 	// process grid as "RxC".
 	Partition string
 	Grid      string
-	// ValidationCSRTime is, in 2D runs, the seconds spent building the 1D
-	// CSR that key sampling and validation read (not part of
-	// ConstructionTime, which times the 2D blocks the searches use).
+	// ValidationCSRTime is, in 2D runs of graphrun versions whose validator
+	// read a 1D CSR, the seconds spent building that CSR (not part of
+	// ConstructionTime, which times the 2D blocks the searches use). 0 in
+	// runs since, whose validator reads the blocks.
 	ValidationCSRTime float64
+	// ValidationSetupTime is the seconds (slowest rank) spent preparing the
+	// validator once per run: the cross directory and directory row it did
+	// not share with the search engine.
+	ValidationSetupTime float64
+	// ValidateBytes and ValidateMessages are what all ranks sent while
+	// validating, over all searches (the sums of the searches' fields).
+	ValidateBytes    int64
+	ValidateMessages int64
 	// RankLoads has one entry per rank (nil if not measured).
 	RankLoads []RankLoad
 	// PeakMemoryBytes is the largest peak resident set size of the run's
@@ -127,6 +140,8 @@ func (r *Graph500Run) Check() error {
 		{"threads", int64(r.Threads), 0},
 		{"comm_bytes", r.CommBytes, 0},
 		{"comm_messages", r.CommMessages, 0},
+		{"validate_bytes", r.ValidateBytes, 0},
+		{"validate_messages", r.ValidateMessages, 0},
 	} {
 		if c.v < c.min {
 			return fmt.Errorf("results: %s is %d, want at least %d", c.name, c.v, c.min)

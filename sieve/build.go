@@ -122,7 +122,7 @@ func markOwners[C uint32 | int64](cols []C, offsets []int64, part partition.Bloc
 				if i == 0 {
 					break
 				}
-				k = skipAbove(row, k+1, i*block)
+				k = SkipAbove(row, k+1, i*block)
 			}
 		}
 		for i, a := range acc {
@@ -136,10 +136,11 @@ func markOwners[C uint32 | int64](cols []C, offsets []int64, part partition.Bloc
 	return nil
 }
 
-// skipAbove returns the first index k' ≥ k of the descending row whose entry
+// SkipAbove returns the first index k' ≥ k of the descending row whose entry
 // is below bound (len(row) if none): a short linear probe, then a binary
-// search, so a long row costs O(log d) per owner rather than O(d).
-func skipAbove[C uint32 | int64](row []C, k int, bound int64) int {
+// search, so a long row costs O(log d) per owner rather than O(d). The
+// validator (spmv) finds the regions of a row owned by other ranks with it.
+func SkipAbove[C uint32 | int64](row []C, k int, bound int64) int {
 	for end := min(len(row), k+linearProbe); k < end; k++ {
 		if int64(row[k]) < bound {
 			return k

@@ -461,8 +461,8 @@ func TestSkipAbove(t *testing.T) {
 		for want < len(row) && int64(row[want]) >= bound {
 			want++
 		}
-		if got := skipAbove(row, k, bound); got != want {
-			t.Fatalf("skipAbove(%v, %d, %d) = %d, want %d", row, k, bound, got, want)
+		if got := SkipAbove(row, k, bound); got != want {
+			t.Fatalf("SkipAbove(%v, %d, %d) = %d, want %d", row, k, bound, got, want)
 		}
 	}
 }

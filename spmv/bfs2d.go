@@ -206,7 +206,7 @@ func NewBFS2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg BFSConfig)
 	b.sendRow = make([][]byte, grid.C)
 	b.sendCol = make([][]byte, grid.R)
 	if b.sieve {
-		if err := b.exchangeDirectories(ctx); err != nil {
+		if b.colDirOut, b.rowDirOut, err = exchangeDirectories2D(ctx, g, b.row, b.col); err != nil {
 			return nil, err
 		}
 	}
@@ -219,19 +219,27 @@ func (b *BFS2D) piece(bm frontier.Bitmap, k, owner int) frontier.Bitmap {
 	return bm[k*b.pw : k*b.pw+b.grid.Part.Words(owner)]
 }
 
-// exchangeDirectories sends every column peer a the columns of this block
+// exchangeDirectories2D sends every column peer a the columns of block g
 // that fall in a's piece (the vertices of a's piece that this block can
 // use), and every row peer s the rows of this block in s's piece (the
-// vertices of s's piece this block can discover), as raw bitmaps.
-func (b *BFS2D) exchangeDirectories(ctx context.Context) error {
-	grid := b.grid
+// vertices of s's piece this block can discover), as raw bitmaps, and
+// returns what the peers sent: per column peer a the own vertices with an
+// entry in block (a, j), per row peer s those with a row in block (i, s).
+// The 2D engine's sieve and the 2D validator's ghost exchange read them.
+func exchangeDirectories2D(ctx context.Context, g *graph.Block2D, row, col *comm.Sub) (colDirOut, rowDirOut []frontier.Bitmap, err error) {
+	grid := g.Grid
+	pw := int(grid.Part.Block / 64)
+	piece := func(bm frontier.Bitmap, k, owner int) frontier.Bitmap {
+		return bm[k*pw : k*pw+grid.Part.Words(owner)]
+	}
+	sendCol, sendRow := make([][]byte, grid.R), make([][]byte, grid.C)
 	for a := range grid.R {
-		b.sendCol[a] = b.piece(b.g.ColMask, a, grid.Rank(a, b.gj)).AppendBytes(nil)
+		sendCol[a] = piece(g.ColMask, a, grid.Rank(a, g.Col)).AppendBytes(nil)
 	}
 	for s := range grid.C {
-		b.sendRow[s] = b.piece(b.g.RowMask, s, grid.Rank(b.gi, s)).AppendBytes(nil)
+		sendRow[s] = piece(g.RowMask, s, grid.Rank(g.Row, s)).AppendBytes(nil)
 	}
-	own := grid.Part.Words(b.rank)
+	own := grid.Part.Words(g.Rank)
 	load := func(sub *comm.Sub, send [][]byte) ([]frontier.Bitmap, error) {
 		recv, err := sub.Alltoallv(ctx, PhaseSetup2D, send, nil)
 		if err != nil {
@@ -246,14 +254,13 @@ func (b *BFS2D) exchangeDirectories(ctx context.Context) error {
 		}
 		return out, nil
 	}
-	var err error
-	if b.colDirOut, err = load(b.col, b.sendCol); err != nil {
-		return err
+	if colDirOut, err = load(col, sendCol); err != nil {
+		return nil, nil, err
 	}
-	b.rowDirOut, err = load(b.row, b.sendRow)
-	clear(b.sendRow)
-	clear(b.sendCol)
-	return err
+	if rowDirOut, err = load(row, sendRow); err != nil {
+		return nil, nil, err
+	}
+	return colDirOut, rowDirOut, nil
 }
 
 // Config returns the engine's configuration with defaults filled in.

@@ -27,8 +27,10 @@ type search2D struct {
 }
 
 // distributedBFS2D runs one search on an r×c grid and validates it with the
-// 1D validator on the 1D CSR of the same tuples (the 2D result is in the 1D
-// layout already).
+// 2D validator on the blocks, sharing the engine's groups and directories,
+// and with the 1D validator on the 1D CSR of the same tuples (the 2D result
+// is in the 1D layout already): both must agree, and nedge from the blocks'
+// tuple degrees must equal the CSR's.
 func distributedBFS2D(t *testing.T, g testGraph, root int64, r, c, threads int, mode BFSConfig) search2D {
 	t.Helper()
 	grid, err := partition.NewGrid(g.n, r, c)
@@ -67,12 +69,28 @@ func distributedBFS2D(t *testing.T, g testGraph, root int64, r, c, threads int, 
 		if rank == 0 {
 			out.steps = slices.Clone(res.Steps)
 		}
-		ne, err := ComponentEdges(ctx, cm, csr, res.Parent)
+		ne, err := ComponentEdges(ctx, cm, blk.TupleDegree, res.Parent)
 		if err != nil {
 			return err
 		}
+		ne1D, err := ComponentEdges(ctx, cm, csr.TupleDegree, res.Parent)
+		if err != nil {
+			return err
+		}
+		if ne != ne1D {
+			return fmt.Errorf("nedge %d from the blocks, %d from the CSR", ne, ne1D)
+		}
 		nedges[rank] = ne
-		_, verrs[rank] = Validate(ctx, cm, csr, grid.Part, root, res.Parent, res.Level, ne, threads)
+		v, err := NewValidator2D(ctx, cm, blk, Validator2DConfig{Threads: threads, Share: b})
+		if err != nil {
+			return err
+		}
+		got2D, verr2D := v.Validate(ctx, root, res.Parent, res.Level, ne)
+		got1D, verr1D := Validate(ctx, cm, csr, grid.Part, root, res.Parent, res.Level, ne, threads)
+		if (verr2D == nil) != (verr1D == nil) || got2D != got1D {
+			return fmt.Errorf("the 2D validator says %d, %v; the 1D validator %d, %v", got2D, verr2D, got1D, verr1D)
+		}
+		verrs[rank] = verr2D
 		return nil
 	})
 	if err != nil {

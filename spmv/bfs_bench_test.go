@@ -45,7 +45,7 @@ func BenchmarkBFS(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				nedge, err := ComponentEdges(ctx, c, g, res.Parent)
+				nedge, err := ComponentEdges(ctx, c, g.TupleDegree, res.Parent)
 				if err != nil {
 					return err
 				}

@@ -31,6 +31,13 @@
 // Every phase is timed and every byte counted per level. bfs2d.go is the same
 // search on the 2D grid (expand along processor columns, fold along rows).
 //
+// Validation (validate.go, validate_rows.go, validate_ghosts.go,
+// validate2d.go) checks a result against the Graph500 specification's five
+// rules with the claimed levels as the certificate: one exchange of the
+// levels of the boundary vertices (the cross directory says which), one
+// threaded pass over the rows or blocks, two small allreduces. A Validator
+// (Validator2D) is made once per run and reused for every search.
+//
 // PageRank (pagerank.go, pagerank_matrix.go) pulls over a per-rank matrix of
 // local uint32 ids and sums partial vectors with package allreduce (paper 000),
 // whose up pass also carries the iteration's L1 change, dangling mass and

@@ -170,7 +170,7 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 		}
 		copy(parent[csr.FirstGlobal:], res.Parent)
 		copy(level[csr.FirstGlobal:], res.Level)
-		ne, err := ComponentEdges(ctx, c, csr, res.Parent)
+		ne, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
 		if err != nil {
 			return err
 		}
@@ -193,6 +193,13 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 // validates them; all ranks must agree.
 func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64) error {
 	t.Helper()
+	return validateGlobalWith(t, g, p, root, parent, level, claimed, ValidatorConfig{})
+}
+
+// validateGlobalWith is validateGlobal with a validator configured by cfg
+// (its Threads is set per rank: 1 + rank mod 3).
+func validateGlobalWith(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64, cfg ValidatorConfig) error {
+	t.Helper()
 	errs := make([]error, p)
 	onRanks(t, g, p, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 		lo, hi := csr.FirstGlobal, csr.FirstGlobal+int64(csr.NumLocal)
@@ -200,7 +207,13 @@ func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64
 		if level != nil {
 			lv = slices.Clone(level[lo:hi])
 		}
-		_, errs[c.Rank()] = Validate(ctx, c, csr, part, root, slices.Clone(parent[lo:hi]), lv, claimed, 1+c.Rank()%3)
+		cfg := cfg
+		cfg.Threads = 1 + c.Rank()%3
+		v, err := NewValidator(ctx, c, csr, part, cfg)
+		if err != nil {
+			return err
+		}
+		_, errs[c.Rank()] = v.Validate(ctx, root, slices.Clone(parent[lo:hi]), lv, claimed)
 		return nil
 	})
 	for r := 1; r < p; r++ {
@@ -247,4 +260,47 @@ func allModes() []BFSConfig {
 		}
 	}
 	return modes
+}
+
+// validateGlobal2D distributes global parent/level arrays over an r×c grid
+// and validates them with the 2D validator on the blocks (threads 1 + rank
+// mod 3); all ranks must agree.
+func validateGlobal2D(t *testing.T, g testGraph, r, c int, root int64, parent []int64, level []int32, claimed int64, cfg Validator2DConfig) error {
+	t.Helper()
+	grid, err := partition.NewGrid(g.n, r, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := grid.P()
+	errs := make([]error, p)
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
+		rank := cm.Rank()
+		lo, hi := len(g.edges)*rank/p, len(g.edges)*(rank+1)/p
+		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.edges[lo:hi]), 2)
+		if err != nil {
+			return err
+		}
+		first := blk.OwnedFirst
+		var lv []int32
+		if level != nil {
+			lv = slices.Clone(level[first : first+int64(blk.NumOwned)])
+		}
+		cfg := cfg
+		cfg.Threads = 1 + rank%3
+		v, err := NewValidator2D(ctx, cm, blk, cfg)
+		if err != nil {
+			return err
+		}
+		_, errs[rank] = v.Validate(ctx, root, slices.Clone(parent[first:first+int64(blk.NumOwned)]), lv, claimed)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 1; k < p; k++ {
+		if (errs[k] == nil) != (errs[0] == nil) {
+			t.Fatalf("ranks disagree on validation: %v", errs)
+		}
+	}
+	return errs[0]
 }
