@@ -3,32 +3,37 @@ package graph500
 // The memory model of a Graph500 run, per rank, and the guard built on it.
 //
 // Every term is a data structure of the run, counted in bytes per input tuple
-// of the rank's share (m/p), per vertex it owns (n/p) or per vertex of the
-// whole graph (n, the maps every rank keeps whole). The run's peak is the
-// larger of its two phases, which never hold their memory at once:
+// of the rank's share (m/p), per vertex it owns (n/p), per vertex of its grid
+// row or column (2D), or per vertex of the whole graph (n, the maps every
+// rank keeps whole). The run's peak is the larger of its two phases, which
+// never hold their memory at once:
 //
-//	kernel 1:  2·cb·m/p          the rows, allocated at their final size before
+//	1D kernel 1:  2·cb·m/p       the rows, allocated at their final size before
 //	                             deduplication (cb = 4-byte columns, 8 above 2^32
 //	                             vertices; self-loops are not stored)
-//	         + 12·n/p            row offsets (8) and tuple degrees (4)
-//	         + 46·chunk          the round buffers: a chunk of tuples (16 B each),
+//	            + 12·n/p         row offsets (8) and tuple degrees (4)
+//	            + 46·chunk       the round buffers: a chunk of tuples (16 B each),
 //	                             their half-edges grouped by owner (16 B), the
 //	                             coded messages both ways (about 14 B)
-//	searches:  2·cb·m/p + 12·n/p the CSR (its columns keep their size before
+//	1D searches:  2·cb·m/p + 12·n/p   the CSR (its columns keep their size before
 //	                             deduplication)
-//	         + 21·n/p            parent (8), level (4), queues (8), three bitmaps
-//	         + td·m/p            the largest top-down level's records
-//	         + maps·n            the global frontier (n/8 bytes, unless every level
-//	                             is top-down), the sieve's directory (n/8) and the
-//	                             packed sieve's three maps (3n/8)
-//	         + the validator     its per-vertex arrays and remote levels
+//	            + 21·n/p         parent (8), level (4), queues (8), three bitmaps
+//	            + td·m/p         the largest top-down level's records
+//	            + maps·n         the global frontier (n/8 bytes, unless every level
+//	                             is top-down), the sieve's directory (n/8; the
+//	                             validator builds one when the search has none)
+//	                             and the packed sieve's three maps (3n/8)
+//	            + (p−1)/p·n      the validator's ghost levels (1 byte per vertex of
+//	                             the boundary, at most every other rank's vertex)
 //
-// A 2D run holds its blocks (8 bytes per half-edge: by rows and by columns)
-// plus, today, the 1D CSR the validator reads. A process holds its ranks'
-// shares plus the Go runtime's base; the garbage collector's headroom
-// (memstat.LeanPercent of what is allocated between collections) is in the
-// measured coefficients. BENCHMARKS.md ("Memory") compares the model with
-// `graphrun bench memory`'s measured peaks.
+// A 2D rank of an R×C grid holds its block by rows and by columns (8 bytes
+// per half-edge, 16 per tuple of its share), offsets of its non-empty rows
+// and columns, and per vertex of its grid row (n/R) and column (n/C) the
+// build's row offsets and counts, the search's and the validator's maps. A
+// process holds its ranks' shares plus the Go runtime's base; the garbage
+// collector's headroom (memstat.LeanPercent of what is allocated between
+// collections) is in the measured coefficients. BENCHMARKS.md ("Memory")
+// compares the model with `graphrun bench memory`'s measured peaks.
 
 import (
 	"bufio"
@@ -40,42 +45,44 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/spmv"
 )
 
 // Coefficients of the model (bytes), measured on scales 16 to 24 with
 // `graphrun bench memory` (BENCHMARKS.md).
 const (
-	baseBytes        = 24 << 20 // the Go runtime and the binary
+	baseBytes        = 16 << 20 // the Go runtime and the binary
 	perRankBytes     = 1 << 20  // an in-process rank's own buffers and goroutines
 	k1VertexBytes    = 12       // row offsets and tuple degrees, per owned vertex
 	k1ChunkBytes     = 46       // round buffers per chunk tuple
 	bfsVertexBytes   = 21       // parent, level, queues and bitmaps, per owned vertex
-	topDownEdgeBytes = 1.0      // records of the largest top-down level, per tuple
-	// Validation, per owned vertex: the depth walk's arrays (depth,
-	// children and their offsets, the routed (parent, child) pairs).
-	validateVertexBytes = 52
-	// Validation, per remote half-edge (the share of a tuple whose other end
-	// another rank owns): the 12-byte edge-check records, sent and received.
-	validateRemoteBytes = 12
+	topDownEdgeBytes = 0.75     // records of the largest top-down level, per tuple
+	ghostBytes       = 1        // the validator's level of a boundary vertex
 	// block2DBytes is a 2D rank's blocks per half-edge: by rows and by
 	// columns, 4 bytes each.
 	block2DBytes = 8
+	// grid2DVertexBytes is what a 2D rank holds per vertex of its grid row
+	// and column: in kernel 1 the row offsets and counts (12 per row) and the
+	// transposition's column counts; in the searches sparse offsets, masks
+	// and the frontier, found and ghost maps.
+	grid2DVertexBytes = 20
 	// gcHeadroom is the garbage collector's margin over the live heap at
 	// memstat.LeanPercent.
-	gcHeadroom = 1.10
+	gcHeadroom = 1.05
 )
 
 // MemoryConfig is what the model needs to know of a run.
 type MemoryConfig struct {
-	Scale, EdgeFactor int
-	Ranks             int  // ranks of the job
-	LocalRanks        int  // ranks on the machine being estimated (0: Ranks)
-	Processes         int  // processes holding them (0: 1, all ranks in one process)
-	Partition2D       bool // the run searches 2D blocks
-	Exchange          spmv.Exchange
-	Direction         spmv.Direction
-	Validate          bool
+	Scale, EdgeFactor  int
+	Ranks              int  // ranks of the job
+	LocalRanks         int  // ranks on the machine being estimated (0: Ranks)
+	Processes          int  // processes holding them (0: 1, all ranks in one process)
+	Partition2D        bool // the run searches 2D blocks
+	GridRows, GridCols int  // the 2D grid; 0×0: partition.AutoGrid
+	Exchange           spmv.Exchange
+	Direction          spmv.Direction
+	Validate           bool
 }
 
 // MemoryEstimate is the model's answer, in bytes.
@@ -170,25 +177,26 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	}
 	chunk := min(mr, max(1<<14, min(1<<20, mr/32)))
 
-	var rows checked // the 1D CSR: 2·cb bytes per tuple, 12 per vertex
-	rows.addMul(2*cb, mr)
-	rows.addMul(k1VertexBytes, nr)
-
-	var k1 checked
-	k1.add(rows.v)
-	if cfg.Partition2D {
-		// The blocks are built first, then the 1D CSR beside them.
-		k1.addMul(block2DBytes+2*cb, mr)
-	}
+	var k1, s checked
 	k1.addMul(k1ChunkBytes, chunk)
-
-	var s checked
-	s.add(rows.v)
 	if cfg.Partition2D {
+		r, c := cfg.GridRows, cfg.GridCols
+		if r*c != cfg.Ranks {
+			r, c, _ = partition.AutoGrid(cfg.Ranks)
+		}
+		gridVertices := (n+int64(r)-1)/int64(r) + (n+int64(c)-1)/int64(c)
+		k1.addMul(2*block2DBytes, mr)
+		k1.addMul(grid2DVertexBytes, gridVertices)
 		s.addMul(2*block2DBytes, mr)
+		s.addMul(grid2DVertexBytes, gridVertices)
+	} else {
+		k1.addMul(2*cb, mr)
+		k1.addMul(k1VertexBytes, nr)
+		s.addMul(2*cb, mr)
+		s.addMul(k1VertexBytes, nr)
+		s.addFrac(mr, topDownEdgeBytes)
 	}
 	s.addMul(bfsVertexBytes, nr)
-	s.addFrac(mr, topDownEdgeBytes)
 	maps := 0.0
 	if cfg.Direction != spmv.DirectionTopDown && cfg.Exchange != spmv.ExchangePush {
 		maps += 1.0 / 8 // the global frontier
@@ -199,13 +207,16 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 			maps += 4.0 / 8
 		}
 	}
-	s.addFrac(n, maps)
 	if cfg.Validate {
-		s.addMul(validateVertexBytes, nr)
-		// Half of a tuple's ends lie on another rank with probability (p−1)/p.
-		s.addFrac(mr, float64(validateRemoteBytes)*float64(p-1)/float64(p))
+		if !cfg.Partition2D && cfg.Exchange != spmv.ExchangeSieve && cfg.Exchange != spmv.ExchangePacked {
+			maps += 1.0 / 8 // the validator's own directory
+		}
+		s.addFrac(n, float64(ghostBytes)*float64(p-1)/float64(p))
 	}
-	for _, c := range []*checked{&rows, &k1, &s} {
+	if !cfg.Partition2D {
+		s.addFrac(n, maps)
+	}
+	for _, c := range []*checked{&k1, &s} {
 		if c.err != nil {
 			return est, c.err
 		}
