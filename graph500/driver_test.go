@@ -146,7 +146,7 @@ func TestMemoryEstimate(t *testing.T) {
 		t.Fatalf("scale 20: %d bytes, scale 22: %d: not about 4×", e20.Machine, e22.Machine)
 	}
 	cfg.Scale = 20
-	if s := LargestScale(e20.Machine, cfg); s != 20 {
+	if s := LargestScale(int64(float64(e20.Machine)/GuardMargin)+1, cfg); s != 20 {
 		t.Fatalf("largest scale for the scale-20 estimate is %d", s)
 	}
 	if s := LargestScale(1, cfg); s != 0 {

@@ -233,13 +233,24 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	return est, nil
 }
 
+// GuardMargin is the share of the available memory a run may be estimated
+// to need: the model is within ±25 % of measured peaks (BENCHMARKS.md), so
+// a run estimated at 80 % of what is available still fits when the model
+// is a quarter low.
+const GuardMargin = 0.8
+
+// Fits reports whether an estimate fits in avail bytes with GuardMargin.
+func Fits(est MemoryEstimate, avail int64) bool {
+	return float64(est.Machine) <= GuardMargin*float64(avail)
+}
+
 // LargestScale returns the largest scale (1..40) whose estimate for cfg's
-// machine fits in avail bytes, or 0 if none does.
+// machine Fits in avail bytes, or 0 if none does.
 func LargestScale(avail int64, cfg MemoryConfig) int {
 	best := 0
 	for s := 1; s <= 40; s++ {
 		cfg.Scale = s
-		if est, err := EstimateMemory(cfg); err == nil && est.Machine <= avail {
+		if est, err := EstimateMemory(cfg); err == nil && Fits(est, avail) {
 			best = s
 		}
 	}

@@ -197,9 +197,9 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
 	}
 	if !f.force {
-		if avail, err := graph500.AvailableMemory(); err == nil && need.Machine > avail {
-			return flagError("scale", "scale %d needs about %.1f GiB on this machine but %.1f GiB are available; the largest scale that fits is %d (--force runs anyway)",
-				params.Scale, gib(need.Machine), gib(avail), graph500.LargestScale(avail, memCfg))
+		if avail, err := graph500.AvailableMemory(); err == nil && !graph500.Fits(need, avail) {
+			return flagError("scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
+				params.Scale, gib(need.Machine), gib(avail), 100*graph500.GuardMargin, graph500.LargestScale(avail, memCfg))
 		}
 	}
 	// The process that reports (rank 0's, or the --procs launcher) checks
