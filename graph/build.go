@@ -313,6 +313,7 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 	n := uint64(lay.n)
 	block := uint64(lay.block)
 	bshift, w := lay.bshift, lay.w
+	oneD := b.grid == nil
 	clear(b.counts[:nt*keys])
 	clear(b.loops[:nt*p])
 	parallel.For(nt, func(t int) {
@@ -332,6 +333,11 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 				continue
 			}
 			kv := lay.div.div(v)
+			if oneD { // dispatched per round: the table lookups cost a third of the loop
+				cnt[int(ku)*nb+int((u-ku*block)>>bshift)]++
+				cnt[int(kv)*nb+int((v-kv*block)>>bshift)]++
+				continue
+			}
 			cnt[(lay.destRow[ku]+lay.destCol[kv])*nb+int((u-lay.rowFirst[ku])>>bshift)]++
 			cnt[(lay.destRow[kv]+lay.destCol[ku])*nb+int((v-lay.rowFirst[kv])>>bshift)]++
 		}
@@ -364,6 +370,16 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 				continue
 			}
 			ku, kv := lay.div.div(u), lay.div.div(v)
+			if oneD {
+				lu, lv := u-ku*block, v-kv*block
+				keyU := int(ku)*nb + int(lu>>bshift)
+				recs[cur[keyU]] = (lu&rowMask)<<w | v
+				cur[keyU]++
+				keyV := int(kv)*nb + int(lv>>bshift)
+				recs[cur[keyV]] = (lv&rowMask)<<w | u
+				cur[keyV]++
+				continue
+			}
 			ru, rv := u-lay.rowFirst[ku], v-lay.rowFirst[kv] // rows at the destinations
 			cu := lay.colBase[ku] + (u - ku*block)           // values at the destinations
 			cv := lay.colBase[kv] + (v - kv*block)
@@ -629,21 +645,28 @@ func (b *builder[C]) countSegment(seg []byte, entries int, base, rows uint64) er
 		return err
 	}
 	deg := b.degree[base : base+rows]
-	for range entries {
-		l, _, err := d.next()
+	var ls, vs [decodeBatchSize]uint64
+	for d.left > 0 {
+		k, err := d.decodeBatch(ls[:], vs[:])
 		if err != nil {
 			return err
 		}
-		if l >= rows {
-			return fmt.Errorf("%w: row %d beyond the rank's rows", errRoute, base+l)
+		for _, l := range ls[:k] {
+			if l >= rows {
+				return fmt.Errorf("%w: row %d beyond the rank's rows", errRoute, base+l)
+			}
+			if deg[l] == math.MaxUint32 {
+				return b.degreeOverflow(base + l)
+			}
+			deg[l]++
 		}
-		if deg[l] == math.MaxUint32 {
-			return b.degreeOverflow(base + l)
-		}
-		deg[l]++
 	}
 	return d.done()
 }
+
+// decodeBatchSize is how many entries a received segment is decoded by at
+// a time: a batch stays in the first-level cache.
+const decodeBatchSize = 256
 
 // fillSegment writes a segment's neighbours into their rows' next slots.
 func (b *builder[C]) fillSegment(seg []byte, entries int, base, rows uint64) error {
@@ -654,30 +677,34 @@ func (b *builder[C]) fillSegment(seg []byte, entries int, base, rows uint64) err
 	cur := b.offsets[base : base+rows]
 	n := uint64(b.lay.n)
 	first := uint64(b.first) + base
-	for range entries {
-		l, v, err := d.next()
+	var ls, vs [decodeBatchSize]uint64
+	for d.left > 0 {
+		k, err := d.decodeBatch(ls[:], vs[:])
 		if err != nil {
 			return err
 		}
-		if b.grid != nil { // 2D: a local column of an existing vertex, not the row's own
-			if l >= rows || v >= 1<<32 {
-				return fmt.Errorf("%w: entry (%d,%d) out of range", errRoute, base+l, v)
+		for e, l := range ls[:k] {
+			v := vs[e]
+			if b.grid != nil { // 2D: a local column of an existing vertex, not the row's own
+				if l >= rows || v >= 1<<32 {
+					return fmt.Errorf("%w: entry (%d,%d) out of range", errRoute, base+l, v)
+				}
+				if ok, loop := b.grid.check(uint32(base+l), uint32(v)); !ok || loop {
+					return fmt.Errorf("%w: entry (%d,%d) is out of range or a self-loop", errRoute, base+l, v)
+				}
+			} else if l >= rows || v >= n || v == first+l {
+				return fmt.Errorf("%w: half-edge (%d,%d) is out of range or a self-loop", errRoute, first+l, v)
 			}
-			if ok, loop := b.grid.check(uint32(base+l), uint32(v)); !ok || loop {
-				return fmt.Errorf("%w: entry (%d,%d) is out of range or a self-loop", errRoute, base+l, v)
+			// The fill pass must repeat the count pass; a row that gets more
+			// half-edges than it counted runs into the next row, which
+			// checkFilled reports, or past the end, caught here.
+			x := cur[l]
+			if x >= int64(len(b.cols)) {
+				return fmt.Errorf("%w: more half-edges than the counting pass announced", errRoute)
 			}
-		} else if l >= rows || v >= n || v == first+l {
-			return fmt.Errorf("%w: half-edge (%d,%d) is out of range or a self-loop", errRoute, first+l, v)
+			b.cols[x] = ^C(v)
+			cur[l] = x + 1
 		}
-		// The fill pass must repeat the count pass; a row that gets more
-		// half-edges than it counted runs into the next row, which
-		// checkFilled reports, or past the end, caught here.
-		x := cur[l]
-		if x >= int64(len(b.cols)) {
-			return fmt.Errorf("%w: more half-edges than the counting pass announced", errRoute)
-		}
-		b.cols[x] = ^C(v)
-		cur[l] = x + 1
 	}
 	return d.done()
 }

@@ -107,13 +107,14 @@ func BenchmarkRouteSegment(b *testing.B) {
 		b.ReportMetric(float64(e)*float64(b.N)/b.Elapsed().Seconds(), "half-edges/s")
 	})
 	b.Run("decode", func(b *testing.B) {
+		var ls, vs [decodeBatchSize]uint64
 		for b.Loop() {
 			d, err := newSegmentDecoder(seg, e, 1<<rowBits, w)
 			if err != nil {
 				b.Fatal(err)
 			}
-			for range e {
-				if _, _, err := d.next(); err != nil {
+			for d.left > 0 {
+				if _, err := d.decodeBatch(ls[:], vs[:]); err != nil {
 					b.Fatal(err)
 				}
 			}

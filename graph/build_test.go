@@ -411,6 +411,34 @@ func TestRouteSegmentsRoundTrip(t *testing.T) {
 						if err := d.done(); err != nil {
 							t.Fatal(err)
 						}
+						// The batch decoder, in batches that end anywhere.
+						d, err = newSegmentDecoder(seg, e, uint64(1)<<rowBits, nbrBits)
+						if err != nil {
+							t.Fatal(err)
+						}
+						var got []uint64
+						ls, vs := make([]uint64, 5), make([]uint64, 5)
+						for d.left > 0 {
+							k, err := d.decodeBatch(ls[:1+len(got)%5], vs)
+							if err != nil {
+								t.Fatal(err)
+							}
+							for i := range k {
+								got = append(got, ls[i]<<w|vs[i])
+							}
+						}
+						for i, r := range recs {
+							want := r
+							if nbrBits == 0 {
+								want = r >> w << w
+							}
+							if got[i] != want {
+								t.Fatalf("w=%d rows=%d e=%d nbrBits=%d: batch entry %d is %x, want %x", w, rowBits, e, nbrBits, i, got[i], want)
+							}
+						}
+						if err := d.done(); err != nil {
+							t.Fatal(err)
+						}
 						if _, _, err := d.next(); err == nil && size*8 < riceParamBits+(e+1)*int(1+nbrBits) {
 							t.Fatal("an entry read past the segment's last one")
 						}

@@ -433,6 +433,57 @@ func (d *segmentDecoder) next() (row, nbr uint64, err error) {
 	return d.nextSlow()
 }
 
+// decodeBatch is the segment decoder's hot loop: it decodes up to len(rows)
+// of the remaining entries into rows (offsets in the bucket) and vals (the
+// neighbours; zeros in the count pass), keeping the bit buffer in
+// registers, and returns how many it decoded. Entries that straddle a
+// refill take nextSlow's checked path.
+func (d *segmentDecoder) decodeBatch(rows, vals []uint64) (int, error) {
+	cnt := min(len(rows), d.left)
+	rows, vals = rows[:cnt], vals[:cnt]
+	k, wb := d.k, d.nbrBits
+	kmask, wmask := uint64(1)<<k-1, uint64(1)<<wb-1
+	rowCap, qMax := d.rowCap, d.rowCap>>k
+	r := &d.r
+	buf, n := r.buf, r.n
+	row := d.row
+	for e := range rows {
+		if n < 56 {
+			r.buf, r.n = buf, n
+			r.refill()
+			buf, n = r.buf, r.n
+		}
+		if buf != 0 {
+			tz := uint(bits.TrailingZeros64(buf))
+			if used := tz + 1 + k + wb; used <= n {
+				x := buf >> (tz + 1)
+				g := uint64(tz)<<k | x&kmask
+				vals[e] = x >> k & wmask
+				buf >>= used // used ≤ n < 64
+				n -= used
+				if uint64(tz) > qMax || g >= rowCap-row {
+					r.buf, r.n = buf, n
+					return e, fmt.Errorf("%w: row outside the bucket", errRoute)
+				}
+				row += g
+				rows[e] = row
+				continue
+			}
+		}
+		r.buf, r.n, d.row = buf, n, row
+		l, v, err := d.nextSlow()
+		if err != nil {
+			return e, err
+		}
+		d.left++ // nextSlow counted the entry; the batch counts them all below
+		rows[e], vals[e] = l, v
+		buf, n, row = r.buf, r.n, d.row
+	}
+	r.buf, r.n, d.row = buf, n, row
+	d.left -= cnt
+	return cnt, nil
+}
+
 // nextSlow is next for an entry that straddles the buffer's refills.
 func (d *segmentDecoder) nextSlow() (row, nbr uint64, err error) {
 	q, ok := d.r.unary(d.rowCap)

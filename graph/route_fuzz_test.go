@@ -41,14 +41,27 @@ func FuzzRouteMessage(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			// The batch decoder, then the entry decoder, must agree.
+			db := d
+			ls, vs := make([]uint64, 64), make([]uint64, 64)
+			k, errBatch := db.decodeBatch(ls, vs)
 			prev := uint64(0)
-			for range s.entries {
+			for i := range s.entries {
 				row, nbr, err := d.next()
 				if err != nil {
+					if i < k {
+						t.Fatalf("entry %d: the batch decoded (%d, %d), next fails: %v", i, ls[i], vs[i], err)
+					}
 					break
 				}
 				if row >= rowCap || row < prev || nbr >= 1<<nb {
 					t.Fatalf("entry (%d, %d) after row %d", row, nbr, prev)
+				}
+				if i < k && (ls[i] != row || vs[i] != nbr) {
+					t.Fatalf("entry %d: batch (%d, %d), next (%d, %d)", i, ls[i], vs[i], row, nbr)
+				}
+				if i == k && i < min(64, s.entries) && errBatch == nil {
+					t.Fatalf("the batch stopped at %d of %d without an error", k, s.entries)
 				}
 				prev = row
 			}
