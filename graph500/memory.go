@@ -23,8 +23,10 @@ package graph500
 //	                             is top-down), the sieve's directory (n/8; the
 //	                             validator builds one when the search has none)
 //	                             and the packed sieve's three maps (3n/8)
-//	            + (p−1)/p·n      the validator's ghost levels (1 byte per vertex of
-//	                             the boundary, at most every other rank's vertex)
+//	            + ghosts         the validator's levels of the boundary: a byte per
+//	                             vertex of another rank its rows reference, at
+//	                             most (p−1)/p·n and at most 2·m/p; its directory
+//	                             row (n/8) and rank index (3n/64) join the maps
 //
 // A 2D rank of an R×C grid holds its block by rows and by columns (8 bytes
 // per half-edge, 16 per tuple of its share), offsets of its non-empty rows
@@ -208,10 +210,23 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		}
 	}
 	if cfg.Validate {
-		if !cfg.Partition2D && cfg.Exchange != spmv.ExchangeSieve && cfg.Exchange != spmv.ExchangePacked {
-			maps += 1.0 / 8 // the validator's own directory
+		if !cfg.Partition2D {
+			// The validator's directory column and row (n bits each),
+			// unless the sieve's or the packed sieve's serve, and the row's
+			// rank index for sparse ghosts (3n/64 bytes, beyond 2 ranks).
+			if cfg.Exchange != spmv.ExchangeSieve && cfg.Exchange != spmv.ExchangePacked {
+				maps += 1.0 / 8
+			}
+			if cfg.Exchange != spmv.ExchangePacked {
+				maps += 1.0 / 8
+			}
+			if p > 2 {
+				maps += 3.0 / 64
+			}
 		}
-		s.addFrac(n, float64(ghostBytes)*float64(p-1)/float64(p))
+		// Ghost levels: a byte per boundary vertex, at most every other
+		// rank's vertex and at most one per half-edge.
+		s.addFrac(min(n-n/p, 2*mr), ghostBytes)
 	}
 	if !cfg.Partition2D {
 		s.addFrac(n, maps)
