@@ -309,45 +309,31 @@ type buildTimes struct {
 // buildGraph runs kernels 0 and 1: the 1D CSR, or for a 2D run the 2D
 // blocks.
 //
-// In 1D the tuple list never exists: kernel 1 reads this rank's share of the
+// The tuple list never exists: kernel 1 reads this rank's share of the
 // generator twice, once to count its rows and once to fill them
 // (graph.BuildUndirectedFrom). Kernel 0 has no pass of its own, so its time is
 // the generation within kernel 1's counting pass, and kernel 1's time is the
 // rest — the second generation included.
 func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid) (*graph.CSR, *graph.Block2D, buildTimes, error) {
 	var times buildTimes
-	params := cfg.Graph
-	rank, size := c.Rank(), c.Size()
-	if !cfg.Partition2D {
-		cfg.progress(c, "construct", 0, 1)
-		if err := c.Barrier(ctx, "driver.sync"); err != nil {
-			return nil, nil, times, err
-		}
-		t0 := time.Now()
-		g, st, err := graph.BuildUndirectedFrom(ctx, c, part, params.Share(rank, size, cfg.Threads), cfg.Threads)
-		if err != nil {
-			return nil, nil, times, fmt.Errorf("kernel 1: %w", err)
-		}
-		total := time.Since(t0).Seconds()
-		gen := st.ReadTime[0].Seconds()
-		t := []float64{gen, total - gen}
-		if err := c.AllreduceFloat64(ctx, "driver.sync", t, comm.Max); err != nil {
-			return nil, nil, times, err
-		}
-		times.generation, times.construction = t[0], t[1]
-		return g, nil, times, nil
-	}
-
-	// 2D: the searches, the key sampling and the validation all read the
-	// blocks: the run holds no 1D copy of the graph.
 	cfg.progress(c, "construct", 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, nil, times, err
 	}
+	share := cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads)
 	t0 := time.Now()
-	blocks, st, err := graph.BuildUndirected2DFrom(ctx, c, grid, params.Share(rank, size, cfg.Threads), cfg.Threads)
-	if err != nil {
-		return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
+	var g *graph.CSR
+	var blocks *graph.Block2D
+	var st graph.BuildStats
+	var err error
+	if cfg.Partition2D {
+		// The searches, the key sampling and the validation all read the
+		// blocks: the run holds no 1D copy of the graph.
+		if blocks, st, err = graph.BuildUndirected2DFrom(ctx, c, grid, share, cfg.Threads); err != nil {
+			return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
+		}
+	} else if g, st, err = graph.BuildUndirectedFrom(ctx, c, part, share, cfg.Threads); err != nil {
+		return nil, nil, times, fmt.Errorf("kernel 1: %w", err)
 	}
 	total := time.Since(t0).Seconds()
 	gen := st.ReadTime[0].Seconds()
@@ -356,7 +342,7 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 		return nil, nil, times, err
 	}
 	times.generation, times.construction = t[0], t[1]
-	return nil, blocks, times, nil
+	return g, blocks, times, nil
 }
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
