@@ -40,10 +40,19 @@ func (g *CSR) Neighbor(i int64) int64 {
 // in the descending row).
 func (g *CSR) HasEdge(l uint32, u int64) bool {
 	lo, hi := g.Offsets[l], g.Offsets[l+1]
+	if g.Cols32 != nil {
+		return DescendingRowHas(g.Cols32[lo:hi], u)
+	}
+	return DescendingRowHas(g.Cols64[lo:hi], u)
+}
+
+// DescendingRowHas reports whether row, sorted in descending order, holds u
+// (binary search). Kernel 1's rows, 1D and 2D, are in that order.
+func DescendingRowHas[C uint32 | int64](row []C, u int64) bool {
+	lo, hi := 0, len(row)
 	for lo < hi {
-		mid := int64(uint64(lo+hi) >> 1)
-		x := g.Neighbor(mid)
-		switch {
+		mid := int(uint(lo+hi) >> 1)
+		switch x := int64(row[mid]); {
 		case x == u:
 			return true
 		case x > u:

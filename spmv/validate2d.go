@@ -435,7 +435,7 @@ func checkParentRecords[G ghostValue](v *Validator2D, recv [][]byte, root int64,
 				l := uint32(s)*uint32(grid.Part.Block) + x
 				gx, p := grid.RowGlobal(g.Row, l), grid.ColGlobal(g.Col, pc)
 				k := g.RowIndex(l)
-				if k < 0 || !hasNeighbour(g.Cols[g.RowOffsets[k]:g.RowOffsets[k+1]], int64(pc)) {
+				if k < 0 || !graph.DescendingRowHas(g.Cols[g.RowOffsets[k]:g.RowOffsets[k+1]], int64(pc)) {
 					bad.addf(kindCheck5, "check 5: parent edge (%d, %d) is not an edge of the input", gx, p)
 					continue
 				}

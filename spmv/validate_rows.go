@@ -7,6 +7,7 @@ package spmv
 // search: no interface call, map or allocation per edge.
 
 import (
+	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/sieve"
 )
 
@@ -117,7 +118,7 @@ func checkRows[C uint32 | int64, G ghostValue](rc *rowCheck, cols []C, own, ghos
 				continue
 			case p >= first && p < gv:
 				// Among the own neighbours below gv, not read through.
-				hit = hasNeighbour(row[below:k], p)
+				hit = graph.DescendingRowHas(row[below:k], p)
 				pb = uint32(own[p-first])
 			case !hit || (p > gv && p < last):
 				// Not a neighbour, or an own one whose value the scan took.
@@ -181,23 +182,6 @@ func checkRemote[C uint32 | int64, G ghostValue](part []C, gv, p int64, odd uint
 		}
 	}
 	return hit
-}
-
-// hasNeighbour reports whether the descending row holds u (binary search).
-func hasNeighbour[C uint32 | int64](row []C, u int64) bool {
-	lo, hi := 0, len(row)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		switch x := int64(row[mid]); {
-		case x == u:
-			return true
-		case x > u:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return false
 }
 
 // vertexFault reports a vertex whose parent or level is out of range, or
