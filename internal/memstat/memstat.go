@@ -15,7 +15,7 @@ import (
 )
 
 // PeakRSS returns the process's peak resident set size in bytes since it
-// started (or since ResetPeak): Linux's VmHWM from /proc/self/status. Where
+// started: Linux's VmHWM from /proc/self/status. Where
 // that file does not exist it falls back to getrusage's ru_maxrss.
 func PeakRSS() (int64, error) {
 	if v, err := statusField("VmHWM:"); err == nil {
@@ -24,18 +24,8 @@ func PeakRSS() (int64, error) {
 	return rusageMaxRSS()
 }
 
-// ResetPeak makes the peak resident set size start again from the current
-// one (Linux ≥ 4.0: "5" written to /proc/self/clear_refs), so that a phase's
-// own peak can be measured.
-func ResetPeak() error {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-		return fmt.Errorf("memstat: reset the peak: %w", err)
-	}
-	return nil
-}
-
-// CurrentRSS returns the process's resident set size in bytes now (VmRSS).
-func CurrentRSS() (int64, error) { return statusField("VmRSS:") }
+// currentRSS returns the process's resident set size in bytes now (VmRSS).
+func currentRSS() (int64, error) { return statusField("VmRSS:") }
 
 // statusField reads one "Name:  N kB" line of /proc/self/status in bytes.
 func statusField(name string) (int64, error) {
