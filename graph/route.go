@@ -402,42 +402,11 @@ func newSegmentDecoder(seg []byte, entries int, rowCap uint64, nbrBits uint) (se
 	return d, nil
 }
 
-// next returns the next entry's row offset and neighbour (0 in the count
-// pass), or an error if the segment is malformed. Call it entries times.
-func (d *segmentDecoder) next() (row, nbr uint64, err error) {
-	// Fast path: the whole entry is in the buffer.
-	r := &d.r
-	if r.n < 56 {
-		r.refill()
-	}
-	if r.buf != 0 {
-		tz := uint(bits.TrailingZeros64(r.buf))
-		if used := tz + 1 + d.k + d.nbrBits; used <= r.n && used <= 64 {
-			x := r.buf >> (tz + 1)
-			g := uint64(tz)<<d.k | x&(1<<d.k-1)
-			nbr = x >> d.k & (1<<d.nbrBits - 1)
-			if used == 64 {
-				r.buf = 0
-			} else {
-				r.buf >>= used
-			}
-			r.n -= used
-			if uint64(tz) > d.rowCap>>d.k || g >= d.rowCap-d.row {
-				return 0, 0, fmt.Errorf("%w: row outside the bucket", errRoute)
-			}
-			d.row += g
-			d.left--
-			return d.row, nbr, nil
-		}
-	}
-	return d.nextSlow()
-}
-
 // decodeBatch is the segment decoder's hot loop: it decodes up to len(rows)
 // of the remaining entries into rows (offsets in the bucket) and vals (the
 // neighbours; zeros in the count pass), keeping the bit buffer in
 // registers, and returns how many it decoded. Entries that straddle a
-// refill take nextSlow's checked path.
+// refill take next's checked path.
 func (d *segmentDecoder) decodeBatch(rows, vals []uint64) (int, error) {
 	cnt := min(len(rows), d.left)
 	rows, vals = rows[:cnt], vals[:cnt]
@@ -471,11 +440,11 @@ func (d *segmentDecoder) decodeBatch(rows, vals []uint64) (int, error) {
 			}
 		}
 		r.buf, r.n, d.row = buf, n, row
-		l, v, err := d.nextSlow()
+		l, v, err := d.next()
 		if err != nil {
 			return e, err
 		}
-		d.left++ // nextSlow counted the entry; the batch counts them all below
+		d.left++ // next counted the entry; the batch counts them all below
 		rows[e], vals[e] = l, v
 		buf, n, row = r.buf, r.n, d.row
 	}
@@ -484,8 +453,11 @@ func (d *segmentDecoder) decodeBatch(rows, vals []uint64) (int, error) {
 	return cnt, nil
 }
 
-// nextSlow is next for an entry that straddles the buffer's refills.
-func (d *segmentDecoder) nextSlow() (row, nbr uint64, err error) {
+// next decodes one entry with every read checked and returns its row offset
+// and neighbour (0 in the count pass), or an error if the segment is
+// malformed: decodeBatch's path for an entry that straddles a refill of its
+// buffer, and an independent decoder for the tests to compare it with.
+func (d *segmentDecoder) next() (row, nbr uint64, err error) {
 	q, ok := d.r.unary(d.rowCap)
 	if !ok {
 		return 0, 0, fmt.Errorf("%w: truncated or overlong row gap", errRoute)
