@@ -38,6 +38,7 @@
 // hypercube-unsplittable on a topology with sending links may round
 // differently on different ranks (a node that also receives from a sending
 // link adds three values where its partner adds two).
+
 package allreduce
 
 import (

@@ -5,6 +5,7 @@
 // Task-based All-Reduce for Machine Learning Applications") §3.2 asks of its
 // users so that the framework can cut a vector into chunks and reduce them
 // on several cores at once (§3.3).
+
 package allreduce
 
 import (

@@ -1,10 +1,3 @@
-// Package frontier holds BFS frontier sets and, later, the codecs that carry
-// them between ranks (paper 004 §IV: bitmaps, WAH and zlib compression).
-//
-// Bitmap is the plain frontier of Algorithm 1 (paper 004 §III-B, "BIT"): one
-// bit per vertex, 64 vertices per word, little-endian bit order within a word,
-// so that the bytes of a bitmap on any little-endian machine are the same as
-// its wire form.
 package frontier
 
 import (

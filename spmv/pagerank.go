@@ -58,6 +58,7 @@
 // deterministic for a given rank count, partition and network, and do not
 // depend on Threads; different rank counts or networks add in different
 // orders and agree up to rounding.
+
 package spmv
 
 import (
