@@ -1,0 +1,186 @@
+// Package testgraph is what graphrun's tests share about test graphs: the one
+// locator of the real graphs in ../shared/data (and their NetworkX reference
+// answers), the small golden graphs kept in this package's testdata with
+// reference outputs made by an independent tool (gapbs's test/reference
+// style; testdata/make_refs.py), and the parsers of those reference files.
+//
+// The golden graphs, each with a G.bfs.txt and a G.pagerank.tsv:
+//   - small-undirected.el: a path, a triangle, a bridge, duplicates in both
+//     directions, self-loops and a separate component;
+//   - kron8.el: `graphrun generate --scale 8 --edgefactor 8 -o kron8.el`;
+//   - web-directed.el: a directed graph with sparse ids, hubs, dangling
+//     vertices, a self-loop and a duplicate (seeded: testdata/make_graphs.py);
+//   - grid-7x5.mtx: a 7×5 grid as Matrix Market, symmetric, one triangle
+//     stored, 1-based ids.
+package testgraph
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// SharedDataEnv names the environment variable that overrides where the
+// shared real graphs are (default: ../shared/data beside the module root).
+const SharedDataEnv = "GRAPHRUN_SHARED_DATA"
+
+// Golden lists the golden graphs of testdata, in a fixed order.
+func Golden() []string {
+	return []string{"small-undirected.el", "kron8.el", "web-directed.el", "grid-7x5.mtx"}
+}
+
+// SharedData returns the folder of the shared real graphs, skipping the test
+// when it is absent (a checkout without ../shared).
+func SharedData(t testing.TB) string {
+	t.Helper()
+	dir := os.Getenv(SharedDataEnv)
+	if dir == "" {
+		dir = filepath.Join(moduleRoot(), "..", "shared", "data")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("shared test graphs not found (set %s): %v", SharedDataEnv, err)
+	}
+	return dir
+}
+
+// SharedFile returns the path of one shared real graph or reference file,
+// skipping the test when it is absent.
+func SharedFile(t testing.TB, name string) string {
+	t.Helper()
+	p := filepath.Join(SharedData(t), name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test file %s not found: %v", name, err)
+	}
+	return p
+}
+
+// GoldenFile returns the absolute path of a file in this package's testdata
+// (a golden graph or one of its references).
+func GoldenFile(name string) string {
+	return filepath.Join(packageDir(), "testdata", name)
+}
+
+// packageDir is this source file's folder, found at run time so that tests
+// of any package reach the golden graphs.
+func packageDir() string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "."
+	}
+	return filepath.Dir(file)
+}
+
+// moduleRoot is the folder holding go.mod, two levels above this package.
+func moduleRoot() string {
+	return filepath.Join(packageDir(), "..", "..")
+}
+
+// BFSReference is a *.bfs.txt reference: a BFS over the undirected view of
+// a graph file from Source (the file's own id).
+type BFSReference struct {
+	Source     int64
+	Reached    int64   // vertices reached, the source included
+	Depth      int     // eccentricity of the source
+	Vertices   int64   // vertices that occur in an edge
+	LevelSizes []int64 // vertices per level, from the source's level 0
+}
+
+// ReadBFSReference parses a *.bfs.txt file.
+func ReadBFSReference(path string) (BFSReference, error) {
+	var ref BFSReference
+	f, err := os.Open(path)
+	if err != nil {
+		return ref, err
+	}
+	defer f.Close()
+	seen := map[string]bool{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		key, value, ok := strings.Cut(sc.Text(), "=")
+		if !ok {
+			continue
+		}
+		seen[key] = true
+		first, _, _ := strings.Cut(value, " ")
+		switch key {
+		case "source":
+			ref.Source, err = strconv.ParseInt(first, 10, 64)
+		case "reachable_vertices_including_source":
+			ref.Reached, err = strconv.ParseInt(first, 10, 64)
+		case "max_depth(eccentricity_of_source)":
+			ref.Depth, err = strconv.Atoi(first)
+		case "total_nodes_in_graph":
+			ref.Vertices, err = strconv.ParseInt(first, 10, 64)
+		case "level_sizes":
+			for _, s := range strings.Split(first, ",") {
+				n, perr := strconv.ParseInt(s, 10, 64)
+				if perr != nil {
+					err = perr
+					break
+				}
+				ref.LevelSizes = append(ref.LevelSizes, n)
+			}
+		}
+		if err != nil {
+			return ref, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return ref, fmt.Errorf("%s: %w", path, err)
+	}
+	for _, key := range []string{"source", "reachable_vertices_including_source", "level_sizes"} {
+		if !seen[key] {
+			return ref, fmt.Errorf("%s: no %s line", path, key)
+		}
+	}
+	return ref, nil
+}
+
+// Score is one vertex's reference PageRank.
+type Score struct {
+	ID    int64
+	Score float64
+}
+
+// ReadPageRank parses a reference of "id score" lines (tab or space
+// separated, '#' comments), taking the id and the score from the given
+// columns (counting from 0): a golden *.pagerank.tsv (every vertex; columns
+// 0 and 1) or a shared *.pagerank_top20.tsv (rank, vertex, NetworkX's score,
+// converged score; columns 1 and 3).
+func ReadPageRank(path string, idColumn, scoreColumn int) ([]Score, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []Score
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if text == "" || strings.HasPrefix(text, "#") {
+			continue
+		}
+		fields := strings.Fields(text)
+		if len(fields) <= idColumn || len(fields) <= scoreColumn {
+			return nil, fmt.Errorf("%s:%d: %d fields, want more than %d", path, line, len(fields), max(idColumn, scoreColumn))
+		}
+		id, err := strconv.ParseInt(fields[idColumn], 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		score, err := strconv.ParseFloat(fields[scoreColumn], 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		out = append(out, Score{ID: id, Score: score})
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return out, nil
+}

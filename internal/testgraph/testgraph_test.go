@@ -1,0 +1,67 @@
+package testgraph
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestGoldenReferencesAreConsistent checks every reference against itself:
+// level sizes add up to the vertices reached, the source's level holds one
+// vertex, the scores cover every vertex and sum to 1.
+func TestGoldenReferencesAreConsistent(t *testing.T) {
+	for _, name := range Golden() {
+		if _, err := os.Stat(GoldenFile(name)); err != nil {
+			t.Fatal(err)
+		}
+		bfs, err := ReadBFSReference(GoldenFile(name + ".bfs.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum int64
+		for _, s := range bfs.LevelSizes {
+			sum += s
+		}
+		if sum != bfs.Reached || bfs.LevelSizes[0] != 1 || len(bfs.LevelSizes) != bfs.Depth+1 || bfs.Reached > bfs.Vertices {
+			t.Fatalf("%s: inconsistent BFS reference %+v", name, bfs)
+		}
+		scores, err := ReadPageRank(GoldenFile(name+".pagerank.tsv"), 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var total float64
+		for _, s := range scores {
+			total += s.Score
+		}
+		if int64(len(scores)) != bfs.Vertices || math.Abs(total-1) > 1e-12 {
+			t.Fatalf("%s: %d scores summing to %v, %d vertices", name, len(scores), total, bfs.Vertices)
+		}
+	}
+}
+
+func TestReadersNameTheBadLine(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.tsv")
+	if err := os.WriteFile(bad, []byte("# header\n1\t0.5\n2\tx\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadPageRank(bad, 0, 1); err == nil || !strings.Contains(err.Error(), "bad.tsv:3") {
+		t.Fatalf("error %v does not name bad.tsv:3", err)
+	}
+	short := filepath.Join(dir, "short.bfs.txt")
+	if err := os.WriteFile(short, []byte("source=0\nlevel_sizes=1,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadBFSReference(short); err == nil || !strings.Contains(err.Error(), "short.bfs.txt:2") {
+		t.Fatalf("error %v does not name short.bfs.txt:2", err)
+	}
+}
+
+func TestSharedDataLocator(t *testing.T) {
+	t.Setenv(SharedDataEnv, t.TempDir())
+	if got := SharedData(t); got != os.Getenv(SharedDataEnv) {
+		t.Fatalf("SharedData = %s, want the override", got)
+	}
+}

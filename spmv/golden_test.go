@@ -1,0 +1,129 @@
+package spmv
+
+// The golden graphs of internal/testgraph, each with references made by
+// NetworkX (testdata/make_refs.py there): BFS level sizes of the undirected
+// view and every vertex's PageRank, on several rank counts, exchanges and
+// allreduces.
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
+)
+
+// goldenGraph reads a golden graph and relabels its ids densely in id order,
+// as the serial oracle would: the BFS engine's input.
+func goldenGraph(t *testing.T, name string) (g testGraph, dense map[int64]int64, ef *graph.EdgeFile) {
+	t.Helper()
+	ef, err := graph.ReadEdges(testgraph.GoldenFile(name), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for _, e := range ef.Edges {
+		ids = append(ids, e.U, e.V)
+	}
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	dense = make(map[int64]int64, len(ids))
+	for i, id := range ids {
+		dense[id] = int64(i)
+	}
+	g = testGraph{name: name, n: int64(len(ids))}
+	for _, e := range ef.Edges {
+		g.edges = append(g.edges, graph.Edge{U: dense[e.U], V: dense[e.V]})
+	}
+	return g, dense, ef
+}
+
+// fileID turns a reference's id into the reader's (Matrix Market files are
+// 1-based in the references, 0-based once read).
+func fileID(name string, id int64) int64 {
+	if strings.HasSuffix(name, ".mtx") {
+		return id - 1
+	}
+	return id
+}
+
+func TestGoldenGraphsBFSLevels(t *testing.T) {
+	modes := []BFSConfig{
+		{Exchange: ExchangeAllgather, Codec: "raw", Direction: DirectionAuto},
+		{Exchange: ExchangePacked, Codec: "wah", Direction: DirectionAuto},
+		{Exchange: ExchangeSieve, Codec: "auto", Direction: DirectionBottomUp},
+		{Exchange: ExchangePush},
+	}
+	for _, name := range testgraph.Golden() {
+		ref, err := testgraph.ReadBFSReference(testgraph.GoldenFile(name + ".bfs.txt"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, dense, _ := goldenGraph(t, name)
+		if g.n != ref.Vertices {
+			t.Fatalf("%s: %d vertices, reference %d", name, g.n, ref.Vertices)
+		}
+		root := dense[fileID(name, ref.Source)]
+		for _, p := range []int{1, 3, 4} {
+			for _, mode := range modes {
+				_, level, nedge, verr := distributedBFS(t, g, root, p, 2, mode)
+				if verr != nil {
+					t.Fatalf("%s p=%d %v: validation: %v", name, p, mode, verr)
+				}
+				sizes := make([]int64, ref.Depth+1)
+				var reached int64
+				for _, l := range level {
+					if l < 0 {
+						continue
+					}
+					if int(l) >= len(sizes) {
+						t.Fatalf("%s p=%d %v: level %d beyond the reference's depth %d", name, p, mode, l, ref.Depth)
+					}
+					sizes[l]++
+					reached++
+				}
+				if reached != ref.Reached || !slices.Equal(sizes, ref.LevelSizes) {
+					t.Fatalf("%s p=%d %v: reached %d, levels %v; reference %d, %v", name, p, mode, reached, sizes, ref.Reached, ref.LevelSizes)
+				}
+				if nedge <= 0 {
+					t.Fatalf("%s p=%d %v: nedge %d", name, p, mode, nedge)
+				}
+			}
+		}
+	}
+}
+
+func TestGoldenGraphsPageRank(t *testing.T) {
+	for _, name := range testgraph.Golden() {
+		ref, err := testgraph.ReadPageRank(testgraph.GoldenFile(name+".pagerank.tsv"), 0, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, ef := goldenGraph(t, name)
+		for _, p := range []int{1, 3, 4} {
+			for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
+				cfg := DefaultPageRankConfig()
+				cfg.Allreduce = kind
+				cfg.Tol = 1e-14
+				res, scores, _ := runPageRank(t, p, ef.Edges, cfg, 1)
+				if int64(len(ref)) != res.NumVertices {
+					t.Fatalf("%s p=%d %s: %d vertices, reference %d", name, p, kind, res.NumVertices, len(ref))
+				}
+				var worst float64
+				for _, s := range ref {
+					got, ok := scores[fileID(name, s.ID)]
+					if !ok {
+						t.Fatalf("%s p=%d %s: vertex %d has no score", name, p, kind, s.ID)
+					}
+					worst = max(worst, math.Abs(got-s.Score))
+				}
+				if worst > 1e-12 {
+					t.Fatalf("%s p=%d %s: largest difference from the reference %.3g", name, p, kind, worst)
+				}
+			}
+		}
+	}
+}
