@@ -8,10 +8,13 @@ import (
 
 // Throughput is in bytes of dense bitmap per second (b.SetBytes is the raw
 // size); the "ratio" metric is the encoded size over the raw size.
-var benchCases = []struct {
+// benchCase is a bitmap size and the density of its set bits.
+type benchCase struct {
 	bits    int
 	density float64
-}{
+}
+
+var benchCases = []benchCase{
 	{1 << 20, 1e-4}, {1 << 20, 1e-2}, {1 << 20, 0.1}, {1 << 20, 0.5},
 	{1 << 24, 1e-4}, {1 << 24, 1e-2}, {1 << 24, 0.1}, {1 << 24, 0.5},
 }
@@ -37,26 +40,14 @@ func BenchmarkEncode(b *testing.B) {
 	}
 }
 
-func BenchmarkDecode(b *testing.B) {
-	for _, c := range benchCases {
-		src := randomBitmap(rand.New(rand.NewPCG(uint64(c.bits), 1)), c.bits/64, c.density)
-		for _, w := range benchWidths {
-			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
-				enc := w.enc(nil, src)
-				dst := make([]uint64, len(src))
-				b.SetBytes(int64(8 * len(src)))
-				for b.Loop() {
-					if err := Decode(dst, enc); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
-	}
-}
+func BenchmarkDecode(b *testing.B) { benchmarkDecoder(b, benchCases, Decode) }
 
-func BenchmarkDecodeOr(b *testing.B) {
-	for _, c := range benchCases[:4] {
+func BenchmarkDecodeOr(b *testing.B) { benchmarkDecoder(b, benchCases[:4], DecodeOr) }
+
+// benchmarkDecoder times decode over the encoding of every case, in every
+// width.
+func benchmarkDecoder(b *testing.B, cases []benchCase, decode func(dst []uint64, src []byte) error) {
+	for _, c := range cases {
 		src := randomBitmap(rand.New(rand.NewPCG(uint64(c.bits), 1)), c.bits/64, c.density)
 		for _, w := range benchWidths {
 			b.Run(fmt.Sprintf("%s/bits=2^%d/p=%g", w.name, log2(c.bits), c.density), func(b *testing.B) {
@@ -64,7 +55,7 @@ func BenchmarkDecodeOr(b *testing.B) {
 				dst := make([]uint64, len(src))
 				b.SetBytes(int64(8 * len(src)))
 				for b.Loop() {
-					if err := DecodeOr(dst, enc); err != nil {
+					if err := decode(dst, enc); err != nil {
 						b.Fatal(err)
 					}
 				}
