@@ -26,8 +26,8 @@ import (
 // process (--ranks), as processes this one starts on this machine
 // (--procs), as one rank of a TCP job started by someone else (--rank
 // and --size, or a launcher's environment: see package comm/launch), or as
-// one rank of an MPI job (--transport mpi under mpirun, mpiexec or srun, in
-// a graphrun built with -tags mpi).
+// one rank of an MPI job (under mpirun, mpiexec or srun, in a graphrun
+// built with -tags mpi, where it is the default; see mpiByDefault).
 type transportFlags struct {
 	procs       int
 	transport   string
@@ -41,7 +41,8 @@ type transportFlags struct {
 func (t *transportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&t.procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: tcp when a launcher (mpirun, srun, Kubernetes) starts several processes, else inproc; mpi needs a graphrun built with -tags mpi)")
+	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
+		"tcp when a launcher (mpirun, srun, Kubernetes) starts several processes otherwise, or with --rank/--size/--coordinator; else inproc)")
 	fl.IntVar(&t.rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
 	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
 	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
@@ -119,6 +120,9 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		}
 		return jobPlan{procs: t.procs, replicas: t.replicas}, nil
 	}
+	if t.transport == "" && t.mpiByDefault(cmd) {
+		return t.planMPI(cmd, ranksSet, ranks)
+	}
 	switch t.transport {
 	case "", launch.InProc, launch.TCP:
 	case transportMPI:
@@ -140,6 +144,25 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		return jobPlan{}, flagError("ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", ranks, job.Size, job.Source)
 	}
 	return jobPlan{job: job, ranks: ranks}, nil
+}
+
+// mpiByDefault reports whether a command line without --transport runs
+// as one rank of an MPI job: in a graphrun built with -tags mpi, started by
+// an MPI launcher (mpirun, mpiexec, srun: OMPI_COMM_WORLD_*, PMI_*, SLURM_*
+// set; not a Kubernetes Indexed Job, which starts no MPI processes), with
+// none of the TCP job's flags (--rank, --size, --coordinator, --listen),
+// which ask for TCP.
+func (t *transportFlags) mpiByDefault(cmd *cobra.Command) bool {
+	if !mpiBuilt {
+		return false
+	}
+	for _, name := range []string{"rank", "size", "coordinator", "listen"} {
+		if cmd.Flags().Changed(name) {
+			return false
+		}
+	}
+	l, ok := launch.Detect(os.LookupEnv)
+	return ok && l.SizeVar != launch.EnvSize
 }
 
 // planMPI is plan for --transport mpi. The rank, the size and the number of
