@@ -40,8 +40,8 @@
 //
 // # Collectives
 //
-// The collectives are the direct ones of comm/tcp, over MPI_Isend and
-// MPI_Irecv: in every call each rank sends every other rank a 48-byte header
+// The collectives are comm/wire's, the same direct ones as comm/tcp's,
+// over MPI_Isend and MPI_Irecv: in every call each rank sends every other rank a 48-byte header
 // (collective, call number, phase hash, argument, payload length, chunk
 // size) and then its payload, and receives the same from every other rank.
 // Alltoallv sends each rank its piece, Allgatherv the whole contribution,

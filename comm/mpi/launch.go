@@ -32,7 +32,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, c comm.Co
 		return fmt.Errorf("rank %d of %d: %w", w.Rank, w.Size, err)
 	}
 	if err := runRank(ctx, c, fn); err != nil {
-		return Blame(w.Rank, w.Size, err)
+		return comm.Blame(w.Rank, w.Size, err)
 	}
 	return nil
 }
@@ -50,16 +50,6 @@ func worldJob(cfg Config) (*Comm, error) {
 		return nil, fmt.Errorf("mpi: %w", err)
 	}
 	return newComm(data, ctl, cfg)
-}
-
-// Blame prefixes a rank's error with "rank R of P:" and, if the error
-// blames another rank (a *PeerError somewhere in its chain), says which.
-func Blame(rank, size int, err error) error {
-	var pe *PeerError
-	if errors.As(err, &pe) && pe.Rank >= 0 && pe.Rank != rank {
-		return fmt.Errorf("rank %d of %d: the job failed because of rank %d: %w", rank, size, pe.Rank, err)
-	}
-	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
 }
 
 // runRank runs fn on c in a goroutine of its own, so that a panic or

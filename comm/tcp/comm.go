@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // Defaults and limits of Config.
@@ -130,16 +131,9 @@ var ErrClosed = errors.New("tcp: Comm closed")
 // errPeerClosed is why a peer that said goodbye is gone.
 var errPeerClosed = errors.New("closed its Comm")
 
-// PeerError blames a failure on a rank.
-type PeerError struct {
-	Rank int
-	Err  error
-}
-
-func (e *PeerError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *PeerError) Unwrap() error { return e.Err }
+// PeerError blames a failure on a rank: comm's, shared with comm/mpi and
+// understood by comm/launch.
+type PeerError = comm.PeerError
 
 // Connect joins the job described by cfg: it registers with the coordinator
 // (which rank 0 runs), receives the address table, connects to every other
@@ -259,12 +253,10 @@ type Comm struct {
 	inCall atomic.Bool
 	seq    uint64 // sequence number of the last call
 
+	// The collectives, over exchange (comm/wire).
+	wire.Collectives
 	// Per-call scratch, owned by the calling goroutine.
-	msgs    [][]byte // messages of the current call, by source rank
-	sendBuf []byte   // encoded Allreduce contribution
-	scratch [][]byte // Allreduce receive buffers, by source rank
-	ints    []int64
-	floats  []float64
+	msgs [][]byte // messages of the current call, by source rank
 
 	// wake is poked (never blocking) whenever a frame is sent or received,
 	// a reader or writer stops, or the job fails.
@@ -342,11 +334,12 @@ func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
 		cfg:         cfg,
 		rootJob:     cfg.JobID,
 		msgs:        make([][]byte, logical),
-		scratch:     make([][]byte, logical),
 		arrived:     make([]uint64, logical),
 		wake:        make(chan struct{}, 1),
 	}
 	c.cond.L = &c.mu
+	c.Collectives = wire.NewCollectives(wire.Backend{Rank: c.rank, Size: c.size, Stats: &c.stats,
+		Exchange: c.exchange, SelfFail: c.selfFail, PeerFail: c.peerFail})
 	for r, pc := range conns {
 		if pc == nil || r == cfg.Rank {
 			continue
@@ -579,7 +572,7 @@ func (c *Comm) readMessages(p *peer) error {
 				if k := comm.Collective(f.Kind); k < comm.CollectiveAlltoallv || k > comm.CollectiveBarrier {
 					return lost("protocol error: message of an unknown collective (%d)", f.Kind)
 				}
-				if limit, ok := wireLimit(f, p.group); ok && f.Total > limit {
+				if limit, ok := wire.Limit(comm.Collective(f.Kind), f.Arg, p.group); ok && f.Total > limit {
 					return lost("protocol error: %s message announced as %d bytes, more than the %d bytes it carries", comm.Collective(f.Kind), f.Total, limit)
 				}
 				m = &message{seq: f.Seq, kind: comm.Collective(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
@@ -696,26 +689,6 @@ func (c *Comm) readMessages(p *peer) error {
 	}
 }
 
-// wireLimit is the most payload bytes a data frame's message can carry,
-// as its header tells, from the peer of logical rank src: none for a
-// barrier, or for a broadcast from a rank that is not the root, and
-// 8·len for an allreduce of len values. ok is false for the collectives
-// whose messages have any length (Alltoallv, Allgatherv, the root's
-// broadcast): their buffers grow as the bytes arrive (reserve).
-func wireLimit(f Frame, src int) (limit uint64, ok bool) {
-	switch comm.Collective(f.Kind) {
-	case comm.CollectiveBarrier:
-		return 0, true
-	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
-		return 8 * (f.Arg >> 8), true
-	case comm.CollectiveBcast:
-		if f.Arg != uint64(src) {
-			return 0, true
-		}
-	}
-	return 0, false
-}
-
 // reserve makes room in data for the next frame of n bytes of a message of
 // total bytes, trusting neither number: the capacity at most doubles what
 // has arrived, plus one frame of at most maxChunk bytes (readPayload grows
@@ -788,67 +761,27 @@ func (c *Comm) writeMessage(p *peer, f Frame, data []byte) error {
 	}
 }
 
-// callInfo identifies a collective call; every rank's must agree.
-type callInfo struct {
-	kind  comm.Collective
-	phase string
-	hash  uint64 // FNV-1a of phase
-	arg   uint64 // Allreduce: len<<8 | op; Bcast: root
-}
-
-func newCall(kind comm.Collective, phase string, arg uint64) *callInfo {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(phase); i++ {
-		h ^= uint64(phase[i])
-		h *= 1099511628211
-	}
-	return &callInfo{kind: kind, phase: phase, hash: h, arg: arg}
-}
-
-func allreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
-
-// describeArgs renders a call's arguments after the phase, e.g. ", len=2, op=sum".
-func describeArgs(kind comm.Collective, arg uint64) string {
-	switch kind {
-	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
-		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
-	case comm.CollectiveBcast:
-		return fmt.Sprintf(", root=%d", arg)
-	}
-	return ""
-}
-
-// String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
-func (ci *callInfo) String() string {
-	return fmt.Sprintf("%s(%q%s)", ci.kind, ci.phase, describeArgs(ci.kind, ci.arg))
-}
-
-// mismatch reports how the message m from rank src belongs to another call.
-func (ci *callInfo) mismatch(seq uint64, src int, m *message) error {
-	if m.kind == ci.kind && m.phase == ci.hash && m.arg == ci.arg {
-		return nil
-	}
-	var theirs string
-	switch {
-	case m.kind != ci.kind:
-		theirs = m.kind.String()
-	case m.phase != ci.hash:
-		theirs = m.kind.String() + " with another phase name"
-	default:
-		theirs = fmt.Sprintf("%s(…%s)", m.kind, describeArgs(m.kind, m.arg))
-	}
-	return fmt.Errorf("collective mismatch in call #%d: this rank called %s but rank %d called %s", seq, ci, src, theirs)
-}
-
 // selfFail fails the job because this rank's call ci cannot go on.
-func (c *Comm) selfFail(ci *callInfo, err error) error {
+func (c *Comm) selfFail(ci *wire.Call, err error) error {
 	cause := fmt.Errorf("%s: %w", ci, err)
 	c.fail(cause)
 	return fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, cause)
 }
 
+// peerFail fails the job because rank s broke the protocol in call ci.
+func (c *Comm) peerFail(ci *wire.Call, s int, err error) error {
+	c.fail(&PeerError{Rank: s, Err: err})
+	return c.abortedError(ci)
+}
+
+// mismatch reports how message m of call seq from rank src belongs to
+// another call than ci.
+func (m *message) mismatch(ci *wire.Call, seq uint64, src int) error {
+	return ci.Mismatch(seq, src, m.kind, m.phase, m.arg)
+}
+
 // abortedError is the error of call ci once the job has failed.
-func (c *Comm) abortedError(ci *callInfo) error {
+func (c *Comm) abortedError(ci *wire.Call) error {
 	return fmt.Errorf("tcp: rank %d: %s: %w: %w", c.rank, ci, comm.ErrAborted, c.failure())
 }
 
@@ -856,7 +789,7 @@ func (c *Comm) abortedError(ci *callInfo) error {
 // all at once, and returns c.msgs where msgs[s] is the message of rank s.
 // msgs[s] is received into dests[s]'s array when dests is not nil and that
 // has the capacity; otherwise it is a new buffer, or an empty one.
-func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
+func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
 	if !c.inCall.CompareAndSwap(false, true) {
 		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
 	}
@@ -898,7 +831,7 @@ func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) [
 	c.mu.Unlock()
 	c.cond.Broadcast() // readers holding a message of this call
 
-	f := Frame{Type: FrameData, Kind: uint8(ci.kind), Job: c.job, Seq: seq, Phase: ci.hash, Arg: ci.arg, Src: uint32(c.rank)}
+	f := Frame{Type: FrameData, Kind: uint8(ci.Kind), Job: c.job, Seq: seq, Phase: ci.Hash, Arg: ci.Arg, Src: uint32(c.rank)}
 	var writers sync.WaitGroup
 	for _, p := range c.peers {
 		if p == nil {
@@ -952,14 +885,14 @@ func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) [
 // progressLocked checks call seq: done once every peer's message arrived
 // and every send finished (the messages are then moved to msgs), or the
 // reason the call fails.
-func (c *Comm) progressLocked(seq uint64, ci *callInfo, msgs [][]byte) (bool, error) {
+func (c *Comm) progressLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, error) {
 	complete := true
 	for _, p := range c.peers {
 		if p == nil {
 			continue
 		}
 		if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-			if err := ci.mismatch(seq, p.rank, p.inbox[0]); err != nil {
+			if err := p.inbox[0].mismatch(ci, seq, p.rank); err != nil {
 				return false, err
 			}
 		} else {

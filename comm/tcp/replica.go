@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // ReplicaStats is what replication adds to a rank's traffic on top of its
@@ -83,9 +84,9 @@ func (c *Comm) member(g, k int) *peer { return c.peers[g+k*c.size] }
 // rank d, and msgs[s] is the first copy of logical rank s's message.
 // Replicas of this rank's own group exchange nothing: they hold the same
 // data.
-func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo, payload func(d int) []byte) ([][]byte, error) {
+func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call, payload func(d int) []byte) ([][]byte, error) {
 	msgs := c.msgs
-	f := Frame{Type: FrameData, Kind: uint8(ci.kind), Job: c.job, Seq: seq, Phase: ci.hash, Arg: ci.arg, Src: uint32(c.proc)}
+	f := Frame{Type: FrameData, Kind: uint8(ci.Kind), Job: c.job, Seq: seq, Phase: ci.Hash, Arg: ci.Arg, Src: uint32(c.proc)}
 	var targets []*peer
 	c.mu.Lock()
 	for _, p := range c.peers {
@@ -174,7 +175,7 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo,
 // every send finished (the winning copies are then moved to msgs); an error
 // once a logical rank lost all its replicas before its message arrived.
 // Replicas whose connection broke are given up on the way.
-func (c *Comm) progressReplicatedLocked(seq uint64, ci *callInfo, msgs [][]byte) (bool, error) {
+func (c *Comm) progressReplicatedLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, error) {
 	for _, p := range c.peers {
 		if p == nil || p.dead != nil {
 			continue
@@ -198,7 +199,7 @@ func (c *Comm) progressReplicatedLocked(seq uint64, ci *callInfo, msgs [][]byte)
 				p.inbox = p.inbox[:copy(p.inbox, p.inbox[1:])]
 			}
 			if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-				if err := ci.mismatch(seq, g, p.inbox[0]); err != nil {
+				if err := p.inbox[0].mismatch(ci, seq, g); err != nil {
 					return false, &PeerError{Rank: g, Err: c.peerErr(p, err)}
 				}
 				found = true
@@ -277,7 +278,7 @@ func (c *Comm) giveUpStalled(seq uint64) bool {
 // this rank's contribution from the sibling, so the call did happen, and
 // this replica stays in step with its group up to the call where the
 // failure became visible. It sends nothing. ok is false otherwise.
-func (c *Comm) replayArrived(ci *callInfo) (msgs [][]byte, ok bool) {
+func (c *Comm) replayArrived(ci *wire.Call) (msgs [][]byte, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seq := c.seq + 1
@@ -296,7 +297,7 @@ func (c *Comm) replayArrived(ci *callInfo) (msgs [][]byte, ok bool) {
 // every other logical rank's message arrives. Notices and messages sent
 // before the failure may still be on their way: it waits for them until
 // their senders' connections end, at most the grace period.
-func (c *Comm) awaitArrivedLocked(seq uint64, ci *callInfo) bool {
+func (c *Comm) awaitArrivedLocked(seq uint64, ci *wire.Call) bool {
 	expired := false
 	timer := time.AfterFunc(c.grace, func() {
 		c.mu.Lock()
@@ -327,7 +328,7 @@ func (c *Comm) awaitArrivedLocked(seq uint64, ci *callInfo) bool {
 			for k := range c.replicas {
 				p := c.member(g, k)
 				if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-					found = found || ci.mismatch(seq, g, p.inbox[0]) == nil
+					found = found || p.inbox[0].mismatch(ci, seq, g) == nil
 				} else if p.err == nil && p.dead == nil && !p.aborted {
 					pending = true
 				}
