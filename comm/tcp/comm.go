@@ -87,6 +87,9 @@ type Config struct {
 	// Logf, if set, receives refused connections and failures. It may be
 	// called from several goroutines at once.
 	Logf func(format string, args ...any)
+	// Tracef receives the set-up's progress: the addresses the coordinator
+	// and the rank listen on. nil: Logf.
+	Tracef func(format string, args ...any)
 }
 
 func (cfg Config) withDefaults() (Config, error) {
@@ -118,6 +121,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
+	}
+	if cfg.Tracef == nil {
+		cfg.Tracef = cfg.Logf
 	}
 	cfg.Token = bytesClone(cfg.Token)
 	return cfg, nil
@@ -171,7 +177,7 @@ func connectJob(ctx context.Context, cfg Config, coordLn net.Listener, derived b
 				return nil, wrap(fmt.Errorf("coordinator: %w", err))
 			}
 		}
-		h.logf("tcp: coordinator of job %q listening on %s", cfg.JobID, coordLn.Addr())
+		h.cfg.Tracef("tcp: coordinator of job %q listening on %s", cfg.JobID, coordLn.Addr())
 		coordDone := make(chan error, 1)
 		go func() { coordDone <- h.coordinate(ctx, coordLn) }()
 		defer func() {
@@ -208,7 +214,7 @@ func connectJob(ctx context.Context, cfg Config, coordLn net.Listener, derived b
 	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() && local != nil {
 		advertised = net.JoinHostPort(local.IP.String(), fmt.Sprint(a.Port))
 	}
-	h.logf("tcp: rank %d of %d: listening for peers on %s", cfg.Rank, cfg.Size, advertised)
+	h.cfg.Tracef("tcp: rank %d of %d: listening for peers on %s", cfg.Rank, cfg.Size, advertised)
 
 	m := newMesh(ctx, h)
 	m.accept(ln)
