@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/wire"
 )
 
@@ -110,48 +109,14 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call
 			}
 		}
 		copies[p.group]++
-		writers.Go(func() {
-			err := c.writeMessage(p, f, data)
-			c.mu.Lock()
-			p.writing = false
-			if err != nil {
-				p.werr = &PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf("sending failed: %w", err))}
-			}
-			c.mu.Unlock()
-			c.cond.Broadcast()
-			c.poke()
-		})
+		c.startWrite(&writers, p, f, data)
 	}
-
-	timer := time.NewTimer(c.peerTimeout)
-	defer timer.Stop()
-	for {
-		c.mu.Lock()
-		done, err := c.progressReplicatedLocked(seq, ci, msgs)
-		c.mu.Unlock()
-		if done {
-			writers.Wait()
-			return msgs, nil
-		}
-		own := false
-		if err == nil {
-			select {
-			case <-c.wake:
-				timer.Reset(c.peerTimeout)
-				continue
-			case <-ctx.Done():
-				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
-			case <-timer.C:
-				if c.giveUpStalled(seq) {
-					// The stalled replicas are cut off; the next pass
-					// either goes on without them or names a lost group.
-					timer.Reset(c.peerTimeout)
-					continue
-				}
-				err = c.stallError(seq)
-			}
-		}
-		c.fail(err)
+	giveUpStalled := func() bool {
+		// The stalled replicas are cut off; the next pass either goes on
+		// without them or names a lost group.
+		return c.giveUpStalled(seq)
+	}
+	salvage := func() bool {
 		c.mu.Lock()
 		lagging := c.awaitArrivedLocked(seq, ci)
 		if lagging {
@@ -160,14 +125,10 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call
 		c.mu.Unlock()
 		if lagging {
 			c.finishWrites(&writers)
-			return msgs, nil
 		}
-		c.release(&writers)
-		if own {
-			return nil, fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, err)
-		}
-		return nil, c.abortedError(ci)
+		return lagging
 	}
+	return c.await(ctx, seq, ci, &writers, func() (bool, error) { return c.progressReplicatedLocked(seq, ci, msgs) }, giveUpStalled, salvage)
 }
 
 // progressReplicatedLocked checks call seq of a replicated job: done once
