@@ -236,18 +236,7 @@ func (c *Comm) stallError(seq uint64) error {
 // buffers read, once it returns. Transfers still running after the grace
 // period are cut short by expiring their connection's deadline.
 func (c *Comm) release(writers *sync.WaitGroup) {
-	cut := time.AfterFunc(c.grace, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, p := range c.peers {
-			if p != nil && p.filling {
-				_ = p.conn.SetReadDeadline(aLongTimeAgo)
-			}
-			if p != nil && p.writing {
-				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
-			}
-		}
-	})
+	cut := c.cutAfterGrace(true)
 	c.mu.Lock()
 	for {
 		busy := false
@@ -292,4 +281,23 @@ func rankList(ranks []int) string {
 		s[i] = fmt.Sprint(r)
 	}
 	return "ranks " + strings.Join(s, ", ")
+}
+
+// cutAfterGrace expires, after the grace period, the write deadline of
+// every connection still writing a message of the failed call, and with
+// reads the read deadline of every one still filling a caller's buffer.
+// Stop the timer once the transfers are over.
+func (c *Comm) cutAfterGrace(reads bool) *time.Timer {
+	return time.AfterFunc(c.grace, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		for _, p := range c.peers {
+			if p != nil && reads && p.filling {
+				_ = p.conn.SetReadDeadline(aLongTimeAgo)
+			}
+			if p != nil && p.writing {
+				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
+			}
+		}
+	})
 }

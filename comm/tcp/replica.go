@@ -331,15 +331,7 @@ func (c *Comm) takeLocked(seq uint64, msgs [][]byte) {
 // those still running after the grace period short, so that no goroutine
 // reads the caller's buffers once the call returns.
 func (c *Comm) finishWrites(writers *sync.WaitGroup) {
-	cut := time.AfterFunc(c.grace, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, p := range c.peers {
-			if p != nil && p.writing {
-				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
-			}
-		}
-	})
+	cut := c.cutAfterGrace(false)
 	writers.Wait()
 	cut.Stop()
 }

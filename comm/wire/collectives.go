@@ -111,36 +111,9 @@ func (c *Collectives) Allgatherv(ctx context.Context, phase string, mine []byte,
 // rank order, as comm/inproc does. Sums wrap around on overflow.
 func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceInt64, phase, AllreduceArg(len(vals), op))
-	if err := op.Check(); err != nil {
-		return c.b.SelfFail(ci, err)
-	}
-	c.sendBuf = c.sendBuf[:0]
-	for _, v := range vals {
-		c.sendBuf = binary.LittleEndian.AppendUint64(c.sendBuf, uint64(v))
-	}
-	contributions, err := c.allreduce(ctx, ci)
-	if err != nil {
-		return err
-	}
-	result := bufs.Resize(c.ints, len(vals))
-	c.ints = result
-	for s, b := range contributions {
-		switch {
-		case s == c.b.Rank && s == 0:
-			copy(result, vals)
-		case s == c.b.Rank:
-			comm.ReduceInt64(result, vals, op)
-		case s == 0:
-			for i := range result {
-				result[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
-			}
-		default:
-			reduceInt64Bytes(result, b, op)
-		}
-	}
-	copy(vals, result)
-	c.recordAllreduce(phase, len(vals))
-	return nil
+	return allreduceValues(ctx, c, ci, phase, vals, op, &c.ints, valueCodec[int64]{
+		encode: appendInt64s, decode: decodeInt64s, reduce: comm.ReduceInt64, reduceBytes: reduceInt64Bytes,
+	})
 }
 
 // AllreduceFloat64 reduces vals element-wise across ranks, in place,
@@ -149,36 +122,76 @@ func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []i
 // order of its own choosing). Max and Min follow math.Max and math.Min.
 func (c *Collectives) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceFloat64, phase, AllreduceArg(len(vals), op))
+	return allreduceValues(ctx, c, ci, phase, vals, op, &c.floats, valueCodec[float64]{
+		encode: appendFloat64s, decode: decodeFloat64s, reduce: comm.ReduceFloat64, reduceBytes: reduceFloat64Bytes,
+	})
+}
+
+// valueCodec is how an allreduce's values travel and combine: each
+// function handles a whole vector, so the loops over values are the
+// type's own.
+type valueCodec[T int64 | float64] struct {
+	encode      func(dst []byte, vals []T) []byte   // append vals, 8 bytes each, little-endian
+	decode      func(dst []T, b []byte)             // the inverse of encode into dst
+	reduce      func(acc, vals []T, op comm.Op)     // acc[i] = op(acc[i], vals[i])
+	reduceBytes func(acc []T, b []byte, op comm.Op) // the same with encoded vals
+}
+
+// allreduceValues is the allreduce of call ci: every rank's vals reach every
+// other, and result (a buffer kept between calls) combines them in rank
+// order before they are copied back into vals.
+func allreduceValues[T int64 | float64](ctx context.Context, c *Collectives, ci *Call, phase string, vals []T, op comm.Op, result *[]T, vc valueCodec[T]) error {
 	if err := op.Check(); err != nil {
 		return c.b.SelfFail(ci, err)
 	}
-	c.sendBuf = c.sendBuf[:0]
-	for _, v := range vals {
-		c.sendBuf = binary.LittleEndian.AppendUint64(c.sendBuf, math.Float64bits(v))
-	}
+	c.sendBuf = vc.encode(c.sendBuf[:0], vals)
 	contributions, err := c.allreduce(ctx, ci)
 	if err != nil {
 		return err
 	}
-	result := bufs.Resize(c.floats, len(vals))
-	c.floats = result
+	acc := bufs.Resize(*result, len(vals))
+	*result = acc
 	for s, b := range contributions {
 		switch {
 		case s == c.b.Rank && s == 0:
-			copy(result, vals)
+			copy(acc, vals)
 		case s == c.b.Rank:
-			comm.ReduceFloat64(result, vals, op)
+			vc.reduce(acc, vals, op)
 		case s == 0:
-			for i := range result {
-				result[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-			}
+			vc.decode(acc, b)
 		default:
-			reduceFloat64Bytes(result, b, op)
+			vc.reduceBytes(acc, b, op)
 		}
 	}
-	copy(vals, result)
+	copy(vals, acc)
 	c.recordAllreduce(phase, len(vals))
 	return nil
+}
+
+func appendInt64s(dst []byte, vals []int64) []byte {
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
+	}
+	return dst
+}
+
+func decodeInt64s(dst []int64, b []byte) {
+	for i := range dst {
+		dst[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+}
+
+func appendFloat64s(dst []byte, vals []float64) []byte {
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+	}
+	return dst
+}
+
+func decodeFloat64s(dst []float64, b []byte) {
+	for i := range dst {
+		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
 }
 
 // allreduce sends c.sendBuf to every rank and returns every other rank's
