@@ -18,12 +18,12 @@ import (
 )
 
 // exchange runs one collective call (wire.Backend.Exchange): this rank
-// sends every other rank d a header and the payload payload(d), and
+// sends every other rank d a header and the payload payload.To(d), and
 // receives every other rank's, msgs[s], straight into dests[s]'s array when
 // dests is not nil and that has the capacity, else into a new buffer. A
 // message whose length the call does not allow (wire.CheckLength) fails
 // the job, blamed on its sender, before anything is allocated for it.
-func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
+func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload, dests [][]byte) ([][]byte, error) {
 	msgs := c.msgs
 	clear(msgs)
 	err := c.exchangeInto(ctx, ci, payload, func(s, n int) ([]byte, error) {
@@ -46,7 +46,7 @@ func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload func(d int) 
 // exchangeInto is exchange with the payload of rank s, n bytes, received
 // into place(s, n), a buffer of length n. A place error fails the job,
 // blamed on rank s.
-func (c *Comm) exchangeInto(ctx context.Context, ci *wire.Call, payload func(d int) []byte, place func(s, n int) ([]byte, error)) error {
+func (c *Comm) exchangeInto(ctx context.Context, ci *wire.Call, payload wire.Payload, place func(s, n int) ([]byte, error)) error {
 	if c.failErr != nil {
 		return c.failure(ci)
 	}
@@ -66,7 +66,7 @@ func (c *Comm) exchangeInto(ctx context.Context, ci *wire.Call, payload func(d i
 }
 
 // run is exchange once the call has its number.
-func (c *Comm) run(ctx context.Context, ci *wire.Call, payload func(d int) []byte, place func(s, n int) ([]byte, error)) error {
+func (c *Comm) run(ctx context.Context, ci *wire.Call, payload wire.Payload, place func(s, n int) ([]byte, error)) error {
 	if c.notice != nil && c.noticeSeq < ci.Seq {
 		return c.abandon(ci, c.notice, false)
 	}
@@ -86,7 +86,7 @@ func (c *Comm) run(ctx context.Context, ci *wire.Call, payload func(d int) []byt
 
 // post starts the receives of every peer's header, then the sends of this
 // rank's headers and payloads.
-func (c *Comm) post(ci *wire.Call, payload func(d int) []byte) error {
+func (c *Comm) post(ci *wire.Call, payload wire.Payload) error {
 	for s := range c.size {
 		if s == c.rank {
 			continue
@@ -100,7 +100,7 @@ func (c *Comm) post(ci *wire.Call, payload func(d int) []byte) error {
 		if d == c.rank {
 			continue
 		}
-		p := payload(d)
+		p := payload.To(d)
 		h := c.header(c.hdrOut, d)
 		h[0], h[1], h[2], h[3], h[4], h[5] = headerMagic<<32|uint64(ci.Kind), ci.Seq, ci.Hash, ci.Arg, uint64(len(p)), uint64(c.maxChunk)
 		r := c.add(roleSend, d)

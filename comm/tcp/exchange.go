@@ -44,11 +44,11 @@ func (c *Comm) abortedError(ci *wire.Call) error {
 	return fmt.Errorf("tcp: rank %d: %s: %w: %w", c.rank, ci, comm.ErrAborted, c.failure())
 }
 
-// exchange runs one collective: it sends payload(d) to every other rank d,
+// exchange runs one collective: it sends payload.To(d) to every other rank d,
 // all at once, and returns c.msgs where msgs[s] is the message of rank s.
 // msgs[s] is received into dests[s]'s array when dests is not nil and that
 // has the capacity; otherwise it is a new buffer, or an empty one.
-func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
+func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload, dests [][]byte) ([][]byte, error) {
 	if !c.inCall.CompareAndSwap(false, true) {
 		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
 	}
@@ -94,10 +94,10 @@ func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload func(d int) 
 	var writers sync.WaitGroup
 	for _, p := range c.peers {
 		if p != nil {
-			c.startWrite(&writers, p, f, payload(p.rank))
+			c.startWrite(&writers, p, f, payload.To(p.rank))
 		}
 	}
-	return c.await(ctx, seq, ci, &writers, func() (bool, error) { return c.progressLocked(seq, ci, msgs) }, nil, nil)
+	return c.await(ctx, seq, ci, &writers)
 }
 
 // startWrite sends data to p as the message f describes, on a writer
@@ -119,19 +119,24 @@ func (c *Comm) startWrite(writers *sync.WaitGroup, p *peer, f Frame, data []byte
 }
 
 // await waits for call seq, whose messages writers send: it returns c.msgs
-// once progressLocked (called with c.mu held whenever a frame moved) says
-// the call is done, and fails it when progressLocked returns an error, ctx
-// ends or nothing moves for the peer timeout. In a replicated job,
-// giveUpStalled, on a timeout, cuts stalled replicas off and reports
-// whether to go on waiting, and salvage, after the job failed, reports
-// whether the call's messages are complete all the same (they are then in
-// c.msgs and the writers are done).
-func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sync.WaitGroup, progressLocked func() (bool, error), giveUpStalled, salvage func() bool) ([][]byte, error) {
+// once the call is done (progressLocked, or progressReplicatedLocked in a
+// replicated job, checked whenever a frame moves), and fails it when they
+// report an error, ctx ends or nothing moves for the peer timeout. In a
+// replicated job a timeout first cuts stalled replicas off
+// (giveUpStalled), and a failed job may still complete the call (salvage).
+func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sync.WaitGroup) ([][]byte, error) {
+	replicated := c.replicas > 1
 	timer := time.NewTimer(c.peerTimeout)
 	defer timer.Stop()
 	for {
 		c.mu.Lock()
-		done, err := progressLocked()
+		var done bool
+		var err error
+		if replicated {
+			done, err = c.progressReplicatedLocked(seq, ci, c.msgs)
+		} else {
+			done, err = c.progressLocked(seq, ci, c.msgs)
+		}
 		c.mu.Unlock()
 		if done {
 			writers.Wait()
@@ -146,7 +151,9 @@ func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sy
 			case <-ctx.Done():
 				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
 			case <-timer.C:
-				if giveUpStalled != nil && giveUpStalled() {
+				if replicated && c.giveUpStalled(seq) {
+					// The stalled replicas are cut off; the next pass
+					// either goes on without them or names a lost group.
 					timer.Reset(c.peerTimeout)
 					continue
 				}
@@ -154,7 +161,7 @@ func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sy
 			}
 		}
 		c.fail(err)
-		if salvage != nil && salvage() {
+		if replicated && c.salvage(seq, ci, writers) {
 			return c.msgs, nil
 		}
 		c.release(writers)

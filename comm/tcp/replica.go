@@ -79,12 +79,11 @@ func (c *Comm) peerErr(p *peer, err error) error {
 func (c *Comm) member(g, k int) *peer { return c.peers[g+k*c.size] }
 
 // exchangeReplicated is exchange in a replicated job (call seq, already
-// numbered): payload(d) goes to every live replica of every other logical
+// numbered): payload.To(d) goes to every live replica of every other logical
 // rank d, and msgs[s] is the first copy of logical rank s's message.
 // Replicas of this rank's own group exchange nothing: they hold the same
 // data.
-func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call, payload func(d int) []byte) ([][]byte, error) {
-	msgs := c.msgs
+func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call, payload wire.Payload) ([][]byte, error) {
 	f := Frame{Type: FrameData, Kind: uint8(ci.Kind), Job: c.job, Seq: seq, Phase: ci.Hash, Arg: ci.Arg, Src: uint32(c.proc)}
 	var targets []*peer
 	c.mu.Lock()
@@ -100,7 +99,7 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call
 	for _, p := range targets {
 		var data []byte // a sibling replica gets an empty message: "entered call seq"
 		if p.group != c.rank {
-			data = payload(p.group)
+			data = payload.To(p.group)
 		}
 		if p.group != c.rank && copies[p.group] > 0 {
 			c.extraSent += int64(len(data))
@@ -111,24 +110,24 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call
 		copies[p.group]++
 		c.startWrite(&writers, p, f, data)
 	}
-	giveUpStalled := func() bool {
-		// The stalled replicas are cut off; the next pass either goes on
-		// without them or names a lost group.
-		return c.giveUpStalled(seq)
+	return c.await(ctx, seq, ci, &writers)
+}
+
+// salvage reports whether call seq of a replicated job completes although
+// the job failed: every other logical rank's message arrived from a
+// replica that completed the call (awaitArrivedLocked). The messages are
+// then in c.msgs and the call's sends are over.
+func (c *Comm) salvage(seq uint64, ci *wire.Call, writers *sync.WaitGroup) bool {
+	c.mu.Lock()
+	lagging := c.awaitArrivedLocked(seq, ci)
+	if lagging {
+		c.takeLocked(seq, c.msgs)
 	}
-	salvage := func() bool {
-		c.mu.Lock()
-		lagging := c.awaitArrivedLocked(seq, ci)
-		if lagging {
-			c.takeLocked(seq, msgs)
-		}
-		c.mu.Unlock()
-		if lagging {
-			c.finishWrites(&writers)
-		}
-		return lagging
+	c.mu.Unlock()
+	if lagging {
+		c.finishWrites(writers)
 	}
-	return c.await(ctx, seq, ci, &writers, func() (bool, error) { return c.progressReplicatedLocked(seq, ci, msgs) }, giveUpStalled, salvage)
+	return lagging
 }
 
 // progressReplicatedLocked checks call seq of a replicated job: done once

@@ -20,20 +20,36 @@ type Backend struct {
 	Rank, Size int
 	// Stats are the rank's counters, which the collectives record into.
 	Stats *comm.Stats
-	// Exchange runs one call: it sends payload(d) to every other rank d,
+	// Exchange runs one call: it sends payload.To(d) to every other rank d,
 	// all at once, and returns msgs, msgs[s] being the message of rank s
 	// (msgs[Rank] is not used). msgs[s] is received into dests[s]'s array
 	// when dests is not nil and that has the capacity; otherwise it is a
 	// new buffer, or an empty one. Every message was checked against
 	// CheckLength, or at least Limit. On error the call has failed and the
 	// error is its result.
-	Exchange func(ctx context.Context, ci *Call, payload func(d int) []byte, dests [][]byte) ([][]byte, error)
+	Exchange func(ctx context.Context, ci *Call, payload Payload, dests [][]byte) ([][]byte, error)
 	// SelfFail fails the job because this rank's call ci cannot go on (bad
 	// arguments) and returns the call's error.
 	SelfFail func(ci *Call, err error) error
 	// PeerFail fails the job because rank s broke the protocol in call ci
 	// and returns the call's error.
 	PeerFail func(ci *Call, s int, err error) error
+}
+
+// Payload is what this rank sends in a call: Each[d] to rank d when Each is
+// not nil, else All to every rank. (A value rather than a function, so
+// that a call costs no allocation.)
+type Payload struct {
+	Each [][]byte
+	All  []byte
+}
+
+// To is the message to rank d.
+func (p Payload) To(d int) []byte {
+	if p.Each != nil {
+		return p.Each[d]
+	}
+	return p.All
 }
 
 // Collectives implements comm.Comm's collectives over a Backend; a backend's
@@ -63,7 +79,7 @@ func (c *Collectives) Alltoallv(ctx context.Context, phase string, send [][]byte
 		return nil, c.b.SelfFail(ci, fmt.Errorf("len(send) = %d, want Size() = %d", len(send), c.b.Size))
 	}
 	out := bufs.RecvSlices(recv, c.b.Size)
-	msgs, err := c.b.Exchange(ctx, ci, func(d int) []byte { return send[d] }, out)
+	msgs, err := c.b.Exchange(ctx, ci, Payload{Each: send}, out)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +105,7 @@ func (c *Collectives) Alltoallv(ctx context.Context, phase string, send [][]byte
 func (c *Collectives) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
 	ci := NewCall(comm.CollectiveAllgatherv, phase, 0)
 	out := bufs.RecvSlices(recv, c.b.Size)
-	msgs, err := c.b.Exchange(ctx, ci, func(int) []byte { return mine }, out)
+	msgs, err := c.b.Exchange(ctx, ci, Payload{All: mine}, out)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +213,7 @@ func decodeFloat64s(dst []float64, b []byte) {
 // allreduce sends c.sendBuf to every rank and returns every other rank's
 // encoded contribution of ci's values, by rank.
 func (c *Collectives) allreduce(ctx context.Context, ci *Call) ([][]byte, error) {
-	msgs, err := c.b.Exchange(ctx, ci, func(int) []byte { return c.sendBuf }, c.scratch)
+	msgs, err := c.b.Exchange(ctx, ci, Payload{All: c.sendBuf}, c.scratch)
 	if err != nil {
 		return nil, err
 	}
@@ -229,12 +245,11 @@ func (c *Collectives) Bcast(ctx context.Context, phase string, root int, data []
 	}
 	ci := NewCall(comm.CollectiveBcast, phase, uint64(root))
 	isRoot := c.b.Rank == root
-	msgs, err := c.b.Exchange(ctx, ci, func(int) []byte {
-		if isRoot {
-			return data
-		}
-		return nil
-	}, nil)
+	var payload Payload
+	if isRoot {
+		payload.All = data
+	}
+	msgs, err := c.b.Exchange(ctx, ci, payload, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -253,7 +268,7 @@ func (c *Collectives) Bcast(ctx context.Context, phase string, root int, data []
 // Barrier returns once every rank has entered it: every rank sends every
 // other an empty message.
 func (c *Collectives) Barrier(ctx context.Context, phase string) error {
-	if _, err := c.b.Exchange(ctx, NewCall(comm.CollectiveBarrier, phase, 0), func(int) []byte { return nil }, nil); err != nil {
+	if _, err := c.b.Exchange(ctx, NewCall(comm.CollectiveBarrier, phase, 0), Payload{}, nil); err != nil {
 		return err
 	}
 	c.b.Stats.Record(phase, 0, 0, 0)
