@@ -7,6 +7,7 @@ package comm
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // PeerError blames a failure on a rank: one that failed, was lost, broke
@@ -45,4 +46,34 @@ func Blame(rank, size int, err error) error {
 		return &BlamedError{Rank: rank, Size: size, Culprit: pe.Rank, Err: err}
 	}
 	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
+}
+
+// JobError is a launcher's error for a job whose ranks ended with errs (nil:
+// the rank's function returned nil), led by rank primary's, whose failure
+// caused the others' (errs[primary] must not be nil): "rank P: <error>",
+// then the errors of the other ranks that failed on their own, then, in one
+// line, the ranks that were only aborted as a consequence (aborted(r)).
+func JobError(errs []error, primary int, aborted func(r int) bool) error {
+	parts := []error{fmt.Errorf("rank %d: %w", primary, errs[primary])}
+	var abortedRanks []string
+	for r, err := range errs {
+		switch {
+		case r == primary || err == nil:
+		case aborted(r):
+			abortedRanks = append(abortedRanks, fmt.Sprint(r))
+		default:
+			parts = append(parts, fmt.Errorf("rank %d: %w", r, err))
+		}
+	}
+	if len(abortedRanks) > 0 {
+		noun := "rank"
+		if len(abortedRanks) > 1 {
+			noun = "ranks"
+		}
+		parts = append(parts, fmt.Errorf("%s %s aborted as a consequence", noun, strings.Join(abortedRanks, ", ")))
+	}
+	if len(parts) == 1 {
+		return parts[0]
+	}
+	return errors.Join(parts...)
 }

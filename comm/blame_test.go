@@ -28,3 +28,23 @@ func TestBlame(t *testing.T) {
 		}
 	}
 }
+
+// TestJobError: the rank at fault leads, the ranks that failed on their own
+// follow, and the ranks only aborted are listed in one line.
+func TestJobError(t *testing.T) {
+	aborted := fmt.Errorf("call: %w", comm.ErrAborted)
+	errs := []error{aborted, errors.New("disk full"), nil, errors.New("bad input"), aborted}
+	isAborted := func(r int) bool { return errors.Is(errs[r], comm.ErrAborted) }
+	err := comm.JobError(errs, 3, isAborted)
+	want := "rank 3: bad input\nrank 1: disk full\nranks 0, 4 aborted as a consequence"
+	if err == nil || err.Error() != want {
+		t.Errorf("JobError = %q, want %q", err, want)
+	}
+	if err := comm.JobError([]error{nil, errors.New("lost")}, 1, isAborted); err == nil || err.Error() != "rank 1: lost" {
+		t.Errorf("JobError of one failure = %q", err)
+	}
+	errs = []error{errors.New("first"), aborted}
+	if err := comm.JobError(errs, 0, isAborted); err == nil || err.Error() != "rank 0: first\nrank 1 aborted as a consequence" {
+		t.Errorf("JobError = %q", err)
+	}
+}

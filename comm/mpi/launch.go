@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -250,26 +249,9 @@ func summarize(outcomes []outcome) error {
 	if primary < 0 {
 		return nil
 	}
-	parts := []error{fmt.Errorf("rank %d: %w", primary, outcomes[primary].err)}
-	var aborted []string
+	errs := make([]error, len(outcomes))
 	for r, o := range outcomes {
-		switch {
-		case r == primary || o.err == nil:
-		case o.aborted:
-			aborted = append(aborted, fmt.Sprint(r))
-		default:
-			parts = append(parts, fmt.Errorf("rank %d: %w", r, o.err))
-		}
+		errs[r] = o.err
 	}
-	if len(aborted) > 0 {
-		word := "rank"
-		if len(aborted) > 1 {
-			word = "ranks"
-		}
-		parts = append(parts, fmt.Errorf("%s %s aborted as a consequence", word, strings.Join(aborted, ", ")))
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return errors.Join(parts...)
+	return comm.JobError(errs, primary, func(r int) bool { return outcomes[r].aborted })
 }
