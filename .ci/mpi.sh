@@ -1,12 +1,18 @@
 #!/usr/bin/env bash
-# graphrun's MPI backend (comm/mpi, build tag mpi) under Open MPI's mpirun:
-# installs openmpi-bin, libopenmpi-dev and pkg-config if missing (as root),
-# builds graphrun and the comm/mpi test binary with -tags mpi, runs the
-# transport conformance suite on four MPI processes, then end to end:
-# graphrun bfs and graphrun pagerank over --transport mpi print exactly what
-# the in-process --ranks 4 runs print (timings aside), bench transport runs,
-# and a rank that fails (SIGTERM) or dies (kill -9) ends the whole job with
-# a non-zero status within a bounded time.
+# graphrun's MPI backend (comm/mpi, build tag mpi) under Open MPI and under
+# MPICH, side by side: installs openmpi-bin, libopenmpi-dev, mpich,
+# libmpich-dev and pkg-config if missing (as root). For each library it
+# builds graphrun and the comm/mpi test binary (-tags mpi for Open MPI,
+# -tags mpi,mpich for MPICH), runs the transport conformance suite on four
+# MPI processes, and runs `mpirun -np 2 graphrun bfs --scale 12` with no
+# transport flags (MPI is the default under an MPI launcher), whose nedge
+# statistics must equal the in-process --ranks 2 run's. Then, under Open
+# MPI, end to end: graphrun bfs and graphrun pagerank over --transport mpi
+# print exactly what the in-process --ranks 4 runs print (timings aside),
+# bench transport runs, and a rank that fails (SIGTERM) or dies (kill -9)
+# ends the whole job with a non-zero status within a bounded time.
+# Every launcher is called by its explicit path (mpirun.openmpi,
+# mpirun.mpich), whichever one the system's mpirun alternative points to.
 # Usage: bash .ci/mpi.sh [SCALE] (default 16)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,45 +27,83 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# need_mpi installs Open MPI's launcher and development files and
-# pkg-config (the build takes its flags from pkg-config's ompi module).
+# need_mpi installs both MPI libraries' launchers and development files and
+# pkg-config (the build takes its flags from pkg-config's ompi or mpich
+# module).
 need_mpi() {
-  if command -v mpirun >/dev/null 2>&1 && command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi 2>/dev/null; then
+  if command -v mpirun.openmpi >/dev/null 2>&1 && command -v mpirun.mpich >/dev/null 2>&1 &&
+    command -v pkg-config >/dev/null 2>&1 && pkg-config --exists ompi mpich 2>/dev/null; then
     return 0
   fi
-  echo "== installing openmpi-bin libopenmpi-dev pkg-config"
-  [ "$(id -u)" = 0 ] || tcp_fail "Open MPI is missing and this is not root: apt-get install -y openmpi-bin libopenmpi-dev pkg-config"
-  command -v apt-get >/dev/null 2>&1 || tcp_fail "Open MPI is missing and apt-get is unavailable: install it and pkg-config by hand"
-  apt-get update -qq || tcp_fail "apt-get update failed (needed to install Open MPI)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq openmpi-bin libopenmpi-dev pkg-config >/dev/null ||
-    tcp_fail "apt-get install openmpi-bin libopenmpi-dev pkg-config failed"
+  local pkgs="openmpi-bin libopenmpi-dev mpich libmpich-dev pkg-config"
+  echo "== installing $pkgs"
+  [ "$(id -u)" = 0 ] || tcp_fail "an MPI library is missing and this is not root: apt-get install -y $pkgs"
+  command -v apt-get >/dev/null 2>&1 || tcp_fail "an MPI library is missing and apt-get is unavailable: install $pkgs by hand"
+  apt-get update -qq || tcp_fail "apt-get update failed (needed to install the MPI libraries)"
+  # shellcheck disable=SC2086 # the package list splits on spaces
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $pkgs >/dev/null || tcp_fail "apt-get install $pkgs failed"
   pkg-config --exists ompi || tcp_fail "libopenmpi-dev is installed but pkg-config does not know ompi"
+  pkg-config --exists mpich || tcp_fail "libmpich-dev is installed but pkg-config does not know mpich"
 }
 need_mpi
 tcp_need_cmd jq jq
-mpirun --version | head -1
+mpirun.openmpi --version | head -1
+mpirun.mpich --version | grep -m1 Version
 
 # Four processes on this 2-core machine: --oversubscribe, and no binding
-# (Go's runtime threads of a rank should not share one core).
-MPIRUN=(mpirun --allow-run-as-root --oversubscribe --bind-to none)
+# (Go's runtime threads of a rank should not share one core). MPICH's
+# Hydra neither binds nor limits the processes per core by default.
+MPIRUN=(mpirun.openmpi --allow-run-as-root --oversubscribe --bind-to none)
+MPIRUN_MPICH=(mpirun.mpich)
 
-echo "== build with -tags mpi; go vet"
-go vet -tags mpi ./comm/mpi/ ./cmd/graphrun/
-GRAPHRUN=$MPI_TMP/graphrun-mpi
-go build -tags mpi -o "$GRAPHRUN" ./cmd/graphrun
-go test -tags mpi -c -o "$MPI_TMP/mpi.test" ./comm/mpi
-go test -tags mpi -count=1 -run 'TestTransportBadInput|TestPlanMPI|TestBenchTransport' ./cmd/graphrun
+# mpi_library NAME TAGS MPIRUN...: builds graphrun and the comm/mpi tests
+# with -tags TAGS into $MPI_TMP/NAME/, runs the conformance suite on four
+# processes and `mpirun -np 2 graphrun bfs --scale 12` without transport
+# flags, and leaves the binary in $GRAPHRUN.
+mpi_library() {
+  local name=$1 tags=$2
+  shift 2
+  local dir=$MPI_TMP/$name
+  mkdir -p "$dir"
+  echo "== $name: build with -tags $tags; go vet"
+  go vet -tags "$tags" ./comm/mpi/ ./cmd/graphrun/
+  GRAPHRUN=$dir/graphrun
+  go build -tags "$tags" -o "$GRAPHRUN" ./cmd/graphrun
+  go test -tags "$tags" -c -o "$dir/mpi.test" ./comm/mpi
+  go test -tags "$tags" -count=1 -run 'TestTransportBadInput|TestPlanMPI|TestBenchTransport' ./cmd/graphrun
 
-echo "== conformance suite on 1..4 ranks: mpirun -np 4 mpi.test"
-if ! timeout 600 "${MPIRUN[@]}" -np 4 "$MPI_TMP/mpi.test" -test.count=1 -test.v >"$MPI_TMP/suite.out" 2>&1; then
-  grep -v -e '^=== RUN' -e '--- PASS' "$MPI_TMP/suite.out" >&2
-  tcp_fail "the comm/mpi tests failed under mpirun -np 4"
-fi
-[ "$(grep -c '^PASS$' "$MPI_TMP/suite.out")" = 4 ] || { cat "$MPI_TMP/suite.out" >&2; tcp_fail "not every process passed"; }
-if grep -q -e '--- SKIP: TestConformance ' -e '--- SKIP: TestRun ' "$MPI_TMP/suite.out"; then
-  tcp_fail "the tests skipped under mpirun"
-fi
-echo "comm/mpi tests under mpirun -np 4: $(grep -c -e '--- PASS' "$MPI_TMP/suite.out") tests and subtests passed over 4 processes, 0 failed"
+  echo "== $name: conformance suite on 1..4 ranks: mpirun -np 4 mpi.test"
+  if ! timeout 600 "$@" -np 4 "$dir/mpi.test" -test.count=1 -test.v >"$dir/suite.out" 2>&1; then
+    grep -v -e '^=== RUN' -e '--- PASS' "$dir/suite.out" >&2
+    tcp_fail "the comm/mpi tests failed under $name's mpirun -np 4"
+  fi
+  [ "$(grep -c '^PASS$' "$dir/suite.out")" = 4 ] || { cat "$dir/suite.out" >&2; tcp_fail "$name: not every process passed"; }
+  if grep -q -e '--- SKIP: TestConformance ' -e '--- SKIP: TestRun ' "$dir/suite.out"; then
+    tcp_fail "$name: the tests skipped under mpirun"
+  fi
+  echo "$name: comm/mpi tests under mpirun -np 4: $(grep -c -e '--- PASS' "$dir/suite.out") tests and subtests passed over 4 processes, 0 failed"
+
+  echo "== $name: mpirun -np 2 graphrun bfs --scale 12 (no transport flags: MPI by default)"
+  if ! timeout 300 "$@" -np 2 "$GRAPHRUN" bfs --scale 12 --json "$dir/default.json" >"$dir/default.out" 2>"$dir/default.err"; then
+    cat "$dir/default.err" >&2
+    tcp_fail "$name: mpirun -np 2 graphrun bfs --scale 12 failed"
+  fi
+  tcp_graph500_block "$dir/default.out" 2
+  [ "$(grep -c '^SCALE:' "$dir/default.out")" = 1 ] || tcp_fail "$name: more than one rank printed a report"
+  grep -q 'listening for peers' "$dir/default.err" && tcp_fail "$name: the default transport under mpirun talked TCP"
+  "$GRAPHRUN" bfs --scale 12 --ranks 2 --json "$dir/ranks.json" >"$dir/ranks.out"
+  diff <(grep -E "$stats" "$dir/default.out") <(grep -E "$stats" "$dir/ranks.out") ||
+    tcp_fail "$name: the nedge statistics of the default MPI run differ from the in-process run"
+  tcp_same_searches "$dir/default.json" "$dir/ranks.json"
+  echo "$name: mpirun -np 2 graphrun bfs --scale 12 ran over MPI; searches identical to --ranks 2"
+}
+
+# Everything but times, TEPS and the validation times: the graph, the keys'
+# searches, nedge and its statistics.
+stats='^(SCALE|edgefactor|NBFS|num_mpi_processes|[a-z_]*nedge):'
+
+mpi_library mpich mpi,mpich "${MPIRUN_MPICH[@]}"
+mpi_library openmpi mpi "${MPIRUN[@]}"
 
 echo "== mpirun -np 4 graphrun bfs --scale $scale --transport mpi vs --ranks 4"
 if ! timeout 600 "${MPIRUN[@]}" -np 4 "$GRAPHRUN" bfs --scale "$scale" --transport mpi --json "$MPI_TMP/mpi.json" \
@@ -71,9 +115,6 @@ tcp_graph500_block "$MPI_TMP/mpi.out" 4
 [ "$(grep -c '^SCALE:' "$MPI_TMP/mpi.out")" = 1 ] || tcp_fail "more than one rank printed a report"
 grep -q 'listening for peers' "$MPI_TMP/mpi.err" && tcp_fail "--transport mpi talked TCP"
 "$GRAPHRUN" bfs --scale "$scale" --ranks 4 --json "$MPI_TMP/ranks.json" >"$MPI_TMP/ranks.out"
-# Everything but times, TEPS and the validation times: the graph, the keys'
-# searches, nedge and its statistics.
-stats='^(SCALE|edgefactor|NBFS|num_mpi_processes|[a-z_]*nedge):'
 diff <(grep -E "$stats" "$MPI_TMP/mpi.out") <(grep -E "$stats" "$MPI_TMP/ranks.out") ||
   tcp_fail "the nedge statistics over MPI differ from the in-process run"
 echo "nedge statistics identical ($(grep -cE "$stats" "$MPI_TMP/mpi.out") lines)"

@@ -54,6 +54,9 @@
 //	threads             int      worker goroutines per rank
 //	seed                uint64   generator seed
 //	exchange            string   frontier exchange mode (for example "allgather" or "sieve")
+//	exchange_defaulted  bool     true if the exchange and codec are the transport's default
+//	                             (allgather in-process, packed with codec auto over processes)
+//	                             rather than given by --exchange or --algo; absent otherwise
 //	direction           string   direction policy: "auto", "top-down" or "bottom-up"
 //	codec               string   frontier codec of bottom-up levels (for example "wah")
 //	graph_generation    float    seconds to generate the graph (kernel 0)

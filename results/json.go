@@ -91,6 +91,7 @@ type runJSON struct {
 	Threads             int          `json:"threads"`
 	Seed                uint64       `json:"seed"`
 	Exchange            string       `json:"exchange"`
+	ExchangeDefaulted   bool         `json:"exchange_defaulted,omitempty"`
 	Direction           string       `json:"direction"`
 	Codec               string       `json:"codec"`
 	GenerationTime      float64      `json:"graph_generation"`
@@ -132,6 +133,7 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Threads:           r.Threads,
 		Seed:              r.Seed,
 		Exchange:          r.Exchange,
+		ExchangeDefaulted: r.ExchangeDefaulted,
 		Direction:         r.Direction,
 		Codec:             r.Codec,
 		GenerationTime:    r.GenerationTime,
@@ -216,6 +218,7 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Threads:             doc.Threads,
 		Seed:                doc.Seed,
 		Exchange:            doc.Exchange,
+		ExchangeDefaulted:   doc.ExchangeDefaulted,
 		Direction:           doc.Direction,
 		Codec:               doc.Codec,
 		GenerationTime:      doc.GenerationTime,

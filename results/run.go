@@ -56,17 +56,21 @@ func (s Search) TEPS() float64 {
 // Graph500Run is everything the Graph500 text block and the run JSON report
 // about one `graphrun bfs` run. NBFS is the number of searches.
 type Graph500Run struct {
-	Scale            int     // log2 of the number of vertices
-	EdgeFactor       int     // edges per vertex
-	NumRanks         int     // ranks (the reference's num_mpi_processes)
-	Threads          int     // worker goroutines per rank
-	Seed             uint64  // generator seed
-	Exchange         string  // frontier exchange mode (allgather, sieve, push)
-	Direction        string  // direction policy (auto, top-down, bottom-up)
-	Codec            string  // frontier codec of bottom-up levels
-	GenerationTime   float64 // seconds to generate the graph (kernel 0)
-	ConstructionTime float64 // seconds to build the graph (kernel 1)
-	Searches         []Search
+	Scale      int    // log2 of the number of vertices
+	EdgeFactor int    // edges per vertex
+	NumRanks   int    // ranks (the reference's num_mpi_processes)
+	Threads    int    // worker goroutines per rank
+	Seed       uint64 // generator seed
+	Exchange   string // frontier exchange mode (allgather, sieve, push)
+	// ExchangeDefaulted: Exchange (and Codec) are the transport's default
+	// (allgather in-process, packed over processes), not --exchange's or
+	// --algo's.
+	ExchangeDefaulted bool
+	Direction         string  // direction policy (auto, top-down, bottom-up)
+	Codec             string  // frontier codec of bottom-up levels
+	GenerationTime    float64 // seconds to generate the graph (kernel 0)
+	ConstructionTime  float64 // seconds to build the graph (kernel 1)
+	Searches          []Search
 
 	// ValidationSkipped is set when the searches were not validated
 	// (--no-validate). Every search then reports a validate time of −1,

@@ -109,7 +109,8 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.StringVar(&f.out, "out", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.noValidate, "no-validate", false, "skip validation of the searches")
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text block then goes to stderr)`)
-	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style)")
+	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
+		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")
 	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
 	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
 	fl.StringVar(&f.plots, "plots", "", "write the run's charts (levels, breakdown, TEPS) as SVG and PNG into this directory")
@@ -137,6 +138,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if err != nil {
 		return err
 	}
+	exchangeDefaulted := plan.defaultExchange(cmd, &f.exchange, &f.codec)
 	if f.algo != "" {
 		for _, flag := range []string{"exchange", "codec"} {
 			if cmd.Flags().Changed(flag) {
@@ -256,7 +258,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if run == nil || !plan.reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
-	run.Version, run.StartedAt = version, started.UTC()
+	run.Version, run.StartedAt, run.ExchangeDefaulted = version, started.UTC(), exchangeDefaulted
 	if tree != nil {
 		if err := tree.Commit(); err != nil {
 			return err

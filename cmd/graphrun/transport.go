@@ -26,8 +26,8 @@ import (
 // process (--ranks), as processes this one starts on this machine
 // (--procs), as one rank of a TCP job started by someone else (--rank
 // and --size, or a launcher's environment: see package comm/launch), or as
-// one rank of an MPI job (--transport mpi under mpirun, mpiexec or srun, in
-// a graphrun built with -tags mpi).
+// one rank of an MPI job (under mpirun, mpiexec or srun, in a graphrun
+// built with -tags mpi, where it is the default; see mpiByDefault).
 type transportFlags struct {
 	procs       int
 	transport   string
@@ -36,18 +36,21 @@ type transportFlags struct {
 	listen      string
 	peerTimeout time.Duration
 	replicas    int
+	verbose     bool
 }
 
 func (t *transportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.IntVar(&t.procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: tcp when a launcher (mpirun, srun, Kubernetes) starts several processes, else inproc; mpi needs a graphrun built with -tags mpi)")
+	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
+		"tcp when a launcher (mpirun, srun, Kubernetes) starts several processes otherwise, or with --rank/--size/--coordinator; else inproc)")
 	fl.IntVar(&t.rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
 	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
 	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
 	fl.StringVar(&t.listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
 	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
+	fl.BoolVar(&t.verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
 }
 
 // checkRanks checks an in-process rank count of the flag --ranks: from 1 to
@@ -119,6 +122,9 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 		}
 		return jobPlan{procs: t.procs, replicas: t.replicas}, nil
 	}
+	if t.transport == "" && t.mpiByDefault(cmd) {
+		return t.planMPI(cmd, ranksSet, ranks)
+	}
 	switch t.transport {
 	case "", launch.InProc, launch.TCP:
 	case transportMPI:
@@ -136,10 +142,33 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 	if err != nil {
 		return jobPlan{}, usageError{err}
 	}
+	// The ranks --procs starts (launch.Local sets EnvLocal) keep the
+	// addresses they listen on to themselves unless --verbose: they are all
+	// on 127.0.0.1 and the launcher's.
+	job.QuietSetup = !t.verbose && os.Getenv(launch.EnvLocal) == "1"
 	if job.Transport == launch.TCP && ranksSet {
 		return jobPlan{}, flagError("ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", ranks, job.Size, job.Source)
 	}
 	return jobPlan{job: job, ranks: ranks}, nil
+}
+
+// mpiByDefault reports whether a command line without --transport runs
+// as one rank of an MPI job: in a graphrun built with -tags mpi, started by
+// an MPI launcher (mpirun, mpiexec, srun: OMPI_COMM_WORLD_*, PMI_*, SLURM_*
+// set; not a Kubernetes Indexed Job, which starts no MPI processes), with
+// none of the TCP job's flags (--rank, --size, --coordinator, --listen),
+// which ask for TCP.
+func (t *transportFlags) mpiByDefault(cmd *cobra.Command) bool {
+	if !mpiBuilt {
+		return false
+	}
+	for _, name := range []string{"rank", "size", "coordinator", "listen"} {
+		if cmd.Flags().Changed(name) {
+			return false
+		}
+	}
+	l, ok := launch.Detect(os.LookupEnv)
+	return ok && l.SizeVar != launch.EnvSize
 }
 
 // planMPI is plan for --transport mpi. The rank, the size and the number of
@@ -335,6 +364,41 @@ func (p jobPlan) runGraph500(ctx context.Context, cfg graph500.Config, stderr io
 		return nil, err
 	}
 	return run, nil
+}
+
+// The frontier exchange bfs uses by default in a job of processes (--procs,
+// TCP, MPI), where the bytes on the network cost most: the packed sieve
+// with the codec chosen per level (BENCHMARKS.md, "The exchange over a
+// network": over 4 processes with 20 Mbit/s links at scale 20 it searches
+// 3.0–4.2× faster than allgather on a quarter of the bytes). In-process
+// ranks keep --exchange's
+// default, allgather, whose bytes cost only memory bandwidth.
+const (
+	networkExchange = "packed"
+	networkCodec    = "auto"
+)
+
+// defaultExchange gives bfs's exchange its default for the job when neither
+// --exchange nor --algo chose one: in a job of processes networkExchange
+// with networkCodec (unless --codec is given), else --exchange's own
+// default. It reports whether the exchange was defaulted; the process that
+// reports a job of processes says the choice on stderr, in one line.
+func (p jobPlan) defaultExchange(cmd *cobra.Command, exchange, codec *string) bool {
+	fl := cmd.Flags()
+	if fl.Changed("exchange") || fl.Changed("algo") {
+		return false
+	}
+	if p.procs == 0 && !p.multiProcess() {
+		return true
+	}
+	*exchange = networkExchange
+	if !fl.Changed("codec") {
+		*codec = networkCodec
+	}
+	if p.procs == 0 && p.reports() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", *exchange, *codec)
+	}
+	return true
 }
 
 // launchExitCode returns the exit status carried by err, if it is a local

@@ -81,7 +81,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -348,28 +347,7 @@ func (w *World) summarize(errs []error) error {
 		}
 		return nil
 	}
-	parts := []error{fmt.Errorf("rank %d: %w", primary, errs[primary])}
-	var abortedRanks []string
-	for r, err := range errs {
-		switch {
-		case r == primary || err == nil:
-		case errors.Is(err, comm.ErrAborted):
-			abortedRanks = append(abortedRanks, fmt.Sprint(r))
-		default:
-			parts = append(parts, fmt.Errorf("rank %d: %w", r, err))
-		}
-	}
-	if len(abortedRanks) > 0 {
-		noun := "rank"
-		if len(abortedRanks) > 1 {
-			noun = "ranks"
-		}
-		parts = append(parts, fmt.Errorf("%s %s aborted as a consequence", noun, strings.Join(abortedRanks, ", ")))
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return errors.Join(parts...)
+	return comm.JobError(errs, primary, func(r int) bool { return errors.Is(errs[r], comm.ErrAborted) })
 }
 
 // PanicError is a panic recovered from a rank's function by Run.

@@ -132,6 +132,10 @@ type Job struct {
 	// have different job ids.
 	JobIDFromToken bool
 	PeerTimeout    time.Duration
+	// QuietSetup leaves the set-up's progress (the addresses the
+	// coordinator and the rank listen on) out of the log: a rank of a
+	// --procs launch without --verbose.
+	QuietSetup bool
 	// Replicas is the replication factor S of a TCP job (1: none). Rank
 	// and Size count processes: Size/S logical ranks, process P being
 	// replica P / (Size/S) of logical rank P mod (Size/S).
@@ -384,5 +388,15 @@ func (job Job) TCPConfig(logf func(format string, args ...any)) (tcp.Config, err
 		PeerTimeout: job.PeerTimeout,
 		Replicas:    max(job.Replicas, 1),
 		Logf:        logf,
+		Tracef:      job.tracef(logf),
 	}, nil
+}
+
+// tracef is the TCP configuration's Tracef: logf, or nothing with
+// QuietSetup.
+func (job Job) tracef(logf func(format string, args ...any)) func(format string, args ...any) {
+	if job.QuietSetup {
+		return func(string, ...any) {}
+	}
+	return logf
 }

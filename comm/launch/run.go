@@ -67,30 +67,12 @@ func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any),
 }
 
 // Blame prefixes a rank's error with "rank R of P:" and, if the error
-// blames another rank (a *tcp.PeerError somewhere in its chain), says which,
-// as a *BlamedError.
-func Blame(rank, size int, err error) error {
-	var pe *tcp.PeerError
-	if errors.As(err, &pe) && pe.Rank >= 0 && pe.Rank != rank {
-		return &BlamedError{Rank: rank, Size: size, Culprit: pe.Rank, Err: err}
-	}
-	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
-}
+// blames another rank (a *comm.PeerError somewhere in its chain, from any
+// transport), says which, as a *BlamedError: comm.Blame.
+func Blame(rank, size int, err error) error { return comm.Blame(rank, size, err) }
 
-// BlamedError is a rank's failure that another rank caused: it failed, was
-// lost or stopped answering.
-type BlamedError struct {
-	Rank, Size int // the rank that reports the failure, of the job's size
-	Culprit    int // the rank it blames
-	Err        error
-}
-
-func (e *BlamedError) Error() string {
-	return fmt.Sprintf("rank %d of %d: the job failed because of rank %d: %v", e.Rank, e.Size, e.Culprit, e.Err)
-}
-
-// Unwrap returns Err.
-func (e *BlamedError) Unwrap() error { return e.Err }
+// BlamedError is a rank's failure that another rank caused: comm's.
+type BlamedError = comm.BlamedError
 
 // EnvLocal is set to "1" by Local in the environment of the ranks it
 // starts: a rank whose job failed because of another rank (a *BlamedError)

@@ -10,14 +10,15 @@ package mpi
 // pinned Go memory).
 
 /*
-#cgo pkg-config: ompi
 #include <stdlib.h>
 #include <string.h>
 #include <mpi.h>
 #include <sched.h>
 
-// Open MPI's predefined handles are addresses of library globals, which
-// cgo cannot take from the macros: these functions return them.
+// The predefined handles are addresses of library globals in Open MPI
+// (MPI_Comm is a pointer there), integer constants in the MPICH family
+// (MPI_Comm is an int): cgo cannot take either from the macros, so these
+// functions return them, and Go code only compares handles with each other.
 static MPI_Comm gr_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm gr_comm_null(void) { return MPI_COMM_NULL; }
 static MPI_Request gr_request_null(void) { return MPI_REQUEST_NULL; }

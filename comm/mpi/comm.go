@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // Defaults and limits.
@@ -60,16 +61,9 @@ const (
 // ErrClosed is the cause reported by calls made after Close.
 var ErrClosed = errors.New("mpi: Comm closed")
 
-// PeerError blames a failure on a rank.
-type PeerError struct {
-	Rank int
-	Err  error
-}
-
-func (e *PeerError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *PeerError) Unwrap() error { return e.Err }
+// PeerError blames a failure on a rank: comm's, shared with comm/tcp and
+// understood by comm/launch.
+type PeerError = comm.PeerError
 
 // Config tunes a Comm.
 type Config struct {
@@ -152,11 +146,9 @@ type Comm struct {
 	got   []bool // header of peer s arrived in this call
 	pin   *runtime.Pinner
 
-	// Per-call scratch.
-	scratch [][]byte
-	sendBuf []byte
-	ints    []int64
-	floats  []float64
+	// The collectives, over exchange (comm/wire).
+	wire.Collectives
+	msgs [][]byte // messages of the current call, by source rank
 }
 
 var _ comm.Comm = (*Comm)(nil)
@@ -184,8 +176,10 @@ func newComm(data, ctl commHandle, cfg Config) (*Comm, error) {
 		noticeIn: cAlloc(noticeBytes),
 		got:      make([]bool, size),
 		pin:      new(runtime.Pinner),
-		scratch:  make([][]byte, size),
+		msgs:     make([][]byte, size),
 	}
+	c.Collectives = wire.NewCollectives(wire.Backend{Rank: rank, Size: size, Stats: &c.stats,
+		Exchange: c.exchange, SelfFail: c.selfFail, PeerFail: c.peerFail})
 	for s := range c.departed {
 		c.departed[s] = math.MaxUint64
 	}
@@ -206,61 +200,15 @@ func (c *Comm) Size() int { return c.size }
 // Stats is this rank's communication counters.
 func (c *Comm) Stats() *comm.Stats { return &c.stats }
 
-// call identifies a collective call; every rank's must agree.
-type call struct {
-	kind  comm.Collective
-	phase string
-	hash  uint64 // FNV-1a of phase
-	arg   uint64 // Allreduce: len<<8 | op; Bcast: root
-	seq   uint64
-}
-
-func newCall(kind comm.Collective, phase string, arg uint64) *call {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(phase); i++ {
-		h ^= uint64(phase[i])
-		h *= 1099511628211
+// checkHeader compares the header h that rank src sent in call ci with ci.
+func checkHeader(ci *wire.Call, src int, h []uint64) error {
+	if h[0]>>32 != headerMagic || h[1] != ci.Seq || h[5] == 0 || h[5] > DefaultMaxChunk {
+		return &PeerError{Rank: src, Err: fmt.Errorf("protocol error: header %#x of call #%d in call #%d", h[0], h[1], ci.Seq)}
 	}
-	return &call{kind: kind, phase: phase, hash: h, arg: arg}
-}
-
-func allreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
-
-// describeArgs renders a call's arguments after the phase, e.g. ", len=2, op=sum".
-func describeArgs(kind comm.Collective, arg uint64) string {
-	switch kind {
-	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
-		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
-	case comm.CollectiveBcast:
-		return fmt.Sprintf(", root=%d", arg)
+	if err := ci.Mismatch(ci.Seq, src, comm.Collective(h[0]&0xff), h[2], h[3]); err != nil {
+		return &PeerError{Rank: src, Err: err}
 	}
-	return ""
-}
-
-// String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
-func (ci *call) String() string {
-	return fmt.Sprintf("%s(%q%s)", ci.kind, ci.phase, describeArgs(ci.kind, ci.arg))
-}
-
-// check compares the header h that rank src sent in this call with ci.
-func (ci *call) check(src int, h []uint64) error {
-	if h[0]>>32 != headerMagic || h[1] != ci.seq || h[5] == 0 || h[5] > DefaultMaxChunk {
-		return &PeerError{Rank: src, Err: fmt.Errorf("protocol error: header %#x of call #%d in call #%d", h[0], h[1], ci.seq)}
-	}
-	kind := comm.Collective(h[0] & 0xff)
-	if kind == ci.kind && h[2] == ci.hash && h[3] == ci.arg {
-		return nil
-	}
-	var theirs string
-	switch {
-	case kind != ci.kind:
-		theirs = kind.String()
-	case h[2] != ci.hash:
-		theirs = kind.String() + " with another phase name"
-	default:
-		theirs = fmt.Sprintf("%s(…%s)", kind, describeArgs(kind, h[3]))
-	}
-	return &PeerError{Rank: src, Err: fmt.Errorf("collective mismatch in call #%d: this rank called %s but rank %d called %s", ci.seq, ci, src, theirs)}
+	return nil
 }
 
 func (c *Comm) header(buf unsafe.Pointer, peer int) []uint64 {
@@ -268,18 +216,24 @@ func (c *Comm) header(buf unsafe.Pointer, peer int) []uint64 {
 }
 
 // failure is the error of call ci once the job has failed.
-func (c *Comm) failure(ci *call) error {
+func (c *Comm) failure(ci *wire.Call) error {
 	return fmt.Errorf("mpi: rank %d: %s: %w", c.rank, ci, c.failErr)
 }
 
 // selfFail fails the job because this rank's call ci cannot go on, and
 // tells the other ranks.
-func (c *Comm) selfFail(ci *call, cause error) error {
+func (c *Comm) selfFail(ci *wire.Call, cause error) error {
 	first := c.failErr == nil
 	c.fail(fmt.Errorf("%s: %w", ci, cause), true)
 	if first {
 		return fmt.Errorf("mpi: rank %d: %w", c.rank, c.failErr) // failErr names ci already
 	}
+	return c.failure(ci)
+}
+
+// peerFail fails the job because rank s broke the protocol in call ci.
+func (c *Comm) peerFail(ci *wire.Call, s int, err error) error {
+	c.fail(&PeerError{Rank: s, Err: err}, true)
 	return c.failure(ci)
 }
 

@@ -5,11 +5,24 @@
 //
 // The package carries its own small cgo binding (binding.go: about twenty
 // MPI functions) and is built only with the build tag mpi, which needs an
-// MPI library and its headers (Debian: libopenmpi-dev and pkg-config; the
-// flags come from pkg-config's ompi module):
+// MPI library and its headers, found through pkg-config. Open MPI is the
+// default (pkg-config's ompi module; Debian: libopenmpi-dev and
+// pkg-config); the tag mpich selects the MPICH family instead (pkg-config's
+// mpich module; Debian: libmpich-dev; Cray MPICH, Intel MPI and MVAPICH are
+// MPICH-ABI libraries too). Both may be installed side by side:
 //
-//	go build -tags mpi ./cmd/graphrun
-//	mpirun -np 4 ./graphrun bfs --scale 20 --transport mpi
+//	go build -tags mpi ./cmd/graphrun         # Open MPI
+//	mpirun.openmpi -np 4 ./graphrun bfs --scale 20
+//	go build -tags mpi,mpich ./cmd/graphrun   # MPICH
+//	mpirun.mpich -np 4 ./graphrun bfs --scale 20
+//
+// A library whose pkg-config module has another name is used through the
+// mpich tag with PKG_CONFIG_PATH pointing at a directory holding an
+// mpich.pc for it. The binding works with either ABI: handles
+// (MPI_Comm, MPI_Request) are pointers in Open MPI and ints in MPICH, so
+// Go code only stores them and compares them with each other, and the
+// predefined ones (MPI_COMM_WORLD, MPI_COMM_NULL, MPI_REQUEST_NULL) come
+// from small C functions rather than the macros.
 //
 // Without the tag this file is the whole package, so that `go build ./...`
 // and `go vet ./...` work on machines without MPI.
@@ -27,8 +40,8 @@
 //
 // # Collectives
 //
-// The collectives are the direct ones of comm/tcp, over MPI_Isend and
-// MPI_Irecv: in every call each rank sends every other rank a 48-byte header
+// The collectives are comm/wire's, the same direct ones as comm/tcp's,
+// over MPI_Isend and MPI_Irecv: in every call each rank sends every other rank a 48-byte header
 // (collective, call number, phase hash, argument, payload length, chunk
 // size) and then its payload, and receives the same from every other rank.
 // Alltoallv sends each rank its piece, Allgatherv the whole contribution,
@@ -45,7 +58,7 @@
 // MPI_Testsome (MPI progresses only inside MPI calls): without pause for
 // 50 µs after the last completion, then yielding the CPU between polls
 // (sched_yield) for 5 ms, then sleeping between polls, the pauses doubling
-// up to 500 µs. Open MPI's blocking waits spin instead, which on a shared
+// up to 500 µs. The libraries' blocking waits spin instead, which on a shared
 // or oversubscribed machine takes the CPU from the ranks still computing.
 //
 // Payloads are split into messages of at most Config.MaxChunk bytes (1 GiB
@@ -100,7 +113,8 @@
 // # Launchers
 //
 // Run runs one rank per process over the whole of MPI_COMM_WORLD (the
-// command line's --transport mpi). Launch runs a job on the first p
+// command line's --transport mpi, its default under mpirun, mpiexec or srun
+// in a graphrun built with the tag). Launch runs a job on the first p
 // processes; it is the conformance suite's commtest.Launcher when the test
 // binary runs under mpirun (see mpi_test.go and .ci/mpi.sh).
 package mpi

@@ -14,14 +14,39 @@ import (
 	"unsafe"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
-// exchange runs one collective call: this rank sends every other rank d a
-// header and the payload payload(d), and receives every other rank's. The
-// payload of rank s, n bytes, is received into place(s, n), a buffer of
-// length n that the collective chooses (the caller's recv buffer when it
-// is large enough). A place error fails the job, blamed on rank s.
-func (c *Comm) exchange(ctx context.Context, ci *call, payload func(d int) []byte, place func(s, n int) ([]byte, error)) error {
+// exchange runs one collective call (wire.Backend.Exchange): this rank
+// sends every other rank d a header and the payload payload.To(d), and
+// receives every other rank's, msgs[s], straight into dests[s]'s array when
+// dests is not nil and that has the capacity, else into a new buffer. A
+// message whose length the call does not allow (wire.CheckLength) fails
+// the job, blamed on its sender, before anything is allocated for it.
+func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload, dests [][]byte) ([][]byte, error) {
+	msgs := c.msgs
+	clear(msgs)
+	err := c.exchangeInto(ctx, ci, payload, func(s, n int) ([]byte, error) {
+		if err := wire.CheckLength(ci, s, n); err != nil {
+			return nil, err
+		}
+		if dests != nil && cap(dests[s]) >= n {
+			msgs[s] = dests[s][:n]
+		} else {
+			msgs[s] = make([]byte, n)
+		}
+		return msgs[s], nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return msgs, nil
+}
+
+// exchangeInto is exchange with the payload of rank s, n bytes, received
+// into place(s, n), a buffer of length n. A place error fails the job,
+// blamed on rank s.
+func (c *Comm) exchangeInto(ctx context.Context, ci *wire.Call, payload wire.Payload, place func(s, n int) ([]byte, error)) error {
 	if c.failErr != nil {
 		return c.failure(ci)
 	}
@@ -29,7 +54,7 @@ func (c *Comm) exchange(ctx context.Context, ci *call, payload func(d int) []byt
 		return c.selfFail(ci, ctxError(ctx))
 	}
 	c.seq++
-	ci.seq = c.seq
+	ci.Seq = c.seq
 	c.inCall = true
 	c.reqs = append(c.reqs[:0], *c.noticeReq)
 	c.slots = append(c.slots[:0], slot{role: roleNotice, peer: -1})
@@ -41,13 +66,13 @@ func (c *Comm) exchange(ctx context.Context, ci *call, payload func(d int) []byt
 }
 
 // run is exchange once the call has its number.
-func (c *Comm) run(ctx context.Context, ci *call, payload func(d int) []byte, place func(s, n int) ([]byte, error)) error {
-	if c.notice != nil && c.noticeSeq < ci.seq {
+func (c *Comm) run(ctx context.Context, ci *wire.Call, payload wire.Payload, place func(s, n int) ([]byte, error)) error {
+	if c.notice != nil && c.noticeSeq < ci.Seq {
 		return c.abandon(ci, c.notice, false)
 	}
 	for s, last := range c.departed {
-		if last < ci.seq {
-			return c.abandon(ci, departedError(s, last, ci.seq), true)
+		if last < ci.Seq {
+			return c.abandon(ci, departedError(s, last, ci.Seq), true)
 		}
 	}
 	if c.size == 1 {
@@ -61,7 +86,7 @@ func (c *Comm) run(ctx context.Context, ci *call, payload func(d int) []byte, pl
 
 // post starts the receives of every peer's header, then the sends of this
 // rank's headers and payloads.
-func (c *Comm) post(ci *call, payload func(d int) []byte) error {
+func (c *Comm) post(ci *wire.Call, payload wire.Payload) error {
 	for s := range c.size {
 		if s == c.rank {
 			continue
@@ -75,9 +100,9 @@ func (c *Comm) post(ci *call, payload func(d int) []byte) error {
 		if d == c.rank {
 			continue
 		}
-		p := payload(d)
+		p := payload.To(d)
 		h := c.header(c.hdrOut, d)
-		h[0], h[1], h[2], h[3], h[4], h[5] = headerMagic<<32|uint64(ci.kind), ci.seq, ci.hash, ci.arg, uint64(len(p)), uint64(c.maxChunk)
+		h[0], h[1], h[2], h[3], h[4], h[5] = headerMagic<<32|uint64(ci.Kind), ci.Seq, ci.Hash, ci.Arg, uint64(len(p)), uint64(c.maxChunk)
 		r := c.add(roleSend, d)
 		if err := c.data.isend(unsafe.Add(c.hdrOut, d*headerBytes), headerBytes, d, tagHeader, r); err != nil {
 			return c.abandon(ci, err, true)
@@ -131,7 +156,7 @@ const (
 // notice receive (an abort or goodbye notice from a peer), and fails the
 // call when the job fails, the context is done or nothing moves for the
 // peer timeout.
-func (c *Comm) wait(ctx context.Context, ci *call, place func(s, n int) ([]byte, error)) error {
+func (c *Comm) wait(ctx context.Context, ci *wire.Call, place func(s, n int) ([]byte, error)) error {
 	pending := len(c.reqs) - 1
 	last := time.Now()
 	var pause time.Duration
@@ -177,13 +202,13 @@ func (c *Comm) wait(ctx context.Context, ci *call, place func(s, n int) ([]byte,
 		if pending == 0 {
 			break // complete, even if a notice says the job failed meanwhile
 		}
-		if c.notice != nil && c.noticeSeq < ci.seq {
+		if c.notice != nil && c.noticeSeq < ci.Seq {
 			return c.abandon(ci, c.notice, false)
 		}
 		if bye {
 			for s, l := range c.departed {
-				if !c.got[s] && l < ci.seq {
-					return c.abandon(ci, departedError(s, l, ci.seq), true)
+				if !c.got[s] && l < ci.Seq {
+					return c.abandon(ci, departedError(s, l, ci.Seq), true)
 				}
 			}
 		}
@@ -215,9 +240,9 @@ func (c *Comm) wait(ctx context.Context, ci *call, place func(s, n int) ([]byte,
 
 // onHeader checks the header of peer s and posts the receive of its
 // payload, in chunks; it returns the number of receives posted.
-func (c *Comm) onHeader(ci *call, s int, place func(s, n int) ([]byte, error)) (int, error) {
+func (c *Comm) onHeader(ci *wire.Call, s int, place func(s, n int) ([]byte, error)) (int, error) {
 	h := c.header(c.hdrIn, s)
-	if err := ci.check(s, h); err != nil {
+	if err := checkHeader(ci, s, h); err != nil {
 		return 0, err
 	}
 	c.got[s] = true
@@ -300,7 +325,7 @@ func (c *Comm) onNotice(st completion) (bool, error) {
 // runs then, abandon ends the job with MPI_Abort. Sends and header
 // receives that are still pending only touch pinned or C memory, which
 // goes to the quarantine until Finalize.
-func (c *Comm) abandon(ci *call, cause error, local bool) error {
+func (c *Comm) abandon(ci *wire.Call, cause error, local bool) error {
 	first := c.failErr == nil
 	if local {
 		// The call this rank failed in is part of the reason the others get.

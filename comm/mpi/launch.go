@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 	"unsafe"
 
@@ -32,7 +31,7 @@ func Run(ctx context.Context, cfg Config, fn func(ctx context.Context, c comm.Co
 		return fmt.Errorf("rank %d of %d: %w", w.Rank, w.Size, err)
 	}
 	if err := runRank(ctx, c, fn); err != nil {
-		return Blame(w.Rank, w.Size, err)
+		return comm.Blame(w.Rank, w.Size, err)
 	}
 	return nil
 }
@@ -50,16 +49,6 @@ func worldJob(cfg Config) (*Comm, error) {
 		return nil, fmt.Errorf("mpi: %w", err)
 	}
 	return newComm(data, ctl, cfg)
-}
-
-// Blame prefixes a rank's error with "rank R of P:" and, if the error
-// blames another rank (a *PeerError somewhere in its chain), says which.
-func Blame(rank, size int, err error) error {
-	var pe *PeerError
-	if errors.As(err, &pe) && pe.Rank >= 0 && pe.Rank != rank {
-		return fmt.Errorf("rank %d of %d: the job failed because of rank %d: %w", rank, size, pe.Rank, err)
-	}
-	return fmt.Errorf("rank %d of %d: %w", rank, size, err)
 }
 
 // runRank runs fn on c in a goroutine of its own, so that a panic or
@@ -260,26 +249,9 @@ func summarize(outcomes []outcome) error {
 	if primary < 0 {
 		return nil
 	}
-	parts := []error{fmt.Errorf("rank %d: %w", primary, outcomes[primary].err)}
-	var aborted []string
+	errs := make([]error, len(outcomes))
 	for r, o := range outcomes {
-		switch {
-		case r == primary || o.err == nil:
-		case o.aborted:
-			aborted = append(aborted, fmt.Sprint(r))
-		default:
-			parts = append(parts, fmt.Errorf("rank %d: %w", r, o.err))
-		}
+		errs[r] = o.err
 	}
-	if len(aborted) > 0 {
-		word := "rank"
-		if len(aborted) > 1 {
-			word = "ranks"
-		}
-		parts = append(parts, fmt.Errorf("%s %s aborted as a consequence", word, strings.Join(aborted, ", ")))
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return errors.Join(parts...)
+	return comm.JobError(errs, primary, func(r int) bool { return outcomes[r].aborted })
 }

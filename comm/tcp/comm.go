@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // Defaults and limits of Config.
@@ -86,6 +87,9 @@ type Config struct {
 	// Logf, if set, receives refused connections and failures. It may be
 	// called from several goroutines at once.
 	Logf func(format string, args ...any)
+	// Tracef receives the set-up's progress: the addresses the coordinator
+	// and the rank listen on. nil: Logf.
+	Tracef func(format string, args ...any)
 }
 
 func (cfg Config) withDefaults() (Config, error) {
@@ -118,6 +122,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	if cfg.Logf == nil {
 		cfg.Logf = func(string, ...any) {}
 	}
+	if cfg.Tracef == nil {
+		cfg.Tracef = cfg.Logf
+	}
 	cfg.Token = bytesClone(cfg.Token)
 	return cfg, nil
 }
@@ -130,16 +137,9 @@ var ErrClosed = errors.New("tcp: Comm closed")
 // errPeerClosed is why a peer that said goodbye is gone.
 var errPeerClosed = errors.New("closed its Comm")
 
-// PeerError blames a failure on a rank.
-type PeerError struct {
-	Rank int
-	Err  error
-}
-
-func (e *PeerError) Error() string { return fmt.Sprintf("rank %d: %v", e.Rank, e.Err) }
-
-// Unwrap returns the underlying error.
-func (e *PeerError) Unwrap() error { return e.Err }
+// PeerError blames a failure on a rank: comm's, shared with comm/mpi and
+// understood by comm/launch.
+type PeerError = comm.PeerError
 
 // Connect joins the job described by cfg: it registers with the coordinator
 // (which rank 0 runs), receives the address table, connects to every other
@@ -177,7 +177,7 @@ func connectJob(ctx context.Context, cfg Config, coordLn net.Listener, derived b
 				return nil, wrap(fmt.Errorf("coordinator: %w", err))
 			}
 		}
-		h.logf("tcp: coordinator of job %q listening on %s", cfg.JobID, coordLn.Addr())
+		h.cfg.Tracef("tcp: coordinator of job %q listening on %s", cfg.JobID, coordLn.Addr())
 		coordDone := make(chan error, 1)
 		go func() { coordDone <- h.coordinate(ctx, coordLn) }()
 		defer func() {
@@ -214,7 +214,7 @@ func connectJob(ctx context.Context, cfg Config, coordLn net.Listener, derived b
 	if a, ok := ln.Addr().(*net.TCPAddr); ok && a.IP.IsUnspecified() && local != nil {
 		advertised = net.JoinHostPort(local.IP.String(), fmt.Sprint(a.Port))
 	}
-	h.logf("tcp: rank %d of %d: listening for peers on %s", cfg.Rank, cfg.Size, advertised)
+	h.cfg.Tracef("tcp: rank %d of %d: listening for peers on %s", cfg.Rank, cfg.Size, advertised)
 
 	m := newMesh(ctx, h)
 	m.accept(ln)
@@ -259,12 +259,10 @@ type Comm struct {
 	inCall atomic.Bool
 	seq    uint64 // sequence number of the last call
 
+	// The collectives, over exchange (comm/wire).
+	wire.Collectives
 	// Per-call scratch, owned by the calling goroutine.
-	msgs    [][]byte // messages of the current call, by source rank
-	sendBuf []byte   // encoded Allreduce contribution
-	scratch [][]byte // Allreduce receive buffers, by source rank
-	ints    []int64
-	floats  []float64
+	msgs [][]byte // messages of the current call, by source rank
 
 	// wake is poked (never blocking) whenever a frame is sent or received,
 	// a reader or writer stops, or the job fails.
@@ -342,11 +340,12 @@ func newComm(cfg Config, job uint64, conns []*peerConn) *Comm {
 		cfg:         cfg,
 		rootJob:     cfg.JobID,
 		msgs:        make([][]byte, logical),
-		scratch:     make([][]byte, logical),
 		arrived:     make([]uint64, logical),
 		wake:        make(chan struct{}, 1),
 	}
 	c.cond.L = &c.mu
+	c.Collectives = wire.NewCollectives(wire.Backend{Rank: c.rank, Size: c.size, Stats: &c.stats,
+		Exchange: c.exchange, SelfFail: c.selfFail, PeerFail: c.peerFail})
 	for r, pc := range conns {
 		if pc == nil || r == cfg.Rank {
 			continue
@@ -579,7 +578,7 @@ func (c *Comm) readMessages(p *peer) error {
 				if k := comm.Collective(f.Kind); k < comm.CollectiveAlltoallv || k > comm.CollectiveBarrier {
 					return lost("protocol error: message of an unknown collective (%d)", f.Kind)
 				}
-				if limit, ok := wireLimit(f, p.group); ok && f.Total > limit {
+				if limit, ok := wire.Limit(comm.Collective(f.Kind), f.Arg, p.group); ok && f.Total > limit {
 					return lost("protocol error: %s message announced as %d bytes, more than the %d bytes it carries", comm.Collective(f.Kind), f.Total, limit)
 				}
 				m = &message{seq: f.Seq, kind: comm.Collective(f.Kind), phase: f.Phase, arg: f.Arg, total: f.Total}
@@ -696,26 +695,6 @@ func (c *Comm) readMessages(p *peer) error {
 	}
 }
 
-// wireLimit is the most payload bytes a data frame's message can carry,
-// as its header tells, from the peer of logical rank src: none for a
-// barrier, or for a broadcast from a rank that is not the root, and
-// 8·len for an allreduce of len values. ok is false for the collectives
-// whose messages have any length (Alltoallv, Allgatherv, the root's
-// broadcast): their buffers grow as the bytes arrive (reserve).
-func wireLimit(f Frame, src int) (limit uint64, ok bool) {
-	switch comm.Collective(f.Kind) {
-	case comm.CollectiveBarrier:
-		return 0, true
-	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
-		return 8 * (f.Arg >> 8), true
-	case comm.CollectiveBcast:
-		if f.Arg != uint64(src) {
-			return 0, true
-		}
-	}
-	return 0, false
-}
-
 // reserve makes room in data for the next frame of n bytes of a message of
 // total bytes, trusting neither number: the capacity at most doubles what
 // has arrived, plus one frame of at most maxChunk bytes (readPayload grows
@@ -786,294 +765,4 @@ func (c *Comm) writeMessage(p *peer, f Frame, data []byte) error {
 		}
 		c.poke()
 	}
-}
-
-// callInfo identifies a collective call; every rank's must agree.
-type callInfo struct {
-	kind  comm.Collective
-	phase string
-	hash  uint64 // FNV-1a of phase
-	arg   uint64 // Allreduce: len<<8 | op; Bcast: root
-}
-
-func newCall(kind comm.Collective, phase string, arg uint64) *callInfo {
-	h := uint64(14695981039346656037)
-	for i := 0; i < len(phase); i++ {
-		h ^= uint64(phase[i])
-		h *= 1099511628211
-	}
-	return &callInfo{kind: kind, phase: phase, hash: h, arg: arg}
-}
-
-func allreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
-
-// describeArgs renders a call's arguments after the phase, e.g. ", len=2, op=sum".
-func describeArgs(kind comm.Collective, arg uint64) string {
-	switch kind {
-	case comm.CollectiveAllreduceInt64, comm.CollectiveAllreduceFloat64:
-		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
-	case comm.CollectiveBcast:
-		return fmt.Sprintf(", root=%d", arg)
-	}
-	return ""
-}
-
-// String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
-func (ci *callInfo) String() string {
-	return fmt.Sprintf("%s(%q%s)", ci.kind, ci.phase, describeArgs(ci.kind, ci.arg))
-}
-
-// mismatch reports how the message m from rank src belongs to another call.
-func (ci *callInfo) mismatch(seq uint64, src int, m *message) error {
-	if m.kind == ci.kind && m.phase == ci.hash && m.arg == ci.arg {
-		return nil
-	}
-	var theirs string
-	switch {
-	case m.kind != ci.kind:
-		theirs = m.kind.String()
-	case m.phase != ci.hash:
-		theirs = m.kind.String() + " with another phase name"
-	default:
-		theirs = fmt.Sprintf("%s(…%s)", m.kind, describeArgs(m.kind, m.arg))
-	}
-	return fmt.Errorf("collective mismatch in call #%d: this rank called %s but rank %d called %s", seq, ci, src, theirs)
-}
-
-// selfFail fails the job because this rank's call ci cannot go on.
-func (c *Comm) selfFail(ci *callInfo, err error) error {
-	cause := fmt.Errorf("%s: %w", ci, err)
-	c.fail(cause)
-	return fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, cause)
-}
-
-// abortedError is the error of call ci once the job has failed.
-func (c *Comm) abortedError(ci *callInfo) error {
-	return fmt.Errorf("tcp: rank %d: %s: %w: %w", c.rank, ci, comm.ErrAborted, c.failure())
-}
-
-// exchange runs one collective: it sends payload(d) to every other rank d,
-// all at once, and returns c.msgs where msgs[s] is the message of rank s.
-// msgs[s] is received into dests[s]'s array when dests is not nil and that
-// has the capacity; otherwise it is a new buffer, or an empty one.
-func (c *Comm) exchange(ctx context.Context, ci *callInfo, payload func(d int) []byte, dests [][]byte) ([][]byte, error) {
-	if !c.inCall.CompareAndSwap(false, true) {
-		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
-	}
-	defer c.inCall.Store(false)
-	if c.replicas > 1 && (c.failure() != nil || ctx.Err() != nil) {
-		if ctx.Err() != nil {
-			c.fail(fmt.Errorf("%s: %w", ci, ctxError(ctx))) // tells the siblings not to wait for this one
-		}
-		if msgs, ok := c.replayArrived(ci); ok {
-			return msgs, nil
-		}
-	}
-	if c.failure() != nil {
-		return nil, c.abortedError(ci)
-	}
-	if ctx.Err() != nil {
-		return nil, c.selfFail(ci, ctxError(ctx))
-	}
-	c.seq++
-	seq := c.seq
-	msgs := c.msgs
-	clear(msgs)
-	if c.replicas > 1 {
-		return c.exchangeReplicated(ctx, seq, ci, payload)
-	}
-	if c.size == 1 {
-		return msgs, nil
-	}
-
-	c.mu.Lock()
-	for _, p := range c.peers {
-		if p != nil {
-			p.want, p.dest, p.writing, p.werr = seq, nil, true, nil
-			if dests != nil {
-				p.dest = dests[p.rank][:0]
-			}
-		}
-	}
-	c.mu.Unlock()
-	c.cond.Broadcast() // readers holding a message of this call
-
-	f := Frame{Type: FrameData, Kind: uint8(ci.kind), Job: c.job, Seq: seq, Phase: ci.hash, Arg: ci.arg, Src: uint32(c.rank)}
-	var writers sync.WaitGroup
-	for _, p := range c.peers {
-		if p == nil {
-			continue
-		}
-		data := payload(p.rank)
-		writers.Go(func() {
-			err := c.writeMessage(p, f, data)
-			c.mu.Lock()
-			p.writing = false
-			if err != nil {
-				p.werr = &PeerError{Rank: p.rank, Err: fmt.Errorf("sending failed: %w", err)}
-			}
-			c.mu.Unlock()
-			c.cond.Broadcast()
-			c.poke()
-		})
-	}
-
-	timer := time.NewTimer(c.peerTimeout)
-	defer timer.Stop()
-	for {
-		c.mu.Lock()
-		done, err := c.progressLocked(seq, ci, msgs)
-		c.mu.Unlock()
-		if done {
-			writers.Wait()
-			return msgs, nil
-		}
-		own := false
-		if err == nil {
-			select {
-			case <-c.wake:
-				timer.Reset(c.peerTimeout)
-				continue
-			case <-ctx.Done():
-				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
-			case <-timer.C:
-				err = c.stallError(seq)
-			}
-		}
-		c.fail(err)
-		c.release(&writers)
-		if own {
-			return nil, fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, err)
-		}
-		return nil, c.abortedError(ci)
-	}
-}
-
-// progressLocked checks call seq: done once every peer's message arrived
-// and every send finished (the messages are then moved to msgs), or the
-// reason the call fails.
-func (c *Comm) progressLocked(seq uint64, ci *callInfo, msgs [][]byte) (bool, error) {
-	complete := true
-	for _, p := range c.peers {
-		if p == nil {
-			continue
-		}
-		if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-			if err := ci.mismatch(seq, p.rank, p.inbox[0]); err != nil {
-				return false, err
-			}
-		} else {
-			complete = false
-		}
-		if p.writing || p.werr != nil {
-			complete = false
-		}
-	}
-	if complete {
-		for _, p := range c.peers {
-			if p != nil {
-				msgs[p.rank] = p.inbox[0].data
-				p.inbox[0] = nil
-				p.inbox = p.inbox[:copy(p.inbox, p.inbox[1:])]
-				p.want, p.dest = 0, nil
-			}
-		}
-		return true, nil
-	}
-	// A complete call succeeds even if the job failed meanwhile: the next
-	// call reports it.
-	if c.failErr != nil {
-		return false, c.failErr
-	}
-	for _, p := range c.peers {
-		if p != nil && p.err != nil && !(len(p.inbox) > 0 && p.inbox[0].seq == seq) {
-			return false, p.err
-		}
-	}
-	for _, p := range c.peers {
-		if p != nil && p.werr != nil {
-			return false, p.werr
-		}
-	}
-	return false, nil
-}
-
-// stallError blames the ranks call seq still waits for.
-func (c *Comm) stallError(seq uint64) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var ranks []int
-	for _, p := range c.peers {
-		if p != nil && p.dead == nil && p.group != c.rank && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) && !slices.Contains(ranks, p.group) {
-			ranks = append(ranks, p.group)
-		}
-	}
-	err := fmt.Errorf("no progress for %v (PeerTimeout) in call #%d", c.peerTimeout, seq)
-	if len(ranks) == 1 {
-		return &PeerError{Rank: ranks[0], Err: err}
-	}
-	return fmt.Errorf("%s: %w", rankList(ranks), err)
-}
-
-// release takes the failed call's buffers back from the reader and writer
-// goroutines: the caller's receive buffers are not written, nor its send
-// buffers read, once it returns. Transfers still running after the grace
-// period are cut short by expiring their connection's deadline.
-func (c *Comm) release(writers *sync.WaitGroup) {
-	cut := time.AfterFunc(c.grace, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, p := range c.peers {
-			if p != nil && p.filling {
-				_ = p.conn.SetReadDeadline(aLongTimeAgo)
-			}
-			if p != nil && p.writing {
-				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
-			}
-		}
-	})
-	c.mu.Lock()
-	for {
-		busy := false
-		for _, p := range c.peers {
-			if p != nil {
-				p.want, p.dest = 0, nil
-				busy = busy || p.filling || p.writing
-			}
-		}
-		if !busy {
-			break
-		}
-		c.cond.Wait()
-	}
-	for _, p := range c.peers {
-		if p != nil {
-			clear(p.inbox)
-			p.inbox = p.inbox[:0]
-		}
-	}
-	c.mu.Unlock()
-	cut.Stop()
-	writers.Wait()
-}
-
-// ctxError is ctx's error, with its cause when that says more.
-func ctxError(ctx context.Context) error {
-	err := ctx.Err()
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, err) {
-		return fmt.Errorf("%w: %w", err, cause)
-	}
-	return err
-}
-
-// rankList renders ranks as "rank 3" or "ranks 2, 5".
-func rankList(ranks []int) string {
-	if len(ranks) == 1 {
-		return fmt.Sprintf("rank %d", ranks[0])
-	}
-	s := make([]string, len(ranks))
-	for i, r := range ranks {
-		s[i] = fmt.Sprint(r)
-	}
-	return "ranks " + strings.Join(s, ", ")
 }

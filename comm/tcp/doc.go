@@ -6,7 +6,8 @@
 // than an MPI binding, every message of a collective sent concurrently (one
 // writer goroutine per peer and call) and every incoming message handled as
 // it arrives (one reader goroutine per peer), so that a slow link delays only
-// its own transfer. The collectives are the direct ones: Alltoallv sends each
+// its own transfer. The collectives are comm/wire's, shared with comm/mpi,
+// over this package's exchange: the direct ones. Alltoallv sends each
 // rank its piece, Allgatherv sends every rank the whole contribution, the
 // Allreduces gather every contribution everywhere and combine them in rank
 // order (so results are bit-identical to comm/inproc's), Bcast sends from the

@@ -47,6 +47,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/graphrun/graphrun/comm"
 )
 
 // Labels of the join proofs.
@@ -203,7 +205,18 @@ func (c *Comm) rendezvousListener() (net.Listener, error) {
 // timeout (at most the connect timeout; ranks other than 0 wait up to a
 // second more for rank 0's verdict) if a joiner is missing, naming its
 // rank; rank 0 fails at once if it has no lobby.
-func (c *Comm) Grow(ctx context.Context, joiners, epoch int) (*Comm, error) {
+//
+// Grow implements comm.Elastic; grow is the same returning the concrete
+// Comm.
+func (c *Comm) Grow(ctx context.Context, joiners, epoch int) (comm.Elastic, error) {
+	nc, err := c.grow(ctx, joiners, epoch)
+	if err != nil {
+		return nil, err
+	}
+	return nc, nil
+}
+
+func (c *Comm) grow(ctx context.Context, joiners, epoch int) (*Comm, error) {
 	switch {
 	case c.replicas > 1:
 		return nil, fmt.Errorf("tcp: rank %d of %d: %w: a replicated job does not grow", c.rank, c.size, ErrNotElastic)

@@ -146,7 +146,7 @@ func growAll(ctx context.Context, comms []*Comm, epoch int) ([]*Comm, []int64, [
 			if errs[r] = c.AllreduceInt64(ctx, "count", k, comm.Sum); errs[r] != nil {
 				return
 			}
-			if ncs[r], errs[r] = c.Grow(ctx, int(k[0]), epoch); errs[r] != nil {
+			if ncs[r], errs[r] = c.grow(ctx, int(k[0]), epoch); errs[r] != nil {
 				return
 			}
 			vals := []int64{int64(r)}
@@ -371,7 +371,7 @@ func TestShrinkThenGrow(t *testing.T) {
 				t.Errorf("rank %d: no failure seen", c.Rank())
 				return
 			}
-			if shrunk[i], err = c.Shrink(j.ctx, err, 1); err != nil {
+			if shrunk[i], err = c.shrink(j.ctx, err, 1); err != nil {
 				t.Errorf("rank %d: %v", c.Rank(), err)
 			}
 		})

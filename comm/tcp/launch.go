@@ -169,24 +169,11 @@ func summarize(outcomes []outcome) error {
 		}
 		return nil
 	}
-	parts := []error{fmt.Errorf("rank %d: %w", primary, outcomes[primary].err)}
-	var aborted []int
+	errs := make([]error, len(outcomes))
 	for r, o := range outcomes {
-		switch {
-		case r == primary || o.err == nil:
-		case errors.Is(o.err, comm.ErrAborted):
-			aborted = append(aborted, r)
-		default:
-			parts = append(parts, fmt.Errorf("rank %d: %w", r, o.err))
-		}
+		errs[r] = o.err
 	}
-	if len(aborted) > 0 {
-		parts = append(parts, fmt.Errorf("%s aborted as a consequence", rankList(aborted)))
-	}
-	if len(parts) == 1 {
-		return parts[0]
-	}
-	return errors.Join(parts...)
+	return comm.JobError(errs, primary, func(r int) bool { return errors.Is(errs[r], comm.ErrAborted) })
 }
 
 // PanicError is a panic recovered from a rank's function by LaunchLoopback.

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // hugeTotal is the message length the forged frames announce: 1 TiB.
@@ -60,7 +61,7 @@ func TestHugeAnnouncedMessage(t *testing.T) {
 		{"alltoallv, then the peer's genuine frame", comm.CollectiveAlltoallv, 0, false, "frame announcing a message of 0 bytes inside one of 1099511627776 bytes"},
 		{"alltoallv, last frame", comm.CollectiveAlltoallv, 0, true, "has 7 bytes, announced 1099511627776"},
 		{"barrier", comm.CollectiveBarrier, 0, true, "Barrier message announced as 1099511627776 bytes, more than the 0 bytes"},
-		{"allreduce", comm.CollectiveAllreduceInt64, allreduceArg(1, comm.Sum), false, "more than the 8 bytes it carries"},
+		{"allreduce", comm.CollectiveAllreduceInt64, wire.AllreduceArg(1, comm.Sum), false, "more than the 8 bytes it carries"},
 		{"broadcast from a rank that is not the root", comm.CollectiveBcast, 0, false, "more than the 0 bytes it carries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -75,7 +76,7 @@ func TestHugeAnnouncedMessage(t *testing.T) {
 				}
 				if c.Rank() == 1 {
 					f := Frame{Type: FrameData, Kind: uint8(tc.kind), Job: c.job, Seq: c.seq + 1,
-						Phase: newCall(tc.kind, "next", tc.arg).hash, Arg: tc.arg, Src: 1, Total: hugeTotal}
+						Phase: wire.PhaseHash("next"), Arg: tc.arg, Src: 1, Total: hugeTotal}
 					if tc.last {
 						f.Flags = FlagLast
 					}
@@ -113,15 +114,15 @@ func TestHugeAnnouncedMessage(t *testing.T) {
 // allocations stay within a bound of the bytes sent, and a failed call
 // blames the peer.
 func FuzzPeerStream(f *testing.F) {
-	barrier := newCall(comm.CollectiveBarrier, "fuzz", 0)
-	gather := newCall(comm.CollectiveAllgatherv, "fuzz", 0)
-	reduce := newCall(comm.CollectiveAllreduceInt64, "fuzz", allreduceArg(2, comm.Sum))
+	barrier := wire.NewCall(comm.CollectiveBarrier, "fuzz", 0)
+	gather := wire.NewCall(comm.CollectiveAllgatherv, "fuzz", 0)
+	reduce := wire.NewCall(comm.CollectiveAllreduceInt64, "fuzz", wire.AllreduceArg(2, comm.Sum))
 	// Seeds: kind, flags of the first frame, seq, phase, arg, total, two payloads.
-	f.Add(uint8(comm.CollectiveBarrier), uint8(FlagLast), uint64(1), barrier.hash, uint64(0), uint64(0), []byte{}, []byte{})
-	f.Add(uint8(comm.CollectiveAllgatherv), uint8(0), uint64(1), gather.hash, uint64(0), uint64(10), []byte("hello"), []byte("world"))
-	f.Add(uint8(comm.CollectiveAllgatherv), uint8(0), uint64(1), gather.hash, uint64(0), uint64(hugeTotal), []byte("payload"), []byte("more"))
-	f.Add(uint8(comm.CollectiveAllreduceInt64), uint8(0), uint64(1), reduce.hash, reduce.arg, uint64(16), make([]byte, 8), make([]byte, 8))
-	f.Add(uint8(comm.CollectiveAllreduceInt64), uint8(FlagLast), uint64(1), reduce.hash, reduce.arg, uint64(hugeTotal), make([]byte, 8), []byte{})
+	f.Add(uint8(comm.CollectiveBarrier), uint8(FlagLast), uint64(1), barrier.Hash, uint64(0), uint64(0), []byte{}, []byte{})
+	f.Add(uint8(comm.CollectiveAllgatherv), uint8(0), uint64(1), gather.Hash, uint64(0), uint64(10), []byte("hello"), []byte("world"))
+	f.Add(uint8(comm.CollectiveAllgatherv), uint8(0), uint64(1), gather.Hash, uint64(0), uint64(hugeTotal), []byte("payload"), []byte("more"))
+	f.Add(uint8(comm.CollectiveAllreduceInt64), uint8(0), uint64(1), reduce.Hash, reduce.Arg, uint64(16), make([]byte, 8), make([]byte, 8))
+	f.Add(uint8(comm.CollectiveAllreduceInt64), uint8(FlagLast), uint64(1), reduce.Hash, reduce.Arg, uint64(hugeTotal), make([]byte, 8), []byte{})
 	f.Add(uint8(comm.CollectiveAlltoallv), uint8(0), uint64(2), uint64(0), uint64(0), uint64(1)<<62, []byte{1}, []byte{2})
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

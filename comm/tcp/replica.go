@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // ReplicaStats is what replication adds to a rank's traffic on top of its
@@ -79,13 +79,12 @@ func (c *Comm) peerErr(p *peer, err error) error {
 func (c *Comm) member(g, k int) *peer { return c.peers[g+k*c.size] }
 
 // exchangeReplicated is exchange in a replicated job (call seq, already
-// numbered): payload(d) goes to every live replica of every other logical
+// numbered): payload.To(d) goes to every live replica of every other logical
 // rank d, and msgs[s] is the first copy of logical rank s's message.
 // Replicas of this rank's own group exchange nothing: they hold the same
 // data.
-func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo, payload func(d int) []byte) ([][]byte, error) {
-	msgs := c.msgs
-	f := Frame{Type: FrameData, Kind: uint8(ci.kind), Job: c.job, Seq: seq, Phase: ci.hash, Arg: ci.arg, Src: uint32(c.proc)}
+func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *wire.Call, payload wire.Payload) ([][]byte, error) {
+	f := Frame{Type: FrameData, Kind: uint8(ci.Kind), Job: c.job, Seq: seq, Phase: ci.Hash, Arg: ci.Arg, Src: uint32(c.proc)}
 	var targets []*peer
 	c.mu.Lock()
 	for _, p := range c.peers {
@@ -100,7 +99,7 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo,
 	for _, p := range targets {
 		var data []byte // a sibling replica gets an empty message: "entered call seq"
 		if p.group != c.rank {
-			data = payload(p.group)
+			data = payload.To(p.group)
 		}
 		if p.group != c.rank && copies[p.group] > 0 {
 			c.extraSent += int64(len(data))
@@ -109,64 +108,26 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo,
 			}
 		}
 		copies[p.group]++
-		writers.Go(func() {
-			err := c.writeMessage(p, f, data)
-			c.mu.Lock()
-			p.writing = false
-			if err != nil {
-				p.werr = &PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf("sending failed: %w", err))}
-			}
-			c.mu.Unlock()
-			c.cond.Broadcast()
-			c.poke()
-		})
+		c.startWrite(&writers, p, f, data)
 	}
+	return c.await(ctx, seq, ci, &writers)
+}
 
-	timer := time.NewTimer(c.peerTimeout)
-	defer timer.Stop()
-	for {
-		c.mu.Lock()
-		done, err := c.progressReplicatedLocked(seq, ci, msgs)
-		c.mu.Unlock()
-		if done {
-			writers.Wait()
-			return msgs, nil
-		}
-		own := false
-		if err == nil {
-			select {
-			case <-c.wake:
-				timer.Reset(c.peerTimeout)
-				continue
-			case <-ctx.Done():
-				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
-			case <-timer.C:
-				if c.giveUpStalled(seq) {
-					// The stalled replicas are cut off; the next pass
-					// either goes on without them or names a lost group.
-					timer.Reset(c.peerTimeout)
-					continue
-				}
-				err = c.stallError(seq)
-			}
-		}
-		c.fail(err)
-		c.mu.Lock()
-		lagging := c.awaitArrivedLocked(seq, ci)
-		if lagging {
-			c.takeLocked(seq, msgs)
-		}
-		c.mu.Unlock()
-		if lagging {
-			c.finishWrites(&writers)
-			return msgs, nil
-		}
-		c.release(&writers)
-		if own {
-			return nil, fmt.Errorf("tcp: rank %d: %w: %w", c.rank, comm.ErrAborted, err)
-		}
-		return nil, c.abortedError(ci)
+// salvage reports whether call seq of a replicated job completes although
+// the job failed: every other logical rank's message arrived from a
+// replica that completed the call (awaitArrivedLocked). The messages are
+// then in c.msgs and the call's sends are over.
+func (c *Comm) salvage(seq uint64, ci *wire.Call, writers *sync.WaitGroup) bool {
+	c.mu.Lock()
+	lagging := c.awaitArrivedLocked(seq, ci)
+	if lagging {
+		c.takeLocked(seq, c.msgs)
 	}
+	c.mu.Unlock()
+	if lagging {
+		c.finishWrites(writers)
+	}
+	return lagging
 }
 
 // progressReplicatedLocked checks call seq of a replicated job: done once
@@ -174,7 +135,7 @@ func (c *Comm) exchangeReplicated(ctx context.Context, seq uint64, ci *callInfo,
 // every send finished (the winning copies are then moved to msgs); an error
 // once a logical rank lost all its replicas before its message arrived.
 // Replicas whose connection broke are given up on the way.
-func (c *Comm) progressReplicatedLocked(seq uint64, ci *callInfo, msgs [][]byte) (bool, error) {
+func (c *Comm) progressReplicatedLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, error) {
 	for _, p := range c.peers {
 		if p == nil || p.dead != nil {
 			continue
@@ -198,7 +159,7 @@ func (c *Comm) progressReplicatedLocked(seq uint64, ci *callInfo, msgs [][]byte)
 				p.inbox = p.inbox[:copy(p.inbox, p.inbox[1:])]
 			}
 			if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-				if err := ci.mismatch(seq, g, p.inbox[0]); err != nil {
+				if err := p.inbox[0].mismatch(ci, seq, g); err != nil {
 					return false, &PeerError{Rank: g, Err: c.peerErr(p, err)}
 				}
 				found = true
@@ -277,7 +238,7 @@ func (c *Comm) giveUpStalled(seq uint64) bool {
 // this rank's contribution from the sibling, so the call did happen, and
 // this replica stays in step with its group up to the call where the
 // failure became visible. It sends nothing. ok is false otherwise.
-func (c *Comm) replayArrived(ci *callInfo) (msgs [][]byte, ok bool) {
+func (c *Comm) replayArrived(ci *wire.Call) (msgs [][]byte, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	seq := c.seq + 1
@@ -296,7 +257,7 @@ func (c *Comm) replayArrived(ci *callInfo) (msgs [][]byte, ok bool) {
 // every other logical rank's message arrives. Notices and messages sent
 // before the failure may still be on their way: it waits for them until
 // their senders' connections end, at most the grace period.
-func (c *Comm) awaitArrivedLocked(seq uint64, ci *callInfo) bool {
+func (c *Comm) awaitArrivedLocked(seq uint64, ci *wire.Call) bool {
 	expired := false
 	timer := time.AfterFunc(c.grace, func() {
 		c.mu.Lock()
@@ -327,7 +288,7 @@ func (c *Comm) awaitArrivedLocked(seq uint64, ci *callInfo) bool {
 			for k := range c.replicas {
 				p := c.member(g, k)
 				if len(p.inbox) > 0 && p.inbox[0].seq == seq {
-					found = found || ci.mismatch(seq, g, p.inbox[0]) == nil
+					found = found || p.inbox[0].mismatch(ci, seq, g) == nil
 				} else if p.err == nil && p.dead == nil && !p.aborted {
 					pending = true
 				}
@@ -369,15 +330,7 @@ func (c *Comm) takeLocked(seq uint64, msgs [][]byte) {
 // those still running after the grace period short, so that no goroutine
 // reads the caller's buffers once the call returns.
 func (c *Comm) finishWrites(writers *sync.WaitGroup) {
-	cut := time.AfterFunc(c.grace, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		for _, p := range c.peers {
-			if p != nil && p.writing {
-				_ = p.conn.SetWriteDeadline(aLongTimeAgo)
-			}
-		}
-	})
+	cut := c.cutAfterGrace(false)
 	writers.Wait()
 	cut.Stop()
 }

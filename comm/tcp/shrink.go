@@ -27,12 +27,18 @@ import (
 	"errors"
 	"fmt"
 	"net"
+
+	"github.com/graphrun/graphrun/comm"
 )
 
 // ErrNotElastic is wrapped by the errors of Shrink when the failure cannot
 // be recovered from by shrinking: rank 0 (the coordinator) was lost, the
 // failure blames no other rank, or the Comm is replicated.
-var ErrNotElastic = errors.New("tcp: the failure cannot be recovered from by shrinking the job")
+var ErrNotElastic = comm.ErrNotElastic
+
+// A Comm is elastic: it shrinks over its survivors and grows by joining
+// processes (comm.Elastic).
+var _ comm.Elastic = (*Comm)(nil)
 
 // LostRank is the logical rank the failure err (a failed call's error, or
 // nil for the Comm's own recorded failure) blames, and whether one is
@@ -57,7 +63,18 @@ func (c *Comm) LostRank(err error) (int, bool) {
 // timeout (at most the connect timeout), so a second lost rank or a
 // disagreement fails every survivor in bounded time with an error naming
 // the missing ranks. c is left as it is on failure (the caller closes it).
-func (c *Comm) Shrink(ctx context.Context, cause error, epoch int) (*Comm, error) {
+//
+// Shrink implements comm.Elastic; shrink is the same returning the
+// concrete Comm.
+func (c *Comm) Shrink(ctx context.Context, cause error, epoch int) (comm.Elastic, error) {
+	nc, err := c.shrink(ctx, cause, epoch)
+	if err != nil {
+		return nil, err
+	}
+	return nc, nil
+}
+
+func (c *Comm) shrink(ctx context.Context, cause error, epoch int) (*Comm, error) {
 	lost, ok := c.LostRank(cause)
 	switch {
 	case c.replicas > 1:

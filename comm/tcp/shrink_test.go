@@ -60,6 +60,12 @@ func runShrinkJob(t *testing.T, p int, victims ...int) ([]error, []int64) {
 	return errs, sums
 }
 
+// wrapped is a comm.Wrapper over a Comm, standing for the wrappers
+// (network models, counters) kernels may be handed.
+type wrapped struct{ comm.Comm }
+
+func (w wrapped) Unwrap() comm.Comm { return w.Comm }
+
 func shrinkRank(ctx context.Context, cfg Config, cl net.Listener, victims []int) (int64, error) {
 	c, err := connect(ctx, cfg, cl)
 	if err != nil {
@@ -90,7 +96,12 @@ func shrinkRank(ctx context.Context, cfg Config, cl net.Listener, victims []int)
 		return 0, errors.New("no failure seen")
 	}
 	old := c.Rank()
-	nc, err := c.Shrink(ctx, err, 1)
+	// Through comm.Elastic, as kernels see it, under a wrapper.
+	e, ok := comm.AsElastic(wrapped{c})
+	if !ok || e != comm.Elastic(c) {
+		return 0, fmt.Errorf("comm.AsElastic of a wrapped *tcp.Comm: %v, %v", e, ok)
+	}
+	nc, err := e.Shrink(ctx, err, 1)
 	if err != nil {
 		return 0, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/commtest"
+	"github.com/graphrun/graphrun/comm/wire"
 )
 
 // guardTimeout bounds every test job: a hung job fails its test, not the binary.
@@ -440,7 +441,7 @@ func TestCorruptFrame(t *testing.T) {
 					p := c.peers[0]
 					// An Alltoallv frame: a Barrier's would be refused for its
 					// length alone.
-					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: newCall(comm.CollectiveAlltoallv, "next", 0).hash, Src: 1}
+					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: wire.PhaseHash("next"), Src: 1}
 					frame := AppendFrame(nil, f, []byte("payload"))
 					tc.edit(frame)
 					p.wmu.Lock()
