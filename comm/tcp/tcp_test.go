@@ -162,6 +162,16 @@ func (j *testJob) run(fn func(c *Comm) error) []error {
 	return errs
 }
 
+// runHealthy runs smallJob on every rank, each of which must succeed.
+func (j *testJob) runHealthy() {
+	j.t.Helper()
+	for r, err := range j.run(smallJob) {
+		if err != nil {
+			j.t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
 // smallJob is a short healthy workload.
 func smallJob(c *Comm) error {
 	ctx := context.Background()
@@ -256,11 +266,7 @@ func TestRogueClients(t *testing.T) {
 	})
 
 	j.start(1)
-	for r, err := range j.run(smallJob) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
+	j.runHealthy()
 }
 
 // TestWrongTokenRank runs a rank configured with the wrong token: Connect
@@ -278,11 +284,7 @@ func TestWrongTokenRank(t *testing.T) {
 	}
 	j.logs.waitFor(t, "coordinator: refused", "invalid proof")
 	j.start(1)
-	for r, err := range j.run(smallJob) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
+	j.runHealthy()
 }
 
 func TestConnectTimeout(t *testing.T) {
