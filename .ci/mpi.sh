@@ -18,14 +18,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 scale=${1:-16}
-MPI_TMP=$(mktemp -d)
-bg=()
-cleanup() {
-  [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
-  for p in "${bg[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$MPI_TMP"
-}
-trap cleanup EXIT
+tcp_scratch
+MPI_TMP=$TCP_TMP
 
 # need_mpi installs both MPI libraries' launchers and development files and
 # pkg-config (the build takes its flags from pkg-config's ompi or mpich
@@ -157,7 +151,7 @@ failing_rank() {
   local sig=$1 victim=2 deadline=60
   "${MPIRUN[@]}" -np 4 "$GRAPHRUN" bfs --scale 20 --transport mpi >"$MPI_TMP/fail.out" 2>"$MPI_TMP/fail.err" &
   local launcher=$!
-  bg=("$launcher")
+  pids=("$launcher")
   local pid="" tries=0
   while [ -z "$pid" ] && [ $tries -lt 100 ]; do
     sleep 0.2
@@ -175,7 +169,7 @@ failing_rank() {
   done
   local rc=0
   wait "$launcher" || rc=$?
-  bg=()
+  pids=()
   [ "$rc" != 0 ] || { cat "$MPI_TMP/fail.err" >&2; tcp_fail "mpirun exited 0 after rank $victim got SIG$sig"; }
   echo "SIG$sig to rank $victim: mpirun exited $rc after $((SECONDS - killed_at)) s"
 }

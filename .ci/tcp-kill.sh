@@ -9,14 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 scale=${1:-20}
-TCP_TMP=$(mktemp -d)
-pids=()
-cleanup() {
-  [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  rm -rf "$TCP_TMP"
-}
-trap cleanup EXIT
+tcp_scratch
 tcp_build
 victim=2
 deadline=35

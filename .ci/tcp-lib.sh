@@ -27,6 +27,25 @@ tcp_need_cmd() {
   command -v "$cmd" >/dev/null 2>&1 || tcp_fail "$pkg is installed but $cmd is still missing"
 }
 
+# tcp_scratch makes TCP_TMP a new scratch folder and sets the EXIT trap
+# (tcp_cleanup) that kills -9 the processes listed in the array pids,
+# deletes the network namespaces listed in the array namespaces and removes
+# TCP_TMP. Both arrays start empty.
+tcp_scratch() {
+  TCP_TMP=$(mktemp -d)
+  pids=()
+  namespaces=()
+  trap tcp_cleanup EXIT
+}
+
+# tcp_cleanup is tcp_scratch's EXIT trap.
+tcp_cleanup() {
+  [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
+  rm -rf "$TCP_TMP"
+}
+
 # tcp_build sets GRAPHRUN to a graphrun binary: $GRAPHRUN_BIN if set,
 # otherwise one built into $TCP_TMP.
 tcp_build() {

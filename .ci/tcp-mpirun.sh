@@ -11,8 +11,7 @@ cd "$(dirname "$0")/.."
 scale=${1:-18}
 tcp_need_cmd mpirun openmpi-bin
 tcp_need_cmd jq jq
-TCP_TMP=$(mktemp -d)
-trap 'rm -rf "$TCP_TMP"' EXIT
+tcp_scratch
 tcp_build
 mpirun --version | head -1
 

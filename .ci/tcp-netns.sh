@@ -15,17 +15,8 @@ scale=${1:-18}
 tcp_need_cmd ip iproute2
 tcp_need_cmd jq jq
 
-TCP_TMP=$(mktemp -d)
+tcp_scratch
 tag=grtcp$$
-namespaces=()
-pids=()
-cleanup() {
-  [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
-  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-  for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-  rm -rf "$TCP_TMP"
-}
-trap cleanup EXIT
 tcp_build
 
 tcp_netns_hosts "$tag" 4 231

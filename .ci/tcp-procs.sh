@@ -8,8 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 scale=${1:-18}
-TCP_TMP=$(mktemp -d)
-trap 'rm -rf "$TCP_TMP"' EXIT
+tcp_scratch
 tcp_need_cmd jq jq
 tcp_build
 

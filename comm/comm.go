@@ -16,6 +16,13 @@
 // context is cancelled inside a call) every pending and every later call on
 // every rank of the same job returns an error wrapping ErrAborted. A run never
 // hangs on a dead peer.
+//
+// Beyond Comm, a backend may offer optional capabilities, which callers test
+// for instead of naming a backend: Elastic (a job that shrinks over its
+// survivors and grows by joining processes, paper 002; comm/tcp), found
+// with AsElastic also under Wrappers. PeerError, Blame and JobError say
+// which rank a failure is the fault of, the same way on every transport;
+// package comm/wire holds what the multi-process backends share.
 package comm
 
 import (

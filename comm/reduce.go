@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -48,6 +49,80 @@ func ReduceFloat64(acc, x []float64, op Op) {
 	case Min:
 		for i, v := range x {
 			acc[i] = math.Min(acc[i], v)
+		}
+	}
+}
+
+// Allreduce values travel between ranks as 8 bytes each, little-endian:
+// an int64's two's complement, a float64's IEEE 754 bits. These helpers
+// are that encoding, for every backend and for Sub.
+
+// AppendInt64s appends vals to dst, 8 bytes each.
+func AppendInt64s(dst []byte, vals []int64) []byte {
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
+	}
+	return dst
+}
+
+// DecodeInt64s decodes len(dst) values of b into dst.
+func DecodeInt64s(dst []int64, b []byte) {
+	for i := range dst {
+		dst[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+}
+
+// ReduceInt64Bytes combines the len(acc) encoded values of b into acc with
+// op, as ReduceInt64.
+func ReduceInt64Bytes(acc []int64, b []byte, op Op) {
+	b = b[:8*len(acc)]
+	switch op {
+	case Sum:
+		for i := range acc {
+			acc[i] += int64(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	case Max:
+		for i := range acc {
+			acc[i] = max(acc[i], int64(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	case Min:
+		for i := range acc {
+			acc[i] = min(acc[i], int64(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	}
+}
+
+// AppendFloat64s appends vals to dst, 8 bytes each.
+func AppendFloat64s(dst []byte, vals []float64) []byte {
+	for _, v := range vals {
+		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+	}
+	return dst
+}
+
+// DecodeFloat64s decodes len(dst) values of b into dst.
+func DecodeFloat64s(dst []float64, b []byte) {
+	for i := range dst {
+		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+}
+
+// ReduceFloat64Bytes combines the len(acc) encoded values of b into acc
+// with op, as ReduceFloat64.
+func ReduceFloat64Bytes(acc []float64, b []byte, op Op) {
+	b = b[:8*len(acc)]
+	switch op {
+	case Sum:
+		for i := range acc {
+			acc[i] += math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+	case Max:
+		for i := range acc {
+			acc[i] = math.Max(acc[i], math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
+		}
+	case Min:
+		for i := range acc {
+			acc[i] = math.Min(acc[i], math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
 		}
 	}
 }

@@ -2,9 +2,7 @@ package comm
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 )
 
 // Sub is a sub-communicator: a group of the ranks of a parent Comm, with the
@@ -158,28 +156,15 @@ func (s *Sub) AllreduceInt64(ctx context.Context, phase string, vals []int64, op
 	if err := op.Check(); err != nil {
 		return fmt.Errorf("comm: sub-communicator: %w", err)
 	}
-	s.enc = s.enc[:0]
-	for _, v := range vals {
-		s.enc = binary.LittleEndian.AppendUint64(s.enc, uint64(v))
-	}
+	s.enc = AppendInt64s(s.enc[:0], vals)
 	if err := s.gatherValues(ctx, phase, len(vals)); err != nil {
 		return err
 	}
 	for k, b := range s.recv {
-		for i := range vals {
-			x := int64(binary.LittleEndian.Uint64(b[8*i:]))
-			if k == 0 {
-				vals[i] = x
-				continue
-			}
-			switch op {
-			case Sum:
-				vals[i] += x
-			case Max:
-				vals[i] = max(vals[i], x)
-			case Min:
-				vals[i] = min(vals[i], x)
-			}
+		if k == 0 {
+			DecodeInt64s(vals, b)
+		} else {
+			ReduceInt64Bytes(vals, b, op)
 		}
 	}
 	return nil
@@ -191,28 +176,15 @@ func (s *Sub) AllreduceFloat64(ctx context.Context, phase string, vals []float64
 	if err := op.Check(); err != nil {
 		return fmt.Errorf("comm: sub-communicator: %w", err)
 	}
-	s.enc = s.enc[:0]
-	for _, v := range vals {
-		s.enc = binary.LittleEndian.AppendUint64(s.enc, math.Float64bits(v))
-	}
+	s.enc = AppendFloat64s(s.enc[:0], vals)
 	if err := s.gatherValues(ctx, phase, len(vals)); err != nil {
 		return err
 	}
 	for k, b := range s.recv {
-		for i := range vals {
-			x := math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-			if k == 0 {
-				vals[i] = x
-				continue
-			}
-			switch op {
-			case Sum:
-				vals[i] += x
-			case Max:
-				vals[i] = math.Max(vals[i], x)
-			case Min:
-				vals[i] = math.Min(vals[i], x)
-			}
+		if k == 0 {
+			DecodeFloat64s(vals, b)
+		} else {
+			ReduceFloat64Bytes(vals, b, op)
 		}
 	}
 	return nil

@@ -110,11 +110,7 @@ func TestCoordinatorFlood(t *testing.T) {
 	for r := range 3 {
 		j.start(r)
 	}
-	for r, err := range j.run(smallJob) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
+	j.runHealthy()
 	wait()
 	grew := stop()
 	t.Logf("heap grew by at most %.1f MiB during the flood", float64(grew)/(1<<20))
@@ -141,19 +137,7 @@ func TestLobbyFlood(t *testing.T) {
 	wait := flood(t, j.addr, FrameJoin, "grow-test")
 	out := j.startJoiners(1, j.config(0, 1), growTag)
 	waitPending(t, comms[0], 1)
-	ncs, sums, errs := growAll(j.ctx, comms, 1)
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-		defer ncs[r].Close()
-		if sums[r] != 0+1+100 {
-			t.Errorf("rank %d: sum %d over the grown job, want 101", r, sums[r])
-		}
-	}
-	if o := <-out; o.err != nil || o.sum != 101 {
-		t.Fatalf("joiner: sum %d, %v", o.sum, o.err)
-	}
+	growByOne(t, j.ctx, comms, 1, out, 0+1+100)
 	wait()
 	grew := stop()
 	t.Logf("heap grew by at most %.1f MiB during the flood", float64(grew)/(1<<20))
@@ -206,19 +190,7 @@ func TestSilentConnectionsAreCapped(t *testing.T) {
 	}
 	out := j.startJoiners(1, j.config(0, 1), growTag)
 	waitPending(t, comms[0], 1)
-	ncs, sums, errs := growAll(j.ctx, comms, 1)
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-		defer ncs[r].Close()
-		if sums[r] != 101 {
-			t.Errorf("rank %d: sum %d over the grown job, want 101", r, sums[r])
-		}
-	}
-	if o := <-out; o.err != nil || o.sum != 101 {
-		t.Fatalf("joiner: sum %d, %v", o.sum, o.err)
-	}
+	growByOne(t, j.ctx, comms, 1, out, 0+1+100)
 	j.mu.Lock()
 	logs := append([]string(nil), j.logs...)
 	j.mu.Unlock()

@@ -158,6 +158,29 @@ func growAll(ctx context.Context, comms []*Comm, epoch int) ([]*Comm, []int64, [
 	return ncs, sums, errs
 }
 
+// growByOne grows comms by the one process waiting in the lobby, at epoch,
+// and checks that every rank of the grown job (closed when the test ends)
+// keeps its rank and sums to want, as does the joiner from out, which gets
+// the last rank.
+func growByOne(t *testing.T, ctx context.Context, comms []*Comm, epoch int, out chan joined, want int64) {
+	t.Helper()
+	ncs, sums, errs := growAll(ctx, comms, epoch)
+	p := len(comms) + 1
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		t.Cleanup(func() { ncs[r].Close() })
+		if ncs[r].Size() != p || ncs[r].Rank() != r || ncs[r].Epoch() != epoch || sums[r] != want {
+			t.Errorf("rank %d: rank %d of %d, epoch %d, sum %d; want rank %d of %d, epoch %d, sum %d",
+				r, ncs[r].Rank(), ncs[r].Size(), ncs[r].Epoch(), sums[r], r, p, epoch, want)
+		}
+	}
+	if o := <-out; o.err != nil || o.rank != p-1 || o.sum != want {
+		t.Errorf("joiner: rank %d, sum %d, %v; want rank %d, sum %d", o.rank, o.sum, o.err, p-1, want)
+	}
+}
+
 func testGrow(t *testing.T, p, k int) {
 	j := newGrowJob(t)
 	comms := j.connectRanks(p)
@@ -385,17 +408,5 @@ func TestShrinkThenGrow(t *testing.T) {
 	}
 	out := j.startJoiners(1, j.config(0, 1), growTag)
 	waitPending(t, shrunk[0], 1)
-	ncs, sums, errs := growAll(j.ctx, shrunk, 2)
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-		defer ncs[r].Close()
-		if ncs[r].Size() != 4 || ncs[r].Epoch() != 2 || sums[r] != 0+1+2+100 {
-			t.Errorf("rank %d: %d ranks, epoch %d, sum %d; want 4, 2, 103", r, ncs[r].Size(), ncs[r].Epoch(), sums[r])
-		}
-	}
-	if o := <-out; o.err != nil || o.rank != 3 || o.sum != 103 {
-		t.Errorf("joiner: rank %d, sum %d, %v; want rank 3, sum 103", o.rank, o.sum, o.err)
-	}
+	growByOne(t, j.ctx, shrunk, 2, out, 0+1+2+100)
 }

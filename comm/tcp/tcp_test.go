@@ -162,6 +162,37 @@ func (j *testJob) run(fn func(c *Comm) error) []error {
 	return errs
 }
 
+// problemLog collects what the ranks of a test find wrong, from any
+// goroutine, for the test to report once they are done.
+type problemLog struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (l *problemLog) report(format string, args ...any) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.list = append(l.list, fmt.Sprintf(format, args...))
+}
+
+// fail reports every problem as an error of t.
+func (l *problemLog) fail(t *testing.T) {
+	t.Helper()
+	for _, p := range l.list {
+		t.Error(p)
+	}
+}
+
+// runHealthy runs smallJob on every rank, each of which must succeed.
+func (j *testJob) runHealthy() {
+	j.t.Helper()
+	for r, err := range j.run(smallJob) {
+		if err != nil {
+			j.t.Errorf("rank %d: %v", r, err)
+		}
+	}
+}
+
 // smallJob is a short healthy workload.
 func smallJob(c *Comm) error {
 	ctx := context.Background()
@@ -256,11 +287,7 @@ func TestRogueClients(t *testing.T) {
 	})
 
 	j.start(1)
-	for r, err := range j.run(smallJob) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
+	j.runHealthy()
 }
 
 // TestWrongTokenRank runs a rank configured with the wrong token: Connect
@@ -278,11 +305,7 @@ func TestWrongTokenRank(t *testing.T) {
 	}
 	j.logs.waitFor(t, "coordinator: refused", "invalid proof")
 	j.start(1)
-	for r, err := range j.run(smallJob) {
-		if err != nil {
-			t.Errorf("rank %d: %v", r, err)
-		}
-	}
+	j.runHealthy()
 }
 
 func TestConnectTimeout(t *testing.T) {
@@ -370,13 +393,8 @@ func TestLostRank(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var mu sync.Mutex
-			var problems []string
-			report := func(format string, args ...any) {
-				mu.Lock()
-				defer mu.Unlock()
-				problems = append(problems, fmt.Sprintf(format, args...))
-			}
+			var problems problemLog
+			report := problems.report
 			err := launch(ctx, 3, func(ctx context.Context, cc comm.Comm) error {
 				c := cc.(*Comm)
 				for i := range 3 {
@@ -404,9 +422,7 @@ func TestLostRank(t *testing.T) {
 				}
 				return err
 			}, launchOptions{peerTimeout: peerTimeout})
-			for _, p := range problems {
-				t.Error(p)
-			}
+			problems.fail(t)
 			if err == nil || !strings.Contains(err.Error(), "rank 2") {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}
@@ -548,7 +564,7 @@ func BenchmarkAlltoallv(b *testing.B) {
 		for _, size := range []int{64 << 10, 1 << 20, 16 << 20} {
 			b.Run(fmt.Sprintf("ranks=%d/size=%dKiB", p, size>>10), func(b *testing.B) {
 				b.SetBytes(int64(p * (p - 1) * size))
-				err := LaunchLoopback(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+				benchLoopback(b, p, func(c comm.Comm) func(ctx context.Context) error {
 					block := bytes.Repeat([]byte{byte(c.Rank())}, size)
 					send := make([][]byte, p)
 					recv := make([][]byte, p)
@@ -556,32 +572,63 @@ func BenchmarkAlltoallv(b *testing.B) {
 						send[d] = block
 						recv[d] = make([]byte, 0, size)
 					}
-					if err := c.Barrier(ctx, "bench.start"); err != nil {
-						return err
-					}
-					if c.Rank() == 0 {
-						b.ResetTimer()
-					}
-					for range b.N {
+					return func(ctx context.Context) error {
 						out, err := c.Alltoallv(ctx, "bench.alltoallv", send, recv)
-						if err != nil {
-							return err
-						}
 						recv = out
-					}
-					if err := c.Barrier(ctx, "bench.stop"); err != nil {
 						return err
 					}
-					if c.Rank() == 0 {
-						b.StopTimer()
-					}
-					return nil
 				})
-				if err != nil {
-					b.Fatal(err)
-				}
 			})
 		}
+	}
+}
+
+// BenchmarkAllreduceFloat64 measures a sum of n float64s over 4 loopback
+// TCP ranks: the termination check of every BFS level (n = 1) and a
+// PageRank-sized vector.
+func BenchmarkAllreduceFloat64(b *testing.B) {
+	for _, n := range []int{1, 4096} {
+		b.Run(fmt.Sprintf("ranks=4/len=%d", n), func(b *testing.B) {
+			benchLoopback(b, 4, func(c comm.Comm) func(ctx context.Context) error {
+				vals := make([]float64, n)
+				return func(ctx context.Context) error {
+					for i := range vals {
+						vals[i] = float64(i + c.Rank())
+					}
+					return c.AllreduceFloat64(ctx, "bench.allreduce", vals, comm.Sum)
+				}
+			})
+		})
+	}
+}
+
+// benchLoopback runs b.N calls of the collective that setup returns for
+// each of p loopback TCP ranks, timing them on rank 0 between two
+// barriers.
+func benchLoopback(b *testing.B, p int, setup func(c comm.Comm) func(ctx context.Context) error) {
+	err := LaunchLoopback(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		call := setup(c)
+		if err := c.Barrier(ctx, "bench.start"); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			b.ResetTimer()
+		}
+		for range b.N {
+			if err := call(ctx); err != nil {
+				return err
+			}
+		}
+		if err := c.Barrier(ctx, "bench.stop"); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			b.StopTimer()
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
 }
 
@@ -619,13 +666,8 @@ func TestReplicaLoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var mu sync.Mutex
-			var problems []string
-			report := func(format string, args ...any) {
-				mu.Lock()
-				defer mu.Unlock()
-				problems = append(problems, fmt.Sprintf(format, args...))
-			}
+			var problems problemLog
+			report := problems.report
 			lost := len(tc.victims) == s
 			start := time.Now()
 			err := launch(ctx, p, func(ctx context.Context, cc comm.Comm) error {
@@ -675,9 +717,7 @@ func TestReplicaLoss(t *testing.T) {
 			if elapsed := time.Since(start); elapsed > 6*time.Second {
 				t.Errorf("job took %v", elapsed)
 			}
-			for _, pr := range problems {
-				t.Error(pr)
-			}
+			problems.fail(t)
 			if lost && (err == nil || !strings.Contains(err.Error(), "rank 2")) {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}

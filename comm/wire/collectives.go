@@ -6,9 +6,7 @@ package wire
 
 import (
 	"context"
-	"encoding/binary"
 	"fmt"
-	"math"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/bufs"
@@ -128,7 +126,7 @@ func (c *Collectives) Allgatherv(ctx context.Context, phase string, mine []byte,
 func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceInt64, phase, AllreduceArg(len(vals), op))
 	return allreduceValues(ctx, c, ci, phase, vals, op, &c.ints, valueCodec[int64]{
-		encode: appendInt64s, decode: decodeInt64s, reduce: comm.ReduceInt64, reduceBytes: reduceInt64Bytes,
+		encode: comm.AppendInt64s, decode: comm.DecodeInt64s, reduce: comm.ReduceInt64, reduceBytes: comm.ReduceInt64Bytes,
 	})
 }
 
@@ -139,7 +137,7 @@ func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []i
 func (c *Collectives) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceFloat64, phase, AllreduceArg(len(vals), op))
 	return allreduceValues(ctx, c, ci, phase, vals, op, &c.floats, valueCodec[float64]{
-		encode: appendFloat64s, decode: decodeFloat64s, reduce: comm.ReduceFloat64, reduceBytes: reduceFloat64Bytes,
+		encode: comm.AppendFloat64s, decode: comm.DecodeFloat64s, reduce: comm.ReduceFloat64, reduceBytes: comm.ReduceFloat64Bytes,
 	})
 }
 
@@ -182,32 +180,6 @@ func allreduceValues[T int64 | float64](ctx context.Context, c *Collectives, ci 
 	copy(vals, acc)
 	c.recordAllreduce(phase, len(vals))
 	return nil
-}
-
-func appendInt64s(dst []byte, vals []int64) []byte {
-	for _, v := range vals {
-		dst = binary.LittleEndian.AppendUint64(dst, uint64(v))
-	}
-	return dst
-}
-
-func decodeInt64s(dst []int64, b []byte) {
-	for i := range dst {
-		dst[i] = int64(binary.LittleEndian.Uint64(b[8*i:]))
-	}
-}
-
-func appendFloat64s(dst []byte, vals []float64) []byte {
-	for _, v := range vals {
-		dst = binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
-	}
-	return dst
-}
-
-func decodeFloat64s(dst []float64, b []byte) {
-	for i := range dst {
-		dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-	}
 }
 
 // allreduce sends c.sendBuf to every rank and returns every other rank's
@@ -287,40 +259,4 @@ func adopt(dst, m []byte) []byte {
 	dst = dst[:len(m)]
 	copy(dst, m)
 	return dst
-}
-
-func reduceInt64Bytes(acc []int64, b []byte, op comm.Op) {
-	b = b[:8*len(acc)]
-	switch op {
-	case comm.Sum:
-		for i := range acc {
-			acc[i] += int64(binary.LittleEndian.Uint64(b[8*i:]))
-		}
-	case comm.Max:
-		for i := range acc {
-			acc[i] = max(acc[i], int64(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	case comm.Min:
-		for i := range acc {
-			acc[i] = min(acc[i], int64(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	}
-}
-
-func reduceFloat64Bytes(acc []float64, b []byte, op comm.Op) {
-	b = b[:8*len(acc)]
-	switch op {
-	case comm.Sum:
-		for i := range acc {
-			acc[i] += math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-		}
-	case comm.Max:
-		for i := range acc {
-			acc[i] = math.Max(acc[i], math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	case comm.Min:
-		for i := range acc {
-			acc[i] = math.Min(acc[i], math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:])))
-		}
-	}
 }
