@@ -34,6 +34,12 @@ type PageRankRun struct {
 	Layers           []PageRankLayer `json:"layers"`
 	Top              []TopVertex     `json:"top"`
 
+	// L1Changes is the L1 change of the rank vector after each iteration,
+	// IterationTimes each iteration's wall time on the slowest rank in
+	// seconds (both absent from runs before graphrun 0.2).
+	L1Changes      []float64 `json:"l1_changes,omitempty"`
+	IterationTimes []float64 `json:"iteration_times,omitempty"`
+
 	// InputEdges is the number of edges read (all ranks, before
 	// --undirected's reverses and deduplication); PeakMemoryBytes the
 	// largest peak resident set size of the job's processes (the whole

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -208,6 +209,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		mu     sync.Mutex
 		report *pagerankReport
 	)
+	progress := newIterationProgress(cmd.ErrOrStderr(), cmp.Or(cfg.Iterations, cfg.MaxIter))
+	cfg.Progress = progress.update
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var rep *pagerankReport
 		var err error
@@ -224,6 +227,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	})
+	progress.clear()
 	if err != nil {
 		var le *graph.EdgeListError
 		var pe *fs.PathError
@@ -309,6 +313,7 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 		undirected:  cfg.Undirected,
 	}
 	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
+	rep.L1Changes, rep.IterationTimes = res.L1Changes, times[4:]
 	if res.Iterations > 0 {
 		it := float64(res.Iterations)
 		rep.TimePerIteration = results.PageRankTimes{Compute: times[2] / it, Communication: times[3] / it}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -66,6 +67,61 @@ func (p *progress) update(stage string, done, total int) {
 func (p *progress) clear() {
 	if p.bar != nil {
 		_ = p.bar.Clear()
+	}
+}
+
+// iterationProgress draws PageRank's progress on stderr, when it is a
+// terminal: a bar over the iterations (--iterations, or at most --max-iter)
+// described by the last iteration's number and L1 change. Every in-process
+// rank reports each iteration; the bar moves once per iteration.
+type iterationProgress struct {
+	mu   sync.Mutex
+	bar  *progressbar.ProgressBar
+	last int
+}
+
+// newIterationProgress returns the progress of a run of at most total
+// iterations, drawn only if stderr is a terminal.
+func newIterationProgress(stderr io.Writer, total int) *iterationProgress {
+	if !isTerminal(stderr) {
+		return &iterationProgress{}
+	}
+	return newIterationBar(stderr, total)
+}
+
+// newIterationBar draws on w whatever it is.
+func newIterationBar(w io.Writer, total int) *iterationProgress {
+	return &iterationProgress{bar: progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("pagerank"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionThrottle(0),
+	)}
+}
+
+// update is the spmv.PageRankConfig.Progress callback.
+func (p *iterationProgress) update(iteration int, l1 float64) {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if iteration <= p.last {
+		return // another rank's report of the same iteration
+	}
+	p.last = iteration
+	p.bar.Describe(fmt.Sprintf("iteration %d, L1 change %.3g", iteration, l1))
+	_ = p.bar.Set(min(iteration, p.bar.GetMax()))
+}
+
+// clear removes the bar before the results are printed.
+func (p *iterationProgress) clear() {
+	if p.bar != nil {
+		p.mu.Lock()
+		_ = p.bar.Clear()
+		p.mu.Unlock()
 	}
 }
 
