@@ -22,9 +22,6 @@ import (
 	"github.com/graphrun/graphrun/internal/output"
 )
 
-// version is graphrun's release version.
-const version = "0.1.0"
-
 // usageError marks bad input (flags, files): graphrun exits with status 2.
 type usageError struct{ err error }
 
@@ -69,10 +66,12 @@ func isUsage(err error) bool {
 func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "graphrun",
-		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers",
+		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers, and PageRank",
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		// The command's outputs: the profiles join them here, the command
 		// adds its own and checks them all before any work.
@@ -91,6 +90,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		newBenchPageRankCommand())
 	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
 	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
+	registerCompletions(root)
 	return root
 }
 
