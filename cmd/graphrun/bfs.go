@@ -289,6 +289,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
 			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
 	}
+	results.NoteDominance(stderr, run.Searches)
 	if !run.ValidationSkipped && !run.Validated() {
 		fmt.Fprint(textOut, results.InvalidRunText)
 		return fmt.Errorf("validation failed")
