@@ -45,8 +45,11 @@
 // search that took zero seconds) are written as null and read back as NaN.
 // The keys, in the order they are written:
 //
+//	command             string   "bfs" (the Envelope every graphrun JSON starts with)
 //	graphrun_version    string   version of the graphrun binary (set by the caller)
+//	vcs_revision        string   VCS revision of the binary (absent if not recorded)
 //	started_at          string   RFC 3339 time the run started (set by the caller)
+//	command_line        array    graphrun and its arguments ([] if not from a command)
 //	SCALE               int      log2 of the number of vertices
 //	edgefactor          int      edges per vertex
 //	NBFS                int      number of searches (length of "searches")

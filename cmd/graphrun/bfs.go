@@ -257,6 +257,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	run.Version, run.StartedAt = version, started.UTC()
+	run.Revision, run.CommandLine = revision, invocationOf(cmd).commandLine
 	if tree != nil {
 		if err := tree.Commit(); err != nil {
 			return err

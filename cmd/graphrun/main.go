@@ -97,6 +97,23 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 // outputsKey is the context key of a command's output Set.
 type outputsKey struct{}
 
+// invocationKey is the context key of the invocation runContext runs.
+type invocationKey struct{}
+
+// invocation is graphrun's command line and when it started, for the
+// Envelope of the JSON documents (results.Envelope).
+type invocation struct {
+	commandLine []string
+	startedAt   time.Time
+}
+
+// invocationOf is the invocation the running command belongs to (zero
+// outside runContext).
+func invocationOf(cmd *cobra.Command) invocation {
+	inv, _ := cmd.Context().Value(invocationKey{}).(invocation)
+	return inv
+}
+
 // outputsOf is the output Set of the running command (see
 // newRootCommand): every output of a command, and its inputs, go there.
 func outputsOf(cmd *cobra.Command) *output.Set {
@@ -125,6 +142,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // (an interrupt) stops the command: its error is then not printed, the
 // caller reports the interrupt.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx = context.WithValue(ctx, invocationKey{}, invocation{
+		commandLine: append([]string{"graphrun"}, args...),
+		startedAt:   time.Now().UTC(),
+	})
 	var prof profileFlags
 	cmd := newRootCommand(stdout, stderr, &prof)
 	cmd.SetArgs(args)

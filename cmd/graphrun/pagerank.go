@@ -239,6 +239,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report == nil || !plan.reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
+	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine
 	if report.Vertices == 0 {
 		return usageError{fmt.Errorf("%s: no edges", in.name)}
 	}

@@ -187,6 +187,7 @@ type benchOutput struct {
 
 // benchMeta is the part of summary.json every matrix shares.
 type benchMeta struct {
+	Version    string               `json:"graphrun_version"`
 	Matrix     string               `json:"matrix"`
 	Key        string               `json:"key"`
 	Command    string               `json:"command"`
@@ -239,7 +240,7 @@ func (o *benchOutput) finish() {
 }
 
 func (o *benchOutput) meta() benchMeta {
-	return benchMeta{Matrix: o.matrix, Key: o.key, Command: o.command, StartedAt: o.startedAt, FinishedAt: o.finishedAt,
+	return benchMeta{Version: version, Matrix: o.matrix, Key: o.key, Command: o.command, StartedAt: o.startedAt, FinishedAt: o.finishedAt,
 		LoadStart: o.loadStart, LoadEnd: o.loadEnd}
 }
 
