@@ -134,3 +134,13 @@ func (r *PageRankRun) LayerVolumes() []LayerVolume {
 	}
 	return v
 }
+
+// AllreduceLabel names a PageRank run's allreduce for its summary line:
+// "kylix 4x4 allreduce", or "no allreduce" on one rank, which has nothing
+// to reduce with.
+func AllreduceLabel(network string, ranks int) string {
+	if ranks == 1 {
+		return "no allreduce"
+	}
+	return network + " allreduce"
+}

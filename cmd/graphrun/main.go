@@ -94,6 +94,15 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 	return root
 }
 
+// threadsUsage is the help of --threads for cmd: per rank where the
+// command has ranks, of the one process for generate.
+func threadsUsage(cmd *cobra.Command) string {
+	if cmd.Name() == "generate" {
+		return "goroutines generating the tuples (default: CPUs)"
+	}
+	return "goroutines per rank (default: CPUs / ranks, at least 1)"
+}
+
 // outputsKey is the context key of a command's output Set.
 type outputsKey struct{}
 
