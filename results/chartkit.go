@@ -65,10 +65,12 @@ const DefaultDPI = 150
 // for papers) and PNG.
 var ChartFormats = []string{"svg", "pdf", "png"}
 
-// newChart starts a chart with the package's title and legend styles.
-func newChart(name, title string) Chart {
+// newChart starts a chart with the package's title and legend styles and
+// its axis labels.
+func newChart(name, title, xLabel, yLabel string) Chart {
 	p := plot.New()
 	p.Title.Text = title
+	p.X.Label.Text, p.Y.Label.Text = xLabel, yLabel
 	p.Title.Padding = vg.Points(8)
 	leg := plot.NewLegend()
 	leg.Left = true
@@ -261,6 +263,23 @@ func addLine(c *Chart, label string, xs, ys []float64, index int) (bool, error) 
 	c.Plot.Add(line, points)
 	c.Legend.Add(label, line, points)
 	return true, nil
+}
+
+// addBars adds one bar per value, styled by index and stacked on below
+// if not nil, their width set by the number of bars.
+func addBars(c *Chart, values plotter.Values, index int, label string, below *plotter.BarChart) (*plotter.BarChart, error) {
+	bars, err := plotter.NewBarChart(values, vg.Points(max(8, min(40, 300/float64(len(values))))))
+	if err != nil {
+		return nil, fmt.Errorf("results: chart %s: %s: %w", c.Name, label, err)
+	}
+	bars.Color = plotutil.Color(index)
+	bars.LineStyle.Width = 0
+	if below != nil {
+		bars.StackOn(below)
+	}
+	c.Plot.Add(bars)
+	c.Legend.Add(label, bars)
+	return bars, nil
 }
 
 // integerTicks puts a tick on every integer of a short axis (levels,

@@ -181,9 +181,7 @@ func levelChart(runs []LabeledRun, name, title, ylabel, unit, column string, pic
 	if len(runs) == 0 {
 		return Chart{}, fmt.Errorf("results: %s chart of no run", name)
 	}
-	c := newChart(name, title)
-	c.Plot.X.Label.Text = "BFS level"
-	c.Plot.Y.Label.Text = ylabel
+	c := newChart(name, title, "BFS level", ylabel)
 	c.Table = Table{Header: []string{"run", "level", column}}
 	useLogY(&c, unit)
 	drawn := 0
@@ -242,10 +240,9 @@ func BreakdownChart(runs []LabeledRun) (Chart, error) {
 	if len(runs) == 0 {
 		return Chart{}, errors.New("results: breakdown chart of no run")
 	}
-	c := newChart("breakdown", "Time per search by activity (mean over searches)")
+	c := newChart("breakdown", "Time per search by activity (mean over searches)",
+		"run", "time per search, slowest rank per level (s)")
 	p := c.Plot
-	p.X.Label.Text = "run"
-	p.Y.Label.Text = "time per search, slowest rank per level (s)"
 	useSIY(p, "s")
 	c.Table = Table{Header: []string{"run", breakdownLabels[0] + " s", breakdownLabels[1] + " s", breakdownLabels[2] + " s", breakdownLabels[3] + " s"}}
 	values := make([]plotter.Values, 4)
@@ -262,21 +259,13 @@ func BreakdownChart(runs []LabeledRun) (Chart, error) {
 		c.Table.Rows = append(c.Table.Rows, row)
 		names[i] = lr.Label
 	}
-	width := vg.Points(max(6, min(40, 300/float64(len(runs)))))
 	var below *plotter.BarChart
 	for k, v := range values {
-		bars, err := plotter.NewBarChart(v, width)
+		bars, err := addBars(&c, v, k, breakdownLabels[k], below)
 		if err != nil {
-			return Chart{}, fmt.Errorf("results: breakdown: %w", err)
-		}
-		bars.Color = plotutil.Color(k)
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
+			return Chart{}, err
 		}
 		below = bars
-		p.Add(bars)
-		c.Legend.Add(breakdownLabels[k], bars)
 	}
 	if top == 0 {
 		c.note("every time is zero: the runs recorded no level")
@@ -327,10 +316,9 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 	if len(r.Searches) == 0 {
 		return Chart{}, errors.New("results: TEPS chart of a run with no search")
 	}
-	c := newChart("teps", fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)))
+	c := newChart("teps", fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)),
+		"search", "traversed edges per second (TEPS)")
 	p := c.Plot
-	p.X.Label.Text = "search"
-	p.Y.Label.Text = "traversed edges per second (TEPS)"
 	c.Table = Table{Header: []string{"search", "root", "nedge", "time s", "TEPS"}}
 	var raw plotter.XYs
 	lo, hi := math.Inf(1), 0.0
@@ -387,10 +375,9 @@ func RunsTEPSChart(runs []LabeledRun) (Chart, error) {
 	if len(runs) == 0 {
 		return Chart{}, errors.New("results: TEPS comparison of no run")
 	}
-	c := newChart("teps-runs", "Harmonic mean TEPS of each run")
+	c := newChart("teps-runs", "Harmonic mean TEPS of each run",
+		"run", "traversed edges per second (TEPS)")
 	p := c.Plot
-	p.X.Label.Text = "run"
-	p.Y.Label.Text = "traversed edges per second (TEPS)"
 	useSIY(p, "")
 	c.Table = Table{Header: []string{"run", "searches", "min TEPS", "harmonic mean TEPS", "max TEPS"}}
 	means := make(plotter.Values, len(runs))
@@ -412,14 +399,9 @@ func RunsTEPSChart(runs []LabeledRun) (Chart, error) {
 			top = max(top, st.Max)
 		}
 	}
-	bars, err := plotter.NewBarChart(means, vg.Points(max(8, min(40, 300/float64(len(runs))))))
-	if err != nil {
-		return Chart{}, fmt.Errorf("results: TEPS comparison: %w", err)
+	if _, err := addBars(&c, means, 0, "harmonic mean of the searches (Graph500)", nil); err != nil {
+		return Chart{}, err
 	}
-	bars.Color = plotutil.Color(0)
-	bars.LineStyle.Width = 0
-	p.Add(bars)
-	c.Legend.Add("harmonic mean of the searches (Graph500)", bars)
 	if len(whiskers.XYs) > 0 {
 		eb, err := plotter.NewYErrorBars(whiskers)
 		if err != nil {

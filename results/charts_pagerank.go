@@ -30,10 +30,9 @@ func LayerChart(title string, layers []LayerVolume) (Chart, error) {
 	if len(layers) == 0 {
 		return Chart{}, errors.New("results: layer chart with no layer")
 	}
-	c := newChart("layers", title)
+	c := newChart("layers", title,
+		"butterfly layer", "bytes sent per iteration, all ranks (B)")
 	p := c.Plot
-	p.X.Label.Text = "butterfly layer"
-	p.Y.Label.Text = "bytes sent per iteration, all ranks (B)"
 	useSIY(p, "B")
 	c.Table = Table{Header: []string{"layer", "bytes", "messages"}}
 	b := make(plotter.Values, len(layers))
@@ -45,14 +44,9 @@ func LayerChart(title string, layers []LayerVolume) (Chart, error) {
 		names[i] = fmt.Sprint(i + 1)
 		c.Table.Rows = append(c.Table.Rows, []string{names[i], formatFloat(l.Bytes), formatFloat(l.Messages)})
 	}
-	bars, err := plotter.NewBarChart(b, vg.Points(max(8, min(36, 240/float64(len(layers))))))
-	if err != nil {
-		return Chart{}, fmt.Errorf("results: layers: %w", err)
+	if _, err := addBars(&c, b, 0, "bytes (messages in the table)", nil); err != nil {
+		return Chart{}, err
 	}
-	bars.Color = plotutil.Color(0)
-	bars.LineStyle.Width = 0
-	p.Add(bars)
-	c.Legend.Add("bytes (messages in the table)", bars)
 	nameBars(p, names)
 	padBars(p, len(layers), top)
 	return c, nil
@@ -72,10 +66,8 @@ func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
 	if len(timings) == 0 {
 		return Chart{}, errors.New("results: allreduce chart with no timing")
 	}
-	c := newChart("allreduce", "Allreduce time against vector length")
-	p := c.Plot
-	p.X.Label.Text = "vector length (elements, log scale)"
-	p.Y.Label.Text = "time per allreduce, slowest rank (s, log scale)"
+	c := newChart("allreduce", "Allreduce time against vector length",
+		"vector length (elements, log scale)", "time per allreduce, slowest rank (s, log scale)")
 	useLogX(&c, "")
 	useLogY(&c, "s")
 	c.Table = Table{Header: []string{"method", "length", "seconds"}}
@@ -110,10 +102,9 @@ func ConvergenceChart(r *PageRankRun) (Chart, error) {
 	if len(r.L1Changes) == 0 {
 		return Chart{}, errors.New("results: convergence chart of a run without per-iteration L1 changes")
 	}
-	c := newChart("pagerank-convergence", "PageRank convergence")
+	c := newChart("pagerank-convergence", "PageRank convergence",
+		"iteration", "L1 change of the rank vector (log scale)")
 	p := c.Plot
-	p.X.Label.Text = "iteration"
-	p.Y.Label.Text = "L1 change of the rank vector (log scale)"
 	c.Table = Table{Header: []string{"iteration", "L1 change"}}
 	useLogY(&c, "e")
 	xs := levelXs(len(r.L1Changes) + 1)[1:]
@@ -152,10 +143,9 @@ func IterationTimeChart(r *PageRankRun) (Chart, error) {
 	if len(r.IterationTimes) == 0 {
 		return Chart{}, errors.New("results: iteration time chart of a run without per-iteration times")
 	}
-	c := newChart("pagerank-iteration-time", fmt.Sprintf("PageRank time per iteration (%s)", RankCount(r.NumRanks)))
+	c := newChart("pagerank-iteration-time", fmt.Sprintf("PageRank time per iteration (%s)", RankCount(r.NumRanks)),
+		"iteration", "wall time, slowest rank (s)")
 	p := c.Plot
-	p.X.Label.Text = "iteration"
-	p.Y.Label.Text = "wall time, slowest rank (s)"
 	useSIY(p, "s")
 	c.Table = Table{Header: []string{"iteration", "seconds"}}
 	xs := levelXs(len(r.IterationTimes) + 1)[1:]
