@@ -133,15 +133,16 @@ func unique(labels []string) bool {
 
 // meanLevels averages, level by level, the frontier and bytes over a run's
 // searches (a search shorter than another counts zero for the missing
-// levels).
+// levels). A search's levels are in level order from the root's, so the
+// position in the list is the level (whatever number a file claims).
 func meanLevels(r *Graph500Run) (frontier, sent []float64) {
 	for _, s := range r.Searches {
-		for _, l := range s.Levels {
-			for len(frontier) <= l.Level {
+		for j, l := range s.Levels {
+			if j == len(frontier) {
 				frontier, sent = append(frontier, 0), append(sent, 0)
 			}
-			frontier[l.Level] += float64(l.Frontier)
-			sent[l.Level] += float64(l.Bytes)
+			frontier[j] += float64(l.Frontier)
+			sent[j] += float64(l.Bytes)
 		}
 	}
 	n := float64(max(1, len(r.Searches)))
