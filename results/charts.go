@@ -195,6 +195,9 @@ func levelChart(runs []LabeledRun, name, title, ylabel, unit, column string, pic
 		}
 		if ok {
 			drawn++
+			if zeros := zeroLevels(ys); zeros != "" {
+				c.note("%s: 0 at %s, not drawn (log scale)", lr.Label, zeros)
+			}
 		} else {
 			why := none
 			if lr.Run.NumRanks == 1 && len(ys) > 0 {
@@ -232,6 +235,23 @@ func meanBreakdown(r *Graph500Run) [4]float64 {
 		t[i] /= float64(max(1, len(r.Searches)))
 	}
 	return t
+}
+
+// zeroLevels lists the levels whose value is 0: "level 0", "levels 0, 6".
+func zeroLevels(ys []float64) string {
+	var zeros []string
+	for lvl, y := range ys {
+		if y == 0 {
+			zeros = append(zeros, fmt.Sprint(lvl))
+		}
+	}
+	switch len(zeros) {
+	case 0:
+		return ""
+	case 1:
+		return "level " + zeros[0]
+	}
+	return "levels " + strings.Join(zeros, ", ")
 }
 
 // BreakdownChart draws one stacked bar per run: the seconds per search spent

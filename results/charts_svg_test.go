@@ -121,6 +121,11 @@ func TestComparisonChartsLabelRunsByWhatDiffers(t *testing.T) {
 		}
 	}
 	checkTicks(t, "frontier", texts)
+	// chartRun's searches end with an empty level, which a log axis
+	// cannot show: the legend says so.
+	if count(texts, "scale 12, 4 ranks: 0 at level 6, not drawn (log scale)") != 1 {
+		t.Errorf("frontier chart does not name the level it cannot draw: %q", texts)
+	}
 
 	chart, err := BytesChart(runs)
 	texts = chartTexts(t)(chart, err)
