@@ -122,5 +122,19 @@
 //	construction_messages int64  messages kernel 1 sent, all ranks
 //
 // The commands write such files through internal/output, so that a reader
-// never sees a partial file.
+// never sees a partial file. Every graphrun JSON document starts with the
+// keys of [Envelope]; the PageRank run JSON is [PageRankRun].
+//
+// # Charts and report
+//
+// [Chart] builders draw the papers' figures from graphrun's runs with
+// gonum's plot: frontier and bytes per BFS level (paper 004 Fig. 3, Table
+// II), the time breakdown (Fig. 7 and 10), TEPS per search and per run
+// (§VII), the Kylix per-layer volume (paper 000 Fig. 5), allreduce time
+// against vector length (paper 000 Fig. 2 and 8) and PageRank's
+// convergence. Runs compared are named by what differs between them
+// ([RunLabels]); a chart says what it cannot draw. [WriteReport] puts runs,
+// their charts and the comparison of the BFS runs into one self-contained
+// HTML file. [HarmonicDominance] explains a harmonic mean that one search
+// in a tiny component dominates.
 package results
