@@ -7,7 +7,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -209,7 +208,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		mu     sync.Mutex
 		report *pagerankReport
 	)
-	progress := newIterationProgress(cmd.ErrOrStderr(), cmp.Or(cfg.Iterations, cfg.MaxIter))
+	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = progress.update
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var rep *pagerankReport

@@ -71,34 +71,44 @@ func (p *progress) clear() {
 }
 
 // iterationProgress draws PageRank's progress on stderr, when it is a
-// terminal: a bar over the iterations (--iterations, or at most --max-iter)
-// described by the last iteration's number and L1 change. Every in-process
-// rank reports each iteration; the bar moves once per iteration.
+// terminal: the last iteration's number and L1 change, with a bar over
+// --iterations when the run has a fixed count, else beside a spinner and
+// the tolerance it runs to (most runs converge long before --max-iter).
+// Every in-process rank reports each iteration; the display moves once per
+// iteration.
 type iterationProgress struct {
 	mu   sync.Mutex
 	bar  *progressbar.ProgressBar
+	tol  float64 // > 0: the run stops below this L1 change
 	last int
 }
 
-// newIterationProgress returns the progress of a run of at most total
-// iterations, drawn only if stderr is a terminal.
-func newIterationProgress(stderr io.Writer, total int) *iterationProgress {
+// newIterationProgress returns the progress of a run of iterations
+// iterations, or (iterations 0) of one that runs until its L1 change falls
+// below tol; it draws only if stderr is a terminal.
+func newIterationProgress(stderr io.Writer, iterations int, tol float64) *iterationProgress {
 	if !isTerminal(stderr) {
 		return &iterationProgress{}
 	}
-	return newIterationBar(stderr, total)
+	return newIterationBar(stderr, iterations, tol)
 }
 
 // newIterationBar draws on w whatever it is.
-func newIterationBar(w io.Writer, total int) *iterationProgress {
-	return &iterationProgress{bar: progressbar.NewOptions(total,
+func newIterationBar(w io.Writer, iterations int, tol float64) *iterationProgress {
+	p := &iterationProgress{}
+	total := iterations
+	if total <= 0 {
+		total, p.tol = -1, tol // a spinner: the count is not known
+	}
+	p.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
 		progressbar.OptionSetDescription("pagerank"),
 		progressbar.OptionShowCount(),
 		progressbar.OptionClearOnFinish(),
 		progressbar.OptionSetPredictTime(false),
 		progressbar.OptionThrottle(0),
-	)}
+	)
+	return p
 }
 
 // update is the spmv.PageRankConfig.Progress callback.
@@ -112,8 +122,15 @@ func (p *iterationProgress) update(iteration int, l1 float64) {
 		return // another rank's report of the same iteration
 	}
 	p.last = iteration
-	p.bar.Describe(fmt.Sprintf("iteration %d, L1 change %.3g", iteration, l1))
-	_ = p.bar.Set(min(iteration, p.bar.GetMax()))
+	desc := fmt.Sprintf("iteration %d, L1 change %.3g", iteration, l1)
+	if p.tol > 0 {
+		desc += fmt.Sprintf(" (runs to %.3g)", p.tol)
+	}
+	p.bar.Describe(desc)
+	if m := p.bar.GetMax(); m > 0 {
+		iteration = min(iteration, m)
+	}
+	_ = p.bar.Set(iteration)
 }
 
 // clear removes the bar before the results are printed.

@@ -11,7 +11,7 @@ import (
 // cleared before the results, and is not drawn when stderr is no terminal.
 func TestIterationProgress(t *testing.T) {
 	var buf bytes.Buffer
-	p := newIterationBar(&buf, 100)
+	p := newIterationBar(&buf, 100, 1e-10)
 	for _, it := range []int{1, 1, 1, 2, 3} {
 		p.update(it, 0.5/float64(it*it))
 	}
@@ -28,8 +28,17 @@ func TestIterationProgress(t *testing.T) {
 		t.Errorf("bar at %d, want 3", got)
 	}
 	p.clear()
+	// A run to a tolerance: no bar over --max-iter, the tolerance named.
+	buf.Reset()
+	p = newIterationBar(&buf, 0, 1e-10)
+	p.update(1, 0.5)
+	p.update(2, 0.25)
+	if out := buf.String(); !strings.Contains(out, "iteration 2, L1 change 0.25 (runs to 1e-10)") || strings.Contains(out, "/100") {
+		t.Errorf("progress to a tolerance: %q", out)
+	}
+	p.clear()
 	var none bytes.Buffer
-	q := newIterationProgress(&none, 10)
+	q := newIterationProgress(&none, 10, 0)
 	q.update(1, 0.1)
 	q.clear()
 	if none.Len() != 0 {
