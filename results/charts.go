@@ -50,10 +50,8 @@ func RankCount(n int) string {
 	return fmt.Sprintf("%d ranks", n)
 }
 
-// runField is one parameter that may tell runs apart.
-type runField func(r *Graph500Run) string
-
-var runFields = []runField{
+// runFields are the parameters that may tell BFS runs apart.
+var runFields = []func(r *Graph500Run) string{
 	func(r *Graph500Run) string { return fmt.Sprintf("scale %d", r.Scale) },
 	func(r *Graph500Run) string { return fmt.Sprintf("edgefactor %d", r.EdgeFactor) },
 	func(r *Graph500Run) string { return RankCount(r.NumRanks) },
@@ -84,8 +82,16 @@ func RunLabels(runs []*Graph500Run, names []string) []string {
 		labels[0] = fmt.Sprintf("scale %d, %s, exchange %s", runs[0].Scale, RankCount(runs[0].NumRanks), runs[0].Exchange)
 		return labels
 	}
+	return labelsByDifference(runs, runFields, names)
+}
+
+// labelsByDifference names each of several runs by the fields whose value
+// differs between them, in the order of fields, then by its file name
+// (names[i]) where that is not enough, then by its position.
+func labelsByDifference[R any](runs []R, fields []func(R) string, names []string) []string {
+	labels := make([]string, len(runs))
 	parts := make([][]string, len(runs))
-	for _, field := range runFields {
+	for _, field := range fields {
 		differs := false
 		for _, r := range runs[1:] {
 			differs = differs || field(r) != field(runs[0])

@@ -3,10 +3,11 @@ package results
 import (
 	"errors"
 	"fmt"
+	"image/color"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -96,45 +97,124 @@ func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
 	return c, nil
 }
 
-// ConvergenceChart draws PageRank's L1 change after each iteration on a
-// log scale, with the tolerance it stops below.
+// LabeledPageRank is a PageRank run with the name a chart gives it;
+// PageRankLabels gives runs the names that tell them apart.
+type LabeledPageRank struct {
+	Label string
+	Run   *PageRankRun
+}
+
+// pageRankFields are the parameters that may tell PageRank runs apart.
+var pageRankFields = []func(r *PageRankRun) string{
+	func(r *PageRankRun) string { return r.Input },
+	func(r *PageRankRun) string { return RankCount(r.NumRanks) },
+	func(r *PageRankRun) string { return AllreduceLabel(r.Allreduce, r.NumRanks) },
+	func(r *PageRankRun) string { return r.Partition + " partition" },
+	func(r *PageRankRun) string { return fmt.Sprintf("alpha %g", r.Alpha) },
+	func(r *PageRankRun) string { return fmt.Sprintf("tolerance %s", expLabel(r.Tol)) },
+	func(r *PageRankRun) string { return fmt.Sprintf("%d threads", r.Threads) },
+}
+
+// PageRankLabels names each PageRank run by what differs between the runs
+// compared (input, ranks, allreduce, partition, alpha, tolerance, threads),
+// and by its file name where that is not enough. A single run is named by
+// its input and ranks.
+func PageRankLabels(runs []*PageRankRun, names []string) []string {
+	switch len(runs) {
+	case 0:
+		return nil
+	case 1:
+		return []string{fmt.Sprintf("%s, %s", runs[0].Input, RankCount(runs[0].NumRanks))}
+	}
+	return labelsByDifference(runs, pageRankFields, names)
+}
+
+// expLabel writes a small number as 1e-10 rather than 1e-10's %g, 1e-10.
+func expLabel(v float64) string {
+	return strings.Replace(fmt.Sprintf("%.3g", v), "e-0", "e-", 1)
+}
+
+// iterationXs are 1..n.
+func iterationXs(n int) []float64 { return levelXs(n + 1)[1:] }
+
+// ConvergenceChart draws a PageRank run's L1 change after each iteration
+// on a log scale, with the tolerance it stops below.
 func ConvergenceChart(r *PageRankRun) (Chart, error) {
-	if len(r.L1Changes) == 0 {
+	return PageRankConvergenceChart([]LabeledPageRank{{"L1 change", r}})
+}
+
+// PageRankConvergenceChart draws every run's L1 change after each
+// iteration on a log scale, one line per run, and each tolerance the runs
+// stop below.
+func PageRankConvergenceChart(runs []LabeledPageRank) (Chart, error) {
+	if len(runs) == 0 {
+		return Chart{}, errors.New("results: convergence chart of no run")
+	}
+	if len(runs) == 1 && len(runs[0].Run.L1Changes) == 0 {
 		return Chart{}, errors.New("results: convergence chart of a run without per-iteration L1 changes")
 	}
 	c := newChart("pagerank-convergence", "PageRank convergence",
 		"iteration", "L1 change of the rank vector (log scale)")
-	p := c.Plot
-	c.Table = Table{Header: []string{"iteration", "L1 change"}}
 	useLogY(&c, "e")
-	xs := levelXs(len(r.L1Changes) + 1)[1:]
-	for i, l1 := range r.L1Changes {
-		c.Table.Rows = append(c.Table.Rows, []string{fmt.Sprint(i + 1), fmt.Sprintf("%.6e", l1)})
-	}
-	ok, err := addLine(&c, "L1 change", xs, r.L1Changes, 0)
+	drawn, last, err := perIteration(&c, runs, "L1 change", func(r *PageRankRun) []float64 { return r.L1Changes },
+		func(v float64) string { return fmt.Sprintf("%.6e", v) })
 	if err != nil {
 		return Chart{}, err
 	}
-	if !ok {
-		return c, showEmpty(&c, "every L1 change is zero")
+	if len(drawn) == 0 {
+		return c, showEmpty(&c, "no L1 change to draw")
 	}
-	if r.Tol > 0 {
-		tol, err := plotter.NewLine(plotter.XYs{c.at(xs[0], r.Tol), c.at(xs[len(xs)-1], r.Tol)})
+	var tols []float64
+	for _, r := range drawn {
+		if zeros := zeroLevels(append([]float64{1}, r.Run.L1Changes...)); zeros != "" {
+			c.note("%s: L1 change 0 at %s, not drawn (log scale)", r.Label, strings.Replace(zeros, "level", "iteration", 1))
+		}
+		if r.Run.Tol > 0 && !slices.Contains(tols, r.Run.Tol) {
+			tols = append(tols, r.Run.Tol)
+		}
+	}
+	for k, tol := range tols {
+		line, err := plotter.NewLine(plotter.XYs{c.at(1, tol), c.at(float64(last), tol)})
 		if err != nil {
 			return Chart{}, fmt.Errorf("results: convergence: %w", err)
 		}
-		tol.Color = plotutil.Color(1)
-		tol.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(tol)
-		c.Legend.Add("tolerance "+strings.Replace(fmt.Sprintf("%.3g", r.Tol), "e-0", "e-", 1), tol)
+		line.Color = color.Gray{Y: 100}
+		line.Dashes = []vg.Length{vg.Points(4 + 2*float64(k)), vg.Points(3)}
+		c.Plot.Add(line)
+		c.Legend.Add("tolerance "+expLabel(tol), line)
 	}
-	for i, l1 := range r.L1Changes {
-		if l1 <= 0 {
-			c.note("iteration %d: L1 change 0 not drawn (log scale)", i+1)
-		}
-	}
-	p.X.Tick.Marker = integerTicks{}
+	c.Plot.X.Tick.Marker = integerTicks{}
 	return c, nil
+}
+
+// perIteration draws one line per run of pick(run) against the iteration
+// number and tabulates it (column what, values by format); it names the
+// runs without such figures and those with nothing drawable, and returns
+// the runs drawn and the last iteration.
+func perIteration(c *Chart, runs []LabeledPageRank, what string, pick func(*PageRankRun) []float64, format func(float64) string) (drawn []LabeledPageRank, last int, err error) {
+	c.Table = Table{Header: []string{"run", "iteration", what}}
+	last = 1
+	for i, lr := range runs {
+		ys := pick(lr.Run)
+		if len(ys) == 0 {
+			c.note("%s: no per-iteration %s recorded (a run before graphrun 0.2)", lr.Label, what)
+			continue
+		}
+		for it, y := range ys {
+			c.Table.Rows = append(c.Table.Rows, []string{lr.Label, fmt.Sprint(it + 1), format(y)})
+		}
+		ok, err := addLine(c, lr.Label, iterationXs(len(ys)), ys, i)
+		if err != nil {
+			return nil, 0, err
+		}
+		if !ok {
+			c.note("%s: every %s is 0, not drawn", lr.Label, what)
+			continue
+		}
+		drawn = append(drawn, lr)
+		last = max(last, len(ys))
+	}
+	return drawn, last, nil
 }
 
 // IterationTimeChart draws the wall time of each PageRank iteration, each
@@ -143,26 +223,33 @@ func IterationTimeChart(r *PageRankRun) (Chart, error) {
 	if len(r.IterationTimes) == 0 {
 		return Chart{}, errors.New("results: iteration time chart of a run without per-iteration times")
 	}
-	c := newChart("pagerank-iteration-time", fmt.Sprintf("PageRank time per iteration (%s)", RankCount(r.NumRanks)),
-		"iteration", "wall time, slowest rank (s)")
-	p := c.Plot
-	useSIY(p, "s")
-	c.Table = Table{Header: []string{"iteration", "seconds"}}
-	xs := levelXs(len(r.IterationTimes) + 1)[1:]
-	top := 0.0
-	for i, t := range r.IterationTimes {
-		c.Table.Rows = append(c.Table.Rows, []string{fmt.Sprint(i + 1), formatFloat(t)})
-		top = max(top, t)
+	c, err := PageRankIterationTimeChart([]LabeledPageRank{{"one iteration", r}})
+	c.Plot.Title.Text = fmt.Sprintf("PageRank time per iteration (%s)", RankCount(r.NumRanks))
+	return c, err
+}
+
+// PageRankIterationTimeChart draws the wall time of each iteration of
+// every run, each timed on the slowest rank, one line per run.
+func PageRankIterationTimeChart(runs []LabeledPageRank) (Chart, error) {
+	if len(runs) == 0 {
+		return Chart{}, errors.New("results: iteration time chart of no run")
 	}
-	ok, err := addLine(&c, "one iteration", xs, r.IterationTimes, 0)
+	c := newChart("pagerank-iteration-time", "PageRank time per iteration",
+		"iteration", "wall time, slowest rank (s)")
+	useSIY(c.Plot, "s")
+	drawn, last, err := perIteration(&c, runs, "time", func(r *PageRankRun) []float64 { return r.IterationTimes }, formatFloat)
 	if err != nil {
 		return Chart{}, err
 	}
-	if !ok {
-		return c, showEmpty(&c, "every iteration took 0 s")
+	if len(drawn) == 0 {
+		return c, showEmpty(&c, "no iteration time to draw")
 	}
-	p.X.Tick.Marker = integerTicks{}
-	p.X.Min, p.X.Max = 0.5, float64(len(xs))+0.5
-	p.Y.Min, p.Y.Max = 0, top*1.12
+	top := 0.0
+	for _, r := range drawn {
+		top = max(top, slices.Max(r.Run.IterationTimes))
+	}
+	c.Plot.X.Tick.Marker = integerTicks{}
+	c.Plot.X.Min, c.Plot.X.Max = 0.5, float64(last)+0.5
+	c.Plot.Y.Min, c.Plot.Y.Max = 0, top*1.12
 	return c, nil
 }

@@ -244,3 +244,39 @@ func TestChartLegendBelowThePlot(t *testing.T) {
 		t.Errorf("siUnit(0.0025 s) = %q", got)
 	}
 }
+
+// TestPageRankComparison: PageRank runs differing in ranks are named by
+// ranks and allreduce, each drawn once in the convergence and iteration
+// time charts, with one tolerance line for their common tolerance; a run
+// without per-iteration figures is named as not drawn.
+func TestPageRankComparison(t *testing.T) {
+	a, b, old := testPageRankRun(), testPageRankRun(), testPageRankRun()
+	a.Input, b.Input, old.Input = "g.el", "g.el", "g.el"
+	a.Allreduce, b.Allreduce, old.Allreduce = "kylix 1", "kylix 2x2", "kylix 2x2"
+	b.NumRanks, old.NumRanks = 4, 16
+	old.L1Changes, old.IterationTimes = nil, nil
+	labels := PageRankLabels([]*PageRankRun{a, b, old}, nil)
+	if labels[0] != "1 rank, no allreduce" || labels[1] != "4 ranks, kylix 2x2 allreduce" || labels[2] != "16 ranks, kylix 2x2 allreduce" {
+		t.Fatalf("labels %q", labels)
+	}
+	runs := []LabeledPageRank{{labels[0], a}, {labels[1], b}, {labels[2], old}}
+	for _, build := range []func([]LabeledPageRank) (Chart, error){PageRankConvergenceChart, PageRankIterationTimeChart} {
+		c, err := build(runs)
+		texts := chartTexts(t)(c, err)
+		if count(texts, labels[0]) != 1 || count(texts, labels[1]) != 1 || count(texts, labels[2]) != 0 {
+			t.Errorf("%s: legend %q", c.Name, texts)
+		}
+		if len(c.Notes) != 1 || !strings.HasPrefix(c.Notes[0], labels[2]+": no per-iteration") {
+			t.Errorf("%s: notes %q", c.Name, c.Notes)
+		}
+		if c.Name == "pagerank-convergence" && count(texts, "tolerance 1e-8") != 1 {
+			t.Errorf("convergence: tolerance lines %q", texts)
+		}
+		checkTicks(t, c.Name, texts)
+	}
+	in := []ReportInput{{Path: "a.json", PageRank: a}, {Path: "b.json", PageRank: b}}
+	cmps, err := Comparisons(in)
+	if err != nil || len(cmps) != 1 || cmps[0].Kind != "PageRank" || len(cmps[0].Charts) != 2 || cmps[0].Charts[0].Name != "compare-pagerank-convergence" {
+		t.Fatalf("comparisons %v, %+v", err, cmps)
+	}
+}

@@ -90,18 +90,25 @@ func (in ReportInput) Charts() ([]Chart, error) {
 	return charts, errors.Join(errs...)
 }
 
-// bfsRuns returns the BFS runs among inputs, labelled by what differs
-// between them (RunLabels, with the file names).
-func bfsRuns(inputs []ReportInput) []LabeledRun {
-	var runs []*Graph500Run
+// runsOf returns the runs of one kind among inputs (pick returns nil for
+// the others) with their labels.
+func runsOf[R comparable](inputs []ReportInput, pick func(ReportInput) R, label func([]R, []string) []string) ([]R, []string) {
+	var zero R
+	var runs []R
 	var names []string
 	for _, in := range inputs {
-		if in.BFS != nil {
-			runs = append(runs, in.BFS)
+		if r := pick(in); r != zero {
+			runs = append(runs, r)
 			names = append(names, in.Path)
 		}
 	}
-	labels := RunLabels(runs, names)
+	return runs, label(runs, names)
+}
+
+// bfsRuns returns the BFS runs among inputs, labelled by what differs
+// between them (RunLabels, with the file names).
+func bfsRuns(inputs []ReportInput) []LabeledRun {
+	runs, labels := runsOf(inputs, func(in ReportInput) *Graph500Run { return in.BFS }, RunLabels)
 	out := make([]LabeledRun, len(runs))
 	for i, r := range runs {
 		out[i] = LabeledRun{Label: labels[i], Run: r}
@@ -109,25 +116,80 @@ func bfsRuns(inputs []ReportInput) []LabeledRun {
 	return out
 }
 
-// ComparisonCharts returns the charts comparing the BFS runs among inputs,
-// when there are at least two: every run's frontier and bytes per level,
-// time breakdown and harmonic mean TEPS, each run named by what differs
-// between them. Their names start with "compare-".
-func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
-	runs := bfsRuns(inputs)
-	if len(runs) < 2 {
-		return nil, nil
+// pageRankRuns returns the PageRank runs among inputs, labelled by what
+// differs between them (PageRankLabels, with the file names).
+func pageRankRuns(inputs []ReportInput) []LabeledPageRank {
+	runs, labels := runsOf(inputs, func(in ReportInput) *PageRankRun { return in.PageRank }, PageRankLabels)
+	out := make([]LabeledPageRank, len(runs))
+	for i, r := range runs {
+		out[i] = LabeledPageRank{Label: labels[i], Run: r}
 	}
-	var charts []Chart
-	for _, build := range []func([]LabeledRun) (Chart, error){FrontierChart, BytesChart, BreakdownChart, RunsTEPSChart} {
-		c, err := build(runs)
+	return out
+}
+
+// Comparison is the comparison of the runs of one kind in a report: their
+// names (what differs between them) and the charts drawing them all.
+type Comparison struct {
+	Kind   string // "BFS", "PageRank"
+	Labels []string
+	Charts []Chart
+}
+
+// Comparisons returns the comparisons of the runs among inputs: of the BFS
+// runs when there are at least two (every run's frontier and bytes per
+// level, time breakdown and harmonic mean TEPS), and of the PageRank runs
+// when there are at least two (convergence and time per iteration). Their
+// charts' names start with "compare-".
+func Comparisons(inputs []ReportInput) ([]Comparison, error) {
+	var out []Comparison
+	if runs := bfsRuns(inputs); len(runs) > 1 {
+		labels := make([]string, len(runs))
+		for i, r := range runs {
+			labels[i] = r.Label
+		}
+		cmp, err := compare("BFS", runs, labels, FrontierChart, BytesChart, BreakdownChart, RunsTEPSChart)
 		if err != nil {
 			return nil, err
 		}
-		c.Name = "compare-" + c.Name
-		charts = append(charts, c)
+		out = append(out, cmp)
 	}
-	return charts, nil
+	if runs := pageRankRuns(inputs); len(runs) > 1 {
+		labels := make([]string, len(runs))
+		for i, r := range runs {
+			labels[i] = r.Label
+		}
+		cmp, err := compare("PageRank", runs, labels, PageRankConvergenceChart, PageRankIterationTimeChart)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cmp)
+	}
+	return out, nil
+}
+
+// compare builds the comparison of runs (named labels) by every chart of
+// builds, the charts' names prefixed with "compare-".
+func compare[L any](kind string, runs []L, labels []string, builds ...func([]L) (Chart, error)) (Comparison, error) {
+	cmp := Comparison{Kind: kind, Labels: labels}
+	for _, build := range builds {
+		c, err := build(runs)
+		if err != nil {
+			return Comparison{}, err
+		}
+		c.Name = "compare-" + c.Name
+		cmp.Charts = append(cmp.Charts, c)
+	}
+	return cmp, nil
+}
+
+// ComparisonCharts returns the charts of every comparison (Comparisons).
+func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
+	comparisons, err := Comparisons(inputs)
+	var charts []Chart
+	for _, cmp := range comparisons {
+		charts = append(charts, cmp.Charts...)
+	}
+	return charts, err
 }
 
 // reportChart is a chart as the template shows it.
@@ -221,21 +283,19 @@ func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time, opts Re
 		}
 		sections = append(sections, s)
 	}
-	comparison, err := ComparisonCharts(inputs)
+	comparisons, err := Comparisons(inputs)
 	if err != nil {
 		return err
 	}
-	if len(comparison) > 0 {
-		embedded, err := embed(comparison)
+	var head []reportSection
+	for _, cmp := range comparisons {
+		embedded, err := embed(cmp.Charts)
 		if err != nil {
 			return err
 		}
-		var labels []string
-		for _, lr := range bfsRuns(inputs) {
-			labels = append(labels, lr.Label)
-		}
-		sections = append([]reportSection{{Title: fmt.Sprintf("Comparison of the %d BFS runs", len(labels)), Runs: labels, Charts: embedded}}, sections...)
+		head = append(head, reportSection{Title: fmt.Sprintf("Comparison of the %d %s runs", len(cmp.Labels), cmp.Kind), Runs: cmp.Labels, Charts: embedded})
 	}
+	sections = append(head, sections...)
 	var buf bytes.Buffer
 	err = reportTemplate.Execute(&buf, struct {
 		Generated string

@@ -27,9 +27,9 @@ func newReportCommand() *cobra.Command {
 		Long: `Reads the JSON of graphrun bfs and graphrun pagerank runs (--json) and writes
 one HTML file with each run's parameters, its Graph500 block or PageRank
 summary, and its charts (inline SVG, with the numbers behind each) — and, for
-several bfs runs, charts comparing them, each run named by what differs
-between the runs (scale, ranks, exchange, ..., or the file name). The file
-loads nothing from the network.`,
+several bfs runs or several pagerank runs, charts comparing them, each run
+named by what differs between the runs (scale, ranks, exchange, allreduce,
+..., or the file name). The file loads nothing from the network.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, &f, args) },
 	}

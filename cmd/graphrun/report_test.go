@@ -135,6 +135,42 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
+// TestReportComparesPageRankRuns: two pagerank runs on 1 and 4 ranks are
+// compared in a convergence and a time-per-iteration chart naming them by
+// ranks and allreduce.
+func TestReportComparesPageRankRuns(t *testing.T) {
+	dir := t.TempDir()
+	one, four := filepath.Join(dir, "one.json"), filepath.Join(dir, "four.json")
+	for _, c := range []struct{ ranks, path string }{{"1", one}, {"4", four}} {
+		if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", c.ranks, "--threads", "1", "--json", c.path); code != 0 {
+			t.Fatalf("pagerank: exit %d: %s", code, errOut)
+		}
+	}
+	html, plots := filepath.Join(dir, "report.html"), filepath.Join(dir, "plots")
+	if code, _, errOut := runCLI(t, "report", one, four, "-o", html, "--plots", plots); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	// 2 comparison charts; 2 and 3 per run (one rank has no allreduce layers).
+	if n := strings.Count(page, "<svg"); n != 2+2+3 {
+		t.Errorf("report has %d charts, want 7", n)
+	}
+	for _, want := range []string{"Comparison of the 2 PageRank runs", "<li>1 rank, no allreduce</li>", "<li>4 ranks, kylix 2x2 allreduce</li>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, name := range []string{"compare-pagerank-convergence", "compare-pagerank-iteration-time", "run2-layers"} {
+		if _, err := os.Stat(filepath.Join(plots, name+".pdf")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestBFSPlots: graphrun bfs --plots writes the run's four charts.
 func TestBFSPlots(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
