@@ -1,11 +1,11 @@
 package results
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -16,59 +16,139 @@ import (
 
 // Charts: the papers' pictures drawn from graphrun's own runs, with gonum's
 // plot package — the per-level frontier and bytes of a BFS (paper 004
-// Fig. 3), the stacked time breakdown per algorithm (Fig. 7 and 10), the TEPS
-// of the searches, the per-layer volume of a Kylix allreduce (paper 000
-// Fig. 5) and allreduce time against vector length (Fig. 2 and 8). Each
-// builder returns a Chart: the plot plus the table of the numbers drawn, so a
-// report can show both.
+// Fig. 3 and Table II), the stacked time breakdown per algorithm (Fig. 7 and
+// 10), the TEPS of the searches and of whole runs (§VII), the per-layer
+// volume of a Kylix allreduce (paper 000 Fig. 5), allreduce time against
+// vector length (Fig. 2 and 8), and PageRank's convergence and iteration
+// times. Each builder returns a Chart: the plot plus the table of the
+// numbers drawn, so a report can show both. chartkit.go holds the drawing
+// conventions.
 
-// Chart is a plot and the numbers behind it.
-type Chart struct {
-	Name  string // file-name stem: "bfs-levels", "breakdown", ...
-	Plot  *plot.Plot
-	Table Table
-}
-
-// Table is a small table of the numbers a chart draws.
-type Table struct {
-	Header []string
-	Rows   [][]string
-}
-
-// Chart size in the SVG and PNG files.
-const (
-	ChartWidth  = 16 * vg.Centimeter
-	ChartHeight = 10 * vg.Centimeter
-)
-
-// LabeledRun is a BFS run with the name a chart gives it (for example
-// "sieve/wah"); RunLabel gives the usual one.
+// LabeledRun is a BFS run with the name a chart gives it; RunLabels gives
+// runs the names that tell them apart.
 type LabeledRun struct {
 	Label string
 	Run   *Graph500Run
 }
 
 // RunLabel names a run by its exchange, codec and direction, and its grid
-// when it ran on the 2D partition.
+// when it ran on the 2D partition: "exchange packed, codec auto, direction
+// auto".
 func RunLabel(r *Graph500Run) string {
-	label := r.Exchange + "/" + r.Codec + "/" + r.Direction
+	label := fmt.Sprintf("exchange %s, codec %s, direction %s", r.Exchange, r.Codec, r.Direction)
 	if r.Partition == "2d" {
-		label += "/2d " + r.Grid
+		label += ", 2D grid " + r.Grid
 	}
 	return label
 }
 
+// RankCount writes n ranks with the right number: "1 rank", "4 ranks".
+func RankCount(n int) string {
+	if n == 1 {
+		return "1 rank"
+	}
+	return fmt.Sprintf("%d ranks", n)
+}
+
+// runFields are the parameters that may tell BFS runs apart.
+var runFields = []func(r *Graph500Run) string{
+	func(r *Graph500Run) string { return fmt.Sprintf("scale %d", r.Scale) },
+	func(r *Graph500Run) string { return fmt.Sprintf("edgefactor %d", r.EdgeFactor) },
+	func(r *Graph500Run) string { return RankCount(r.NumRanks) },
+	func(r *Graph500Run) string {
+		if r.Partition == "2d" {
+			return "2D grid " + r.Grid
+		}
+		return "1D"
+	},
+	func(r *Graph500Run) string { return "exchange " + r.Exchange },
+	func(r *Graph500Run) string { return "codec " + r.Codec },
+	func(r *Graph500Run) string { return "direction " + r.Direction },
+	func(r *Graph500Run) string { return fmt.Sprintf("%d threads", r.Threads) },
+	func(r *Graph500Run) string { return fmt.Sprintf("seed %d", r.Seed) },
+}
+
+// RunLabels names each run by what differs between the runs compared
+// (scale, ranks, partition, exchange, codec, direction, threads, seed, in
+// that order), and by its file name (names[i], may be empty) where that is
+// not enough to tell two apart. A single run is named by its scale, ranks
+// and exchange.
+func RunLabels(runs []*Graph500Run, names []string) []string {
+	labels := make([]string, len(runs))
+	if len(runs) == 0 {
+		return labels
+	}
+	if len(runs) == 1 {
+		labels[0] = fmt.Sprintf("scale %d, %s, exchange %s", runs[0].Scale, RankCount(runs[0].NumRanks), runs[0].Exchange)
+		return labels
+	}
+	return labelsByDifference(runs, runFields, names)
+}
+
+// labelsByDifference names each of several runs by the fields whose value
+// differs between them, in the order of fields, then by its file name
+// (names[i]) where that is not enough, then by its position.
+func labelsByDifference[R any](runs []R, fields []func(R) string, names []string) []string {
+	labels := make([]string, len(runs))
+	parts := make([][]string, len(runs))
+	for _, field := range fields {
+		differs := false
+		for _, r := range runs[1:] {
+			differs = differs || field(r) != field(runs[0])
+		}
+		if differs {
+			for i, r := range runs {
+				parts[i] = append(parts[i], field(r))
+			}
+		}
+	}
+	for i := range runs {
+		labels[i] = strings.Join(parts[i], ", ")
+	}
+	if unique(labels) {
+		return labels
+	}
+	for i := range runs {
+		name := ""
+		if i < len(names) {
+			name = filepath.Base(names[i])
+		}
+		if name == "" || name == "." {
+			name = fmt.Sprintf("run %d", i+1)
+		}
+		labels[i] = strings.TrimPrefix(labels[i]+", "+name, ", ")
+	}
+	if !unique(labels) {
+		for i := range labels {
+			labels[i] = fmt.Sprintf("run %d: %s", i+1, labels[i])
+		}
+	}
+	return labels
+}
+
+func unique(labels []string) bool {
+	seen := make(map[string]bool, len(labels))
+	for _, l := range labels {
+		if seen[l] {
+			return false
+		}
+		seen[l] = true
+	}
+	return true
+}
+
 // meanLevels averages, level by level, the frontier and bytes over a run's
 // searches (a search shorter than another counts zero for the missing
-// levels).
+// levels). A search's levels are in level order from the root's, so the
+// position in the list is the level (whatever number a file claims).
 func meanLevels(r *Graph500Run) (frontier, sent []float64) {
 	for _, s := range r.Searches {
-		for _, l := range s.Levels {
-			for len(frontier) <= l.Level {
+		for j, l := range s.Levels {
+			if j == len(frontier) {
 				frontier, sent = append(frontier, 0), append(sent, 0)
 			}
-			frontier[l.Level] += float64(l.Frontier)
-			sent[l.Level] += float64(l.Bytes)
+			frontier[j] += float64(l.Frontier)
+			sent[j] += float64(l.Bytes)
 		}
 	}
 	n := float64(max(1, len(r.Searches)))
@@ -79,63 +159,67 @@ func meanLevels(r *Graph500Run) (frontier, sent []float64) {
 	return frontier, sent
 }
 
-// LevelChart draws, per BFS level, the mean frontier size (vertices) of the
-// first run and the mean bytes every run sent, on a log scale (paper 004
-// Fig. 3 and Table II).
-func LevelChart(runs []LabeledRun) (Chart, error) {
-	if len(runs) == 0 {
-		return Chart{}, errors.New("results: level chart of no run")
+// levelXs are 0..n-1.
+func levelXs(n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = float64(i)
 	}
-	p := plot.New()
-	p.Title.Text = "BFS frontier and bytes sent per level (mean over searches)"
-	p.X.Label.Text = "level"
-	p.Y.Label.Text = "vertices / bytes"
-	useLogY(p)
-	t := Table{Header: []string{"run", "level", "frontier (vertices)", "bytes sent"}}
-	frontier, _ := meanLevels(runs[0].Run)
-	if err := addLine(p, "frontier (vertices)", frontier, 0, true); err != nil {
-		return Chart{}, err
-	}
-	for i, lr := range runs {
-		f, sent := meanLevels(lr.Run)
-		if err := addLine(p, "bytes: "+lr.Label, sent, i+1, false); err != nil {
-			return Chart{}, err
-		}
-		for lvl := range sent {
-			t.Rows = append(t.Rows, []string{lr.Label, fmt.Sprint(lvl), formatFloat(f[lvl]), formatFloat(sent[lvl])})
-		}
-	}
-	p.Legend.Top = true
-	p.X.Tick.Marker = integerTicks{}
-	p.Y.Max *= math.Pow(10, 0.6*float64(len(runs)+1)) // room for the legend above the lines
-	return Chart{Name: "bfs-levels", Plot: p, Table: t}, nil
+	return xs
 }
 
-// addLine adds a line with points (level, y) for the positive ys (a log
-// axis cannot show zero), styled by index; dashed lines mark vertex counts.
-func addLine(p *plot.Plot, label string, ys []float64, index int, dashed bool) error {
-	var xy plotter.XYs
-	for x, y := range ys {
-		if y > 0 {
-			xy = append(xy, plotter.XY{X: float64(x), Y: y})
+// FrontierChart draws, per BFS level, every run's mean frontier size in
+// vertices on a log scale (paper 004 Fig. 3).
+func FrontierChart(runs []LabeledRun) (Chart, error) {
+	return levelChart(runs, "bfs-frontier", "BFS frontier size per level (mean over searches)",
+		"frontier (vertices, log scale)", "", "frontier (vertices)", func(f, _ []float64) []float64 { return f }, "no level was recorded")
+}
+
+// BytesChart draws, per BFS level, the mean bytes every run's ranks sent in
+// all on a log scale (paper 004 Table II). A run that sent nothing (one
+// rank) is named in the legend and the notes as not drawn.
+func BytesChart(runs []LabeledRun) (Chart, error) {
+	return levelChart(runs, "bfs-bytes", "Bytes sent per BFS level (mean over searches)",
+		"bytes sent, all ranks (B, log scale)", "B", "bytes sent", func(_, s []float64) []float64 { return s }, "no bytes sent")
+}
+
+// levelChart draws one line per run of pick(frontier, sent) by level.
+func levelChart(runs []LabeledRun, name, title, ylabel, unit, column string, pick func(f, s []float64) []float64, none string) (Chart, error) {
+	if len(runs) == 0 {
+		return Chart{}, fmt.Errorf("results: %s chart of no run", name)
+	}
+	c := newChart(name, title, "BFS level", ylabel)
+	c.Table = Table{Header: []string{"run", "level", column}}
+	useLogY(&c, unit)
+	drawn := 0
+	for i, lr := range runs {
+		f, s := meanLevels(lr.Run)
+		ys := pick(f, s)
+		ok, err := addLine(&c, lr.Label, levelXs(len(ys)), ys, i)
+		if err != nil {
+			return Chart{}, err
+		}
+		if ok {
+			drawn++
+			if zeros := zeroLevels(ys); zeros != "" {
+				c.note("%s: 0 at %s, not drawn (log scale)", lr.Label, zeros)
+			}
+		} else {
+			why := none
+			if lr.Run.NumRanks == 1 && len(ys) > 0 {
+				why += ": it ran on 1 rank"
+			}
+			c.note("%s: not drawn (%s)", lr.Label, why)
+		}
+		for lvl, y := range ys {
+			c.Table.Rows = append(c.Table.Rows, []string{lr.Label, fmt.Sprint(lvl), formatFloat(y)})
 		}
 	}
-	if len(xy) == 0 {
-		return nil
+	if drawn == 0 {
+		return c, showEmpty(&c, "nothing to draw: "+none)
 	}
-	line, points, err := plotter.NewLinePoints(xy)
-	if err != nil {
-		return fmt.Errorf("results: %s: %w", label, err)
-	}
-	line.Color = plotutil.Color(index)
-	points.Color = plotutil.Color(index)
-	points.Shape = plotutil.Shape(index)
-	if dashed {
-		line.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-	}
-	p.Add(line, points)
-	p.Legend.Add(label, line, points)
-	return nil
+	c.Plot.X.Tick.Marker = integerTicks{}
+	return c, nil
 }
 
 // breakdownLabels are paper 004's four times, bottom to top of a bar.
@@ -159,19 +243,38 @@ func meanBreakdown(r *Graph500Run) [4]float64 {
 	return t
 }
 
+// zeroLevels lists the levels whose value is 0: "level 0", "levels 0, 6".
+func zeroLevels(ys []float64) string {
+	var zeros []string
+	for lvl, y := range ys {
+		if y == 0 {
+			zeros = append(zeros, fmt.Sprint(lvl))
+		}
+	}
+	switch len(zeros) {
+	case 0:
+		return ""
+	case 1:
+		return "level " + zeros[0]
+	}
+	return "levels " + strings.Join(zeros, ", ")
+}
+
 // BreakdownChart draws one stacked bar per run: the seconds per search spent
 // traversing, reducing, communicating and compressing & sieving (paper 004
-// Fig. 7 and 10).
+// Fig. 7 and 10), each level's the slowest rank's.
 func BreakdownChart(runs []LabeledRun) (Chart, error) {
 	if len(runs) == 0 {
 		return Chart{}, errors.New("results: breakdown chart of no run")
 	}
-	p := plot.New()
-	p.Title.Text = "Time per search by activity (paper 004's breakdown)"
-	p.Y.Label.Text = "seconds per search"
-	t := Table{Header: []string{"run", breakdownLabels[0] + " s", breakdownLabels[1] + " s", breakdownLabels[2] + " s", breakdownLabels[3] + " s"}}
+	c := newChart("breakdown", "Time per search by activity (mean over searches)",
+		"run", "time per search, slowest rank per level (s)")
+	p := c.Plot
+	useSIY(p, "s")
+	c.Table = Table{Header: []string{"run", breakdownLabels[0] + " s", breakdownLabels[1] + " s", breakdownLabels[2] + " s", breakdownLabels[3] + " s"}}
 	values := make([]plotter.Values, 4)
 	names := make([]string, len(runs))
+	top := 0.0
 	for i, lr := range runs {
 		b := meanBreakdown(lr.Run)
 		row := []string{lr.Label}
@@ -179,35 +282,60 @@ func BreakdownChart(runs []LabeledRun) (Chart, error) {
 			values[k] = append(values[k], v)
 			row = append(row, formatFloat(v))
 		}
-		t.Rows = append(t.Rows, row)
+		top = max(top, b[0]+b[1]+b[2]+b[3])
+		c.Table.Rows = append(c.Table.Rows, row)
 		names[i] = lr.Label
 	}
-	width := vg.Points(max(6, min(40, 300/float64(len(runs)))))
 	var below *plotter.BarChart
 	for k, v := range values {
-		bars, err := plotter.NewBarChart(v, width)
+		bars, err := addBars(&c, v, k, breakdownLabels[k], below)
 		if err != nil {
-			return Chart{}, fmt.Errorf("results: breakdown: %w", err)
-		}
-		bars.Color = plotutil.Color(k)
-		bars.LineStyle.Width = 0
-		if below != nil {
-			bars.StackOn(below)
+			return Chart{}, err
 		}
 		below = bars
-		p.Add(bars)
-		p.Legend.Add(breakdownLabels[k], bars)
 	}
-	p.Legend.Top = true
-	p.Y.Max *= 1.4 // room for the legend above the bars
-	p.NominalX(names...)
-	if len(runs) > 4 {
-		p.X.Tick.Label.Rotation = math.Pi / 6
+	if top == 0 {
+		c.note("every time is zero: the runs recorded no level")
+	}
+	nameBars(p, names)
+	padBars(p, len(runs), top)
+	return c, nil
+}
+
+// nameBars names the bars of a bar chart, breaking a long name into lines
+// at its commas so that the names fit side by side under their bars, and
+// slanting them when there are too many bars for that.
+func nameBars(p *plot.Plot, names []string) {
+	width := max(12, 56/max(1, len(names)))
+	wrapped := make([]string, len(names))
+	for i, n := range names {
+		wrapped[i] = wrapAtCommas(n, width)
+	}
+	p.NominalX(wrapped...)
+	p.Y.Padding = vg.Points(5) // NominalX pads by half the first name, which padBars's range already leaves room for
+	if len(names) > 6 {
+		p.X.Tick.Label.Rotation = math.Pi / 8
 		p.X.Tick.Label.XAlign = draw.XRight
 		p.X.Tick.Label.YAlign = draw.YCenter
 	}
-	return Chart{Name: "breakdown", Plot: p, Table: t}, nil
 }
+
+// wrapAtCommas breaks s after commas into lines of at most width
+// characters where it can.
+func wrapAtCommas(s string, width int) string {
+	var lines []string
+	for _, part := range strings.Split(s, ", ") {
+		if n := len(lines); n > 0 && len(lines[n-1])+2+len(part) <= width {
+			lines[n-1] += ", " + part
+		} else {
+			lines = append(lines, part)
+		}
+	}
+	return strings.Join(lines, ",\n")
+}
+
+// finiteTEPS reports whether a TEPS figure can be drawn on a log axis.
+func finiteTEPS(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsNaN(v) }
 
 // TEPSChart draws the TEPS of every search of a run in search order, and
 // their harmonic mean as a horizontal line (the Graph500 statistic).
@@ -215,26 +343,34 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 	if len(r.Searches) == 0 {
 		return Chart{}, errors.New("results: TEPS chart of a run with no search")
 	}
-	p := plot.New()
-	p.Title.Text = fmt.Sprintf("TEPS of the %d searches (scale %d, %d ranks)", len(r.Searches), r.Scale, r.NumRanks)
-	p.X.Label.Text = "search"
-	p.Y.Label.Text = "TEPS"
-	t := Table{Header: []string{"search", "root", "nedge", "time s", "TEPS"}}
-	var xy plotter.XYs
+	c := newChart("teps", fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)),
+		"search", "traversed edges per second (TEPS)")
+	p := c.Plot
+	c.Table = Table{Header: []string{"search", "root", "nedge", "time s", "TEPS"}}
+	var raw plotter.XYs
 	lo, hi := math.Inf(1), 0.0
 	for i, s := range r.Searches {
 		teps := s.TEPS()
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i), fmt.Sprint(s.Root), fmt.Sprint(s.NEdge), formatFloat(s.Time), formatFloat(teps)})
-		if teps > 0 && !math.IsInf(teps, 0) {
-			xy = append(xy, plotter.XY{X: float64(i), Y: teps})
+		c.Table.Rows = append(c.Table.Rows, []string{fmt.Sprint(i), fmt.Sprint(s.Root), fmt.Sprint(s.NEdge), formatFloat(s.Time), formatFloat(teps)})
+		if finiteTEPS(teps) {
+			raw = append(raw, plotter.XY{X: float64(i), Y: teps})
 			lo, hi = min(lo, teps), max(hi, teps)
+		} else {
+			c.note("search %d: TEPS %s not drawn (nedge %d, time %s s)", i, formatFloat(teps), s.NEdge, formatFloat(s.Time))
 		}
 	}
-	if len(xy) == 0 {
-		return Chart{}, errors.New("results: no search has a finite positive TEPS")
+	if len(raw) == 0 {
+		return c, showEmpty(&c, "no search has a finite positive TEPS")
 	}
 	if hi/lo > 100 {
-		useLogY(p)
+		useLogY(&c, "")
+	} else {
+		useSIY(p, "")
+		p.Y.Min = 0
+	}
+	xy := make(plotter.XYs, len(raw))
+	for i, pt := range raw {
+		xy[i] = c.at(pt.X, pt.Y)
 	}
 	scatter, err := plotter.NewScatter(xy)
 	if err != nil {
@@ -242,211 +378,89 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 	}
 	scatter.Color = plotutil.Color(0)
 	p.Add(scatter)
-	p.Legend.Add("search", scatter)
+	c.Legend.Add("one search", scatter)
 	hm := ComputeTEPS(r.Searches).HarmonicMean
-	if hm > 0 && !math.IsInf(hm, 0) && !math.IsNaN(hm) {
-		mean, err := plotter.NewLine(plotter.XYs{{X: 0, Y: hm}, {X: float64(len(r.Searches) - 1), Y: hm}})
+	if finiteTEPS(hm) {
+		mean, err := plotter.NewLine(plotter.XYs{c.at(0, hm), c.at(float64(len(r.Searches)-1), hm)})
 		if err != nil {
 			return Chart{}, fmt.Errorf("results: TEPS: %w", err)
 		}
 		mean.Color = plotutil.Color(1)
 		mean.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(mean)
-		p.Legend.Add("harmonic mean "+siLabel(hm), mean)
+		c.Legend.Add("harmonic mean (Graph500): "+siLabel(hm)+" TEPS", mean)
 	}
-	p.Legend.Top = true
 	p.X.Tick.Marker = integerTicks{}
-	if _, isLog := p.Y.Scale.(plot.LogScale); !isLog {
-		p.Y.Tick.Marker = siTicks{}
-	}
-	return Chart{Name: "teps", Plot: p, Table: t}, nil
+	p.X.Min, p.X.Max = -0.5, float64(len(r.Searches))-0.5
+	return c, nil
 }
 
-// LayerVolume is one butterfly layer's traffic, all ranks, per iteration or
-// in total.
-type LayerVolume struct {
-	Bytes    float64
-	Messages float64
-}
-
-// LayerChart draws the bytes and messages of each butterfly layer of a
-// sparse allreduce side by side, the "Kylix shape" of paper 000 Fig. 5: with
-// a well-designed degree vector the volume falls layer by layer. The axis is
-// linear (bars start at zero); the table gives the exact numbers.
-func LayerChart(title string, layers []LayerVolume) (Chart, error) {
-	if len(layers) == 0 {
-		return Chart{}, errors.New("results: layer chart with no layer")
+// RunsTEPSChart compares runs by their Graph500 figure of merit: one bar per
+// run at the harmonic mean TEPS of its searches, with a whisker from its
+// slowest to its fastest search.
+func RunsTEPSChart(runs []LabeledRun) (Chart, error) {
+	if len(runs) == 0 {
+		return Chart{}, errors.New("results: TEPS comparison of no run")
 	}
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = "butterfly layer"
-	p.Y.Label.Text = "bytes / messages (all ranks)"
-	t := Table{Header: []string{"layer", "bytes", "messages"}}
-	b, m := make(plotter.Values, len(layers)), make(plotter.Values, len(layers))
-	names := make([]string, len(layers))
-	for i, l := range layers {
-		b[i], m[i] = l.Bytes, l.Messages
-		names[i] = fmt.Sprint(i + 1)
-		t.Rows = append(t.Rows, []string{names[i], formatFloat(l.Bytes), formatFloat(l.Messages)})
-	}
-	width := vg.Points(max(6, min(24, 200/float64(len(layers)))))
-	for k, v := range []plotter.Values{b, m} {
-		bars, err := plotter.NewBarChart(v, width)
-		if err != nil {
-			return Chart{}, fmt.Errorf("results: layers: %w", err)
-		}
-		bars.Color = plotutil.Color(k)
-		bars.LineStyle.Width = 0
-		bars.Offset = vg.Length(2*k-1) * width / 2
-		p.Add(bars)
-		p.Legend.Add([]string{"bytes", "messages"}[k], bars)
-	}
-	p.Legend.Top = true
-	p.NominalX(names...)
-	return Chart{Name: "layers", Plot: p, Table: t}, nil
-}
-
-// AllreduceTiming is one measured allreduce: a method, a vector length and
-// the seconds one reduction took.
-type AllreduceTiming struct {
-	Method  string  `json:"method"`
-	Length  int64   `json:"length"`
-	Seconds float64 `json:"seconds"`
-}
-
-// AllreduceChart draws allreduce time against vector length, one line per
-// method, on log–log axes (paper 000 Fig. 8, paper 002).
-func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
-	if len(timings) == 0 {
-		return Chart{}, errors.New("results: allreduce chart with no timing")
-	}
-	p := plot.New()
-	p.Title.Text = "Allreduce time against vector length"
-	p.X.Label.Text = "vector length (elements)"
-	p.Y.Label.Text = "seconds per allreduce"
-	p.X.Scale, p.X.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
-	useLogY(p)
-	t := Table{Header: []string{"method", "length", "seconds"}}
-	var methods []string
-	byMethod := map[string]plotter.XYs{}
-	for _, tm := range timings {
-		t.Rows = append(t.Rows, []string{tm.Method, fmt.Sprint(tm.Length), formatFloat(tm.Seconds)})
-		if tm.Length <= 0 || tm.Seconds <= 0 {
+	c := newChart("teps-runs", "Harmonic mean TEPS of each run",
+		"run", "traversed edges per second (TEPS)")
+	p := c.Plot
+	useSIY(p, "")
+	c.Table = Table{Header: []string{"run", "searches", "min TEPS", "harmonic mean TEPS", "max TEPS"}}
+	means := make(plotter.Values, len(runs))
+	var whiskers plotterErrors
+	names := make([]string, len(runs))
+	top := 0.0
+	for i, lr := range runs {
+		st := ComputeTEPS(lr.Run.Searches)
+		names[i] = lr.Label
+		c.Table.Rows = append(c.Table.Rows, []string{lr.Label, fmt.Sprint(len(lr.Run.Searches)), siLabel(st.Min), siLabel(st.HarmonicMean), siLabel(st.Max)})
+		if !finiteTEPS(st.HarmonicMean) {
+			c.note("%s: harmonic mean %s not drawn", lr.Label, formatFloat(st.HarmonicMean))
 			continue
 		}
-		if _, ok := byMethod[tm.Method]; !ok {
-			methods = append(methods, tm.Method)
+		means[i] = st.HarmonicMean
+		top = max(top, st.HarmonicMean)
+		if finiteTEPS(st.Min) && finiteTEPS(st.Max) {
+			whiskers.add(float64(i), st.HarmonicMean, st.Min, st.Max)
+			top = max(top, st.Max)
 		}
-		byMethod[tm.Method] = append(byMethod[tm.Method], plotter.XY{X: float64(tm.Length), Y: tm.Seconds})
 	}
-	for i, m := range methods {
-		line, points, err := plotter.NewLinePoints(byMethod[m])
+	if _, err := addBars(&c, means, 0, "harmonic mean of the searches (Graph500)", nil); err != nil {
+		return Chart{}, err
+	}
+	if len(whiskers.XYs) > 0 {
+		eb, err := plotter.NewYErrorBars(whiskers)
 		if err != nil {
-			return Chart{}, fmt.Errorf("results: allreduce %s: %w", m, err)
+			return Chart{}, fmt.Errorf("results: TEPS comparison: %w", err)
 		}
-		line.Color, points.Color, points.Shape = plotutil.Color(i), plotutil.Color(i), plotutil.Shape(i)
-		p.Add(line, points)
-		p.Legend.Add(m, line, points)
+		p.Add(eb)
+		c.Legend.Add("slowest to fastest search", whiskerThumb(eb.LineStyle))
 	}
-	p.Legend.Top = true
-	p.Y.Max *= math.Pow(10, 0.35*float64(len(methods))) // room for the legend above the lines
-	return Chart{Name: "allreduce", Plot: p, Table: t}, nil
+	nameBars(p, names)
+	padBars(p, len(runs), top)
+	return c, nil
 }
 
-// useLogY puts the Y axis on a log scale with powers-of-ten ticks.
-func useLogY(p *plot.Plot) {
-	p.Y.Scale = plot.LogScale{}
-	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+// whiskerThumb is a legend symbol for error bars: a vertical line.
+type whiskerThumb draw.LineStyle
+
+// Thumbnail implements plot.Thumbnailer.
+func (w whiskerThumb) Thumbnail(c *draw.Canvas) {
+	x := c.Center().X
+	c.StrokeLine2(draw.LineStyle(w), x, c.Min.Y, x, c.Max.Y)
 }
 
-// integerTicks puts a tick on every integer of a short axis (levels,
-// searches), and on round steps of a long one.
-type integerTicks struct{}
-
-func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
-	step := 1.0
-	for (hi-lo)/step > 16 {
-		step *= 2
-	}
-	var ticks []plot.Tick
-	for v := math.Ceil(lo/step) * step; v <= hi; v += step {
-		ticks = append(ticks, plot.Tick{Value: v, Label: fmt.Sprint(int64(v))})
-	}
-	return ticks
+// plotterErrors are points with asymmetric Y error bars.
+type plotterErrors struct {
+	plotter.XYs
+	plotter.YErrors
 }
 
-// siTicks are gonum's default ticks labelled with SI prefixes and three
-// significant digits (640 M rather than 6.4e+08).
-type siTicks struct{}
+// Len is the number of points.
+func (e plotterErrors) Len() int { return len(e.XYs) }
 
-func (siTicks) Ticks(lo, hi float64) []plot.Tick {
-	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	for i, t := range ticks {
-		if t.Label != "" {
-			ticks[i].Label = siLabel(t.Value)
-		}
-	}
-	return ticks
-}
-
-// siLabel writes v with an SI prefix: 1.5 G, 640 M, 12 k, 0.5.
-func siLabel(v float64) string {
-	for _, p := range []struct {
-		scale  float64
-		suffix string
-	}{{1e12, " T"}, {1e9, " G"}, {1e6, " M"}, {1e3, " k"}} {
-		if math.Abs(v) >= p.scale {
-			return fmt.Sprintf("%.3g%s", v/p.scale, p.suffix)
-		}
-	}
-	return fmt.Sprintf("%.3g", v)
-}
-
-// formatFloat prints a number compactly for a table.
-func formatFloat(v float64) string {
-	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
-		return fmt.Sprint(int64(v))
-	}
-	return fmt.Sprintf("%.4g", v)
-}
-
-// Render writes the chart in format "svg" or "png".
-func (c Chart) Render(w io.Writer, format string) error {
-	wt, err := c.Plot.WriterTo(ChartWidth, ChartHeight, format)
-	if err != nil {
-		return fmt.Errorf("results: chart %s: %w", c.Name, err)
-	}
-	if _, err := wt.WriteTo(w); err != nil {
-		return fmt.Errorf("results: chart %s: %w", c.Name, err)
-	}
-	return nil
-}
-
-// SVG returns the chart as an SVG document.
-func (c Chart) SVG() ([]byte, error) {
-	var buf bytes.Buffer
-	if err := c.Render(&buf, "svg"); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
-}
-
-// FileWriter writes whole files into an output folder; internal/output's
-// Dir is the one graphrun uses (it never leaves a partial file).
-type FileWriter interface {
-	WriteFile(name string, write func(io.Writer) error) (string, error)
-}
-
-// WriteFiles writes the chart as NAME.svg and NAME.png into dir and returns
-// the two paths.
-func (c Chart) WriteFiles(dir FileWriter) ([]string, error) {
-	var paths []string
-	for _, format := range []string{"svg", "png"} {
-		path, err := dir.WriteFile(c.Name+"."+format, func(w io.Writer) error { return c.Render(w, format) })
-		if err != nil {
-			return paths, err
-		}
-		paths = append(paths, path)
-	}
-	return paths, nil
+func (e *plotterErrors) add(x, y, lo, hi float64) {
+	e.XYs = append(e.XYs, plotter.XY{X: x, Y: y})
+	e.YErrors = append(e.YErrors, struct{ Low, High float64 }{y - lo, hi - y})
 }

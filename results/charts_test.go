@@ -59,9 +59,13 @@ func TestChartsRenderValidSVGAndPNG(t *testing.T) {
 	runs := []LabeledRun{{"allgather/raw", chartRun("allgather", "raw", 1)}, {"packed/auto", chartRun("packed", "auto", 0.1)}}
 	var charts []Chart
 	for _, build := range []func() (Chart, error){
-		func() (Chart, error) { return LevelChart(runs) },
+		func() (Chart, error) { return FrontierChart(runs) },
 		func() (Chart, error) { return BreakdownChart(runs) },
 		func() (Chart, error) { return TEPSChart(runs[0].Run) },
+		func() (Chart, error) { return BytesChart(runs) },
+		func() (Chart, error) { return RunsTEPSChart(runs) },
+		func() (Chart, error) { return ConvergenceChart(testPageRankRun()) },
+		func() (Chart, error) { return IterationTimeChart(testPageRankRun()) },
 		func() (Chart, error) {
 			return LayerChart("kylix", []LayerVolume{{Bytes: 4e6, Messages: 64}, {Bytes: 2e6, Messages: 256}, {Bytes: 5e5, Messages: 512}})
 		},
@@ -95,12 +99,22 @@ func TestChartsRenderValidSVGAndPNG(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		png, err := os.ReadFile(paths[1])
+		if len(paths) != 3 {
+			t.Fatalf("%s: %d files, want svg, pdf, png", c.Name, len(paths))
+		}
+		pdf, err := os.ReadFile(paths[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(pdf, []byte("%PDF-")) || len(pdf) < 1000 {
+			t.Fatalf("%s: %s is not a PDF document (%d bytes)", c.Name, paths[1], len(pdf))
+		}
+		png, err := os.ReadFile(paths[2])
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) || len(png) < 1000 {
-			t.Fatalf("%s: %s is not a PNG image (%d bytes)", c.Name, paths[1], len(png))
+			t.Fatalf("%s: %s is not a PNG image (%d bytes)", c.Name, paths[2], len(png))
 		}
 	}
 	// The level table has one row per run and level; the breakdown one per run.
@@ -111,14 +125,26 @@ func TestChartsRenderValidSVGAndPNG(t *testing.T) {
 		t.Fatalf("breakdown row %v", got)
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != 2*len(charts) {
-		t.Fatalf("%d files written, want %d", len(entries), 2*len(charts))
+	if len(entries) != 3*len(charts) {
+		t.Fatalf("%d files written, want %d", len(entries), 3*len(charts))
 	}
 }
 
 func TestChartsRejectEmptyInput(t *testing.T) {
-	if _, err := LevelChart(nil); err == nil {
-		t.Error("LevelChart(nil) succeeded")
+	if _, err := FrontierChart(nil); err == nil {
+		t.Error("FrontierChart(nil) succeeded")
+	}
+	if _, err := BytesChart(nil); err == nil {
+		t.Error("BytesChart(nil) succeeded")
+	}
+	if _, err := RunsTEPSChart(nil); err == nil {
+		t.Error("RunsTEPSChart(nil) succeeded")
+	}
+	if _, err := ConvergenceChart(&PageRankRun{}); err == nil {
+		t.Error("ConvergenceChart without L1 changes succeeded")
+	}
+	if _, err := IterationTimeChart(&PageRankRun{}); err == nil {
+		t.Error("IterationTimeChart without times succeeded")
 	}
 	if _, err := BreakdownChart(nil); err == nil {
 		t.Error("BreakdownChart(nil) succeeded")
@@ -168,12 +194,13 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := html.String()
-	// 2 comparison charts, 3 per BFS run, 1 for PageRank.
-	if n := strings.Count(out, "<svg"); n != 2+3+3+1 {
-		t.Fatalf("report has %d SVG charts, want 9", n)
+	// 4 comparison charts, 4 per BFS run, 1 for PageRank (an old run
+	// without per-iteration figures: its layers only).
+	if n := strings.Count(out, "<svg"); n != 4+4+4+1 {
+		t.Fatalf("report has %d SVG charts, want 13", n)
 	}
 	for _, want := range []string{"<!DOCTYPE html>", "Comparison of the 2 BFS runs", "bfs  harmonic_mean_TEPS:", "runs/pr.json",
-		"kylix allreduce", "iterations:            10", "Cluster model: bw=10Gbit/s", "harmonic mean", "Numbers behind the chart", "2026-11-21T00:00:00Z"} {
+		"Allreduce traffic per layer (kylix, 4 ranks)", "<li>exchange allgather, codec raw</li>", "iterations:            10", "Cluster model: bw=10Gbit/s", "harmonic mean", "Numbers behind the chart", "2026-11-21T00:00:00Z"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -45,8 +45,11 @@
 // search that took zero seconds) are written as null and read back as NaN.
 // The keys, in the order they are written:
 //
+//	command             string   "bfs" (the Envelope every graphrun JSON starts with)
 //	graphrun_version    string   version of the graphrun binary (set by the caller)
+//	vcs_revision        string   VCS revision of the binary (absent if not recorded)
 //	started_at          string   RFC 3339 time the run started (set by the caller)
+//	command_line        array    graphrun and its arguments ([] if not from a command)
 //	SCALE               int      log2 of the number of vertices
 //	edgefactor          int      edges per vertex
 //	NBFS                int      number of searches (length of "searches")
@@ -122,5 +125,19 @@
 //	construction_messages int64  messages kernel 1 sent, all ranks
 //
 // The commands write such files through internal/output, so that a reader
-// never sees a partial file.
+// never sees a partial file. Every graphrun JSON document starts with the
+// keys of [Envelope]; the PageRank run JSON is [PageRankRun].
+//
+// # Charts and report
+//
+// [Chart] builders draw the papers' figures from graphrun's runs with
+// gonum's plot: frontier and bytes per BFS level (paper 004 Fig. 3, Table
+// II), the time breakdown (Fig. 7 and 10), TEPS per search and per run
+// (§VII), the Kylix per-layer volume (paper 000 Fig. 5), allreduce time
+// against vector length (paper 000 Fig. 2 and 8) and PageRank's
+// convergence. Runs compared are named by what differs between them
+// ([RunLabels]); a chart says what it cannot draw. [WriteReport] puts runs,
+// their charts and the comparison of the BFS runs into one self-contained
+// HTML file. [HarmonicDominance] explains a harmonic mean that one search
+// in a tiny component dominates.
 package results

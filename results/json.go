@@ -82,8 +82,11 @@ type searchJSON struct {
 
 // runJSON is the run JSON document; the package doc lists its keys.
 type runJSON struct {
+	Command             string       `json:"command"`
 	Version             string       `json:"graphrun_version"`
+	Revision            string       `json:"vcs_revision,omitempty"`
 	StartedAt           time.Time    `json:"started_at"`
+	CommandLine         []string     `json:"command_line"`
 	Scale               int          `json:"SCALE"`
 	EdgeFactor          int          `json:"edgefactor"`
 	NBFS                int          `json:"NBFS"`
@@ -124,8 +127,11 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 	}
 	sum := r.Summary()
 	doc := runJSON{
+		Command:           "bfs",
 		Version:           r.Version,
+		Revision:          r.Revision,
 		StartedAt:         r.StartedAt,
+		CommandLine:       orEmpty(r.CommandLine),
 		Scale:             r.Scale,
 		EdgeFactor:        r.EdgeFactor,
 		NBFS:              r.NBFS(),
@@ -228,7 +234,9 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		CommBytes:           doc.CommBytes,
 		CommMessages:        doc.CommMessages,
 		Version:             doc.Version,
+		Revision:            doc.Revision,
 		StartedAt:           doc.StartedAt,
+		CommandLine:         doc.CommandLine,
 		Partition:           doc.Partition,
 		Grid:                doc.Grid,
 		ValidationCSRTime:   doc.ValidationCSRTime,
@@ -240,6 +248,9 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 
 		ConstructionBytes:    doc.ConstructionBytes,
 		ConstructionMessages: doc.ConstructionMsgs,
+	}
+	if len(r.CommandLine) == 0 {
+		r.CommandLine = nil // [] in the file: no command line
 	}
 	for i, s := range doc.Searches {
 		r.Searches[i] = Search{

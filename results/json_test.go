@@ -53,7 +53,7 @@ func TestJSONKeys(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	wantTop := []string{"graphrun_version", "started_at", "SCALE", "edgefactor", "NBFS", "num_ranks",
+	wantTop := []string{"command", "graphrun_version", "started_at", "command_line", "SCALE", "edgefactor", "NBFS", "num_ranks",
 		"threads", "seed", "exchange", "direction", "codec", "graph_generation", "construction_time", "harmonic_mean_TEPS",
 		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches",
 		"validation_setup_time", "validate_bytes", "validate_messages",

@@ -4,15 +4,19 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 )
 
-// PageRankRun is the JSON of a `graphrun pagerank` run (--json): the run's
-// parameters, its convergence, the per-iteration time split, the traffic
+// PageRankRun is the JSON of a `graphrun pagerank` run (--json): the
+// Envelope's keys, the run's parameters, its convergence, the per-iteration time split, the traffic
 // (configuration excluded) and the per-layer volume of the allreduce (paper
 // 000 Fig. 5). The CLI writes it and `graphrun report` reads it.
 type PageRankRun struct {
 	Command          string          `json:"command"`
-	Version          string          `json:"version"`
+	Version          string          `json:"graphrun_version"` // "version" in files before graphrun 0.2, still read
+	Revision         string          `json:"vcs_revision,omitempty"`
+	StartedAt        time.Time       `json:"started_at"`
+	CommandLine      []string        `json:"command_line"`
 	Input            string          `json:"input"`
 	NumRanks         int             `json:"num_ranks"`
 	Threads          int             `json:"threads"`
@@ -33,6 +37,12 @@ type PageRankRun struct {
 	CommMessages     int64           `json:"comm_messages"` // all ranks, all iterations
 	Layers           []PageRankLayer `json:"layers"`
 	Top              []TopVertex     `json:"top"`
+
+	// L1Changes is the L1 change of the rank vector after each iteration,
+	// IterationTimes each iteration's wall time on the slowest rank in
+	// seconds (both absent from runs before graphrun 0.2).
+	L1Changes      []float64 `json:"l1_changes,omitempty"`
+	IterationTimes []float64 `json:"iteration_times,omitempty"`
 
 	// InputEdges is the number of edges read (all ranks, before
 	// --undirected's reverses and deduplication); PeakMemoryBytes the
@@ -95,9 +105,16 @@ type TopVertex struct {
 // ReadPageRankJSON decodes a `graphrun pagerank --json` file and checks the
 // fields a report needs.
 func ReadPageRankJSON(r io.Reader) (*PageRankRun, error) {
-	var run PageRankRun
-	if err := json.NewDecoder(r).Decode(&run); err != nil {
+	var doc struct {
+		PageRankRun
+		OldVersion string `json:"version"` // the key of graphrun_version before the Envelope
+	}
+	if err := json.NewDecoder(r).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("results: pagerank JSON: %w", err)
+	}
+	run := doc.PageRankRun
+	if run.Version == "" {
+		run.Version = doc.OldVersion
 	}
 	switch {
 	case run.NumRanks < 1:
@@ -116,4 +133,14 @@ func (r *PageRankRun) LayerVolumes() []LayerVolume {
 		v[i] = LayerVolume{Bytes: float64(l.Bytes) / it, Messages: float64(l.Messages) / it}
 	}
 	return v
+}
+
+// AllreduceLabel names a PageRank run's allreduce for its summary line:
+// "kylix 4x4 allreduce", or "no allreduce" on one rank, which has nothing
+// to reduce with.
+func AllreduceLabel(network string, ranks int) string {
+	if ranks == 1 {
+		return "no allreduce"
+	}
+	return network + " allreduce"
 }

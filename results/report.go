@@ -53,8 +53,11 @@ func ReadRunFile(path string, data []byte) (ReportInput, error) {
 	return in, nil
 }
 
-// Charts returns the charts of one input: for a BFS run its levels,
-// breakdown and TEPS; for a PageRank run its per-layer volume.
+// Charts returns the charts of one input: for a BFS run its frontier and
+// bytes per level, time breakdown and TEPS per search; for a PageRank run
+// its convergence, time per iteration and per-layer volume, as far as the
+// run recorded them (a run on one rank has no allreduce layers; runs
+// before graphrun 0.2 have no per-iteration figures).
 func (in ReportInput) Charts() ([]Chart, error) {
 	var charts []Chart
 	var errs []error
@@ -67,17 +70,126 @@ func (in ReportInput) Charts() ([]Chart, error) {
 	}
 	switch {
 	case in.BFS != nil:
-		runs := []LabeledRun{{Label: RunLabel(in.BFS), Run: in.BFS}}
-		add(LevelChart(runs))
+		runs := []LabeledRun{{Label: RunLabels([]*Graph500Run{in.BFS}, nil)[0], Run: in.BFS}}
+		add(FrontierChart(runs))
+		add(BytesChart(runs))
 		add(BreakdownChart(runs))
 		add(TEPSChart(in.BFS))
 	case in.PageRank != nil:
 		pr := in.PageRank
+		if len(pr.L1Changes) > 0 {
+			add(ConvergenceChart(pr))
+		}
+		if len(pr.IterationTimes) > 0 {
+			add(IterationTimeChart(pr))
+		}
 		if len(pr.Layers) > 0 {
-			add(LayerChart(fmt.Sprintf("%s allreduce: traffic per layer per iteration (%d ranks)", pr.Allreduce, pr.NumRanks), pr.LayerVolumes()))
+			add(LayerChart(fmt.Sprintf("Allreduce traffic per layer (%s, %s)", pr.Allreduce, RankCount(pr.NumRanks)), pr.LayerVolumes()))
 		}
 	}
 	return charts, errors.Join(errs...)
+}
+
+// runsOf returns the runs of one kind among inputs (pick returns nil for
+// the others) with their labels.
+func runsOf[R comparable](inputs []ReportInput, pick func(ReportInput) R, label func([]R, []string) []string) ([]R, []string) {
+	var zero R
+	var runs []R
+	var names []string
+	for _, in := range inputs {
+		if r := pick(in); r != zero {
+			runs = append(runs, r)
+			names = append(names, in.Path)
+		}
+	}
+	return runs, label(runs, names)
+}
+
+// bfsRuns returns the BFS runs among inputs, labelled by what differs
+// between them (RunLabels, with the file names).
+func bfsRuns(inputs []ReportInput) []LabeledRun {
+	runs, labels := runsOf(inputs, func(in ReportInput) *Graph500Run { return in.BFS }, RunLabels)
+	out := make([]LabeledRun, len(runs))
+	for i, r := range runs {
+		out[i] = LabeledRun{Label: labels[i], Run: r}
+	}
+	return out
+}
+
+// pageRankRuns returns the PageRank runs among inputs, labelled by what
+// differs between them (PageRankLabels, with the file names).
+func pageRankRuns(inputs []ReportInput) []LabeledPageRank {
+	runs, labels := runsOf(inputs, func(in ReportInput) *PageRankRun { return in.PageRank }, PageRankLabels)
+	out := make([]LabeledPageRank, len(runs))
+	for i, r := range runs {
+		out[i] = LabeledPageRank{Label: labels[i], Run: r}
+	}
+	return out
+}
+
+// Comparison is the comparison of the runs of one kind in a report: their
+// names (what differs between them) and the charts drawing them all.
+type Comparison struct {
+	Kind   string // "BFS", "PageRank"
+	Labels []string
+	Charts []Chart
+}
+
+// Comparisons returns the comparisons of the runs among inputs: of the BFS
+// runs when there are at least two (every run's frontier and bytes per
+// level, time breakdown and harmonic mean TEPS), and of the PageRank runs
+// when there are at least two (convergence and time per iteration). Their
+// charts' names start with "compare-".
+func Comparisons(inputs []ReportInput) ([]Comparison, error) {
+	var out []Comparison
+	if runs := bfsRuns(inputs); len(runs) > 1 {
+		labels := make([]string, len(runs))
+		for i, r := range runs {
+			labels[i] = r.Label
+		}
+		cmp, err := compare("BFS", runs, labels, FrontierChart, BytesChart, BreakdownChart, RunsTEPSChart)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cmp)
+	}
+	if runs := pageRankRuns(inputs); len(runs) > 1 {
+		labels := make([]string, len(runs))
+		for i, r := range runs {
+			labels[i] = r.Label
+		}
+		cmp, err := compare("PageRank", runs, labels, PageRankConvergenceChart, PageRankIterationTimeChart)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, cmp)
+	}
+	return out, nil
+}
+
+// compare builds the comparison of runs (named labels) by every chart of
+// builds, the charts' names prefixed with "compare-".
+func compare[L any](kind string, runs []L, labels []string, builds ...func([]L) (Chart, error)) (Comparison, error) {
+	cmp := Comparison{Kind: kind, Labels: labels}
+	for _, build := range builds {
+		c, err := build(runs)
+		if err != nil {
+			return Comparison{}, err
+		}
+		c.Name = "compare-" + c.Name
+		cmp.Charts = append(cmp.Charts, c)
+	}
+	return cmp, nil
+}
+
+// ComparisonCharts returns the charts of every comparison (Comparisons).
+func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
+	comparisons, err := Comparisons(inputs)
+	var charts []Chart
+	for _, cmp := range comparisons {
+		charts = append(charts, cmp.Charts...)
+	}
+	return charts, err
 }
 
 // reportChart is a chart as the template shows it.
@@ -85,11 +197,13 @@ type reportChart struct {
 	Title string
 	SVG   template.HTML
 	Table Table
+	Notes []string
 }
 
 // reportSection is one run (or the comparison of the BFS runs).
 type reportSection struct {
 	Title  string
+	Runs   []string // the runs a comparison compares, as its charts name them
 	Params Table
 	Block  string // Graph500 text block or PageRank summary
 	Charts []reportChart
@@ -129,13 +243,11 @@ func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time, opts Re
 		return errors.New("results: report of no run")
 	}
 	var sections []reportSection
-	var bfsRuns []LabeledRun
 	for _, in := range inputs {
 		s := reportSection{Title: in.Path}
 		switch {
 		case in.BFS != nil:
 			r := in.BFS
-			bfsRuns = append(bfsRuns, LabeledRun{Label: RunLabel(r), Run: r})
 			s.Params = keyValues(
 				"SCALE", fmt.Sprint(r.Scale), "edgefactor", fmt.Sprint(r.EdgeFactor),
 				"ranks", fmt.Sprint(r.NumRanks), "threads", fmt.Sprint(r.Threads),
@@ -171,23 +283,21 @@ func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time, opts Re
 		}
 		sections = append(sections, s)
 	}
-	if len(bfsRuns) > 1 {
-		var charts []Chart
-		for _, build := range []func([]LabeledRun) (Chart, error){LevelChart, BreakdownChart} {
-			c, err := build(bfsRuns)
-			if err != nil {
-				return err
-			}
-			charts = append(charts, c)
-		}
-		embedded, err := embed(charts)
+	comparisons, err := Comparisons(inputs)
+	if err != nil {
+		return err
+	}
+	var head []reportSection
+	for _, cmp := range comparisons {
+		embedded, err := embed(cmp.Charts)
 		if err != nil {
 			return err
 		}
-		sections = append([]reportSection{{Title: fmt.Sprintf("Comparison of the %d BFS runs", len(bfsRuns)), Charts: embedded}}, sections...)
+		head = append(head, reportSection{Title: fmt.Sprintf("Comparison of the %d %s runs", len(cmp.Labels), cmp.Kind), Runs: cmp.Labels, Charts: embedded})
 	}
+	sections = append(head, sections...)
 	var buf bytes.Buffer
-	err := reportTemplate.Execute(&buf, struct {
+	err = reportTemplate.Execute(&buf, struct {
 		Generated string
 		Sections  []reportSection
 	}{generated.UTC().Format(time.RFC3339), sections})
@@ -206,7 +316,7 @@ func embed(charts []Chart) ([]reportChart, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, reportChart{Title: c.Plot.Title.Text, SVG: template.HTML(inlineSVG(svg)), Table: c.Table})
+		out = append(out, reportChart{Title: c.Plot.Title.Text, SVG: template.HTML(inlineSVG(svg)), Table: c.Table, Notes: c.Notes})
 	}
 	return out, nil
 }
@@ -271,6 +381,8 @@ details { margin-bottom: 1em; }
 {{range .Sections}}
 <section>
 <h2>{{.Title}}</h2>
+{{if .Runs}}<p>Runs compared, named by what differs between them:</p>
+<ul>{{range .Runs}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Params.Rows}}<table>
 <tr>{{range .Params.Header}}<th>{{.}}</th>{{end}}</tr>
 {{range .Params.Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
@@ -286,6 +398,7 @@ details { margin-bottom: 1em; }
 <figure class="chart">
 <h3>{{.Title}}</h3>
 {{.SVG}}
+{{if .Notes}}<ul class="notes">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}
 </figure>
 <details><summary>Numbers behind the chart</summary>
 <table>

@@ -108,6 +108,11 @@ type Graph500Run struct {
 
 	Version   string    // graphrun version, set by the caller
 	StartedAt time.Time // when the run started, set by the caller
+	// Revision and CommandLine complete the JSON's Envelope: the VCS
+	// revision graphrun was built from ("" if unknown) and the command
+	// line of the run (nil if not a command's), set by the caller.
+	Revision    string
+	CommandLine []string
 }
 
 // NBFS returns the number of searches.

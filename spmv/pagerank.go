@@ -121,6 +121,9 @@ type PageRankConfig struct {
 	// wait for each other): the place to return the set-up's garbage to
 	// the operating system (memstat.Release), outside every timed region.
 	SetupDone func()
+	// Progress, if set, is called by every rank after each iteration with
+	// the iteration's number (from 1) and its L1 change.
+	Progress func(iteration int, l1 float64)
 }
 
 // DefaultPageRankConfig is NetworkX's PageRank on the random edge partition
@@ -186,8 +189,11 @@ type PageRankResult struct {
 	// update at home) and communication (the rest of the reduce and the
 	// scalar allreduce).
 	Compute, Communication time.Duration
-	// IterationTimes is this rank's wall time of each iteration.
+	// IterationTimes is this rank's wall time of each iteration;
+	// L1Changes the L1 change after each iteration (the same on every
+	// rank).
 	IterationTimes []time.Duration
+	L1Changes      []float64
 	// Setup is this rank's time before the first iteration (both passes
 	// over its share, so reading or generating the input twice, relabel,
 	// route the edges, build the matrix, out-degrees, configure the
@@ -281,7 +287,11 @@ func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step 
 		res.Compute += compute
 		res.Communication += took - compute
 		res.IterationTimes = append(res.IterationTimes, took)
+		res.L1Changes = append(res.L1Changes, res.Residual)
 		res.Iterations = it
+		if cfg.Progress != nil {
+			cfg.Progress(it, res.Residual)
+		}
 		if stop {
 			return fmt.Errorf("pagerank: after iteration %d: %w", it, err)
 		}

@@ -102,7 +102,7 @@ are skipped (--force runs them).`,
 	fl.DurationVar(&f.latency, "link-latency", 50*time.Microsecond, "with --link-bandwidth: the modelled latency of a collective call")
 	fl.BoolVar(&f.force, "force", false, "run vector lengths that exceed the memory estimate")
 	fl.StringVar(&f.json, "json", "", "also write the measured times as JSON to this file")
-	fl.StringVar(&f.plots, "plots", "", "also draw time against vector length (SVG and PNG) into this directory")
+	fl.StringVar(&f.plots, "plots", "", "also draw time against vector length (SVG, PDF and PNG) into this directory")
 	fl.StringVar(&f.tag, "tag", "", "a word naming this setup (e.g. netns-1gbit), part of the table's key and heading, so that its table stays apart from other runs of the same parameters")
 	f.out.register(fl)
 	fl.BoolVar(&f.fromProcs, fromProcsFlag, false, "set by --procs on the processes it starts")

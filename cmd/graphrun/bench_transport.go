@@ -28,7 +28,7 @@ const efficientFraction = 0.5
 func newBenchCommand() *cobra.Command {
 	bench := &cobra.Command{
 		Use:   "bench",
-		Short: "Micro-benchmarks of graphrun's building blocks",
+		Short: "Benchmark matrices: BFS codecs and scaling, PageRank, allreduce, transport, memory",
 		Args:  cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {

@@ -32,7 +32,7 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.scale, "scale", 16, "log2 of the number of vertices (1..40)")
 	cmd.Flags().IntVar(&f.edgefactor, "edgefactor", kronecker.DefaultEdgeFactor, "edge tuples per vertex")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same seed gives the same graph on any number of ranks)")
-	cmd.Flags().IntVar(&f.threads, "threads", 0, "goroutines per rank (default: CPUs / ranks, at least 1)")
+	cmd.Flags().IntVar(&f.threads, "threads", 0, threadsUsage(cmd))
 }
 
 // maxTupleBytesLog bounds, as a power of two, the bytes a run holds per
@@ -113,7 +113,7 @@ statistics block. With --root, runs one search from that vertex instead.`,
 		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")
 	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
 	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
-	fl.StringVar(&f.plots, "plots", "", "write the run's charts (levels, breakdown, TEPS) as SVG and PNG into this directory")
+	fl.StringVar(&f.plots, "plots", "", "write the run's charts (frontier and bytes per level, time breakdown, TEPS) as SVG, PDF and PNG into this directory")
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
@@ -259,6 +259,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	run.Version, run.StartedAt, run.ExchangeDefaulted = version, started.UTC(), exchangeDefaulted
+	run.Revision, run.CommandLine = revision, invocationOf(cmd).commandLine
 	if tree != nil {
 		if err := tree.Commit(); err != nil {
 			return err
@@ -291,6 +292,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
 			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
 	}
+	results.NoteDominance(stderr, run.Searches)
 	if !run.ValidationSkipped && !run.Validated() {
 		fmt.Fprint(textOut, results.InvalidRunText)
 		return fmt.Errorf("validation failed")

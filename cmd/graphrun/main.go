@@ -22,9 +22,6 @@ import (
 	"github.com/graphrun/graphrun/internal/output"
 )
 
-// version is graphrun's release version.
-const version = "0.1.0"
-
 // usageError marks bad input (flags, files): graphrun exits with status 2.
 type usageError struct{ err error }
 
@@ -69,10 +66,12 @@ func isUsage(err error) bool {
 func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "graphrun",
-		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers",
+		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers, and PageRank",
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate(versionLine())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		// The command's outputs: the profiles join them here, the command
 		// adds its own and checks them all before any work.
@@ -91,11 +90,38 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		newBenchPageRankCommand())
 	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
 	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
+	registerCompletions(root)
 	return root
+}
+
+// threadsUsage is the help of --threads for cmd: per rank where the
+// command has ranks, of the one process for generate.
+func threadsUsage(cmd *cobra.Command) string {
+	if cmd.Name() == "generate" {
+		return "goroutines generating the tuples (default: CPUs)"
+	}
+	return "goroutines per rank (default: CPUs / ranks, at least 1)"
 }
 
 // outputsKey is the context key of a command's output Set.
 type outputsKey struct{}
+
+// invocationKey is the context key of the invocation runContext runs.
+type invocationKey struct{}
+
+// invocation is graphrun's command line and when it started, for the
+// Envelope of the JSON documents (results.Envelope).
+type invocation struct {
+	commandLine []string
+	startedAt   time.Time
+}
+
+// invocationOf is the invocation the running command belongs to (zero
+// outside runContext).
+func invocationOf(cmd *cobra.Command) invocation {
+	inv, _ := cmd.Context().Value(invocationKey{}).(invocation)
+	return inv
+}
 
 // outputsOf is the output Set of the running command (see
 // newRootCommand): every output of a command, and its inputs, go there.
@@ -125,6 +151,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 // (an interrupt) stops the command: its error is then not printed, the
 // caller reports the interrupt.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	ctx = context.WithValue(ctx, invocationKey{}, invocation{
+		commandLine: append([]string{"graphrun"}, args...),
+		startedAt:   time.Now().UTC(),
+	})
 	var prof profileFlags
 	cmd := newRootCommand(stdout, stderr, &prof)
 	cmd.SetArgs(args)

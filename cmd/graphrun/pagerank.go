@@ -85,7 +85,7 @@ and the total rank.`,
 	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
-	fl.StringVar(&f.plots, "plots", "", "write the run's chart (allreduce traffic per layer) as SVG and PNG into this directory")
+	fl.StringVar(&f.plots, "plots", "", "write the run's charts (convergence, time per iteration, allreduce traffic per layer) as SVG, PDF and PNG into this directory")
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
 	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (paper 002 §V); the result equals a fault-free run's within --tol")
 	fl.BoolVar(&f.join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
@@ -208,6 +208,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		mu     sync.Mutex
 		report *pagerankReport
 	)
+	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
+	cfg.Progress = progress.update
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var rep *pagerankReport
 		var err error
@@ -224,6 +226,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	})
+	progress.clear()
 	if err != nil {
 		var le *graph.EdgeListError
 		var pe *fs.PathError
@@ -235,6 +238,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report == nil || !plan.reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
+	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine
 	if report.Vertices == 0 {
 		return usageError{fmt.Errorf("%s: no edges", in.name)}
 	}
@@ -309,6 +313,7 @@ func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult
 		undirected:  cfg.Undirected,
 	}
 	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
+	rep.L1Changes, rep.IterationTimes = res.L1Changes, times[4:]
 	if res.Iterations > 0 {
 		it := float64(res.Iterations)
 		rep.TimePerIteration = results.PageRankTimes{Compute: times[2] / it, Communication: times[3] / it}
@@ -379,10 +384,10 @@ func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut 
 		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
 			rep.Iterations, rep.Residual, rep.Tol)
 	}
-	fmt.Fprintf(textOut, "PageRank of %s: %d vertices, %d edges, %d ranks, %s allreduce, %s partition\n",
-		rep.Input, rep.Vertices, rep.Edges, rep.NumRanks, rep.Allreduce, rep.Partition)
+	fmt.Fprintf(textOut, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition\n",
+		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition)
 	if len(rep.Top) > 0 {
-		fmt.Fprintf(textOut, "%6s\t%12s\t%s\n", "rank", "vertex", "score")
+		fmt.Fprintf(textOut, "%6s\t%12s\t%s\n", "#", "vertex", "score")
 		for i, v := range rep.Top {
 			fmt.Fprintf(textOut, "%6d\t%12d\t%.12e\n", i+1, v.ID, v.Score)
 		}

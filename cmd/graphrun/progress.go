@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -69,6 +70,78 @@ func (p *progress) clear() {
 	}
 }
 
+// iterationProgress draws PageRank's progress on stderr, when it is a
+// terminal: the last iteration's number and L1 change, with a bar over
+// --iterations when the run has a fixed count, else beside a spinner and
+// the tolerance it runs to (most runs converge long before --max-iter).
+// Every in-process rank reports each iteration; the display moves once per
+// iteration.
+type iterationProgress struct {
+	mu   sync.Mutex
+	bar  *progressbar.ProgressBar
+	tol  float64 // > 0: the run stops below this L1 change
+	last int
+}
+
+// newIterationProgress returns the progress of a run of iterations
+// iterations, or (iterations 0) of one that runs until its L1 change falls
+// below tol; it draws only if stderr is a terminal.
+func newIterationProgress(stderr io.Writer, iterations int, tol float64) *iterationProgress {
+	if !isTerminal(stderr) {
+		return &iterationProgress{}
+	}
+	return newIterationBar(stderr, iterations, tol)
+}
+
+// newIterationBar draws on w whatever it is.
+func newIterationBar(w io.Writer, iterations int, tol float64) *iterationProgress {
+	p := &iterationProgress{}
+	total := iterations
+	if total <= 0 {
+		total, p.tol = -1, tol // a spinner: the count is not known
+	}
+	p.bar = progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("pagerank"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionClearOnFinish(),
+		progressbar.OptionSetPredictTime(false),
+		progressbar.OptionThrottle(0),
+	)
+	return p
+}
+
+// update is the spmv.PageRankConfig.Progress callback.
+func (p *iterationProgress) update(iteration int, l1 float64) {
+	if p.bar == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if iteration <= p.last {
+		return // another rank's report of the same iteration
+	}
+	p.last = iteration
+	desc := fmt.Sprintf("iteration %d, L1 change %.3g", iteration, l1)
+	if p.tol > 0 {
+		desc += fmt.Sprintf(" (runs to %.3g)", p.tol)
+	}
+	p.bar.Describe(desc)
+	if m := p.bar.GetMax(); m > 0 {
+		iteration = min(iteration, m)
+	}
+	_ = p.bar.Set(iteration)
+}
+
+// clear removes the bar before the results are printed.
+func (p *iterationProgress) clear() {
+	if p.bar != nil {
+		p.mu.Lock()
+		_ = p.bar.Clear()
+		p.mu.Unlock()
+	}
+}
+
 // matrixProgress reports a benchmark matrix run by run: a bar on a terminal,
 // one line per finished run otherwise (so logs show the progress too).
 type matrixProgress struct {
@@ -131,6 +204,7 @@ type benchOutput struct {
 
 // benchMeta is the part of summary.json every matrix shares.
 type benchMeta struct {
+	Version    string               `json:"graphrun_version"`
 	Matrix     string               `json:"matrix"`
 	Key        string               `json:"key"`
 	Command    string               `json:"command"`
@@ -183,7 +257,7 @@ func (o *benchOutput) finish() {
 }
 
 func (o *benchOutput) meta() benchMeta {
-	return benchMeta{Matrix: o.matrix, Key: o.key, Command: o.command, StartedAt: o.startedAt, FinishedAt: o.finishedAt,
+	return benchMeta{Version: version, Matrix: o.matrix, Key: o.key, Command: o.command, StartedAt: o.startedAt, FinishedAt: o.finishedAt,
 		LoadStart: o.loadStart, LoadEnd: o.loadEnd}
 }
 

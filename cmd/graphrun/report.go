@@ -16,6 +16,7 @@ type reportFlags struct {
 	out   string
 	plots string
 	model string
+	dpi   int
 }
 
 func newReportCommand() *cobra.Command {
@@ -26,12 +27,15 @@ func newReportCommand() *cobra.Command {
 		Long: `Reads the JSON of graphrun bfs and graphrun pagerank runs (--json) and writes
 one HTML file with each run's parameters, its Graph500 block or PageRank
 summary, and its charts (inline SVG, with the numbers behind each) — and, for
-several bfs runs, charts comparing them. The file loads nothing from the network.`,
+several bfs runs or several pagerank runs, charts comparing them, each run
+named by what differs between the runs (scale, ranks, exchange, allreduce,
+..., or the file name). The file loads nothing from the network.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, &f, args) },
 	}
 	cmd.Flags().StringVarP(&f.out, "out", "o", "", "the HTML file to write (required)")
-	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG and PNG into this directory")
+	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG, PDF and PNG into this directory (the comparison charts named compare-*, each run's runN-*)")
+	cmd.Flags().IntVar(&f.dpi, "dpi", results.DefaultDPI, "resolution of the --plots PNG files, in dots per inch")
 	cmd.Flags().StringVar(&f.model, "model", "", `re-estimate every bfs run's communication on a cluster, e.g. "bw=10Gbit/s,lat=50us,min-packet=5MB"`)
 	return cmd
 }
@@ -39,6 +43,9 @@ several bfs runs, charts comparing them. The file loads nothing from the network
 func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if f.out == "" {
 		return flagError("out", "required: the HTML file to write")
+	}
+	if f.dpi < 1 || f.dpi > 2400 {
+		return flagError("dpi", "%d is outside [1, 2400]", f.dpi)
 	}
 	var opts results.ReportOptions
 	if f.model != "" {
@@ -69,7 +76,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		inputs = append(inputs, in)
 	}
 	if plots != nil {
-		if err := writePlots(plots, inputs); err != nil {
+		if err := writeCharts(plots, inputs, f.dpi); err != nil {
 			return err
 		}
 	}
@@ -83,22 +90,36 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	return nil
 }
 
-// writePlots writes every input's charts as SVG and PNG into dir, each file
-// name prefixed with the input's position so that runs do not overwrite each
-// other, and marks the folder complete.
+// writePlots writes every input's charts as SVG, PDF and PNG into dir
+// (writeCharts at the default resolution).
 func writePlots(dir *output.Dir, inputs []results.ReportInput) error {
+	return writeCharts(dir, inputs, results.DefaultDPI)
+}
+
+// writeCharts writes the charts comparing the inputs (results.ComparisonCharts)
+// and every input's own charts as SVG, PDF and PNG (at dpi) into dir, each
+// run's file names prefixed with its position when there are several, and
+// marks the folder complete.
+func writeCharts(dir *output.Dir, inputs []results.ReportInput, dpi int) error {
+	charts, err := results.ComparisonCharts(inputs)
+	if err != nil {
+		return fmt.Errorf("comparison plots: %w", err)
+	}
 	for i, in := range inputs {
-		charts, err := in.Charts()
+		own, err := in.Charts()
 		if err != nil {
 			return fmt.Errorf("plots of %s: %w", in.Path, err)
 		}
-		for _, c := range charts {
+		for _, c := range own {
 			if len(inputs) > 1 {
 				c.Name = fmt.Sprintf("run%d-%s", i+1, c.Name)
 			}
-			if _, err := c.WriteFiles(dir); err != nil {
-				return fmt.Errorf("plots of %s: %w", in.Path, err)
-			}
+			charts = append(charts, c)
+		}
+	}
+	for _, c := range charts {
+		if _, err := c.WriteFilesDPI(dir, dpi); err != nil {
+			return fmt.Errorf("plots: %w", err)
 		}
 	}
 	dir.Done()

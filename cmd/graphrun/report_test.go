@@ -32,8 +32,10 @@ func TestReportOfBFSAndPageRankRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := string(data)
-	if n := strings.Count(page, "<svg"); n != 4 { // levels, breakdown, TEPS; pagerank layers
-		t.Fatalf("report has %d charts, want 4", n)
+	// bfs: frontier, bytes, breakdown, TEPS; pagerank: convergence, time
+	// per iteration, layers.
+	if n := strings.Count(page, "<svg"); n != 7 {
+		t.Fatalf("report has %d charts, want 7", n)
 	}
 	if !strings.Contains(page, "bfs  harmonic_mean_TEPS:") || !strings.Contains(page, "iterations:") {
 		t.Fatal("report lacks the Graph500 block or the PageRank summary")
@@ -42,8 +44,67 @@ func TestReportOfBFSAndPageRankRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(entries) != 8 {
-		t.Fatalf("--plots wrote %d files, want 8 (4 charts × svg, png)", len(entries))
+	if len(entries) != 21 {
+		t.Fatalf("--plots wrote %d files, want 21 (7 charts × svg, pdf, png)", len(entries))
+	}
+}
+
+// TestReportComparesRunsOfDifferentScaleAndRanks: two bfs runs differing in
+// scale and ranks are compared in four charts (frontier, bytes, breakdown,
+// TEPS per run) that name them by scale and ranks, --plots writes every
+// chart of the HTML (comparison included) in three formats, --dpi sets the
+// PNG's resolution, and the one-rank run's bytes are said to be missing.
+func TestReportComparesRunsOfDifferentScaleAndRanks(t *testing.T) {
+	dir := t.TempDir()
+	one, four := filepath.Join(dir, "one.json"), filepath.Join(dir, "four.json")
+	if code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--ranks", "1", "--threads", "1", "--roots", "2", "--json", one); code != 0 {
+		t.Fatalf("bfs: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "4", "--threads", "1", "--roots", "2", "--json", four); code != 0 {
+		t.Fatalf("bfs: exit %d: %s", code, errOut)
+	}
+	html, plots := filepath.Join(dir, "report.html"), filepath.Join(dir, "plots")
+	if code, _, errOut := runCLI(t, "report", one, four, "-o", html, "--plots", plots, "--dpi", "72"); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	if n := strings.Count(page, "<svg"); n != 4+2*4 {
+		t.Fatalf("report has %d charts, want 12", n)
+	}
+	for _, want := range []string{"<li>scale 8, 1 rank</li>", "<li>scale 9, 4 ranks</li>", "Harmonic mean TEPS of each run",
+		"scale 8, 1 rank: not drawn (no bytes sent: it ran on 1 rank)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	entries, err := os.ReadDir(plots)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 3*12 {
+		t.Fatalf("--plots wrote %d files, want 36 (12 charts × svg, pdf, png)", len(entries))
+	}
+	for _, name := range []string{"compare-bfs-frontier", "compare-bfs-bytes", "compare-breakdown", "compare-teps-runs", "run1-teps", "run2-bfs-bytes"} {
+		for _, ext := range []string{".svg", ".pdf", ".png"} {
+			if fi, err := os.Stat(filepath.Join(plots, name+ext)); err != nil || fi.Size() == 0 {
+				t.Errorf("%s%s: %v", name, ext, err)
+			}
+		}
+	}
+	// 16 cm wide at 72 dpi: 453 pixels.
+	png, err := os.ReadFile(filepath.Join(plots, "compare-teps-runs.png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := int(png[16])<<24 | int(png[17])<<16 | int(png[18])<<8 | int(png[19]); w != 453 && w != 454 {
+		t.Errorf("PNG at --dpi 72 is %d pixels wide, want 453", w)
+	}
+	if code, _, errOut := runCLI(t, "report", one, "-o", html, "--dpi", "0"); code != 2 || !strings.Contains(errOut, "--dpi") {
+		t.Errorf("--dpi 0: exit %d, %q", code, errOut)
 	}
 }
 
@@ -74,14 +135,50 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
-// TestBFSPlots: graphrun bfs --plots writes the run's three charts.
+// TestReportComparesPageRankRuns: two pagerank runs on 1 and 4 ranks are
+// compared in a convergence and a time-per-iteration chart naming them by
+// ranks and allreduce.
+func TestReportComparesPageRankRuns(t *testing.T) {
+	dir := t.TempDir()
+	one, four := filepath.Join(dir, "one.json"), filepath.Join(dir, "four.json")
+	for _, c := range []struct{ ranks, path string }{{"1", one}, {"4", four}} {
+		if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", c.ranks, "--threads", "1", "--json", c.path); code != 0 {
+			t.Fatalf("pagerank: exit %d: %s", code, errOut)
+		}
+	}
+	html, plots := filepath.Join(dir, "report.html"), filepath.Join(dir, "plots")
+	if code, _, errOut := runCLI(t, "report", one, four, "-o", html, "--plots", plots); code != 0 {
+		t.Fatalf("report: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	// 2 comparison charts; 2 and 3 per run (one rank has no allreduce layers).
+	if n := strings.Count(page, "<svg"); n != 2+2+3 {
+		t.Errorf("report has %d charts, want 7", n)
+	}
+	for _, want := range []string{"Comparison of the 2 PageRank runs", "<li>1 rank, no allreduce</li>", "<li>4 ranks, kylix 2x2 allreduce</li>"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, name := range []string{"compare-pagerank-convergence", "compare-pagerank-iteration-time", "run2-layers"} {
+		if _, err := os.Stat(filepath.Join(plots, name+".pdf")); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestBFSPlots: graphrun bfs --plots writes the run's four charts.
 func TestBFSPlots(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
 	if code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--ranks", "2", "--roots", "2", "--plots", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, name := range []string{"bfs-levels", "breakdown", "teps"} {
-		for _, ext := range []string{".svg", ".png"} {
+	for _, name := range []string{"bfs-frontier", "bfs-bytes", "breakdown", "teps"} {
+		for _, ext := range []string{".svg", ".pdf", ".png"} {
 			if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
 				t.Fatalf("%s%s: %v", name, ext, err)
 			}
@@ -96,15 +193,34 @@ func TestBFSPlots(t *testing.T) {
 	}
 }
 
-// TestPageRankPlots: graphrun pagerank --plots writes the per-layer chart.
+// TestPageRankPlots: graphrun pagerank --plots writes the convergence, time
+// per iteration and per-layer charts; on one rank, which has no allreduce
+// layers, the first two rather than an empty folder.
 func TestPageRankPlots(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "plots")
-	if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", "4", "--iterations", "2", "--plots", dir); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	for _, ext := range []string{".svg", ".png"} {
-		if fi, err := os.Stat(filepath.Join(dir, "layers"+ext)); err != nil || fi.Size() == 0 {
-			t.Fatalf("layers%s: %v", ext, err)
+	for _, c := range []struct {
+		ranks string
+		want  []string
+	}{
+		{"4", []string{"pagerank-convergence", "pagerank-iteration-time", "layers"}},
+		{"1", []string{"pagerank-convergence", "pagerank-iteration-time"}},
+	} {
+		dir := filepath.Join(t.TempDir(), "plots")
+		if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", c.ranks, "--iterations", "3", "--plots", dir); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(entries) != 3*len(c.want) {
+			t.Errorf("--ranks %s: %d files, want %d", c.ranks, len(entries), 3*len(c.want))
+		}
+		for _, name := range c.want {
+			for _, ext := range []string{".svg", ".pdf", ".png"} {
+				if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
+					t.Errorf("--ranks %s: %s%s: %v", c.ranks, name, ext, err)
+				}
+			}
 		}
 	}
 }

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// Shell completion: cobra's `graphrun completion bash|zsh|fish|powershell`
+// writes the script; the values of graphrun's enumerated flags are
+// registered here for every command that has them, by walking the command
+// tree once it is built, so that the files defining the flags need not know.
+
+// flagValues returns the values the flag name of cmd accepts, or nil if it
+// takes free text. --format and --partition mean different things to
+// different commands.
+func flagValues(cmd *cobra.Command, name string) []string {
+	switch name {
+	case "exchange":
+		return []string{spmv.ExchangeAllgather.String(), spmv.ExchangeSieve.String(), spmv.ExchangePacked.String(), spmv.ExchangePush.String()}
+	case "codec":
+		return frontier.Names()
+	case "algo":
+		return paperAlgorithms()
+	case "direction":
+		return []string{"auto", "top-down", "bottom-up"}
+	case "transport":
+		return []string{"inproc", "tcp", "mpi"}
+	case "allreduce":
+		return []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, spmv.AllreduceDense}
+	case "partition":
+		if cmd.Name() == "bfs" || strings.HasPrefix(cmd.Name(), "bfs-") {
+			return []string{"1d", "2d"}
+		}
+		return []string{spmv.PartitionRandomEdge, spmv.PartitionBlock1D}
+	case "format":
+		if cmd.Name() == "generate" {
+			return []string{"el", "bel"}
+		}
+		return []string{"auto", "snap", "el", "wel", "mtx", "bel"}
+	}
+	return nil
+}
+
+// paperAlgorithms are the --algo names of paper 004's algorithms: BIT, WAH
+// and the ZLB codecs, each also with DIR- (the sieve) and PDIR- (the
+// packed sieve) in front.
+func paperAlgorithms() []string {
+	var names []string
+	for name := range paperCodecs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	out := slices.Clone(names)
+	for _, prefix := range []string{"DIR-", "PDIR-"} {
+		for _, n := range names {
+			out = append(out, prefix+n)
+		}
+	}
+	return out
+}
+
+// registerCompletions registers the values of the enumerated flags of cmd
+// and of every command below it.
+func registerCompletions(cmd *cobra.Command) {
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		values := flagValues(cmd, f.Name)
+		if values == nil {
+			return
+		}
+		complete := func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+			return values, cobra.ShellCompDirectiveNoFileComp
+		}
+		// The only error is a flag registered twice, which a walk of a
+		// tree visits once.
+		_ = cmd.RegisterFlagCompletionFunc(f.Name, complete)
+	})
+	for _, sub := range cmd.Commands() {
+		registerCompletions(sub)
+	}
+}
