@@ -131,30 +131,48 @@ func DefaultPageRankConfig() PageRankConfig {
 	}
 }
 
-// Check validates the configuration.
+// PageRankConfigError is an invalid configuration: Field names the field
+// as the pagerank command's flag does ("alpha", "tol", "max-iter",
+// "iterations", "threads", "partition", "allreduce", "degrees"). It wraps
+// ErrPageRankConfig.
+type PageRankConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *PageRankConfigError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrPageRankConfig, e.Field, e.Msg)
+}
+
+func (e *PageRankConfigError) Unwrap() error { return ErrPageRankConfig }
+
+// Check validates the configuration; its errors are *PageRankConfigError.
 func (cfg PageRankConfig) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &PageRankConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case !(cfg.Alpha >= 0 && cfg.Alpha <= 1):
-		return fmt.Errorf("%w: alpha %v outside [0, 1]", ErrPageRankConfig, cfg.Alpha)
+		return bad("alpha", "%v is outside [0, 1]", cfg.Alpha)
 	case cfg.Iterations < 0:
-		return fmt.Errorf("%w: %d iterations", ErrPageRankConfig, cfg.Iterations)
-	case cfg.Iterations == 0 && !(cfg.Tol > 0):
-		return fmt.Errorf("%w: tolerance %v is not positive", ErrPageRankConfig, cfg.Tol)
-	case cfg.Iterations == 0 && cfg.MaxIter < 1:
-		return fmt.Errorf("%w: max-iter %d is less than 1", ErrPageRankConfig, cfg.MaxIter)
+		return bad("iterations", "%d is less than 1", cfg.Iterations)
+	case !(cfg.Tol > 0 && cfg.Tol <= 1):
+		return bad("tol", "%v is outside (0, 1]", cfg.Tol)
+	case cfg.MaxIter < 1:
+		return bad("max-iter", "%d is less than 1", cfg.MaxIter)
 	case cfg.Threads < 1:
-		return fmt.Errorf("%w: %d threads", ErrPageRankConfig, cfg.Threads)
+		return bad("threads", "%d is less than 1", cfg.Threads)
 	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
-		return fmt.Errorf("%w: unknown partition %q (want %q or %q)", ErrPageRankConfig, cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
+		return bad("partition", "unknown partition %q (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
 	}
 	switch cfg.Allreduce {
 	case allreduce.KindKylix:
 	case allreduce.KindDirect, allreduce.KindBinary, AllreduceDense:
 		if cfg.Degrees != nil {
-			return fmt.Errorf("%w: degrees are for the kylix allreduce, not %s", ErrPageRankConfig, cfg.Allreduce)
+			return bad("degrees", "only the kylix allreduce takes degrees (allreduce %s)", cfg.Allreduce)
 		}
 	default:
-		return fmt.Errorf("%w: unknown allreduce %q (want %s, %s, %s or %s)", ErrPageRankConfig, cfg.Allreduce,
+		return bad("allreduce", "unknown network %q (want %s, %s, %s or %s)", cfg.Allreduce,
 			allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense)
 	}
 	return nil
