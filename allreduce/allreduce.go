@@ -261,25 +261,47 @@ func validateSets(in, out []int64, n int64) error {
 // invalid and whether all ranks share n and the kind signature. The invalid
 // rank returns its own error, every other rank an error wrapping ErrInvalid.
 func agree(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error {
-	bad := int64(0)
-	if localErr != nil {
-		bad = 1
-	}
-	v := []int64{bad, n, -n, sig, -sig}
-	if err := c.AllreduceInt64(ctx, PhaseCheck, v, comm.Max); err != nil {
-		return fmt.Errorf("allreduce: agreement check: %w", err)
-	}
+	i, lo, hi, err := agreeOn(ctx, c, PhaseCheck, localErr, n, sig)
 	switch {
-	case localErr != nil:
-		return localErr
-	case v[0] != 0:
-		return fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
-	case v[1] != -v[2]:
-		return fmt.Errorf("%w: ranks disagree on n (from %d to %d)", ErrInvalid, -v[2], v[1])
-	case v[3] != -v[4]:
+	case err != nil:
+		return err
+	case i == 0:
+		return fmt.Errorf("%w: ranks disagree on n (from %d to %d)", ErrInvalid, lo, hi)
+	case i == 1:
 		return fmt.Errorf("%w: ranks disagree on the kind or the degrees", ErrInvalid)
 	}
 	return nil
+}
+
+// agreeOn is the agreement collective (one AllreduceInt64 of Max over
+// [failed, v, −v, …]): every rank learns whether some rank failed locally
+// and whether all ranks passed the same vals. The rank that failed gets its
+// own localErr back, the others an error wrapping ErrInvalid; otherwise
+// disagree is the position of the first value the ranks differ on, with
+// the smallest and largest value passed, or −1.
+func agreeOn(ctx context.Context, c comm.Comm, phase string, localErr error, vals ...int64) (disagree int, lo, hi int64, err error) {
+	v := make([]int64, 1+2*len(vals))
+	if localErr != nil {
+		v[0] = 1
+	}
+	for i, x := range vals {
+		v[1+2*i], v[2+2*i] = x, -x
+	}
+	if err := c.AllreduceInt64(ctx, phase, v, comm.Max); err != nil {
+		return -1, 0, 0, fmt.Errorf("allreduce: agreement check: %w", err)
+	}
+	switch {
+	case localErr != nil:
+		return -1, 0, 0, localErr
+	case v[0] != 0:
+		return -1, 0, 0, fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
+	}
+	for i := range vals {
+		if hi, lo := v[1+2*i], -v[2+2*i]; hi != lo {
+			return i, lo, hi, nil
+		}
+	}
+	return -1, 0, 0, nil
 }
 
 // newPlan lays out the layers of deg for this rank.

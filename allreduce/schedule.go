@@ -22,6 +22,7 @@
 //     generalised to nodes that hold extra classes because a partner is
 //     missing), the allgather sends every reduce-scatter message back with
 //     the finished values.
+
 package allreduce
 
 import (

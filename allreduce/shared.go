@@ -24,6 +24,7 @@
 // Pieces). A variable that fails the control check fails on every rank
 // with ErrInvalid and the manager goes on with the next; a failure of the
 // transport fails every pending and later variable.
+
 package allreduce
 
 import (

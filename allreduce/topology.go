@@ -49,6 +49,7 @@
 // rebalances: the links are those of the dense hypercube on the members'
 // positions 0 … p−1 in id order, which always passes (tested up to
 // thousands of nodes). Ids do not change; Rebalanced reports the mode.
+
 package allreduce
 
 import (
