@@ -58,6 +58,7 @@
 // deterministic for a given rank count, partition and network, and do not
 // depend on Threads; different rank counts or networks add in different
 // orders and agree up to rounding.
+
 package spmv
 
 import (
@@ -246,6 +247,9 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || run == nil {
 		return res, err
 	}
+	if c.Size() == 1 && int64(len(run.a.out)) == res.NumVertices && int64(len(run.net.Home())) == res.NumVertices {
+		run.local = newPRLocal(run.a, run.x, cfg.Threads)
+	}
 	before := c.Stats().Snapshot()
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
@@ -317,6 +321,9 @@ type prRun struct {
 	xs  []float64 // the same by slot, what the kernel reads
 	y   []float64 // the local sums over the out-set
 	up  prUpdate
+	// local, on one rank, fuses the SpMV and the update (pagerank_update.go)
+	// and replaces x, xs, y and the allreduce; nil otherwise.
+	local *prLocal
 
 	alpha, nf       float64
 	danglingMass    float64 // D of the last iteration, summed over the ranks
@@ -447,7 +454,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 	res.Total = 1
 	run := &prRun{
 		a: a, net: net, x: x, xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
-		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg},
+		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg, threads: cfg.Threads},
 		alpha: cfg.Alpha, nf: nf, danglingMass: scalars[0], total: 1,
 		scalars: make([]float64, numPRScalars),
 	}
@@ -479,6 +486,12 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 // ranks. It returns the time of the local work (SpMV and update).
 func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
+	if s.local != nil {
+		s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+		s.local.step(s.a, &s.up, s.y, s.scalars)
+		s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
+		return time.Since(t0), nil
+	}
 	s.a.gather(s.x, s.xs)
 	s.a.pull(s.xs, s.y)
 	computed := time.Since(t0)
@@ -492,51 +505,6 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	}
 	s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 	return computed + s.up.took, nil
-}
-
-// The scalars an iteration sums over the ranks, by position.
-const (
-	prL1         = iota // L1 change Σ|r' − r|
-	prDangling          // Σ r' over dangling vertices: next iteration's D
-	prTotal             // Σ r'
-	numPRScalars        // how many
-)
-
-// prUpdate is the PageRank update at home, the apply of the allreduce.
-type prUpdate struct {
-	alpha, base float64   // α and (1−α)/n + α·D/n
-	cur         []float64 // the rank of the home vertices, updated in place
-	deg         []float64 // their out-degrees, 0 for dangling vertices
-	scalars     []float64 // receives this rank's partial sums
-	took        time.Duration
-	mismatch    bool // the home list does not match cur
-}
-
-// apply turns the sums at home into the new ranks r' (kept in cur), replaces
-// them by r'/d — what the in-sets want — and records the partial scalars.
-func (u *prUpdate) apply(_ []int64, sums []float64) {
-	if len(sums) != len(u.cur) {
-		u.mismatch = true
-		return
-	}
-	t := time.Now()
-	alpha, base, cur, deg := u.alpha, u.base, u.cur, u.deg[:len(sums)]
-	cur = cur[:len(sums)]
-	var l1, dangling, total float64
-	for i, s := range sums {
-		v := base + alpha*s
-		l1 += math.Abs(v - cur[i])
-		cur[i] = v
-		total += v
-		if d := deg[i]; d != 0 {
-			sums[i] = v / d
-		} else {
-			dangling += v
-			sums[i] = 0 // a dangling vertex is in no in-set
-		}
-	}
-	u.scalars[prL1], u.scalars[prDangling], u.scalars[prTotal] = l1, dangling, total
-	u.took = time.Since(t)
 }
 
 // homeToBlock moves the ranks held at the homes to the owners of the
