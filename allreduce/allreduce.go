@@ -144,6 +144,7 @@ type plan struct {
 	home        []int64   // union of in^L and out^L
 	homeFromOut []int32   // position in home of each element of out^L
 	homeFromIn  []int32   // position in home of each element of in^L
+	inOnly      []int32   // positions in home of no element of out^L: their sum is 0
 	sums        []float64 // values of home
 	outVals     [][]float64
 	inVals      [][]float64 // outVals[l], inVals[l]: values of out^l, in^l (l ≥ 1; 0 is the caller's)
@@ -410,6 +411,14 @@ func (p *plan) configure(ctx context.Context, in, out []int64, vals []float64, c
 	p.homeFromOut = make([]int32, len(curOut))
 	p.homeFromIn = make([]int32, len(curIn))
 	p.home = merge2(make([]int64, 0, len(curOut)+len(curIn)), curOut, curIn, p.homeFromOut, p.homeFromIn)
+	p.inOnly = make([]int32, 0, len(p.home)-len(curOut))
+	for h, t := 0, 0; h < len(p.home); h++ {
+		if t < len(p.homeFromOut) && int(p.homeFromOut[t]) == h {
+			t++
+			continue
+		}
+		p.inOnly = append(p.inOnly, int32(h))
+	}
 	p.sums = make([]float64, len(p.home))
 	return nil
 }
@@ -487,9 +496,11 @@ func (p *plan) reduce(ctx context.Context, out, in, scalars []float64, apply fun
 // running sums of scalars (none when it is empty), which every layer
 // combines over its group in member order.
 func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64)) error {
-	clear(p.sums)
 	for t, h := range p.homeFromOut {
 		p.sums[h] = cur[t]
+	}
+	for _, h := range p.inOnly { // apply may have left anything there
+		p.sums[h] = 0
 	}
 	if apply != nil {
 		apply(p.home, p.sums)

@@ -247,9 +247,7 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || run == nil {
 		return res, err
 	}
-	if c.Size() == 1 && int64(len(run.a.out)) == res.NumVertices && int64(len(run.net.Home())) == res.NumVertices {
-		run.local = newPRLocal(run.a, run.x, cfg.Threads)
-	}
+	run.fuse(c, res.NumVertices, cfg.Threads)
 	before := c.Stats().Snapshot()
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
@@ -478,6 +476,14 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 		return fmt.Errorf("pagerank: after the set-up: %w", err)
 	}
 	return nil
+}
+
+// fuse switches a one-rank run to the fused iteration (prLocal), from the
+// current in-set values; a run on more ranks is left as it is.
+func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
+	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
+		s.local = newPRLocal(s.a, s.x, threads)
+	}
 }
 
 // step runs one iteration: the local SpMV, then one sparse allreduce whose

@@ -20,6 +20,7 @@
 // entries some rank contributes or needs. It pays on graphs whose ranks'
 // in- and out-sets cover most vertices (small, dense or many-edge graphs
 // spread over few ranks) and needs n floats (three vectors) per rank.
+
 package spmv
 
 import (
