@@ -248,19 +248,14 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		return res, err
 	}
 	run.fuse(c, res.NumVertices, cfg.Threads)
-	before := c.Stats().Snapshot()
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
-	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
+	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
 		res.Residual, res.Total = run.residual, run.total
 		return compute, err
 	})
 	if err != nil {
 		return nil, err
-	}
-	after := c.Stats().Snapshot()
-	for phase, pc := range after {
-		res.Traffic.Add(pc.Sub(before[phase]))
 	}
 	res.LayerVolume = allreduce.LayerStats(c.Stats(), run.net.Layers())
 	for i := range res.LayerVolume {
@@ -271,6 +266,21 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		return nil, err
 	}
 	return res, nil
+}
+
+// iterateCounted is iterate that adds the iterations' traffic, all
+// phases, to res.Traffic; it returns c's counters before and after them.
+func iterateCounted(ctx context.Context, c comm.Comm, cfg PageRankConfig, res *PageRankResult,
+	step func(context.Context) (time.Duration, error)) (before, after map[string]comm.PhaseCounters, err error) {
+	before = c.Stats().Snapshot()
+	if err := iterate(ctx, cfg, res, step); err != nil {
+		return nil, nil, err
+	}
+	after = c.Stats().Snapshot()
+	for phase, pc := range after {
+		res.Traffic.Add(pc.Sub(before[phase]))
+	}
+	return before, after, nil
 }
 
 // errStopAfterIteration, wrapped in the error of a step that completed its

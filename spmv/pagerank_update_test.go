@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 )
@@ -21,11 +22,19 @@ func kronPREdges(scale int) []graph.Edge {
 // residual and the total are the same bits on any thread count — the
 // one-rank fused iteration and the multi-rank update at home both sum their
 // scalars per fixed block, combined in block order — and the one-rank and
-// two-rank runs agree up to rounding.
+// two-rank runs agree up to rounding; on the sparse and the dense
+// allreduce.
 func TestPageRankThreadsInvariant(t *testing.T) {
-	edges := kronPREdges(13)
-	cfg := DefaultPageRankConfig()
-	cfg.Iterations = 12
+	for _, kind := range []string{allreduce.KindKylix, AllreduceDense} {
+		t.Run(kind, func(t *testing.T) {
+			cfg := DefaultPageRankConfig()
+			cfg.Iterations, cfg.Allreduce = 12, kind
+			checkThreadsInvariant(t, kronPREdges(13), cfg)
+		})
+	}
+}
+
+func checkThreadsInvariant(t *testing.T, edges []graph.Edge, cfg PageRankConfig) {
 	var one *PageRankResult
 	var oneScores map[int64]float64
 	for _, p := range []int{1, 2} {
