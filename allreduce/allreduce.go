@@ -109,7 +109,7 @@ func ConfigReduce(ctx context.Context, c comm.Comm, kind string, degrees []int, 
 	if l := len(p.layers); l > 0 {
 		cur = p.outVals[l]
 	}
-	return p.finish(ctx, cur, inVals, nil, apply)
+	return p.finish(ctx, cur, inVals, nil, apply, false)
 }
 
 // AutoDegrees designs kylix degrees for the job from the measured mean
@@ -169,6 +169,11 @@ type layer struct {
 	// received from member k to positions in the union.
 	outMap [][]int32
 	inMap  [][]int32
+	// On the top layer (the last of the down pass), the same maps composed
+	// with the home list's: from positions in member k's part straight to
+	// positions in home, so Reduce sums into the home sums and the up pass
+	// reads them there, with no copy through the values of out^L and in^L.
+	outHome, inHome [][]int32
 
 	send, recv [][]byte // by rank, reused by every call
 	payload    [][]byte // by member: the values of the message in hand
@@ -399,7 +404,7 @@ func (p *plan) configure(ctx context.Context, in, out []int64, vals []float64, c
 		p.outVals[i+1] = make([]float64, len(nextOut))
 		p.inVals[i+1] = make([]float64, len(nextIn))
 		if combined {
-			ly.accumulate(p.outVals[i+1], cur)
+			ly.accumulate(p.outVals[i+1], cur, ly.outMap)
 			cur = p.outVals[i+1]
 		}
 		clear(ly.payload)
@@ -419,19 +424,23 @@ func (p *plan) configure(ctx context.Context, in, out []int64, vals []float64, c
 		}
 		p.inOnly = append(p.inOnly, int32(h))
 	}
+	if l := len(p.layers); l > 0 {
+		ly := &p.layers[l-1]
+		ly.outHome, ly.inHome = composeMaps(ly.outMap, p.homeFromOut), composeMaps(ly.inMap, p.homeFromIn)
+	}
 	p.sums = make([]float64, len(p.home))
 	return nil
 }
 
 // accumulate adds the values of the layer's d parts into next, the values of
-// the union, through the maps g_k, in member order (by ascending source
-// rank) and list order, so sums are deterministic. cur holds the values of
-// this rank's own list (its own part never goes on the wire) and
-// ly.payload[k] the values received from member k, whose lengths the caller
-// has checked.
-func (ly *layer) accumulate(next, cur []float64) {
+// the union, through the maps g_k (ly.outMap, or ly.outHome into the home
+// sums), in member order (by ascending source rank) and list order, so sums
+// are deterministic. cur holds the values of this rank's own list (its own
+// part never goes on the wire) and ly.payload[k] the values received from
+// member k, whose lengths the caller has checked.
+func (ly *layer) accumulate(next, cur []float64, maps [][]int32) {
 	clear(next)
-	for k, m := range ly.outMap {
+	for k, m := range maps {
 		if k == ly.self {
 			for t, pos := range ly.outPerm[ly.outOff[k]:ly.outOff[k+1]] {
 				next[m[t]] += cur[pos]
@@ -443,6 +452,19 @@ func (ly *layer) accumulate(next, cur []float64) {
 			next[dst] += value(data, t)
 		}
 	}
+}
+
+// composeMaps is maps followed by home: position t of part k goes to
+// home[maps[k][t]].
+func composeMaps(maps [][]int32, home []int32) [][]int32 {
+	out := make([][]int32, len(maps))
+	for k, m := range maps {
+		out[k] = make([]int32, len(m))
+		for t, pos := range m {
+			out[k][t] = home[pos]
+		}
+	}
+	return out
 }
 
 // Reduce runs the scatter-reduce down pass and the allgather up pass
@@ -484,33 +506,45 @@ func (p *plan) reduce(ctx context.Context, out, in, scalars []float64, apply fun
 			}
 			ly.payload[k] = recv[src]
 		}
-		ly.accumulate(p.outVals[i+1], cur)
+		if i == len(p.layers)-1 { // the top layer sums straight into home
+			ly.accumulate(p.sums, cur, ly.outHome)
+			clear(ly.payload)
+			return p.finish(ctx, nil, in, scalars, apply, true)
+		}
+		ly.accumulate(p.outVals[i+1], cur, ly.outMap)
 		clear(ly.payload)
 		cur = p.outVals[i+1]
 	}
-	return p.finish(ctx, cur, in, scalars, apply)
+	return p.finish(ctx, cur, in, scalars, apply, false)
 }
 
 // finish puts the bottom sums cur (values of out^L) into the home list, runs
-// apply, and runs the up pass into in. The up messages also carry the
-// running sums of scalars (none when it is empty), which every layer
-// combines over its group in member order.
-func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64)) error {
-	for t, h := range p.homeFromOut {
-		p.sums[h] = cur[t]
-	}
-	for _, h := range p.inOnly { // apply may have left anything there
-		p.sums[h] = 0
+// apply, and runs the up pass into in. composed says the down pass summed
+// straight into the home list (the top layer's outHome; cur is then
+// unused), and the up pass then reads it through inHome. The up messages
+// also carry the running sums of scalars (none when it is empty), which
+// every layer combines over its group in member order.
+func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64), composed bool) error {
+	if !composed {
+		for t, h := range p.homeFromOut {
+			p.sums[h] = cur[t]
+		}
+		for _, h := range p.inOnly { // apply may have left anything there
+			p.sums[h] = 0
+		}
 	}
 	if apply != nil {
 		apply(p.home, p.sums)
 	}
-	vin := in
-	if l := len(p.layers); l > 0 {
-		vin = p.inVals[l]
-	}
-	for t, h := range p.homeFromIn {
-		vin[t] = p.sums[h]
+	vin := p.sums // composed: the top layer's maps lead into home
+	if !composed {
+		vin = in
+		if l := len(p.layers); l > 0 {
+			vin = p.inVals[l]
+		}
+		for t, h := range p.homeFromIn {
+			vin[t] = p.sums[h]
+		}
 	}
 	ns := len(scalars)
 	if cap(p.scalarSums) < ns {
@@ -519,9 +553,13 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 	acc := p.scalarSums[:ns]
 	for i := len(p.layers) - 1; i >= 0; i-- {
 		ly := &p.layers[i]
+		inMap := ly.inMap
+		if composed && i == len(p.layers)-1 {
+			inMap = ly.inHome
+		}
 		for k, dst := range ly.members {
 			if k != ly.self {
-				buf := appendValues(ly.send[dst][:0], vin, ly.inMap[k])
+				buf := appendValues(ly.send[dst][:0], vin, inMap[k])
 				ly.send[dst] = appendFloats(buf, scalars)
 			}
 		}
@@ -538,7 +576,7 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 		for k, src := range ly.members {
 			pos := ly.inPerm[ly.inOff[k]:ly.inOff[k+1]]
 			if k == ly.self {
-				m := ly.inMap[k]
+				m := inMap[k]
 				for t, q := range pos {
 					prev[q] = vin[m[t]]
 				}
