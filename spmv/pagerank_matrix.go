@@ -207,25 +207,10 @@ func (a *prMatrix) pull(x, y []float64) {
 func pullColumns(colStart []int, src []uint32, x, y []float64, lo, hi int) {
 	y = y[:hi]
 	for j := lo; j < hi; j++ {
-		col := src[colStart[j]:colStart[j+1]]
-		var s0, s1, s2, s3 float64
-		i := 0
-		for ; i+4 <= len(col); i += 4 {
-			s0 += x[col[i]]
-			s1 += x[col[i+1]]
-			s2 += x[col[i+2]]
-			s3 += x[col[i+3]]
+		var s float64
+		for _, u := range src[colStart[j]:colStart[j+1]] {
+			s += x[u]
 		}
-		switch len(col) - i {
-		case 3:
-			s2 += x[col[i+2]]
-			fallthrough
-		case 2:
-			s1 += x[col[i+1]]
-			fallthrough
-		case 1:
-			s0 += x[col[i]]
-		}
-		y[j] = (s0 + s1) + (s2 + s3)
+		y[j] = s
 	}
 }
