@@ -54,7 +54,11 @@
 // from the sum, keeps it, and replaces it by r'_v/d(v) — the x the in-sets
 // need next — and writes the partial L1 change, dangling mass of r' and
 // Σ r'; the up pass delivers x for the in-set and sums those three scalars
-// over the ranks on its way (no separate collective). Sums are
+// over the ranks on its way (no separate collective). The apply runs on
+// Threads goroutines over fixed blocks of vertices, whose partial scalars
+// are combined in block order (pagerank_update.go). On one rank there is
+// nothing to reduce: the SpMV and the update are fused per block of columns
+// and write the next x straight into the kernel's input (prLocal). Sums are
 // deterministic for a given rank count, partition and network, and do not
 // depend on Threads; different rank counts or networks add in different
 // orders and agree up to rounding.
