@@ -1,8 +1,9 @@
 // This file is the pagerank command: PageRank over the sparse allreduce, as
 // in paper 000 (Kylix) §VII, on a real edge list or a Graph500 Kronecker
 // graph, with the random edge partition of §II-B. The algorithm is
-// spmv.PageRank; this file turns flags into its configuration and prints
-// the result.
+// spmv.PageRank and the per-rank run the driver's (pagerank.RunRank,
+// pagerank.RunElasticRank); this file turns flags into a pagerank.Config,
+// starts the ranks and prints the report.
 
 package main
 
