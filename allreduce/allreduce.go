@@ -109,7 +109,7 @@ func ConfigReduce(ctx context.Context, c comm.Comm, kind string, degrees []int, 
 	if l := len(p.layers); l > 0 {
 		cur = p.outVals[l]
 	}
-	return p.finish(ctx, cur, inVals, nil, apply)
+	return p.finish(ctx, cur, inVals, nil, apply, false)
 }
 
 // AutoDegrees designs kylix degrees for the job from the measured mean
@@ -144,6 +144,7 @@ type plan struct {
 	home        []int64   // union of in^L and out^L
 	homeFromOut []int32   // position in home of each element of out^L
 	homeFromIn  []int32   // position in home of each element of in^L
+	inOnly      []int32   // positions in home of no element of out^L: their sum is 0
 	sums        []float64 // values of home
 	outVals     [][]float64
 	inVals      [][]float64 // outVals[l], inVals[l]: values of out^l, in^l (l ≥ 1; 0 is the caller's)
@@ -168,6 +169,11 @@ type layer struct {
 	// received from member k to positions in the union.
 	outMap [][]int32
 	inMap  [][]int32
+	// On the top layer (the last of the down pass), the same maps composed
+	// with the home list's: from positions in member k's part straight to
+	// positions in home, so Reduce sums into the home sums and the up pass
+	// reads them there, with no copy through the values of out^L and in^L.
+	outHome, inHome [][]int32
 
 	send, recv [][]byte // by rank, reused by every call
 	payload    [][]byte // by member: the values of the message in hand
@@ -261,25 +267,47 @@ func validateSets(in, out []int64, n int64) error {
 // invalid and whether all ranks share n and the kind signature. The invalid
 // rank returns its own error, every other rank an error wrapping ErrInvalid.
 func agree(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error {
-	bad := int64(0)
-	if localErr != nil {
-		bad = 1
-	}
-	v := []int64{bad, n, -n, sig, -sig}
-	if err := c.AllreduceInt64(ctx, PhaseCheck, v, comm.Max); err != nil {
-		return fmt.Errorf("allreduce: agreement check: %w", err)
-	}
+	i, lo, hi, err := agreeOn(ctx, c, PhaseCheck, localErr, n, sig)
 	switch {
-	case localErr != nil:
-		return localErr
-	case v[0] != 0:
-		return fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
-	case v[1] != -v[2]:
-		return fmt.Errorf("%w: ranks disagree on n (from %d to %d)", ErrInvalid, -v[2], v[1])
-	case v[3] != -v[4]:
+	case err != nil:
+		return err
+	case i == 0:
+		return fmt.Errorf("%w: ranks disagree on n (from %d to %d)", ErrInvalid, lo, hi)
+	case i == 1:
 		return fmt.Errorf("%w: ranks disagree on the kind or the degrees", ErrInvalid)
 	}
 	return nil
+}
+
+// agreeOn is the agreement collective (one AllreduceInt64 of Max over
+// [failed, v, −v, …]): every rank learns whether some rank failed locally
+// and whether all ranks passed the same vals. The rank that failed gets its
+// own localErr back, the others an error wrapping ErrInvalid; otherwise
+// disagree is the position of the first value the ranks differ on, with
+// the smallest and largest value passed, or −1.
+func agreeOn(ctx context.Context, c comm.Comm, phase string, localErr error, vals ...int64) (disagree int, lo, hi int64, err error) {
+	v := make([]int64, 1+2*len(vals))
+	if localErr != nil {
+		v[0] = 1
+	}
+	for i, x := range vals {
+		v[1+2*i], v[2+2*i] = x, -x
+	}
+	if err := c.AllreduceInt64(ctx, phase, v, comm.Max); err != nil {
+		return -1, 0, 0, fmt.Errorf("allreduce: agreement check: %w", err)
+	}
+	switch {
+	case localErr != nil:
+		return -1, 0, 0, localErr
+	case v[0] != 0:
+		return -1, 0, 0, fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
+	}
+	for i := range vals {
+		if hi, lo := v[1+2*i], -v[2+2*i]; hi != lo {
+			return i, lo, hi, nil
+		}
+	}
+	return -1, 0, 0, nil
 }
 
 // newPlan lays out the layers of deg for this rank.
@@ -376,7 +404,7 @@ func (p *plan) configure(ctx context.Context, in, out []int64, vals []float64, c
 		p.outVals[i+1] = make([]float64, len(nextOut))
 		p.inVals[i+1] = make([]float64, len(nextIn))
 		if combined {
-			ly.accumulate(p.outVals[i+1], cur)
+			ly.accumulate(p.outVals[i+1], cur, ly.outMap)
 			cur = p.outVals[i+1]
 		}
 		clear(ly.payload)
@@ -388,19 +416,31 @@ func (p *plan) configure(ctx context.Context, in, out []int64, vals []float64, c
 	p.homeFromOut = make([]int32, len(curOut))
 	p.homeFromIn = make([]int32, len(curIn))
 	p.home = merge2(make([]int64, 0, len(curOut)+len(curIn)), curOut, curIn, p.homeFromOut, p.homeFromIn)
+	p.inOnly = make([]int32, 0, len(p.home)-len(curOut))
+	for h, t := 0, 0; h < len(p.home); h++ {
+		if t < len(p.homeFromOut) && int(p.homeFromOut[t]) == h {
+			t++
+			continue
+		}
+		p.inOnly = append(p.inOnly, int32(h))
+	}
+	if l := len(p.layers); l > 0 {
+		ly := &p.layers[l-1]
+		ly.outHome, ly.inHome = composeMaps(ly.outMap, p.homeFromOut), composeMaps(ly.inMap, p.homeFromIn)
+	}
 	p.sums = make([]float64, len(p.home))
 	return nil
 }
 
 // accumulate adds the values of the layer's d parts into next, the values of
-// the union, through the maps g_k, in member order (by ascending source
-// rank) and list order, so sums are deterministic. cur holds the values of
-// this rank's own list (its own part never goes on the wire) and
-// ly.payload[k] the values received from member k, whose lengths the caller
-// has checked.
-func (ly *layer) accumulate(next, cur []float64) {
+// the union, through the maps g_k (ly.outMap, or ly.outHome into the home
+// sums), in member order (by ascending source rank) and list order, so sums
+// are deterministic. cur holds the values of this rank's own list (its own
+// part never goes on the wire) and ly.payload[k] the values received from
+// member k, whose lengths the caller has checked.
+func (ly *layer) accumulate(next, cur []float64, maps [][]int32) {
 	clear(next)
-	for k, m := range ly.outMap {
+	for k, m := range maps {
 		if k == ly.self {
 			for t, pos := range ly.outPerm[ly.outOff[k]:ly.outOff[k+1]] {
 				next[m[t]] += cur[pos]
@@ -412,6 +452,19 @@ func (ly *layer) accumulate(next, cur []float64) {
 			next[dst] += value(data, t)
 		}
 	}
+}
+
+// composeMaps is maps followed by home: position t of part k goes to
+// home[maps[k][t]].
+func composeMaps(maps [][]int32, home []int32) [][]int32 {
+	out := make([][]int32, len(maps))
+	for k, m := range maps {
+		out[k] = make([]int32, len(m))
+		for t, pos := range m {
+			out[k][t] = home[pos]
+		}
+	}
+	return out
 }
 
 // Reduce runs the scatter-reduce down pass and the allgather up pass
@@ -453,31 +506,45 @@ func (p *plan) reduce(ctx context.Context, out, in, scalars []float64, apply fun
 			}
 			ly.payload[k] = recv[src]
 		}
-		ly.accumulate(p.outVals[i+1], cur)
+		if i == len(p.layers)-1 { // the top layer sums straight into home
+			ly.accumulate(p.sums, cur, ly.outHome)
+			clear(ly.payload)
+			return p.finish(ctx, nil, in, scalars, apply, true)
+		}
+		ly.accumulate(p.outVals[i+1], cur, ly.outMap)
 		clear(ly.payload)
 		cur = p.outVals[i+1]
 	}
-	return p.finish(ctx, cur, in, scalars, apply)
+	return p.finish(ctx, cur, in, scalars, apply, false)
 }
 
 // finish puts the bottom sums cur (values of out^L) into the home list, runs
-// apply, and runs the up pass into in. The up messages also carry the
-// running sums of scalars (none when it is empty), which every layer
-// combines over its group in member order.
-func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64)) error {
-	clear(p.sums)
-	for t, h := range p.homeFromOut {
-		p.sums[h] = cur[t]
+// apply, and runs the up pass into in. composed says the down pass summed
+// straight into the home list (the top layer's outHome; cur is then
+// unused), and the up pass then reads it through inHome. The up messages
+// also carry the running sums of scalars (none when it is empty), which
+// every layer combines over its group in member order.
+func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars []float64, apply func(home []int64, sums []float64), composed bool) error {
+	if !composed {
+		for t, h := range p.homeFromOut {
+			p.sums[h] = cur[t]
+		}
+		for _, h := range p.inOnly { // apply may have left anything there
+			p.sums[h] = 0
+		}
 	}
 	if apply != nil {
 		apply(p.home, p.sums)
 	}
-	vin := in
-	if l := len(p.layers); l > 0 {
-		vin = p.inVals[l]
-	}
-	for t, h := range p.homeFromIn {
-		vin[t] = p.sums[h]
+	vin := p.sums // composed: the top layer's maps lead into home
+	if !composed {
+		vin = in
+		if l := len(p.layers); l > 0 {
+			vin = p.inVals[l]
+		}
+		for t, h := range p.homeFromIn {
+			vin[t] = p.sums[h]
+		}
 	}
 	ns := len(scalars)
 	if cap(p.scalarSums) < ns {
@@ -486,9 +553,13 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 	acc := p.scalarSums[:ns]
 	for i := len(p.layers) - 1; i >= 0; i-- {
 		ly := &p.layers[i]
+		inMap := ly.inMap
+		if composed && i == len(p.layers)-1 {
+			inMap = ly.inHome
+		}
 		for k, dst := range ly.members {
 			if k != ly.self {
-				buf := appendValues(ly.send[dst][:0], vin, ly.inMap[k])
+				buf := appendValues(ly.send[dst][:0], vin, inMap[k])
 				ly.send[dst] = appendFloats(buf, scalars)
 			}
 		}
@@ -505,7 +576,7 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 		for k, src := range ly.members {
 			pos := ly.inPerm[ly.inOff[k]:ly.inOff[k+1]]
 			if k == ly.self {
-				m := ly.inMap[k]
+				m := inMap[k]
 				for t, q := range pos {
 					prev[q] = vin[m[t]]
 				}

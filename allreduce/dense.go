@@ -225,23 +225,11 @@ func newDense[T Elem](c comm.Comm, alg Algorithm, opts DenseOptions) (*Dense[T],
 // failed locally or the signatures differ; the rank that failed returns its
 // own error, the others an error wrapping ErrInvalid.
 func agreeSignature(ctx context.Context, c comm.Comm, phase string, sig int64, localErr error) error {
-	bad := int64(0)
-	if localErr != nil {
-		bad = 1
+	i, _, _, err := agreeOn(ctx, c, phase, localErr, sig)
+	if err == nil && i >= 0 {
+		err = fmt.Errorf("%w: ranks disagree on the algorithm, element type, pieces or topology", ErrInvalid)
 	}
-	v := []int64{bad, sig, -sig}
-	if err := c.AllreduceInt64(ctx, phase, v, comm.Max); err != nil {
-		return fmt.Errorf("allreduce: agreement check: %w", err)
-	}
-	switch {
-	case localErr != nil:
-		return localErr
-	case v[0] != 0:
-		return fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
-	case v[1] != -v[2]:
-		return fmt.Errorf("%w: ranks disagree on the algorithm, element type, pieces or topology", ErrInvalid)
-	}
-	return nil
+	return err
 }
 
 // Algorithm is the algorithm the Dense runs.

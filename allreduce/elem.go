@@ -10,7 +10,6 @@ package allreduce
 
 import (
 	"encoding/binary"
-	"math"
 	"unsafe"
 )
 
@@ -115,75 +114,32 @@ func elemName[T Elem]() string {
 }
 
 // encodeElems writes src into dst, which has exactly elemSize·len(src)
-// bytes. The type switch runs once per call, the loops are per element.
+// bytes: each element's memory in little-endian order, one width dispatch
+// per call.
 func encodeElems[T Elem](dst []byte, src []T) {
-	switch s := any(src).(type) {
-	case []float64:
-		dst = dst[:8*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(dst[8*i:], math.Float64bits(v))
+	mem := asBytes(src)
+	if elemSize[T]() == 8 {
+		for i := 0; i+8 <= len(mem); i += 8 {
+			binary.LittleEndian.PutUint64(dst[i:], binary.NativeEndian.Uint64(mem[i:]))
 		}
-	case []int64:
-		dst = dst[:8*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(dst[8*i:], uint64(v))
-		}
-	case []uint64:
-		dst = dst[:8*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint64(dst[8*i:], v)
-		}
-	case []float32:
-		dst = dst[:4*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(dst[4*i:], math.Float32bits(v))
-		}
-	case []int32:
-		dst = dst[:4*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(dst[4*i:], uint32(v))
-		}
-	case []uint32:
-		dst = dst[:4*len(s)]
-		for i, v := range s {
-			binary.LittleEndian.PutUint32(dst[4*i:], v)
-		}
+		return
+	}
+	for i := 0; i+4 <= len(mem); i += 4 {
+		binary.LittleEndian.PutUint32(dst[i:], binary.NativeEndian.Uint32(mem[i:]))
 	}
 }
 
 // decodeElems reads len(dst) elements from src, which has exactly
-// elemSize·len(dst) bytes.
+// elemSize·len(dst) bytes (encodeElems's inverse).
 func decodeElems[T Elem](dst []T, src []byte) {
-	switch d := any(dst).(type) {
-	case []float64:
-		src = src[:8*len(d)]
-		for i := range d {
-			d[i] = math.Float64frombits(binary.LittleEndian.Uint64(src[8*i:]))
+	mem := asBytes(dst)
+	if elemSize[T]() == 8 {
+		for i := 0; i+8 <= len(mem); i += 8 {
+			binary.NativeEndian.PutUint64(mem[i:], binary.LittleEndian.Uint64(src[i:]))
 		}
-	case []int64:
-		src = src[:8*len(d)]
-		for i := range d {
-			d[i] = int64(binary.LittleEndian.Uint64(src[8*i:]))
-		}
-	case []uint64:
-		src = src[:8*len(d)]
-		for i := range d {
-			d[i] = binary.LittleEndian.Uint64(src[8*i:])
-		}
-	case []float32:
-		src = src[:4*len(d)]
-		for i := range d {
-			d[i] = math.Float32frombits(binary.LittleEndian.Uint32(src[4*i:]))
-		}
-	case []int32:
-		src = src[:4*len(d)]
-		for i := range d {
-			d[i] = int32(binary.LittleEndian.Uint32(src[4*i:]))
-		}
-	case []uint32:
-		src = src[:4*len(d)]
-		for i := range d {
-			d[i] = binary.LittleEndian.Uint32(src[4*i:])
-		}
+		return
+	}
+	for i := 0; i+4 <= len(mem); i += 4 {
+		binary.NativeEndian.PutUint32(mem[i:], binary.LittleEndian.Uint32(src[i:]))
 	}
 }

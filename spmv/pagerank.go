@@ -54,7 +54,11 @@
 // from the sum, keeps it, and replaces it by r'_v/d(v) — the x the in-sets
 // need next — and writes the partial L1 change, dangling mass of r' and
 // Σ r'; the up pass delivers x for the in-set and sums those three scalars
-// over the ranks on its way (no separate collective). Sums are
+// over the ranks on its way (no separate collective). The apply runs on
+// Threads goroutines over fixed blocks of vertices, whose partial scalars
+// are combined in block order (pagerank_update.go). On one rank there is
+// nothing to reduce: the SpMV and the update are fused per block of columns
+// and write the next x straight into the kernel's input (prLocal). Sums are
 // deterministic for a given rank count, partition and network, and do not
 // depend on Threads; different rank counts or networks add in different
 // orders and agree up to rounding.
@@ -135,30 +139,48 @@ func DefaultPageRankConfig() PageRankConfig {
 	}
 }
 
-// Check validates the configuration.
+// PageRankConfigError is an invalid configuration: Field names the field
+// as the pagerank command's flag does ("alpha", "tol", "max-iter",
+// "iterations", "threads", "partition", "allreduce", "degrees"). It wraps
+// ErrPageRankConfig.
+type PageRankConfigError struct {
+	Field string
+	Msg   string
+}
+
+func (e *PageRankConfigError) Error() string {
+	return fmt.Sprintf("%v: %s: %s", ErrPageRankConfig, e.Field, e.Msg)
+}
+
+func (e *PageRankConfigError) Unwrap() error { return ErrPageRankConfig }
+
+// Check validates the configuration; its errors are *PageRankConfigError.
 func (cfg PageRankConfig) Check() error {
+	bad := func(field, format string, args ...any) error {
+		return &PageRankConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
+	}
 	switch {
 	case !(cfg.Alpha >= 0 && cfg.Alpha <= 1):
-		return fmt.Errorf("%w: alpha %v outside [0, 1]", ErrPageRankConfig, cfg.Alpha)
+		return bad("alpha", "%v is outside [0, 1]", cfg.Alpha)
 	case cfg.Iterations < 0:
-		return fmt.Errorf("%w: %d iterations", ErrPageRankConfig, cfg.Iterations)
-	case cfg.Iterations == 0 && !(cfg.Tol > 0):
-		return fmt.Errorf("%w: tolerance %v is not positive", ErrPageRankConfig, cfg.Tol)
-	case cfg.Iterations == 0 && cfg.MaxIter < 1:
-		return fmt.Errorf("%w: max-iter %d is less than 1", ErrPageRankConfig, cfg.MaxIter)
+		return bad("iterations", "%d is less than 1", cfg.Iterations)
+	case !(cfg.Tol > 0 && cfg.Tol <= 1):
+		return bad("tol", "%v is outside (0, 1]", cfg.Tol)
+	case cfg.MaxIter < 1:
+		return bad("max-iter", "%d is less than 1", cfg.MaxIter)
 	case cfg.Threads < 1:
-		return fmt.Errorf("%w: %d threads", ErrPageRankConfig, cfg.Threads)
+		return bad("threads", "%d is less than 1", cfg.Threads)
 	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
-		return fmt.Errorf("%w: unknown partition %q (want %q or %q)", ErrPageRankConfig, cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
+		return bad("partition", "unknown partition %q (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
 	}
 	switch cfg.Allreduce {
 	case allreduce.KindKylix:
 	case allreduce.KindDirect, allreduce.KindBinary, AllreduceDense:
 		if cfg.Degrees != nil {
-			return fmt.Errorf("%w: degrees are for the kylix allreduce, not %s", ErrPageRankConfig, cfg.Allreduce)
+			return bad("degrees", "only the kylix allreduce takes degrees (allreduce %s)", cfg.Allreduce)
 		}
 	default:
-		return fmt.Errorf("%w: unknown allreduce %q (want %s, %s, %s or %s)", ErrPageRankConfig, cfg.Allreduce,
+		return bad("allreduce", "unknown network %q (want %s, %s, %s or %s)", cfg.Allreduce,
 			allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense)
 	}
 	return nil
@@ -235,19 +257,15 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || run == nil {
 		return res, err
 	}
-	before := c.Stats().Snapshot()
+	run.fuse(c, res.NumVertices, cfg.Threads)
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
-	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
+	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
 		res.Residual, res.Total = run.residual, run.total
 		return compute, err
 	})
 	if err != nil {
 		return nil, err
-	}
-	after := c.Stats().Snapshot()
-	for phase, pc := range after {
-		res.Traffic.Add(pc.Sub(before[phase]))
 	}
 	res.LayerVolume = allreduce.LayerStats(c.Stats(), run.net.Layers())
 	for i := range res.LayerVolume {
@@ -258,6 +276,21 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		return nil, err
 	}
 	return res, nil
+}
+
+// iterateCounted is iterate that adds the iterations' traffic, all
+// phases, to res.Traffic; it returns c's counters before and after them.
+func iterateCounted(ctx context.Context, c comm.Comm, cfg PageRankConfig, res *PageRankResult,
+	step func(context.Context) (time.Duration, error)) (before, after map[string]comm.PhaseCounters, err error) {
+	before = c.Stats().Snapshot()
+	if err := iterate(ctx, cfg, res, step); err != nil {
+		return nil, nil, err
+	}
+	after = c.Stats().Snapshot()
+	for phase, pc := range after {
+		res.Traffic.Add(pc.Sub(before[phase]))
+	}
+	return before, after, nil
 }
 
 // errStopAfterIteration, wrapped in the error of a step that completed its
@@ -310,6 +343,9 @@ type prRun struct {
 	xs  []float64 // the same by slot, what the kernel reads
 	y   []float64 // the local sums over the out-set
 	up  prUpdate
+	// local, on one rank, fuses the SpMV and the update (pagerank_update.go)
+	// and replaces x, xs, y and the allreduce; nil otherwise.
+	local *prLocal
 
 	alpha, nf       float64
 	danglingMass    float64 // D of the last iteration, summed over the ranks
@@ -440,7 +476,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 	res.Total = 1
 	run := &prRun{
 		a: a, net: net, x: x, xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
-		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg},
+		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg, threads: cfg.Threads},
 		alpha: cfg.Alpha, nf: nf, danglingMass: scalars[0], total: 1,
 		scalars: make([]float64, numPRScalars),
 	}
@@ -466,12 +502,26 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 	return nil
 }
 
+// fuse switches a one-rank run to the fused iteration (prLocal), from the
+// current in-set values; a run on more ranks is left as it is.
+func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
+	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
+		s.local = newPRLocal(s.a, s.x, threads)
+	}
+}
+
 // step runs one iteration: the local SpMV, then one sparse allreduce whose
 // homes apply the update and whose up pass delivers r'_u/d(u) for the
 // in-set and sums the L1 change, dangling mass and total rank over the
 // ranks. It returns the time of the local work (SpMV and update).
 func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
+	if s.local != nil {
+		s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+		s.local.step(s.a, &s.up, s.y, s.scalars)
+		s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
+		return time.Since(t0), nil
+	}
 	s.a.gather(s.x, s.xs)
 	s.a.pull(s.xs, s.y)
 	computed := time.Since(t0)
@@ -485,51 +535,6 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	}
 	s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 	return computed + s.up.took, nil
-}
-
-// The scalars an iteration sums over the ranks, by position.
-const (
-	prL1         = iota // L1 change Σ|r' − r|
-	prDangling          // Σ r' over dangling vertices: next iteration's D
-	prTotal             // Σ r'
-	numPRScalars        // how many
-)
-
-// prUpdate is the PageRank update at home, the apply of the allreduce.
-type prUpdate struct {
-	alpha, base float64   // α and (1−α)/n + α·D/n
-	cur         []float64 // the rank of the home vertices, updated in place
-	deg         []float64 // their out-degrees, 0 for dangling vertices
-	scalars     []float64 // receives this rank's partial sums
-	took        time.Duration
-	mismatch    bool // the home list does not match cur
-}
-
-// apply turns the sums at home into the new ranks r' (kept in cur), replaces
-// them by r'/d — what the in-sets want — and records the partial scalars.
-func (u *prUpdate) apply(_ []int64, sums []float64) {
-	if len(sums) != len(u.cur) {
-		u.mismatch = true
-		return
-	}
-	t := time.Now()
-	alpha, base, cur, deg := u.alpha, u.base, u.cur, u.deg[:len(sums)]
-	cur = cur[:len(sums)]
-	var l1, dangling, total float64
-	for i, s := range sums {
-		v := base + alpha*s
-		l1 += math.Abs(v - cur[i])
-		cur[i] = v
-		total += v
-		if d := deg[i]; d != 0 {
-			sums[i] = v / d
-		} else {
-			dangling += v
-			sums[i] = 0 // a dangling vertex is in no in-set
-		}
-	}
-	u.scalars[prL1], u.scalars[prDangling], u.scalars[prTotal] = l1, dangling, total
-	u.took = time.Since(t)
 }
 
 // homeToBlock moves the ranks held at the homes to the owners of the

@@ -26,7 +26,6 @@ package spmv
 import (
 	"context"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/graphrun/graphrun/allreduce"
@@ -51,6 +50,9 @@ type prDense struct {
 	deg   []float64 // out-degree of every vertex
 	r     []float64 // rank of every vertex
 	sums  []float64 // every vertex's sum, the allreduce vector
+	up    prUpdate  // the update of every vertex (cur is r, deg is deg)
+
+	scalars []float64 // L1 change, dangling mass and Σ r of the update
 
 	alpha, nf       float64
 	danglingMass    float64 // D of the last iteration
@@ -75,8 +77,9 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	s := &prDense{
 		a: a, d: d, x: make([]float64, len(a.in)), xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
 		deg: make([]float64, n), r: make([]float64, n), sums: make([]float64, n),
-		alpha: cfg.Alpha, nf: float64(n),
+		alpha: cfg.Alpha, nf: float64(n), scalars: make([]float64, numPRScalars),
 	}
+	s.up = prUpdate{alpha: cfg.Alpha, cur: s.r, deg: s.deg, threads: cfg.Threads, scalars: s.scalars}
 	for l, u := range a.in {
 		s.deg[u] = a.localDeg[l]
 	}
@@ -99,18 +102,13 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err := setupDone(ctx, c, cfg); err != nil {
 		return nil, err
 	}
-	before := c.Stats().Snapshot()
-	err = iterate(ctx, cfg, res, func(ctx context.Context) (time.Duration, error) {
+	before, after, err := iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := s.step(ctx)
 		res.Residual, res.Total = s.residual, s.total
 		return compute, err
 	})
 	if err != nil {
 		return nil, err
-	}
-	after := c.Stats().Snapshot()
-	for phase, pc := range after {
-		res.Traffic.Add(pc.Sub(before[phase]))
 	}
 	// Layer i of the report is dimension i of the hypercube: its
 	// reduce-scatter round as the down pass, its allgather round as up.
@@ -149,18 +147,13 @@ func (s *prDense) step(ctx context.Context) (time.Duration, error) {
 		return 0, err
 	}
 	t1 := time.Now()
-	alpha, base := s.alpha, (1-s.alpha)/s.nf+s.alpha*s.danglingMass/s.nf
-	var l1, dangling, total float64
-	for v, sum := range s.sums {
-		nv := base + alpha*sum
-		l1 += math.Abs(nv - s.r[v])
-		s.r[v] = nv
-		total += nv
-		if s.deg[v] == 0 {
-			dangling += nv
-		}
+	// Every vertex's update on the threads (pagerank_update.go): sums
+	// becomes r'/d, and the in-set's x is read from it.
+	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+	s.up.apply(nil, s.sums)
+	for l, u := range s.a.in {
+		s.x[l] = s.sums[u]
 	}
-	s.setX()
-	s.danglingMass, s.residual, s.total = dangling, l1, total
+	s.danglingMass, s.residual, s.total = s.scalars[prDangling], s.scalars[prL1], s.scalars[prTotal]
 	return local + time.Since(t1), nil
 }

@@ -199,7 +199,11 @@ func (a *prMatrix) pull(x, y []float64) {
 	})
 }
 
-// pullColumns is the kernel of pull for columns [lo, hi).
+// pullColumns is the kernel of pull for columns [lo, hi). A column's sum
+// runs four running sums over its edges in turn (edge e goes to sum e mod
+// 4), added as (s0+s1)+(s2+s3), so that four additions are in flight
+// instead of one chain of dependent ones; the order depends only on the
+// column, never on the threads.
 func pullColumns(colStart []int, src []uint32, x, y []float64, lo, hi int) {
 	y = y[:hi]
 	for j := lo; j < hi; j++ {

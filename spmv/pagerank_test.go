@@ -360,38 +360,15 @@ func TestPageRankRealGraphs(t *testing.T) {
 			cfg := DefaultPageRankConfig()
 			cfg.Allreduce = cb.kind
 			path := filepath.Join(dir, g.file)
-			var (
-				mu     sync.Mutex
-				scores = map[int64]float64{}
-				top    []VertexScore
-				res0   *PageRankResult
-			)
-			err := inproc.Run(context.Background(), cb.p, func(ctx context.Context, c comm.Comm) error {
-				share, err := graph.NewFileShare(path, "", c.Rank(), c.Size())
+			shares := make([]graph.EdgeShare, cb.p)
+			for r := range shares {
+				share, err := graph.NewFileShare(path, "", r, cb.p)
 				if err != nil {
-					return err
+					t.Fatal(err)
 				}
-				res, err := PageRankShare(ctx, c, share, cfg)
-				if err != nil {
-					return err
-				}
-				tk, err := res.TopK(ctx, c, len(ref))
-				if err != nil {
-					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				for l, s := range res.Scores {
-					scores[res.Original[l]] = s
-				}
-				if c.Rank() == 0 {
-					top, res0 = tk, res
-				}
-				return nil
-			})
-			if err != nil {
-				t.Fatalf("%s %s p=%d: %v", g.file, cb.kind, cb.p, err)
+				shares[r] = share
 			}
+			res0, scores, top := runShares(t, cb.p, shares, cfg, len(ref))
 			name := fmt.Sprintf("%s %s p=%d", g.file, cb.kind, cb.p)
 			t.Logf("%s: n=%d m=%d iterations %d residual %.3g total %.15f", name, res0.NumVertices, res0.NumEdges, res0.Iterations, res0.Residual, res0.Total)
 			if len(top) != len(ref) {

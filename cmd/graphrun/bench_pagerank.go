@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -187,4 +188,176 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+type benchPageRankSpeedFlags struct {
+	inputs, scales, ranks string
+	iterations            int
+	out                   benchOutput
+}
+
+// newBenchPageRankSpeedCommand is `graphrun bench pagerank`: PageRank's
+// time per iteration on real edge lists (directed, as in the files) and on
+// symmetric Kronecker graphs (pagerank --kron S --undirected), on each
+// in-process rank count, with the default threads (CPUs / ranks).
+func newBenchPageRankSpeedCommand() *cobra.Command {
+	var f benchPageRankSpeedFlags
+	cmd := &cobra.Command{
+		Use:   "pagerank",
+		Short: "PageRank's time per iteration on edge lists and symmetric Kronecker graphs, on 1, 2, … in-process ranks",
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runBenchPageRankSpeed(cmd, &f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.inputs, "inputs", "", "edge-list files, comma-separated, ranked as directed graphs")
+	fl.StringVar(&f.scales, "scales", "20,22", `Kronecker scales ranked as symmetric graphs (--undirected), a list "20,22" or a range "A-B"; "" for none`)
+	fl.StringVar(&f.ranks, "ranks", "1,2", "in-process rank counts, comma-separated")
+	fl.IntVar(&f.iterations, "iterations", 20, "PageRank iterations per run (pagerank --iterations)")
+	f.out.register(fl)
+	return cmd
+}
+
+// speedGraph is one graph of the matrix: its pagerank arguments and name.
+type speedGraph struct {
+	args       []string
+	name, file string
+}
+
+func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error {
+	var graphs []speedGraph
+	var inputs []string
+	if strings.TrimSpace(f.inputs) != "" {
+		for _, in := range strings.Split(f.inputs, ",") {
+			in = strings.TrimSpace(in)
+			if _, err := os.Stat(in); err != nil {
+				return flagError("inputs", "%v", err)
+			}
+			inputs = append(inputs, in)
+			base := filepath.Base(in)
+			graphs = append(graphs, speedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
+		}
+	}
+	var scales []int
+	if strings.TrimSpace(f.scales) != "" {
+		var err error
+		if scales, err = parseIntList(f.scales); err != nil {
+			return flagError("scales", "%v", err)
+		}
+	}
+	for _, s := range scales {
+		if s < 1 || s > 32 {
+			return flagError("scales", "%d is outside 1..32", s)
+		}
+		graphs = append(graphs, speedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
+	}
+	if len(graphs) == 0 {
+		return flagError("inputs", "no graph: give --inputs or --scales")
+	}
+	ranks, err := parseIntList(f.ranks)
+	if err != nil {
+		return flagError("ranks", "%v", err)
+	}
+	for _, p := range ranks {
+		if err := checkRanks(p); err != nil {
+			return err
+		}
+	}
+	if f.iterations < 1 {
+		return flagError("iterations", "%d is less than 1", f.iterations)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("bench pagerank: %w", err)
+	}
+	var names []string
+	for _, in := range inputs {
+		names = append(names, filepath.Base(in))
+	}
+	key := fmt.Sprintf("pagerank inputs=%s scales=%s ranks=%s iterations=%d", strings.Join(names, ","), f.scales, f.ranks, f.iterations)
+	command := fmt.Sprintf("graphrun bench pagerank --inputs %s --scales %s --ranks %s --iterations %d", strings.Join(inputs, ","), f.scales, f.ranks, f.iterations)
+	outs := outputsOf(cmd)
+	for _, in := range inputs {
+		outs.Input(in)
+	}
+	if err := f.out.declare(outs); err != nil {
+		return err
+	}
+	if err := outs.Check(); err != nil {
+		return err
+	}
+	f.out.start("pagerank", key, command)
+	stderr := cmd.ErrOrStderr()
+	bar := newMatrixProgress(stderr, "pagerank", len(graphs)*len(ranks))
+	var rows []speedRow
+	var files []string
+	for _, g := range graphs {
+		for _, p := range ranks {
+			file := fmt.Sprintf("pagerank-%s-p%d.json", g.file, p)
+			args := append([]string{"pagerank"}, g.args...)
+			args = append(args, "--ranks", fmt.Sprint(p), "--iterations", fmt.Sprint(f.iterations), "--top", "0", "--json", output.Stdout)
+			// A child process per run, so that its peak memory is its own.
+			var data, errOut bytes.Buffer
+			c := exec.CommandContext(cmd.Context(), self, args...)
+			c.Stdout, c.Stderr = &data, &errOut
+			if err := c.Run(); err != nil {
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
+				return fmt.Errorf("bench pagerank: graphrun %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+			}
+			r, err := results.ReadPageRankJSON(bytes.NewReader(data.Bytes()))
+			if err != nil {
+				return fmt.Errorf("bench pagerank: %s: %w", file, err)
+			}
+			if _, err := f.out.dirOut.WriteFile(file, func(w io.Writer) error { _, err := w.Write(data.Bytes()); return err }); err != nil {
+				return fmt.Errorf("bench pagerank: %w", err)
+			}
+			rows, files = append(rows, speedRow{Graph: g.name, Run: r}), append(files, file)
+			bar.step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", g.name, p, r.IterationTime.Median*1e3))
+		}
+	}
+	bar.finish()
+	f.out.finish()
+	table := pageRankSpeedTable(rows)
+	fmt.Fprint(textOut(cmd, outs), table)
+	summary := struct {
+		benchMeta
+		Iterations int        `json:"iterations"`
+		Files      []string   `json:"files"`
+		Runs       []speedRow `json:"runs"`
+	}{f.out.meta(), f.iterations, files, rows}
+	if err := f.out.writeSummary(summary); err != nil {
+		return err
+	}
+	return f.out.regenerate(stderr, "in-process ranks, default threads (CPUs / ranks), one process per run", "Per iteration, the slowest rank's time; the peak is the run's process's:", table)
+}
+
+// speedRow is one run of the pagerank matrix.
+type speedRow struct {
+	Graph string               `json:"graph"`
+	Run   *results.PageRankRun `json:"run"`
+}
+
+// pageRankSpeedTable renders the pagerank matrix: per graph and rank
+// count, the median and fastest iteration (the slowest rank's), its ratio
+// to the graph's first row, the set-up and the peak memory.
+func pageRankSpeedTable(rows []speedRow) string {
+	var b strings.Builder
+	b.WriteString("| graph | edges | ranks × threads | iteration, median | fastest | × first row | set-up | peak memory |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	var first float64
+	for i, row := range rows {
+		r := row.Run
+		med := r.IterationTime.Median
+		if i == 0 || row.Graph != rows[i-1].Graph {
+			first = med
+		}
+		ratio := "—"
+		if first > 0 {
+			ratio = fmt.Sprintf("%.2f", med/first)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d × %d | %.3f ms | %.3f ms | %s | %.2f s | %.0f MB |\n", row.Graph, r.Edges, r.NumRanks, r.Threads,
+			med*1e3, r.IterationTime.Min*1e3, ratio, r.Setup.Total, float64(r.PeakMemoryBytes)/1e6)
+	}
+	return b.String()
 }

@@ -75,3 +75,51 @@ func TestBenchPageRankDegrees(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchPageRankSpeed: the pagerank matrix runs every graph on every
+// rank count, one row each, the first row of a graph as its ratio's base,
+// writes one JSON per run and regenerates its table in place; bad flags
+// exit 2 naming the flag.
+func TestBenchPageRankSpeed(t *testing.T) {
+	t.Setenv(asMain, "1") // the children run graphrun's main, not the tests
+	dir := t.TempDir()
+	doc, out := filepath.Join(dir, "B.md"), filepath.Join(dir, "out")
+	input := writeEdges(t, "1 2\n2 3\n3 1\n3 4\n")
+	for range 2 {
+		code, stdout, errOut := runCLI(t, "bench", "pagerank", "--inputs", input, "--scales", "8", "--ranks", "1,2", "--iterations", "3",
+			"--dir", out, "--doc", doc)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		lines := strings.Split(strings.TrimSpace(stdout), "\n")
+		if len(lines) != 6 || !strings.HasPrefix(lines[2], "| g.txt | 4 | 1 × ") || !strings.Contains(lines[2], "| 1.00 |") ||
+			!strings.HasPrefix(lines[3], "| g.txt | 4 | 2 × ") || !strings.HasPrefix(lines[4], "| Kronecker 8, symmetric | ") ||
+			!strings.Contains(lines[4], "| 1.00 |") {
+			t.Fatalf("table:\n%s", stdout)
+		}
+	}
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(data), "<!-- bench:pagerank inputs=g.txt scales=8 ranks=1,2 iterations=3 -->"); n != 1 {
+		t.Fatalf("%d copies of the table:\n%s", n, data)
+	}
+	for _, f := range []string{"summary.json", "pagerank-g-txt-p1.json", "pagerank-g-txt-p2.json", "pagerank-kron8-p1.json", "pagerank-kron8-p2.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range [][]string{
+		{"--inputs", filepath.Join(dir, "missing.el")}, {"--scales", "0"}, {"--scales", "x"}, {"--ranks", "0"},
+		{"--iterations", "0"}, {"--doc", "/nonexistent/dir/B.md"},
+	} {
+		args := append([]string{"bench", "pagerank", "--scales", "8", "--dir", filepath.Join(dir, "bad")}, c...)
+		if code, _, errOut := runCLI(t, args...); code != 2 || !strings.HasPrefix(errOut, "graphrun: "+c[0]+": ") {
+			t.Errorf("%v: exit %d, %q; want 2 naming %s", c, code, errOut, c[0])
+		}
+	}
+	if code, _, errOut := runCLI(t, "bench", "pagerank", "--scales", "", "--dir", filepath.Join(dir, "bad")); code != 2 || !strings.Contains(errOut, "no graph") {
+		t.Errorf("no graph: exit %d, %q", code, errOut)
+	}
+}

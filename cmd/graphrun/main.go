@@ -87,7 +87,8 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 	bench.AddCommand(
 		newBenchBFSCommand("bfs-codecs", "Paper 004's algorithms, the packed sieve and direction-optimised runs on one graph: bytes, TEPS, breakdown"),
 		newBenchBFSCommand("bfs-scaling", "The default and the packed exchange on 1, 2, 4, ... up to --ranks ranks"),
-		newBenchPageRankCommand())
+		newBenchPageRankCommand(),
+		newBenchPageRankSpeedCommand())
 	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
 	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
 	registerCompletions(root)

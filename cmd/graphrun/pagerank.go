@@ -1,8 +1,9 @@
 // This file is the pagerank command: PageRank over the sparse allreduce, as
 // in paper 000 (Kylix) §VII, on a real edge list or a Graph500 Kronecker
 // graph, with the random edge partition of §II-B. The algorithm is
-// spmv.PageRank; this file turns flags into its configuration and prints
-// the result.
+// spmv.PageRank and the per-rank run the driver's (pagerank.RunRank,
+// pagerank.RunElasticRank); this file turns flags into a pagerank.Config,
+// starts the ranks and prints the report.
 
 package main
 
@@ -12,10 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"runtime"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -24,9 +23,9 @@ import (
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -93,15 +92,6 @@ and the total rank.`,
 	return cmd
 }
 
-// pagerankReport is a run's results.PageRankRun (the --json document) plus
-// what only the text output needs.
-type pagerankReport struct {
-	results.PageRankRun
-	all         []spmv.VertexScore // --out: every vertex, rank 0 only
-	warnMaxIter bool               // stopped at --max-iter
-	undirected  bool               // --undirected: the edges read count twice, as arcs
-}
-
 // pagerankGCPercent is the garbage collector's target during a pagerank
 // run (memstat.LeanHeap): the heap is a few large arrays without pointers,
 // so a collection costs little, and Go's default of 100 lets the heap grow
@@ -115,9 +105,6 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	fl := cmd.Flags()
 	if err := checkRanks(f.ranks); err != nil {
 		return err
-	}
-	if f.top < 0 {
-		return flagError("top", "%d is negative", f.top)
 	}
 	plan, err := f.pagerankPlan(cmd)
 	if err != nil {
@@ -136,38 +123,29 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		threads = f.threads
 	}
 	in.threads = threads
-	cfg := spmv.DefaultPageRankConfig()
+	cfg := pagerank.Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: f.top, Gather: f.out != ""}
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
 	cfg.Undirected, cfg.Allreduce, cfg.Partition = f.undirected, f.allreduce, f.partition
-	switch {
-	case !(f.alpha >= 0 && f.alpha <= 1):
-		return flagError("alpha", "%v is outside [0, 1]", f.alpha)
-	case !(f.tol > 0 && f.tol <= 1):
-		return flagError("tol", "%v is outside (0, 1]", f.tol)
-	case f.maxIter < 1:
-		return flagError("max-iter", "%d is less than 1", f.maxIter)
-	case f.iterations < 0 || fl.Changed("iterations") && f.iterations == 0:
+	if fl.Changed("iterations") && f.iterations == 0 {
 		return flagError("iterations", "%d is less than 1", f.iterations)
-	case f.partition != spmv.PartitionRandomEdge && f.partition != spmv.PartitionBlock1D:
-		return flagError("partition", "unknown partition %q (want %s or %s)", f.partition, spmv.PartitionRandomEdge, spmv.PartitionBlock1D)
 	}
-	switch f.allreduce {
-	case allreduce.KindKylix:
+	if err := cfg.Check(); err != nil {
+		var ce *spmv.PageRankConfigError
+		if errors.As(err, &ce) {
+			return flagError(ce.Field, "%s", ce.Msg)
+		}
+		return usageError{err}
+	}
+	switch {
+	case f.allreduce == allreduce.KindKylix:
 		deg, err := allreduce.ParseDegrees(f.degrees, p)
 		if err != nil {
 			return flagError("degrees", "%v", err)
 		}
 		cfg.Degrees = deg
-	case allreduce.KindDirect, allreduce.KindBinary, spmv.AllreduceDense:
-		if fl.Changed("degrees") {
-			return flagError("degrees", "only the kylix allreduce takes degrees (--allreduce %s)", f.allreduce)
-		}
-	default:
-		return flagError("allreduce", "unknown network %q (want kylix, direct, binary or dense)", f.allreduce)
-	}
-	if err := cfg.Check(); err != nil {
-		return usageError{err}
+	case fl.Changed("degrees"):
+		return flagError("degrees", "only the kylix allreduce takes degrees (--allreduce %s)", f.allreduce)
 	}
 	if f.elastic {
 		if err := checkElastic(plan, f); err != nil {
@@ -202,24 +180,25 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 
 	ctx := cmd.Context()
 	if f.join {
-		return pagerankJoin(ctx, plan, in, cfg, f, cmd.ErrOrStderr())
+		return pagerankJoin(ctx, plan, in, cfg, cmd.ErrOrStderr())
 	}
+	input, logf := pagerankDriverInput(in), stderrLogf(cmd.ErrOrStderr())
 	var (
 		mu     sync.Mutex
-		report *pagerankReport
+		report *pagerank.Report
 	)
 	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = progress.update
 	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
-		var rep *pagerankReport
+		var rep *pagerank.Report
 		var err error
 		if f.elastic {
-			rep, err = pagerankElasticRank(ctx, c, in, cfg, f, cmd.ErrOrStderr())
+			rep, err = pagerank.RunElasticRank(ctx, c, input, cfg, joinTag(in, cfg.PageRankConfig), logf)
 		} else {
-			rep, err = pagerankRank(ctx, c, in, cfg, f)
+			rep, err = pagerank.RunRank(ctx, c, input, cfg)
 		}
 		if rep != nil {
-			rep.Input = in.name
+			rep.Version = version
 			mu.Lock()
 			report = rep
 			mu.Unlock()
@@ -228,9 +207,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	})
 	progress.clear()
 	if err != nil {
-		var le *graph.EdgeListError
-		var pe *fs.PathError
-		if errors.As(err, &le) || errors.As(err, &pe) {
+		if pagerank.IsInputError(err) {
 			return usageError{err}
 		}
 		return err
@@ -245,107 +222,20 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
-// pagerankRank runs PageRank on one rank and collects the report on rank 0
-// (nil elsewhere).
-func pagerankRank(ctx context.Context, c comm.Comm, in *pagerankInput, cfg spmv.PageRankConfig, f *pagerankFlags) (*pagerankReport, error) {
-	share, err := in.share(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	res, err := spmv.PageRankShare(ctx, c, share, cfg)
-	if err != nil {
-		return nil, err
-	}
-	return pagerankReportOf(ctx, c, res, cfg, f, in.idOffset)
-}
-
-// pagerankReportOf collects a finished run's report on rank 0 (nil
-// elsewhere); c is the Comm the result lives on.
-func pagerankReportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg spmv.PageRankConfig, f *pagerankFlags, idOffset int64) (*pagerankReport, error) {
-	top, err := res.TopK(ctx, c, f.top)
-	if err != nil {
-		return nil, err
-	}
-	var all []spmv.VertexScore
-	if f.out != "" {
-		if all, err = res.Gather(ctx, c, 0); err != nil {
-			return nil, err
-		}
-	}
-	// Iteration traffic and times over all ranks; every rank's edges and
-	// its process's peak memory in its own slots.
-	sums := []int64{res.Traffic.BytesSent, res.Traffic.Messages}
-	for _, lv := range res.LayerVolume {
-		t := lv.Total()
-		sums = append(sums, t.BytesSent, t.Messages)
-	}
-	loads := len(sums)
-	sums = append(sums, make([]int64, 2*c.Size())...)
-	peak, err := memstat.PeakRSS()
-	if err != nil {
-		peak = 0 // not measurable here: reported as 0
-	}
-	sums[loads+2*c.Rank()], sums[loads+2*c.Rank()+1] = res.LocalEdges, peak
-	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
-		return nil, fmt.Errorf("pagerank: report: %w", err)
-	}
-	times := []float64{res.Setup.Seconds(), res.Configuration.Seconds(), res.Compute.Seconds(), res.Communication.Seconds()}
-	for _, d := range res.IterationTimes {
-		times = append(times, d.Seconds())
-	}
-	if err := c.AllreduceFloat64(ctx, spmv.PhasePageRankReport, times, comm.Max); err != nil {
-		return nil, fmt.Errorf("pagerank: report: %w", err)
-	}
-	if c.Rank() != 0 {
-		return nil, nil
-	}
-	rep := &pagerankReport{
-		PageRankRun: results.PageRankRun{
-			Command: "pagerank", Version: version, NumRanks: c.Size(), Threads: cfg.Threads,
-			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
-			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
-			Allreduce: res.Network, Partition: cfg.Partition,
-			CommBytes: sums[0], CommMessages: sums[1], InputEdges: res.InputEdges,
-			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
-			Top:    make([]results.TopVertex, len(top)),
-		},
-		warnMaxIter: !res.Converged,
-		undirected:  cfg.Undirected,
-	}
-	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
-	rep.L1Changes, rep.IterationTimes = res.L1Changes, times[4:]
-	if res.Iterations > 0 {
-		it := float64(res.Iterations)
-		rep.TimePerIteration = results.PageRankTimes{Compute: times[2] / it, Communication: times[3] / it}
-		iters := slices.Clone(times[4:])
-		slices.Sort(iters)
-		rep.IterationTime = results.PageRankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
-	}
-	for i := range rep.Layers {
-		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
-	}
-	for r := range c.Size() {
-		load := results.PageRankRankLoad{Rank: r, Edges: sums[loads+2*r], PeakMemoryBytes: sums[loads+2*r+1]}
-		rep.RankLoads = append(rep.RankLoads, load)
-		rep.PeakMemoryBytes = max(rep.PeakMemoryBytes, load.PeakMemoryBytes)
-	}
-	for i, v := range top {
-		rep.Top[i] = results.TopVertex{ID: v.ID + idOffset, Score: v.Score}
-	}
-	for i := range all {
-		all[i].ID += idOffset
-	}
-	rep.all = all
-	return rep, nil
+// pagerankDriverInput is the driver's view of the input: its one loader
+// (pagerank_input.go) serves both the fixed-size run and an elastic job's
+// re-reads.
+func pagerankDriverInput(in *pagerankInput) pagerank.Input {
+	return pagerank.Input{Name: in.name, IDOffset: in.idOffset, Share: in.share, Load: in.load}
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,
 // --plots and the text summary on textOut.
-func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
+func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
 	if outFile != nil {
 		err := outFile.WriteAll(func(w io.Writer) error {
 			buf := make([]byte, 0, 64<<10)
-			for _, v := range rep.all {
+			for _, v := range rep.All {
 				buf = strconv.AppendInt(buf, v.ID, 10)
 				buf = append(buf, '\t')
 				buf = strconv.AppendFloat(buf, v.Score, 'g', -1, 64)
@@ -380,7 +270,7 @@ func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut 
 			return err
 		}
 	}
-	if rep.warnMaxIter {
+	if rep.WarnMaxIter {
 		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
 			rep.Iterations, rep.Residual, rep.Tol)
 	}
@@ -400,14 +290,14 @@ func writePageRank(rep *pagerankReport, outFile, jsonOut *output.File, plotsOut 
 	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
 		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
 		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
-	fmt.Fprintln(stderr, peakMemoryLine(rep, rep.undirected))
+	fmt.Fprintln(stderr, peakMemoryLine(rep, rep.Undirected))
 	return nil
 }
 
 // peakMemoryLine is the text summary's line about memory: the job's
 // largest process peak, and per edge read (per arc, an edge or its
 // reverse, with --undirected).
-func peakMemoryLine(rep *pagerankReport, undirected bool) string {
+func peakMemoryLine(rep *pagerank.Report, undirected bool) string {
 	mb := float64(rep.PeakMemoryBytes) / 1e6
 	if rep.InputEdges == 0 {
 		return fmt.Sprintf("peak memory: %.1f MB", mb)

@@ -1,0 +1,172 @@
+// Package pagerank is the PageRank run driver: what one rank of a pagerank
+// job runs around the algorithm — take its share of the input, run
+// spmv.PageRankShare (or, elastic, spmv.PageRankElastic), and collect the
+// run's report on rank 0 with the collectives that sum its traffic and
+// take its slowest times. It is PageRank over the Kylix sparse allreduce of
+// paper 000 (Zhao and Canny) §VII, or the dense chunked allreduce of paper
+// 002 §IV-E, and for --elastic paper 002's recovery and elastic growth
+// (§II, §III, §V); see REFERENCES.md.
+//
+// Like graph500/ for BFS, the driver is SPMD code: RunRank and
+// RunElasticRank are what one rank runs; the CLI maps its flags to a Config,
+// starts the ranks on a transport and prints the Report. It holds no
+// algorithm of its own: the matrix, the iterations and the allreduce are
+// spmv's and allreduce's.
+package pagerank
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/memstat"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// Config is a pagerank run: the algorithm's configuration and what the
+// report collects.
+type Config struct {
+	spmv.PageRankConfig
+	Top    int  // report this many top vertices
+	Gather bool // collect every vertex's score on rank 0 (Report.All)
+}
+
+// Check validates the configuration (spmv.PageRankConfig.Check, and Top).
+func (cfg Config) Check() error {
+	if cfg.Top < 0 {
+		return &spmv.PageRankConfigError{Field: "top", Msg: fmt.Sprintf("%d is negative", cfg.Top)}
+	}
+	return cfg.PageRankConfig.Check()
+}
+
+// Input is where a run's edges come from. Share is this rank's share in
+// c's job (it may read a stream once on rank 0 and spread it); Load is
+// rank's share in a job of size ranks, read anew whenever an elastic job
+// changes size. Both return shares that are read only when the set-up
+// scans them.
+type Input struct {
+	Name     string // how the report names the input
+	IDOffset int64  // added to the reported ids (1 for Matrix Market)
+	Share    func(ctx context.Context, c comm.Comm) (graph.EdgeShare, error)
+	Load     func(ctx context.Context, rank, size int) (graph.EdgeShare, error)
+}
+
+// Report is a finished run's results.PageRankRun (the --json document)
+// plus what only the text output needs.
+type Report struct {
+	results.PageRankRun
+	All         []spmv.VertexScore `json:"-"` // Config.Gather: every vertex, ascending id
+	WarnMaxIter bool               `json:"-"` // stopped at MaxIter without converging
+	Undirected  bool               `json:"-"` // the edges read count twice, as arcs
+}
+
+// RunRank runs PageRank on one rank of c's job and returns the report on
+// rank 0 (nil elsewhere).
+func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Config) (*Report, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	share, err := in.Share(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := spmv.PageRankShare(ctx, c, share, cfg.PageRankConfig)
+	if err != nil {
+		return nil, err
+	}
+	return reportOf(ctx, c, res, cfg, in)
+}
+
+// reportOf collects a finished run's report on rank 0 (nil elsewhere); c
+// is the Comm the result lives on. Every rank calls it with the same Top
+// and Gather.
+func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Config, in Input) (*Report, error) {
+	top, err := res.TopK(ctx, c, cfg.Top)
+	if err != nil {
+		return nil, err
+	}
+	var all []spmv.VertexScore
+	if cfg.Gather {
+		if all, err = res.Gather(ctx, c, 0); err != nil {
+			return nil, err
+		}
+	}
+	// Iteration traffic and times over all ranks; every rank's edges and
+	// its process's peak memory in its own slots.
+	sums := []int64{res.Traffic.BytesSent, res.Traffic.Messages}
+	for _, lv := range res.LayerVolume {
+		t := lv.Total()
+		sums = append(sums, t.BytesSent, t.Messages)
+	}
+	loads := len(sums)
+	sums = append(sums, make([]int64, 2*c.Size())...)
+	peak, err := memstat.PeakRSS()
+	if err != nil {
+		peak = 0 // not measurable here: reported as 0
+	}
+	sums[loads+2*c.Rank()], sums[loads+2*c.Rank()+1] = res.LocalEdges, peak
+	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
+		return nil, fmt.Errorf("pagerank: report: %w", err)
+	}
+	times := []float64{res.Setup.Seconds(), res.Configuration.Seconds(), res.Compute.Seconds(), res.Communication.Seconds()}
+	for _, d := range res.IterationTimes {
+		times = append(times, d.Seconds())
+	}
+	if err := c.AllreduceFloat64(ctx, spmv.PhasePageRankReport, times, comm.Max); err != nil {
+		return nil, fmt.Errorf("pagerank: report: %w", err)
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	rep := &Report{
+		PageRankRun: results.PageRankRun{
+			Command: "pagerank", Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
+			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
+			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
+			Allreduce: res.Network, Partition: cfg.Partition,
+			CommBytes: sums[0], CommMessages: sums[1], InputEdges: res.InputEdges,
+			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
+			Top:    make([]results.TopVertex, len(top)),
+		},
+		WarnMaxIter: !res.Converged,
+		Undirected:  cfg.Undirected,
+	}
+	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
+	rep.L1Changes, rep.IterationTimes = res.L1Changes, times[4:]
+	if res.Iterations > 0 {
+		it := float64(res.Iterations)
+		rep.TimePerIteration = results.PageRankTimes{Compute: times[2] / it, Communication: times[3] / it}
+		iters := slices.Clone(times[4:])
+		slices.Sort(iters)
+		rep.IterationTime = results.PageRankSpread{Min: iters[0], Median: iters[len(iters)/2], Max: iters[len(iters)-1]}
+	}
+	for i := range rep.Layers {
+		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
+	}
+	for r := range c.Size() {
+		load := results.PageRankRankLoad{Rank: r, Edges: sums[loads+2*r], PeakMemoryBytes: sums[loads+2*r+1]}
+		rep.RankLoads = append(rep.RankLoads, load)
+		rep.PeakMemoryBytes = max(rep.PeakMemoryBytes, load.PeakMemoryBytes)
+	}
+	for i, v := range top {
+		rep.Top[i] = results.TopVertex{ID: v.ID + in.IDOffset, Score: v.Score}
+	}
+	for i := range all {
+		all[i].ID += in.IDOffset
+	}
+	rep.All = all
+	return rep, nil
+}
+
+// IsInputError reports whether err is about the input (a malformed edge
+// list or a file that cannot be read) rather than the run.
+func IsInputError(err error) bool {
+	var le *graph.EdgeListError
+	var pe *fs.PathError
+	return errors.As(err, &le) || errors.As(err, &pe)
+}
