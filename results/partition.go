@@ -19,6 +19,13 @@ type RankLoad struct {
 	ValidateBytes    int64 `json:"validate_bytes_sent"`
 	ValidateMessages int64 `json:"validate_messages"`
 	PeakMemoryBytes  int64 `json:"peak_memory_bytes,omitempty"`
+	// Blocks is the number of 2D blocks the rank held (0 for 1D runs);
+	// EdgesScanned the adjacency entries its searches read, BusySeconds the
+	// time they spent traversing, sieving and coding (not waiting), summed
+	// over the timed searches and the rank's blocks.
+	Blocks       int     `json:"blocks,omitempty"`
+	EdgesScanned int64   `json:"edges_scanned,omitempty"`
+	BusySeconds  float64 `json:"busy_seconds,omitempty"`
 }
 
 // Imbalance is the max/mean ratio of each RankLoad field over the ranks (1

@@ -131,6 +131,10 @@ type LevelStats struct {
 	Frontier  int64     // vertices discovered in this step, over all ranks
 	BytesSent int64     // bytes this rank sent to other ranks in this step
 	Messages  int64     // messages this rank sent in this step
+	// Scanned is the adjacency entries this rank's traversal read in this
+	// step: edges checked bottom-up, edges expanded top-down (the work paper
+	// 003's load simulation places). Counted by the 2D engine; 0 in 1D.
+	Scanned int64
 	// RawBytes and EncodedBytes are the frontier bitmap bytes this rank
 	// published for the next bottom-up step, before and after the codec (and
 	// after the sieve, for ExchangeSieve). Zero when none was published.
@@ -153,6 +157,16 @@ type Result struct {
 	// Steps has one entry per level-synchronous step: Steps[0] is the root
 	// (level 0); the last step is the one that found nothing.
 	Steps []LevelStats
+}
+
+// Work returns the time the search spent traversing, sieving and coding on
+// this rank (not communicating or waiting) and the adjacency entries it read.
+func (r *Result) Work() (busy time.Duration, scanned int64) {
+	for _, s := range r.Steps {
+		busy += s.Traverse + s.Compress
+		scanned += s.Scanned
+	}
+	return busy, scanned
 }
 
 // Depth returns the number of non-empty levels (the eccentricity of the root + 1).

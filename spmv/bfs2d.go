@@ -322,30 +322,33 @@ func (b *BFS2D) traverse(ctx context.Context, lvl int32, dir Direction) (found, 
 func (b *BFS2D) bottomUp() {
 	nw := len(b.rowDone)
 	chunks := (nw + pullChunkWords - 1) / pullChunkWords
-	scan := func(lo, hi int) {
-		scanRows(b.g.RowMask, b.g.RowRank, b.g.RowOffsets, b.g.Cols, b.colFront, b.rowDone, b.found, b.cand, lo, hi)
+	scan := func(lo, hi int) int64 {
+		return scanRows(b.g.RowMask, b.g.RowRank, b.g.RowOffsets, b.g.Cols, b.colFront, b.rowDone, b.found, b.cand, lo, hi)
 	}
 	if b.cfg.Threads == 1 || chunks <= 1 {
-		scan(0, nw)
+		b.cur.Scanned += scan(0, nw)
 		return
 	}
-	var nextChunk atomic.Int64
+	var nextChunk, scanned atomic.Int64
 	parallel.For(min(b.cfg.Threads, chunks), func(int) {
+		var read int64
 		for {
 			ci := int(nextChunk.Add(1) - 1)
 			if ci >= chunks {
-				return
+				break
 			}
-			scan(ci*pullChunkWords, min((ci+1)*pullChunkWords, nw))
+			read += scan(ci*pullChunkWords, min((ci+1)*pullChunkWords, nw))
 		}
+		scanned.Add(read)
 	})
+	b.cur.Scanned += scanned.Load()
 }
 
 // scanRows is the bottom-up kernel over the words [lo, hi) of the row
 // bitmaps. Rows are stored descending, so the first frontier column found is
 // the largest. Every row not done has an entry (empty rows start done).
 func scanRows(mask []uint64, rank []uint32, offsets []int64, cols []uint32, front, done, found frontier.Bitmap,
-	cand []uint32, lo, hi int) {
+	cand []uint32, lo, hi int) (scanned int64) {
 	for w := lo; w < hi; w++ {
 		todo := ^done[w]
 		var discovered uint64
@@ -354,17 +357,22 @@ func scanRows(mask []uint64, rank []uint32, offsets []int64, cols []uint32, fron
 			bit := uint64(1) << uint(t)
 			todo &^= bit
 			k := int(rank[w]) + bits.OnesCount64(mask[w]&(bit-1))
-			for _, c := range cols[offsets[k]:offsets[k+1]] {
+			row := cols[offsets[k]:offsets[k+1]]
+			read := len(row)
+			for i, c := range row {
 				if front[c>>6]&(1<<(c&63)) != 0 {
 					cand[w<<6|t] = c
 					discovered |= bit
+					read = i + 1
 					break
 				}
 			}
+			scanned += int64(read)
 		}
 		done[w] |= discovered
 		found[w] = discovered
 	}
+	return scanned
 }
 
 // topDownMinColumns is the number of frontier columns per thread from which
@@ -387,11 +395,13 @@ func (b *BFS2D) topDown() {
 	}
 	threads := min(b.cfg.Threads, max(1, len(b.queue)/topDownMinColumns))
 	words := len(b.rowDone)
+	var scanned atomic.Int64
 	parallel.For(threads, func(t int) {
 		lo, hi := parallel.Span(words, t, threads)
-		claimRows(b.g.ColMask, b.g.ColRank, b.g.ColOffsets, b.g.RowIDs, b.queue, b.rowDone, b.found, b.cand,
-			int64(lo)<<6, int64(hi)<<6, threads > 1)
+		scanned.Add(claimRows(b.g.ColMask, b.g.ColRank, b.g.ColOffsets, b.g.RowIDs, b.queue, b.rowDone, b.found, b.cand,
+			int64(lo)<<6, int64(hi)<<6, threads > 1))
 	})
+	b.cur.Scanned += scanned.Load()
 }
 
 // claimRows is the top-down kernel for the rows [lo, hi): every column of
@@ -399,7 +409,7 @@ func (b *BFS2D) topDown() {
 // With ranged set, each column's ascending row list is cut to the range by
 // binary search.
 func claimRows(mask []uint64, rank []uint32, offsets []int64, rowIDs []uint32, queue []uint32,
-	done, found frontier.Bitmap, cand []uint32, lo, hi int64, ranged bool) {
+	done, found frontier.Bitmap, cand []uint32, lo, hi int64, ranged bool) (scanned int64) {
 	for _, c := range queue {
 		w := c >> 6
 		k := int(rank[w]) + bits.OnesCount64(mask[w]&(uint64(1)<<(c&63)-1))
@@ -409,6 +419,7 @@ func claimRows(mask []uint64, rank []uint32, offsets []int64, rowIDs []uint32, q
 			z := a + sort.Search(len(rows)-a, func(x int) bool { return int64(rows[a+x]) >= hi })
 			rows = rows[a:z]
 		}
+		scanned += int64(len(rows))
 		for _, r := range rows {
 			bit := uint64(1) << (r & 63)
 			if done[r>>6]&bit == 0 {
@@ -418,4 +429,5 @@ func claimRows(mask []uint64, rank []uint32, offsets []int64, rowIDs []uint32, q
 			}
 		}
 	}
+	return scanned
 }

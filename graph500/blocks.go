@@ -1,0 +1,232 @@
+package graph500
+
+// Over-decomposition of the 2D run (paper 003, NumS §4–5): k blocks per
+// rank, placed either cyclically (§4's layout, the baseline) or by LSHS
+// (§5 Algorithm 1, partition.PlaceLSHS), whose load simulation is fed the
+// blocks' edge counts, measured in one pass over the generator's tuples
+// before kernel 1. Each block is run by the unchanged 2D driver over a
+// block-rank Comm (blocks_comm.go), so trees, levels and validation are
+// those of a k·p-rank 2D run, which equal the 1D engine's.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
+)
+
+// Placement chooses where the blocks of an over-decomposed 2D run live.
+type Placement int
+
+// Placements.
+const (
+	PlaceLSHS       Placement = iota // paper 003's load-simulated greedy
+	PlaceRoundRobin                  // block k (row-major) on rank k mod p
+)
+
+var placementNames = [...]string{PlaceLSHS: "lshs", PlaceRoundRobin: "round-robin"}
+
+func (p Placement) String() string {
+	if int(p) >= 0 && int(p) < len(placementNames) {
+		return placementNames[p]
+	}
+	return fmt.Sprintf("placement(%d)", int(p))
+}
+
+// ParsePlacement turns a flag value into a Placement.
+func ParsePlacement(s string) (Placement, error) {
+	for i, n := range placementNames {
+		if n == s {
+			return Placement(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown placement %q (want lshs or round-robin)", s)
+}
+
+// runBlocks is RunRank with cfg.BlocksPerRank blocks per rank: it places the
+// blocks, runs every block this rank hosts as a block-rank of the 2D driver,
+// and returns, on rank 0, the run with the loads summed per rank.
+func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run, error) {
+	if err := cfg.Graph.Validate(); err != nil {
+		return nil, err
+	}
+	q := c.Size() * cfg.BlocksPerRank
+	grid, err := cfg.grid(cfg.Graph.NumVertices(), c.Size())
+	if err != nil {
+		return nil, err
+	}
+	owner, err := placeBlocks(ctx, c, cfg, grid)
+	if err != nil {
+		return nil, err
+	}
+	hub, err := newBlockHub(c, owner)
+	if err != nil {
+		return nil, err
+	}
+	bcfg := cfg
+	bcfg.BlocksPerRank = 1
+	bcfg.Ranks = q
+	if bcfg.GridRows == 0 {
+		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
+	}
+	local := hub.local()
+	runs := make([]*results.Graph500Run, len(local))
+	errs := make([]error, len(local))
+	var wg sync.WaitGroup
+	for k, v := range local {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[k] = comm.NewPanicError(p, "runBlocks.func1")
+					hub.fail(errs[k])
+				}
+			}()
+			runs[k], errs[k] = RunRank(ctx, hub.comm(v), bcfg)
+			if errs[k] != nil {
+				hub.fail(fmt.Errorf("block %d: %w", v, errs[k]))
+			}
+		}()
+	}
+	wg.Wait()
+	if err := firstCause(errs); err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
+	run.NumRanks, run.BlocksPerRank, run.Placement = c.Size(), cfg.BlocksPerRank, cfg.Placement.String()
+	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
+	return run, nil
+}
+
+// firstCause returns the first error that is not merely the abort another
+// block's failure caused, or else the first error.
+func firstCause(errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, comm.ErrAborted) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// loadsPerRank sums the block-ranks' loads per rank. The peak memory is the
+// process's, so it is the maximum, not the sum.
+func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankLoad {
+	loads := make([]results.RankLoad, p)
+	for v, l := range blocks {
+		r := &loads[owner[v]]
+		r.Edges += l.Edges
+		r.MemoryBytes += l.MemoryBytes
+		r.BytesSent += l.BytesSent
+		r.Messages += l.Messages
+		r.ValidateBytes += l.ValidateBytes
+		r.ValidateMessages += l.ValidateMessages
+		r.PeakMemoryBytes = max(r.PeakMemoryBytes, l.PeakMemoryBytes)
+		r.Blocks += l.Blocks
+		r.EdgesScanned += l.EdgesScanned
+		r.BusySeconds += l.BusySeconds
+	}
+	return loads
+}
+
+// placeBlocks returns the rank of every block of grid (row-major, = its
+// block-rank): round-robin, or LSHS over the blocks' edge counts, which one
+// pass over this rank's share of the tuples counts and an allreduce sums.
+// Every rank computes the same placement. Ranks are then renamed so that
+// block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
+// left empty takes the smallest block of the fullest rank.
+func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
+	p, q := c.Size(), grid.P()
+	counts, err := blockEdges(ctx, c, cfg, grid)
+	if err != nil {
+		return nil, err
+	}
+	blocks := make([]partition.PlacementBlock, q)
+	rows, cols := grid.RowSpan(), grid.ColSpan()
+	for k, e := range counts {
+		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
+	}
+	pb, err := partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
+	if err != nil {
+		return nil, err
+	}
+	var pl partition.Placement
+	if cfg.Placement == PlaceLSHS {
+		pl, err = partition.PlaceLSHS(pb, partition.OrderLargestFirst, 0)
+	} else {
+		pl, err = partition.PlaceRoundRobin(pb)
+	}
+	if err != nil {
+		return nil, err
+	}
+	owner := pl.Owner
+	held := make([]int, p)
+	for _, r := range owner {
+		held[r]++
+	}
+	for r := range p {
+		for held[r] == 0 {
+			full := slices.Index(held, slices.Max(held))
+			small := -1
+			for k, o := range owner {
+				if o == full && (small < 0 || counts[k] < counts[small]) {
+					small = k
+				}
+			}
+			owner[small] = r
+			held[full]--
+			held[r]++
+		}
+	}
+	if z := owner[0]; z != 0 {
+		for k, o := range owner {
+			switch o {
+			case z:
+				owner[k] = 0
+			case 0:
+				owner[k] = z
+			}
+		}
+	}
+	return owner, nil
+}
+
+// blockEdgeChunk is the number of tuples blockEdges generates at a time.
+const blockEdgeChunk = 1 << 16
+
+// blockEdges counts, over all ranks, the adjacency entries of every block
+// of grid: each tuple {u, v} with u ≠ v is entry (u, v) of block
+// (RowOf(u), ColOf(v)) and entry (v, u) of block (RowOf(v), ColOf(u)).
+// Duplicate tuples count each time (kernel 1 keeps one): a load estimate.
+func blockEdges(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
+	counts := make([]int64, grid.P())
+	share := cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads)
+	buf := make([]graph.Edge, min(blockEdgeChunk, share.Len()))
+	for first := int64(0); first < share.Len(); first += int64(len(buf)) {
+		chunk := buf[:min(int64(len(buf)), share.Len()-first)]
+		if err := share.Read(ctx, first, chunk); err != nil {
+			return nil, fmt.Errorf("counting the blocks' edges: %w", err)
+		}
+		for _, e := range chunk {
+			if e.U == e.V {
+				continue
+			}
+			counts[grid.RowOf(e.U)*grid.C+grid.ColOf(e.V)]++
+			counts[grid.RowOf(e.V)*grid.C+grid.ColOf(e.U)]++
+		}
+	}
+	if err := c.AllreduceInt64(ctx, "driver.place", counts, comm.Sum); err != nil {
+		return nil, fmt.Errorf("counting the blocks' edges: %w", err)
+	}
+	return counts, nil
+}
