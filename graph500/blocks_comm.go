@@ -146,22 +146,20 @@ func (h *blockHub) run(ctx context.Context, calls []blockCall) ([][][]byte, erro
 			out[k] = make([][]byte, len(h.owner))
 		}
 	}
-	for d, there := range h.hosts {
-		msg := h.sendBuf[d][:0]
-		for k, c := range calls {
-			for _, w := range there {
-				if d == me {
-					dst := out[h.slot[w]]
-					dst[mine[k]] = append(dst[mine[k]][:0], c.send[w]...)
-					continue
-				}
-				msg = binary.AppendUvarint(msg, uint64(len(c.send[w])))
-				msg = append(msg, c.send[w]...)
-			}
+	sends := make([][][]byte, len(calls))
+	for k, c := range calls {
+		sends[k] = c.send
+		for _, w := range mine { // local deliveries
+			dst := out[h.slot[w]]
+			dst[mine[k]] = append(dst[mine[k]][:0], c.send[w]...)
 		}
-		h.sendBuf[d] = msg
 	}
-	h.sendBuf[me] = h.sendBuf[me][:0]
+	for d, there := range h.hosts {
+		h.sendBuf[d] = h.sendBuf[d][:0]
+		if d != me {
+			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], sends, there)
+		}
+	}
 	got, err := h.real.Alltoallv(ctx, phase, h.sendBuf, h.recvBuf)
 	if err != nil {
 		return nil, err
@@ -171,22 +169,46 @@ func (h *blockHub) run(ctx context.Context, calls []blockCall) ([][][]byte, erro
 		if s == me {
 			continue
 		}
-		msg := got[s]
-		for _, src := range there {
-			for k := range mine {
-				n, m := binary.Uvarint(msg)
-				if m <= 0 || n > uint64(len(msg)-m) {
-					return nil, fmt.Errorf("blocks of rank %d: corrupt message from rank %d", me, s)
-				}
-				out[k][src] = append(out[k][src][:0], msg[m:m+int(n)]...)
-				msg = msg[m+int(n):]
-			}
-		}
-		if len(msg) != 0 {
-			return nil, fmt.Errorf("blocks of rank %d: %d stray bytes from rank %d", me, len(msg), s)
+		if err := splitBlockMessage(got[s], there, out); err != nil {
+			return nil, fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
 		}
 	}
 	return out, nil
+}
+
+// appendBlockMessage appends to msg, for every source block's send (in
+// order) and every destination block of dsts, a uvarint length and the
+// payload: the aggregated message of one process to another.
+func appendBlockMessage(msg []byte, sends [][][]byte, dsts []int) []byte {
+	for _, send := range sends {
+		for _, w := range dsts {
+			msg = binary.AppendUvarint(msg, uint64(len(send[w])))
+			msg = append(msg, send[w]...)
+		}
+	}
+	return msg
+}
+
+// splitBlockMessage reads a message appendBlockMessage wrote on the process
+// hosting the source blocks srcs, for this process's len(out) blocks: the
+// payload from srcs[i] to local block k goes to out[k][srcs[i]], copied (out
+// is indexed by local block, then by block-rank). A truncated or overlong
+// message is an error.
+func splitBlockMessage(msg []byte, srcs []int, out [][][]byte) error {
+	for _, src := range srcs {
+		for k := range out {
+			n, m := binary.Uvarint(msg)
+			if m <= 0 || n > uint64(len(msg)-m) {
+				return fmt.Errorf("truncated at the payload from block %d to local block %d", src, k)
+			}
+			out[k][src] = append(out[k][src][:0], msg[m:m+int(n)]...)
+			msg = msg[m+int(n):]
+		}
+	}
+	if len(msg) != 0 {
+		return fmt.Errorf("%d stray bytes", len(msg))
+	}
+	return nil
 }
 
 // blockComm is one block-rank's Comm. Its counters count the bytes and
