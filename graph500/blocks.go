@@ -10,10 +10,8 @@ package graph500
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
@@ -75,28 +73,13 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if bcfg.GridRows == 0 {
 		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
 	}
-	local := hub.local()
-	runs := make([]*results.Graph500Run, len(local))
-	errs := make([]error, len(local))
-	var wg sync.WaitGroup
-	for k, v := range local {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer func() {
-				if p := recover(); p != nil {
-					errs[k] = comm.NewPanicError(p, "runBlocks.func1")
-					hub.fail(errs[k])
-				}
-			}()
-			runs[k], errs[k] = RunRank(ctx, hub.comm(v), bcfg)
-			if errs[k] != nil {
-				hub.fail(fmt.Errorf("block %d: %w", v, errs[k]))
-			}
-		}()
-	}
-	wg.Wait()
-	if err := firstCause(errs); err != nil {
+	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
+	err = hub.runLocal(func(k int, bc *blockComm) error {
+		var err error
+		runs[k], err = RunRank(ctx, bc, bcfg)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	if c.Rank() != 0 {
@@ -106,17 +89,6 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	run.NumRanks, run.BlocksPerRank, run.Placement = c.Size(), cfg.BlocksPerRank, cfg.Placement.String()
 	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
 	return run, nil
-}
-
-// firstCause returns the first error that is not merely the abort another
-// block's failure caused, or else the first error.
-func firstCause(errs []error) error {
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, comm.ErrAborted) {
-			return err
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // loadsPerRank sums the block-ranks' loads per rank. The peak memory is the

@@ -28,28 +28,31 @@ type blockHub struct {
 	hosts [][]int // per process: its block-ranks, ascending
 	slot  []int   // per block-rank: its index in its host's list
 
-	mu      sync.Mutex
-	arrived int
-	pending []blockCall // per local slot: the call made in this round
-	done    chan struct{}
-	out     [][][]byte // per local slot: what it received in the finished round
-	err     error      // the finished round's error
-	failed  error      // once set, every later call fails
+	mu       sync.Mutex
+	arrived  int
+	departed int         // local block-ranks whose function returned
+	pending  []blockCall // per local slot: the call made in this round
+	done     chan struct{}
+	out      [][][]byte // per local slot: what it received in the finished round
+	err      error      // the finished round's error
+	failed   error      // once set, every later call fails
 
 	sendBuf [][]byte // per process: the aggregated message
 	recvBuf [][]byte
 }
 
-// blockCall is one block-rank's part of a collective: its phase and what it
-// sends to every block-rank.
+// blockCall is one block-rank's part of a collective: what it is (the
+// operation, its phase and its arguments that every rank must agree on,
+// e.g. "allreduce-int64 sum 3 phase"), and what it sends to every
+// block-rank.
 type blockCall struct {
-	phase string
-	send  [][]byte
-	recv  [][]byte // buffers to reuse
+	sig  string
+	send [][]byte
+	recv [][]byte // buffers to reuse
 }
 
 // newBlockHub returns process c.Rank()'s hub for the placement owner (per
-// block-rank, its process).
+// block-rank, its process; every process must host at least one).
 func newBlockHub(c comm.Comm, owner []int) (*blockHub, error) {
 	h := &blockHub{real: c, owner: owner, hosts: make([][]int, c.Size()), slot: make([]int, len(owner)),
 		done: make(chan struct{}), sendBuf: make([][]byte, c.Size())}
@@ -67,19 +70,65 @@ func newBlockHub(c comm.Comm, owner []int) (*blockHub, error) {
 	return h, nil
 }
 
-// local returns the block-ranks this process hosts.
-func (h *blockHub) local() []int { return h.hosts[h.real.Rank()] }
+// runLocal runs fn on every block-rank this process hosts, each in its own
+// goroutine with its own blockComm (k is its index among the local ones),
+// and returns the first error that is not an abort caused by another's. A
+// failing or panicking block-rank fails the hub, so that no other waits
+// for it; the caller returning that error aborts the real job.
+func (h *blockHub) runLocal(fn func(k int, c *blockComm) error) error {
+	local := h.hosts[h.real.Rank()]
+	errs := make([]error, len(local))
+	var wg sync.WaitGroup
+	for k, v := range local {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					errs[k] = comm.NewPanicError(p, "blockHub.runLocal.func1")
+				}
+				if errs[k] != nil {
+					h.fail(fmt.Errorf("block %d: %w", v, errs[k]))
+				} else {
+					h.depart()
+				}
+			}()
+			errs[k] = fn(k, &blockComm{hub: h, rank: v})
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, comm.ErrAborted) {
+			return err
+		}
+	}
+	return errors.Join(errs...)
+}
 
-// comm returns block-rank v's Comm.
-func (h *blockHub) comm(v int) *blockComm { return &blockComm{hub: h, rank: v} }
-
-// fail makes every pending and later call of the hub return err.
-func (h *blockHub) fail(err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+// failLocked makes every pending and later call of the hub fail with err.
+// h.mu is held.
+func (h *blockHub) failLocked(err error) error {
 	if h.failed == nil {
 		h.failed = fmt.Errorf("%w: %w", comm.ErrAborted, err)
 		close(h.done)
+	}
+	return h.failed
+}
+
+func (h *blockHub) fail(err error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.failLocked(err)
+}
+
+// depart records a block-rank whose function returned: a collective that
+// others are waiting in, or call later, can no longer complete.
+func (h *blockHub) depart() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.departed++
+	if h.arrived > 0 {
+		h.failLocked(errors.New("a block returned while others of its rank wait in a collective"))
 	}
 }
 
@@ -87,13 +136,17 @@ func (h *blockHub) fail(err error) {
 // v sends send[w] to every block-rank w and gets what each sent it. The last
 // local block-rank to arrive runs the process's real Alltoallv for all of
 // them.
-func (h *blockHub) exchange(ctx context.Context, v int, phase string, send, recv [][]byte) ([][]byte, error) {
+func (h *blockHub) exchange(ctx context.Context, v int, sig, phase string, send, recv [][]byte) ([][]byte, error) {
 	h.mu.Lock()
 	if h.failed != nil {
-		h.mu.Unlock()
+		defer h.mu.Unlock()
 		return nil, h.failed
 	}
-	h.pending[h.slot[v]] = blockCall{phase: phase, send: send, recv: recv}
+	if h.departed > 0 {
+		defer h.mu.Unlock()
+		return nil, h.failLocked(fmt.Errorf("block %d calls %s after a block of its rank returned", v, phase))
+	}
+	h.pending[h.slot[v]] = blockCall{sig: sig, send: send, recv: recv}
 	h.arrived++
 	done := h.done
 	if h.arrived < len(h.pending) {
@@ -101,11 +154,14 @@ func (h *blockHub) exchange(ctx context.Context, v int, phase string, send, recv
 		select {
 		case <-done:
 		case <-ctx.Done():
-			h.fail(ctx.Err())
-			return nil, h.failed
 		}
 		h.mu.Lock()
 		defer h.mu.Unlock()
+		select {
+		case <-done:
+		default: // the context ended first
+			return nil, h.failLocked(fmt.Errorf("block %d in %s: %w", v, phase, ctx.Err()))
+		}
 		if h.failed != nil {
 			return nil, h.failed
 		}
@@ -113,30 +169,37 @@ func (h *blockHub) exchange(ctx context.Context, v int, phase string, send, recv
 	}
 	calls := h.pending
 	h.mu.Unlock()
-	out, err := h.run(ctx, calls)
+	out, err := h.run(ctx, phase, calls)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.failed != nil {
 		return nil, h.failed
 	}
-	h.out, h.err = out, err
 	h.arrived = 0
 	h.pending = make([]blockCall, len(calls))
+	if err != nil {
+		// The real job is aborted (or this process's blocks disagree):
+		// nothing later can succeed.
+		return nil, h.failLocked(err)
+	}
+	h.out, h.err = out, nil
 	h.done = make(chan struct{})
 	close(done)
-	return out[h.slot[v]], err
+	return out[h.slot[v]], nil
 }
 
 // run carries one round: the local deliveries, and per other process one
-// message holding, for every local source block and every block hosted
-// there (both ascending), a uvarint length and the payload.
-func (h *blockHub) run(ctx context.Context, calls []blockCall) ([][][]byte, error) {
+// message: the calls' signature (uvarint length and bytes), then, for every
+// local source block and every block hosted there (both ascending), a
+// uvarint length and the payload. A process whose blocks' signatures differ
+// from each other or from another process's fails the round.
+func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([][][]byte, error) {
 	me := h.real.Rank()
 	mine := h.hosts[me]
-	phase := calls[0].phase
+	sig := calls[0].sig
 	for k, c := range calls {
-		if c.phase != phase {
-			return nil, fmt.Errorf("blocks %d and %d of rank %d call phases %q and %q together", mine[0], mine[k], me, phase, c.phase)
+		if c.sig != sig {
+			return nil, fmt.Errorf("blocks %d and %d of rank %d disagree on a collective: %q and %q", mine[0], mine[k], me, sig, c.sig)
 		}
 	}
 	out := make([][][]byte, len(mine))
@@ -157,6 +220,8 @@ func (h *blockHub) run(ctx context.Context, calls []blockCall) ([][][]byte, erro
 	for d, there := range h.hosts {
 		h.sendBuf[d] = h.sendBuf[d][:0]
 		if d != me {
+			h.sendBuf[d] = binary.AppendUvarint(h.sendBuf[d], uint64(len(sig)))
+			h.sendBuf[d] = append(h.sendBuf[d], sig...)
 			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], sends, there)
 		}
 	}
@@ -169,7 +234,15 @@ func (h *blockHub) run(ctx context.Context, calls []blockCall) ([][][]byte, erro
 		if s == me {
 			continue
 		}
-		if err := splitBlockMessage(got[s], there, out); err != nil {
+		msg := got[s]
+		n, m := binary.Uvarint(msg)
+		if m <= 0 || n > uint64(len(msg)-m) {
+			return nil, fmt.Errorf("blocks of rank %d: message from rank %d: truncated signature", me, s)
+		}
+		if theirs := string(msg[m : m+int(n)]); theirs != sig {
+			return nil, fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, theirs)
+		}
+		if err := splitBlockMessage(msg[m+int(n):], there, out); err != nil {
 			return nil, fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
 		}
 	}
@@ -211,13 +284,15 @@ func splitBlockMessage(msg []byte, srcs []int, out [][][]byte) error {
 	return nil
 }
 
-// blockComm is one block-rank's Comm. Its counters count the bytes and
-// messages to block-ranks on other processes (what crosses a link); the
-// real Comm counts the aggregated messages.
+// blockComm is one block-rank's Comm. Its counters count the logical
+// volume between block-ranks, as any Comm does (comm/inproc's rules); its
+// NetworkStats count only what went to block-ranks on other processes, the
+// bytes that cross a link.
 type blockComm struct {
 	hub   *blockHub
 	rank  int
 	stats comm.Stats
+	net   comm.Stats
 	send  [][]byte
 }
 
@@ -227,29 +302,39 @@ func (b *blockComm) Rank() int          { return b.rank }
 func (b *blockComm) Size() int          { return len(b.hub.owner) }
 func (b *blockComm) Stats() *comm.Stats { return &b.stats }
 
-// record counts what this block-rank sent to and received from blocks on
+// NetworkStats are the counters of the traffic to and from block-ranks on
 // other processes.
+func (b *blockComm) NetworkStats() *comm.Stats { return &b.net }
+
+// record counts one completed call: to and from every other block-rank in
+// Stats, to and from other processes' in NetworkStats.
 func (b *blockComm) record(phase string, send, recv [][]byte) {
 	me := b.hub.owner[b.rank]
-	var sent, got, msgs int64
+	var sent, got, msgs, netSent, netGot, netMsgs int64
 	for w := range send {
-		if b.hub.owner[w] == me {
+		if w == b.rank {
 			continue
 		}
-		if n := len(send[w]); n > 0 {
-			sent += int64(n)
+		n, r := int64(len(send[w])), int64(len(recv[w]))
+		sent, got = sent+n, got+r
+		if n > 0 {
 			msgs++
 		}
-		got += int64(len(recv[w]))
+		if b.hub.owner[w] != me {
+			netSent, netGot = netSent+n, netGot+r
+			if n > 0 {
+				netMsgs++
+			}
+		}
 	}
 	b.stats.Record(phase, sent, got, msgs)
+	b.net.Record(phase, netSent, netGot, netMsgs)
 }
 
-func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv [][]byte) ([][]byte, error) {
-	if len(send) != b.Size() {
-		return nil, fmt.Errorf("blocks: Alltoallv: len(send) = %d, want Size() = %d", len(send), b.Size())
-	}
-	out, err := b.hub.exchange(ctx, b.rank, phase, send, recv)
+// call runs one collective whose signature is op (with the phase) and
+// counts it.
+func (b *blockComm) call(ctx context.Context, op, phase string, send, recv [][]byte) ([][]byte, error) {
+	out, err := b.hub.exchange(ctx, b.rank, op+" "+phase, phase, send, recv)
 	if err != nil {
 		return nil, err
 	}
@@ -257,48 +342,50 @@ func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, 
 	return out, nil
 }
 
+func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv [][]byte) ([][]byte, error) {
+	if len(send) != b.Size() {
+		return nil, fmt.Errorf("blocks: Alltoallv: len(send) = %d, want Size() = %d", len(send), b.Size())
+	}
+	return b.call(ctx, "alltoallv", phase, send, recv)
+}
+
 func (b *blockComm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
+	return b.gather(ctx, "allgatherv", phase, mine, recv)
+}
+
+// gather sends mine to every block-rank under signature op.
+func (b *blockComm) gather(ctx context.Context, op, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
 	if len(b.send) != b.Size() {
 		b.send = make([][]byte, b.Size())
 	}
 	for w := range b.send {
 		b.send[w] = mine
 	}
-	out, err := b.hub.exchange(ctx, b.rank, phase, b.send, recv)
-	if err != nil {
-		return nil, err
-	}
-	b.record(phase, b.send, out)
+	out, err := b.call(ctx, op, phase, b.send, recv)
 	clear(b.send)
-	return out, nil
+	return out, err
 }
 
 // gather8 sends every block-rank the 8-byte words of vals and returns every
 // block-rank's words, in block-rank order.
-func (b *blockComm) gather8(ctx context.Context, phase string, vals []uint64) ([][]byte, error) {
+func (b *blockComm) gather8(ctx context.Context, op, phase string, vals []uint64) ([][]byte, error) {
 	buf := make([]byte, 0, 8*len(vals))
 	for _, x := range vals {
 		buf = binary.LittleEndian.AppendUint64(buf, x)
 	}
-	all, err := b.Allgatherv(ctx, phase, buf, nil)
-	if err != nil {
-		return nil, err
-	}
-	for w, m := range all {
-		if len(m) != len(buf) {
-			return nil, fmt.Errorf("blocks: allreduce of %d values, block %d sent %d bytes", len(vals), w, len(m))
-		}
-	}
-	return all, nil
+	return b.gather(ctx, fmt.Sprintf("%s %d", op, len(vals)), phase, buf, nil)
 }
 
 // AllreduceInt64 combines every block-rank's values in block-rank order.
 func (b *blockComm) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
+	if op > comm.Min {
+		return fmt.Errorf("blocks: unknown reduction %v", op)
+	}
 	words := make([]uint64, len(vals))
 	for i, x := range vals {
 		words[i] = uint64(x)
 	}
-	all, err := b.gather8(ctx, phase, words)
+	all, err := b.gather8(ctx, "allreduce-int64 "+op.String(), phase, words)
 	if err != nil {
 		return err
 	}
@@ -311,10 +398,8 @@ func (b *blockComm) AllreduceInt64(ctx context.Context, phase string, vals []int
 				acc += x
 			case comm.Max:
 				acc = max(acc, x)
-			case comm.Min:
-				acc = min(acc, x)
 			default:
-				return fmt.Errorf("blocks: unknown reduction %v", op)
+				acc = min(acc, x)
 			}
 		}
 		vals[i] = acc
@@ -325,11 +410,14 @@ func (b *blockComm) AllreduceInt64(ctx context.Context, phase string, vals []int
 // AllreduceFloat64 combines every block-rank's values in block-rank order,
 // so the result is the same on every block-rank.
 func (b *blockComm) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
+	if op > comm.Min {
+		return fmt.Errorf("blocks: unknown reduction %v", op)
+	}
 	words := make([]uint64, len(vals))
 	for i, x := range vals {
 		words[i] = math.Float64bits(x)
 	}
-	all, err := b.gather8(ctx, phase, words)
+	all, err := b.gather8(ctx, "allreduce-float64 "+op.String(), phase, words)
 	if err != nil {
 		return err
 	}
@@ -342,10 +430,8 @@ func (b *blockComm) AllreduceFloat64(ctx context.Context, phase string, vals []f
 				acc += x
 			case comm.Max:
 				acc = max(acc, x)
-			case comm.Min:
-				acc = min(acc, x)
 			default:
-				return fmt.Errorf("blocks: unknown reduction %v", op)
+				acc = min(acc, x)
 			}
 		}
 		vals[i] = acc
@@ -363,7 +449,7 @@ func (b *blockComm) Bcast(ctx context.Context, phase string, root int, data []by
 			send[w] = data
 		}
 	}
-	out, err := b.Alltoallv(ctx, phase, send, nil)
+	out, err := b.call(ctx, fmt.Sprintf("bcast %d", root), phase, send, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -371,10 +457,6 @@ func (b *blockComm) Bcast(ctx context.Context, phase string, root int, data []by
 }
 
 func (b *blockComm) Barrier(ctx context.Context, phase string) error {
-	_, err := b.Alltoallv(ctx, phase, make([][]byte, b.Size()), nil)
+	_, err := b.call(ctx, "barrier", phase, make([][]byte, b.Size()), nil)
 	return err
 }
-
-// errIsAbort reports whether err only says that another block or rank
-// failed first.
-func errIsAbort(err error) bool { return errors.Is(err, comm.ErrAborted) }

@@ -238,7 +238,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		if err := c.Barrier(ctx, "driver.sync"); err != nil {
 			return nil, err
 		}
-		before := c.Stats().Total()
+		before, netBefore := c.Stats().Total(), networkTotal(c)
 		t0 := time.Now()
 		res, err := bfs.Run(ctx, root)
 		if err != nil {
@@ -246,7 +246,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
-		searchSent.Add(spent)
+		searchSent.Add(networkTotal(c).Sub(netBefore))
 		work.add(res)
 		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
 		if err != nil {
@@ -262,7 +262,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		search.s.ValidateTime = -1
 		if cfg.Validate {
 			cfg.progress(c, "validate", i, len(roots))
-			before := c.Stats().Total()
+			before, netBefore := c.Stats().Total(), networkTotal(c)
 			t0 := time.Now()
 			_, verr := val.Validate(ctx, root, res.Parent, res.Level, search.s.NEdge)
 			var invalid *spmv.ValidationError
@@ -271,7 +271,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			}
 			elapsed := time.Since(t0).Seconds()
 			spent := c.Stats().Total().Sub(before)
-			validateSent.Add(spent)
+			validateSent.Add(networkTotal(c).Sub(netBefore))
 			vt, err := maxOverRanks(ctx, c, "driver.sync", elapsed)
 			if err != nil {
 				return nil, err

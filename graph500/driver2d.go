@@ -139,6 +139,19 @@ func csrBytes(g *graph.CSR) int64 {
 	return 8*int64(len(g.Offsets)+len(g.Cols64)) + 4*int64(len(g.Cols32)+len(g.TupleDegree))
 }
 
+// networkCounter is a Comm that also counts, apart, the traffic that
+// crossed the network: the block-ranks of an over-decomposed run, whose
+// peers may be on the same process.
+type networkCounter interface{ NetworkStats() *comm.Stats }
+
+// networkTotal is c's network traffic so far: what a rank's load reports.
+func networkTotal(c comm.Comm) comm.PhaseCounters {
+	if n, ok := c.(networkCounter); ok {
+		return n.NetworkStats().Total()
+	}
+	return c.Stats().Total()
+}
+
 // searchWork is a rank's traversal work over the timed searches
 // (spmv.Result.Work).
 type searchWork struct {
@@ -153,8 +166,8 @@ func (w *searchWork) add(res *spmv.Result) {
 }
 
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
-// of the structure it searched, what it sent in the timed searches and what
-// it sent validating them, the peak memory of its process, and its busy
+// of the structure it searched, what it sent over the network in the timed
+// searches and validating them (networkTotal), the peak memory of its process, and its busy
 // time and edges scanned in the searches.
 func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters, work searchWork) ([]results.RankLoad, error) {
 	const fields = 10

@@ -7,8 +7,9 @@ import (
 
 // RankLoad is what one rank held and sent in a run: the stored adjacency
 // entries and bytes of the structure its searches ran on (the 1D CSR rows, or
-// the 2D block by rows and by columns), the bytes and messages it sent
-// during the timed searches, those it sent validating them, and the peak
+// the 2D block by rows and by columns), the bytes and messages it sent to
+// other ranks during the timed searches, those it sent validating them (with
+// several blocks per rank, only what went to other ranks' blocks), and the peak
 // resident memory of its process (ranks in one process report about the same
 // figure).
 type RankLoad struct {
