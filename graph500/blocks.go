@@ -67,9 +67,11 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err != nil {
 		return nil, err
 	}
+	// The rank's threads are shared among its blocks, which run at once.
 	bcfg := cfg
 	bcfg.BlocksPerRank = 1
 	bcfg.Ranks = q
+	bcfg.Threads = max(1, cfg.Threads/cfg.BlocksPerRank)
 	if bcfg.GridRows == 0 {
 		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
 	}
@@ -86,7 +88,7 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 		return nil, nil
 	}
 	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
-	run.NumRanks, run.BlocksPerRank, run.Placement = c.Size(), cfg.BlocksPerRank, cfg.Placement.String()
+	run.NumRanks, run.Threads, run.BlocksPerRank, run.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
 	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
 	return run, nil
 }

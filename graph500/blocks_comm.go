@@ -378,53 +378,35 @@ func (b *blockComm) gather8(ctx context.Context, op, phase string, vals []uint64
 
 // AllreduceInt64 combines every block-rank's values in block-rank order.
 func (b *blockComm) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
-	if op > comm.Min {
-		return fmt.Errorf("blocks: unknown reduction %v", op)
-	}
-	words := make([]uint64, len(vals))
-	for i, x := range vals {
-		words[i] = uint64(x)
-	}
-	all, err := b.gather8(ctx, "allreduce-int64 "+op.String(), phase, words)
-	if err != nil {
-		return err
-	}
-	for i := range vals {
-		acc := int64(binary.LittleEndian.Uint64(all[0][8*i:]))
-		for _, m := range all[1:] {
-			x := int64(binary.LittleEndian.Uint64(m[8*i:]))
-			switch op {
-			case comm.Sum:
-				acc += x
-			case comm.Max:
-				acc = max(acc, x)
-			default:
-				acc = min(acc, x)
-			}
-		}
-		vals[i] = acc
-	}
-	return nil
+	return allreduce(ctx, b, "allreduce-int64", phase, vals, op,
+		func(x int64) uint64 { return uint64(x) }, func(w uint64) int64 { return int64(w) })
 }
 
 // AllreduceFloat64 combines every block-rank's values in block-rank order,
 // so the result is the same on every block-rank.
 func (b *blockComm) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
+	return allreduce(ctx, b, "allreduce-float64", phase, vals, op, math.Float64bits, math.Float64frombits)
+}
+
+// allreduce gathers every block-rank's vals as 8-byte words and combines
+// them in block-rank order.
+func allreduce[T int64 | float64](ctx context.Context, b *blockComm, kind, phase string, vals []T, op comm.Op,
+	word func(T) uint64, value func(uint64) T) error {
 	if op > comm.Min {
 		return fmt.Errorf("blocks: unknown reduction %v", op)
 	}
 	words := make([]uint64, len(vals))
 	for i, x := range vals {
-		words[i] = math.Float64bits(x)
+		words[i] = word(x)
 	}
-	all, err := b.gather8(ctx, "allreduce-float64 "+op.String(), phase, words)
+	all, err := b.gather8(ctx, kind+" "+op.String(), phase, words)
 	if err != nil {
 		return err
 	}
 	for i := range vals {
-		acc := math.Float64frombits(binary.LittleEndian.Uint64(all[0][8*i:]))
+		acc := value(binary.LittleEndian.Uint64(all[0][8*i:]))
 		for _, m := range all[1:] {
-			x := math.Float64frombits(binary.LittleEndian.Uint64(m[8*i:]))
+			x := value(binary.LittleEndian.Uint64(m[8*i:]))
 			switch op {
 			case comm.Sum:
 				acc += x
