@@ -39,16 +39,19 @@ type blockHub struct {
 
 	sendBuf [][]byte // per process: the aggregated message
 	recvBuf [][]byte
+	own     [][]byte // gather rounds: the local blocks' payloads, copied
 }
 
 // blockCall is one block-rank's part of a collective: what it is (the
 // operation, its phase and its arguments that every rank must agree on,
-// e.g. "allreduce-int64 sum 3 phase"), and what it sends to every
-// block-rank.
+// e.g. "allreduce-int64 sum 3 phase"), and what it sends: send[w] to every
+// block-rank w, or, in a gather round, mine to all of them.
 type blockCall struct {
-	sig  string
-	send [][]byte
-	recv [][]byte // buffers to reuse
+	sig    string
+	send   [][]byte
+	recv   [][]byte // buffers to reuse
+	gather bool
+	mine   []byte
 }
 
 // newBlockHub returns process c.Rank()'s hub for the placement owner (per
@@ -136,7 +139,11 @@ func (h *blockHub) depart() {
 // v sends send[w] to every block-rank w and gets what each sent it. The last
 // local block-rank to arrive runs the process's real Alltoallv for all of
 // them.
-func (h *blockHub) exchange(ctx context.Context, v int, sig, phase string, send, recv [][]byte) ([][]byte, error) {
+//
+// In a gather round (call.gather) every block-rank sends call.mine to all,
+// and the result, every block-rank's payload, is shared by the local
+// block-ranks and read-only: valid until the caller's next collective.
+func (h *blockHub) exchange(ctx context.Context, v int, phase string, call blockCall) ([][]byte, error) {
 	h.mu.Lock()
 	if h.failed != nil {
 		defer h.mu.Unlock()
@@ -146,7 +153,7 @@ func (h *blockHub) exchange(ctx context.Context, v int, sig, phase string, send,
 		defer h.mu.Unlock()
 		return nil, h.failLocked(fmt.Errorf("block %d calls %s after a block of its rank returned", v, phase))
 	}
-	h.pending[h.slot[v]] = blockCall{sig: sig, send: send, recv: recv}
+	h.pending[h.slot[v]] = call
 	h.arrived++
 	done := h.done
 	if h.arrived < len(h.pending) {
@@ -202,6 +209,9 @@ func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([]
 			return nil, fmt.Errorf("blocks %d and %d of rank %d disagree on a collective: %q and %q", mine[0], mine[k], me, sig, c.sig)
 		}
 	}
+	if calls[0].gather {
+		return h.runGather(ctx, phase, sig, calls)
+	}
 	out := make([][][]byte, len(mine))
 	for k, c := range calls {
 		out[k] = c.recv
@@ -220,8 +230,7 @@ func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([]
 	for d, there := range h.hosts {
 		h.sendBuf[d] = h.sendBuf[d][:0]
 		if d != me {
-			h.sendBuf[d] = binary.AppendUvarint(h.sendBuf[d], uint64(len(sig)))
-			h.sendBuf[d] = append(h.sendBuf[d], sig...)
+			h.sendBuf[d] = appendSignature(h.sendBuf[d], sig)
 			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], sends, there)
 		}
 	}
@@ -230,23 +239,83 @@ func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([]
 		return nil, err
 	}
 	h.recvBuf = got
-	for s, there := range h.hosts {
+	for s := range h.hosts {
 		if s == me {
 			continue
 		}
-		msg := got[s]
-		n, m := binary.Uvarint(msg)
-		if m <= 0 || n > uint64(len(msg)-m) {
-			return nil, fmt.Errorf("blocks of rank %d: message from rank %d: truncated signature", me, s)
-		}
-		if theirs := string(msg[m : m+int(n)]); theirs != sig {
-			return nil, fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, theirs)
-		}
-		if err := splitBlockMessage(msg[m+int(n):], there, out); err != nil {
-			return nil, fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
+		if err := h.splitFrom(s, got[s], sig, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// runGather carries a gather round: every process sends every other one its
+// blocks' payloads once (not once per destination block), and every local
+// block-rank gets the same array of all payloads.
+func (h *blockHub) runGather(ctx context.Context, phase, sig string, calls []blockCall) ([][][]byte, error) {
+	me := h.real.Rank()
+	mine := h.hosts[me]
+	if len(h.own) != len(calls) {
+		h.own = make([][]byte, len(calls))
+	}
+	all := make([][]byte, len(h.owner))
+	index := make([]int, len(calls))
+	for k, c := range calls {
+		h.own[k] = append(h.own[k][:0], c.mine...)
+		all[mine[k]] = h.own[k]
+		index[k] = k
+	}
+	for d := range h.hosts {
+		h.sendBuf[d] = h.sendBuf[d][:0]
+		if d != me {
+			h.sendBuf[d] = appendSignature(h.sendBuf[d], sig)
+			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], [][][]byte{h.own}, index)
+		}
+	}
+	got, err := h.real.Alltoallv(ctx, phase, h.sendBuf, h.recvBuf)
+	if err != nil {
+		return nil, err
+	}
+	h.recvBuf = got
+	shared := [][][]byte{all}
+	for s := range h.hosts {
+		if s == me {
+			continue
+		}
+		if err := h.splitFrom(s, got[s], sig, shared); err != nil {
+			return nil, err
+		}
+	}
+	out := make([][][]byte, len(calls))
+	for k := range out {
+		out[k] = all
+	}
+	return out, nil
+}
+
+// appendSignature starts a message to another process: the round's
+// signature, uvarint length and bytes.
+func appendSignature(msg []byte, sig string) []byte {
+	msg = binary.AppendUvarint(msg, uint64(len(sig)))
+	return append(msg, sig...)
+}
+
+// splitFrom checks that process s's message msg is of the same collective
+// (signature sig) and splits its payloads into out (splitBlockMessage).
+func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte) error {
+	me := h.real.Rank()
+	n, m := binary.Uvarint(msg)
+	if m <= 0 || n > uint64(len(msg)-m) {
+		return fmt.Errorf("blocks of rank %d: message from rank %d: truncated signature", me, s)
+	}
+	if theirs := string(msg[m : m+int(n)]); theirs != sig {
+		return fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, theirs)
+	}
+	if err := splitBlockMessage(msg[m+int(n):], h.hosts[s], out); err != nil {
+		return fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
+	}
+	return nil
 }
 
 // appendBlockMessage appends to msg, for every source block's send (in
@@ -293,7 +362,6 @@ type blockComm struct {
 	rank  int
 	stats comm.Stats
 	net   comm.Stats
-	send  [][]byte
 }
 
 var _ comm.Comm = (*blockComm)(nil)
@@ -334,12 +402,44 @@ func (b *blockComm) record(phase string, send, recv [][]byte) {
 // call runs one collective whose signature is op (with the phase) and
 // counts it.
 func (b *blockComm) call(ctx context.Context, op, phase string, send, recv [][]byte) ([][]byte, error) {
-	out, err := b.hub.exchange(ctx, b.rank, op+" "+phase, phase, send, recv)
+	out, err := b.hub.exchange(ctx, b.rank, phase, blockCall{sig: op + " " + phase, send: send, recv: recv})
 	if err != nil {
 		return nil, err
 	}
 	b.record(phase, send, out)
 	return out, nil
+}
+
+// gatherShared runs a gather round of signature op: mine to every
+// block-rank. It returns the hub's read-only array of every block-rank's
+// payload, valid until this block-rank's next collective, and counts the
+// call: logically mine to each of the Size()−1 others; on the network, mine
+// once to each other process.
+func (b *blockComm) gatherShared(ctx context.Context, op, phase string, mine []byte) ([][]byte, error) {
+	all, err := b.hub.exchange(ctx, b.rank, phase, blockCall{sig: op + " " + phase, gather: true, mine: mine})
+	if err != nil {
+		return nil, err
+	}
+	owner := b.hub.owner
+	me := owner[b.rank]
+	var got, netGot int64
+	for w, m := range all {
+		if w == b.rank {
+			continue
+		}
+		got += int64(len(m))
+		if owner[w] != me {
+			netGot += int64(len(m))
+		}
+	}
+	n, others, procs := int64(len(mine)), int64(b.Size()-1), int64(len(b.hub.hosts)-1)
+	msgs, netMsgs := others, procs
+	if n == 0 {
+		msgs, netMsgs = 0, 0
+	}
+	b.stats.Record(phase, n*others, got, msgs)
+	b.net.Record(phase, n*procs, netGot, netMsgs)
+	return all, nil
 }
 
 func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, recv [][]byte) ([][]byte, error) {
@@ -350,30 +450,28 @@ func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, 
 }
 
 func (b *blockComm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
-	return b.gather(ctx, "allgatherv", phase, mine, recv)
-}
-
-// gather sends mine to every block-rank under signature op.
-func (b *blockComm) gather(ctx context.Context, op, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
-	if len(b.send) != b.Size() {
-		b.send = make([][]byte, b.Size())
+	all, err := b.gatherShared(ctx, "allgatherv", phase, mine)
+	if err != nil {
+		return nil, err
 	}
-	for w := range b.send {
-		b.send[w] = mine
+	out := recv
+	if len(out) != len(all) {
+		out = make([][]byte, len(all))
 	}
-	out, err := b.call(ctx, op, phase, b.send, recv)
-	clear(b.send)
-	return out, err
+	for w, m := range all {
+		out[w] = append(out[w][:0], m...)
+	}
+	return out, nil
 }
 
 // gather8 sends every block-rank the 8-byte words of vals and returns every
-// block-rank's words, in block-rank order.
+// block-rank's words, in block-rank order (the hub's read-only array).
 func (b *blockComm) gather8(ctx context.Context, op, phase string, vals []uint64) ([][]byte, error) {
 	buf := make([]byte, 0, 8*len(vals))
 	for _, x := range vals {
 		buf = binary.LittleEndian.AppendUint64(buf, x)
 	}
-	return b.gather(ctx, fmt.Sprintf("%s %d", op, len(vals)), phase, buf, nil)
+	return b.gatherShared(ctx, fmt.Sprintf("%s %d", op, len(vals)), phase, buf)
 }
 
 // AllreduceInt64 combines every block-rank's values in block-rank order.
@@ -402,6 +500,11 @@ func allreduce[T int64 | float64](ctx context.Context, b *blockComm, kind, phase
 	all, err := b.gather8(ctx, kind+" "+op.String(), phase, words)
 	if err != nil {
 		return err
+	}
+	for w, m := range all {
+		if len(m) != 8*len(vals) {
+			return fmt.Errorf("blocks: allreduce of %d values, block %d sent %d bytes", len(vals), w, len(m))
+		}
 	}
 	for i := range vals {
 		acc := value(binary.LittleEndian.Uint64(all[0][8*i:]))
