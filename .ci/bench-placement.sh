@@ -53,7 +53,7 @@ for rep in $(seq 1 "$reps"); do
   done
 done
 
-echo "scale $scale unpermuted, $ranks ranks ($launch), $roots roots; $(nproc) CPUs"
+echo "scale $scale unpermuted, $roots roots, ${blocks} blocks per rank; ranks: ${launch:-as $runner starts them}; $(nproc) CPUs"
 python3 - "${files[@]}" <<'PY'
 import json, sys
 def ratio(loads, key):
