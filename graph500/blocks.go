@@ -10,7 +10,9 @@ package graph500
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/graphrun/graphrun/comm"
@@ -115,8 +117,9 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 
 // placeBlocks returns the rank of every block of grid (row-major, = its
 // block-rank): round-robin, or LSHS over the blocks' edge counts, which one
-// pass over this rank's share of the tuples counts and an allreduce sums.
-// Every rank computes the same placement. Ranks are then renamed so that
+// pass over this rank's share of the tuples counts and an allreduce sums,
+// and their work, measured by a pilot run (pilotWork). Every rank computes
+// the same placement. Ranks are then renamed so that
 // block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
 // left empty takes the smallest block of the fullest rank.
 func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
@@ -129,6 +132,15 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 	rows, cols := grid.RowSpan(), grid.ColSpan()
 	for k, e := range counts {
 		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
+	}
+	if cfg.Placement == PlaceLSHS {
+		work, err := pilotWork(ctx, c, cfg, grid)
+		if err != nil {
+			return nil, err
+		}
+		for k := range blocks {
+			blocks[k].Work = work[k]
+		}
 	}
 	pb, err := partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
 	if err != nil {
@@ -173,6 +185,64 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 		}
 	}
 	return owner, nil
+}
+
+// Pilot runs: the work of each block is measured on the same Kronecker
+// graph at pilotScale (its recursive structure makes the blocks of a
+// smaller instance cost alike in proportion: at scale 18 on an 8x8 block
+// grid, a scale-15 pilot's per-block entries read predict the full run's
+// within 1.4×, where entries held miss by 16×; BENCHMARKS.md), searched from
+// pilotRoots keys.
+const (
+	pilotShrink   = 3  // the pilot is 2^3 times smaller than the graph...
+	pilotMaxScale = 16 // ...and at most this scale
+	pilotRoots    = 8
+)
+
+// pilotScale is the scale of the pilot graph for a graph of the given
+// scale on q blocks: pilotShrink smaller, at most pilotMaxScale, but large
+// enough that every block owns a whole piece of 64 vertices (as Block1D
+// rounds), so that the pilot's blocks are the graph's in miniature; never
+// larger than the graph.
+func pilotScale(scale, q int) int {
+	need := bits.Len64(uint64(64*q - 1)) // 2^need ≥ 64·q
+	return min(scale, max(min(scale-pilotShrink, pilotMaxScale), need))
+}
+
+// pilotWork measures every block's work: rank 0 runs the 2D driver on the
+// pilot graph with one in-process rank per block of grid (the same block
+// grid, the same exchange and direction, no validation) and sends every
+// block-rank's edges scanned to all ranks, scaled by the ratio of the
+// graph's tuples to the pilot's.
+func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
+	q := grid.P()
+	var msg []byte
+	if c.Rank() == 0 {
+		pc := Config{Graph: cfg.Graph, Ranks: q, Threads: 1, NumRoots: pilotRoots, Root: -1,
+			Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec,
+			Partition2D: true, GridRows: grid.R, GridCols: grid.C}
+		pc.Graph.Scale = pilotScale(cfg.Graph.Scale, q)
+		run, err := Run(ctx, pc)
+		if err != nil {
+			return nil, fmt.Errorf("the placement's pilot run (scale %d): %w", pc.Graph.Scale, err)
+		}
+		shift := uint(cfg.Graph.Scale - pc.Graph.Scale)
+		for _, l := range run.RankLoads {
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift))
+		}
+	}
+	msg, err := c.Bcast(ctx, "driver.place", 0, msg)
+	if err != nil {
+		return nil, fmt.Errorf("sending the placement's pilot work: %w", err)
+	}
+	if len(msg) != 8*q {
+		return nil, fmt.Errorf("pilot work of %d bytes for %d blocks", len(msg), q)
+	}
+	work := make([]int64, q)
+	for k := range work {
+		work[k] = int64(binary.LittleEndian.Uint64(msg[8*k:]))
+	}
+	return work, nil
 }
 
 // blockEdgeChunk is the number of tuples blockEdges generates at a time.
