@@ -51,6 +51,11 @@ type Config struct {
 	// 0×0 means partition.AutoGrid.
 	Partition2D        bool
 	GridRows, GridCols int
+	// BlocksPerRank > 1 (2D only) cuts the matrix into BlocksPerRank blocks
+	// per rank, GridRows×GridCols being then the block grid, and places
+	// them on the ranks by Placement (see runBlocks).
+	BlocksPerRank int
+	Placement     Placement
 
 	// Progress, if not nil, is called on rank 0 as the run advances: stage is
 	// "generate", "construct", "search" or "validate"; done of total.
@@ -127,6 +132,9 @@ func maxOverRanks(ctx context.Context, c comm.Comm, phase string, x float64) (fl
 func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run, error) {
 	if err := cfg.Graph.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.BlocksPerRank > 1 {
+		return runBlocks(ctx, c, cfg)
 	}
 	rank, size := c.Rank(), c.Size()
 	params := cfg.Graph
@@ -214,6 +222,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			ValidationSkipped: !cfg.Validate,
 			Partition:         "1d", ValidationSetupTime: valSetup,
 			ConstructionBytes: k1[0], ConstructionMessages: k1[1],
+			Unpermuted: params.Unpermuted,
 		}
 		if cfg.Partition2D {
 			run.Partition, run.Grid = "2d", grid.String()
@@ -222,13 +231,14 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	var commBytes, commMessages int64
 	var searchSent comm.PhaseCounters   // this rank's traffic in the timed searches
 	var validateSent comm.PhaseCounters // and in their validation
+	var work searchWork                 // and its traversal work in them
 	for i, root := range roots {
 		cfg.progress(c, "search", i, len(roots))
 		bfs.Prepare()
 		if err := c.Barrier(ctx, "driver.sync"); err != nil {
 			return nil, err
 		}
-		before := c.Stats().Total()
+		before, netBefore := c.Stats().Total(), networkTotal(c)
 		t0 := time.Now()
 		res, err := bfs.Run(ctx, root)
 		if err != nil {
@@ -236,7 +246,8 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
-		searchSent.Add(spent)
+		searchSent.Add(networkTotal(c).Sub(netBefore))
+		work.add(res)
 		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
@@ -251,7 +262,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		search.s.ValidateTime = -1
 		if cfg.Validate {
 			cfg.progress(c, "validate", i, len(roots))
-			before := c.Stats().Total()
+			before, netBefore := c.Stats().Total(), networkTotal(c)
 			t0 := time.Now()
 			_, verr := val.Validate(ctx, root, res.Parent, res.Level, search.s.NEdge)
 			var invalid *spmv.ValidationError
@@ -260,7 +271,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 			}
 			elapsed := time.Since(t0).Seconds()
 			spent := c.Stats().Total().Sub(before)
-			validateSent.Add(spent)
+			validateSent.Add(networkTotal(c).Sub(netBefore))
 			vt, err := maxOverRanks(ctx, c, "driver.sync", elapsed)
 			if err != nil {
 				return nil, err
@@ -283,7 +294,7 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 	cfg.progress(c, "search", len(roots), len(roots))
-	loads, err := gatherLoads(ctx, c, g, blocks, searchSent, validateSent)
+	loads, err := gatherLoads(ctx, c, g, blocks, searchSent, validateSent, work)
 	if err != nil {
 		return nil, err
 	}

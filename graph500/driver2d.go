@@ -17,8 +17,18 @@ import (
 	"github.com/graphrun/graphrun/spmv"
 )
 
-// checkGrid reports a grid that cannot hold ranks ranks.
+// checkGrid reports a grid that cannot hold ranks ranks (ranks·BlocksPerRank
+// blocks with over-decomposition), or blocks per rank without a 2D grid.
 func (cfg *Config) checkGrid(ranks int) error {
+	switch {
+	case cfg.BlocksPerRank < 0:
+		return fmt.Errorf("blocks per rank %d < 0", cfg.BlocksPerRank)
+	case cfg.BlocksPerRank > 1 && !cfg.Partition2D:
+		return fmt.Errorf("%d blocks per rank need the 2D partition", cfg.BlocksPerRank)
+	case cfg.Placement != PlaceLSHS && cfg.Placement != PlaceRoundRobin:
+		return fmt.Errorf("unknown placement %d", cfg.Placement)
+	}
+	ranks *= max(1, cfg.BlocksPerRank)
 	switch {
 	case !cfg.Partition2D && (cfg.GridRows != 0 || cfg.GridCols != 0):
 		return fmt.Errorf("a %dx%d grid needs the 2D partition", cfg.GridRows, cfg.GridCols)
@@ -30,14 +40,15 @@ func (cfg *Config) checkGrid(ranks int) error {
 	return nil
 }
 
-// grid returns the run's 2D grid of n vertices over p ranks.
+// grid returns the run's 2D grid of n vertices over p ranks: the process
+// grid, or with BlocksPerRank > 1 the block grid of p·BlocksPerRank blocks.
 func (cfg *Config) grid(n int64, p int) (partition.Grid, error) {
 	if err := cfg.checkGrid(p); err != nil {
 		return partition.Grid{}, err
 	}
 	r, c := cfg.GridRows, cfg.GridCols
 	if r == 0 {
-		r, c, _ = partition.AutoGrid(p)
+		r, c, _ = partition.AutoGrid(p * max(1, cfg.BlocksPerRank))
 	}
 	return partition.NewGrid(n, r, c)
 }
@@ -128,11 +139,38 @@ func csrBytes(g *graph.CSR) int64 {
 	return 8*int64(len(g.Offsets)+len(g.Cols64)) + 4*int64(len(g.Cols32)+len(g.TupleDegree))
 }
 
+// networkCounter is a Comm that also counts, apart, the traffic that
+// crossed the network: the block-ranks of an over-decomposed run, whose
+// peers may be on the same process.
+type networkCounter interface{ NetworkStats() *comm.Stats }
+
+// networkTotal is c's network traffic so far: what a rank's load reports.
+func networkTotal(c comm.Comm) comm.PhaseCounters {
+	if n, ok := c.(networkCounter); ok {
+		return n.NetworkStats().Total()
+	}
+	return c.Stats().Total()
+}
+
+// searchWork is a rank's traversal work over the timed searches
+// (spmv.Result.Work).
+type searchWork struct {
+	busy    time.Duration
+	scanned int64
+}
+
+func (w *searchWork) add(res *spmv.Result) {
+	b, s := res.Work()
+	w.busy += b
+	w.scanned += s
+}
+
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
-// of the structure it searched, what it sent in the timed searches and what
-// it sent validating them, and the peak memory of its process.
-func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters) ([]results.RankLoad, error) {
-	const fields = 7
+// of the structure it searched, what it sent over the network in the timed
+// searches and validating them (networkTotal), the peak memory of its process, and its busy
+// time and edges scanned in the searches.
+func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters, work searchWork) ([]results.RankLoad, error) {
+	const fields = 10
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -145,6 +183,10 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	if peak, err := memstat.PeakRSS(); err == nil {
 		mine[6] = peak // the process's peak so far: the searches and their validation included
 	}
+	mine[7], mine[8] = int64(work.busy), work.scanned
+	if blocks != nil {
+		mine[9] = 1
+	}
 	if err := c.AllreduceInt64(ctx, "driver.gather", vals, comm.Sum); err != nil {
 		return nil, fmt.Errorf("gathering the rank loads: %w", err)
 	}
@@ -155,7 +197,8 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	for r := range loads {
 		v := vals[fields*r:]
 		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3],
-			ValidateBytes: v[4], ValidateMessages: v[5], PeakMemoryBytes: v[6]}
+			ValidateBytes: v[4], ValidateMessages: v[5], PeakMemoryBytes: v[6],
+			BusySeconds: time.Duration(v[7]).Seconds(), EdgesScanned: v[8], Blocks: int(v[9])}
 	}
 	return loads, nil
 }

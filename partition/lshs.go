@@ -24,6 +24,12 @@
 // Co-location is thus rewarded exactly as in NumS, where an operand already
 // on a node costs no transfer.
 //
+// Memory is what NumS balances; a BFS's time goes to the entries it reads,
+// which are not proportional to the entries a block holds (a hub row finds
+// a frontier parent in its first entries). When the blocks carry a Work
+// cost (graph500 measures it on a scaled-down pilot run), the first term
+// of equation 2 is the largest work load instead of the largest memory.
+//
 // Departure from the paper: NumS samples the next operation at random from
 // the frontier of its computation graph, because operations become ready as
 // their inputs complete. Blocks are all ready at once, so LSHS takes them
@@ -45,6 +51,11 @@ import (
 type PlacementBlock struct {
 	Edges  int64 // stored adjacency entries
 	Memory int64 // bytes the block occupies on its rank
+	// Work is the block's compute cost, e.g. the adjacency entries its
+	// searches read. When any block of a problem has Work, LSHS balances
+	// work in place of memory: the first term of equation 2 becomes the
+	// largest work load, and blocks go largest-work first.
+	Work int64
 }
 
 // PlacementProblem is a BlockRows×BlockCols grid of blocks (Blocks in
@@ -67,7 +78,7 @@ type Order int
 
 // Orders.
 const (
-	OrderLargestFirst Order = iota // decreasing Memory, then block index
+	OrderLargestFirst Order = iota // decreasing Memory (Work when given), then block index
 	OrderSampled                   // uniformly random, as paper 003 samples its frontier
 )
 
@@ -76,6 +87,7 @@ type RankLoad struct {
 	Blocks int
 	Edges  int64
 	Memory int64
+	Work   int64
 	In     int64 // bytes received per level
 	Out    int64 // bytes sent per level
 }
@@ -89,7 +101,7 @@ type Placement struct {
 // Imbalance is the max/mean ratio of every load over the ranks (1 is
 // perfect; 0 when the mean is 0).
 type Imbalance struct {
-	Edges, Memory, In, Out float64
+	Edges, Memory, Work, In, Out float64
 }
 
 // Check reports the first inconsistency of pb.
@@ -112,7 +124,7 @@ func (pb *PlacementProblem) Check() error {
 		}
 	}
 	for k, b := range pb.Blocks {
-		if b.Edges < 0 || b.Memory < 0 {
+		if b.Edges < 0 || b.Memory < 0 || b.Work < 0 {
 			return fmt.Errorf("partition: block %d has negative size", k)
 		}
 	}
@@ -127,21 +139,33 @@ func (pb *PlacementProblem) Check() error {
 // cluster is the simulated state: per rank its loads and which block
 // columns and rows it holds.
 type cluster struct {
-	pb                    *PlacementProblem
-	loads                 []RankLoad
-	hasCol, hasRow        []bool // [rank*BlockCols+b], [rank*BlockRows+a]
-	maxMem, maxIn, maxOut int64
+	pb                             *PlacementProblem
+	byWork                         bool // the first term is work, not memory
+	loads                          []RankLoad
+	hasCol, hasRow                 []bool // [rank*BlockCols+b], [rank*BlockRows+a]
+	maxMem, maxWork, maxIn, maxOut int64
 }
 
 func newCluster(pb *PlacementProblem) *cluster {
-	return &cluster{pb: pb, loads: make([]RankLoad, pb.Ranks),
+	return &cluster{pb: pb, byWork: pb.hasWork(), loads: make([]RankLoad, pb.Ranks),
 		hasCol: make([]bool, pb.Ranks*pb.BlockCols), hasRow: make([]bool, pb.Ranks*pb.BlockRows)}
+}
+
+// hasWork reports whether any block has a work cost.
+func (pb *PlacementProblem) hasWork() bool {
+	for _, b := range pb.Blocks {
+		if b.Work > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // delta is the load a placement adds: to the rank itself, to the column's
 // home (out) and to the row's home (in).
 type delta struct {
-	mem, in, out     int64 // on the rank
+	mem, work        int64 // on the rank
+	in, out          int64 // on the rank
 	homeOut, homeIn  int64 // on ColHome[b], RowHome[a]
 	colHome, rowHome int
 	newCol, newRow   bool
@@ -149,7 +173,8 @@ type delta struct {
 
 func (s *cluster) delta(k, a, b int) delta {
 	pb := s.pb
-	d := delta{mem: pb.Blocks[a*pb.BlockCols+b].Memory, colHome: pb.ColHome[b], rowHome: pb.RowHome[a]}
+	blk := pb.Blocks[a*pb.BlockCols+b]
+	d := delta{mem: blk.Memory, work: blk.Work, colHome: pb.ColHome[b], rowHome: pb.RowHome[a]}
 	if !s.hasCol[k*pb.BlockCols+b] {
 		d.newCol = true
 		if k != d.colHome {
@@ -175,6 +200,10 @@ func (s *cluster) delta(k, a, b int) delta {
 func (s *cluster) cost(k int, d delta) (objective, own int64) {
 	l := s.loads[k]
 	mem := max(s.maxMem, l.Memory+d.mem)
+	ownFirst := l.Memory + d.mem
+	if s.byWork {
+		mem, ownFirst = max(s.maxWork, l.Work+d.work), l.Work+d.work
+	}
 	in := max(s.maxIn, l.In+d.in)
 	out := max(s.maxOut, l.Out+d.out)
 	// The homes' new loads (which may be k itself).
@@ -188,7 +217,7 @@ func (s *cluster) cost(k int, d delta) (objective, own int64) {
 		hrIn += d.in
 	}
 	in = max(in, hrIn)
-	return mem + in + out, l.Memory + d.mem + l.In + d.in + l.Out + d.out
+	return mem + in + out, ownFirst + l.In + d.in + l.Out + d.out
 }
 
 // place applies placement d of block (a, b) on rank k.
@@ -198,6 +227,7 @@ func (s *cluster) place(k, a, b int, d delta) {
 	l.Blocks++
 	l.Edges += pb.Blocks[a*pb.BlockCols+b].Edges
 	l.Memory += d.mem
+	l.Work += d.work
 	l.In += d.in
 	l.Out += d.out
 	s.loads[d.colHome].Out += d.homeOut
@@ -210,6 +240,7 @@ func (s *cluster) place(k, a, b int, d delta) {
 	}
 	for _, r := range []int{k, d.colHome, d.rowHome} {
 		s.maxMem = max(s.maxMem, s.loads[r].Memory)
+		s.maxWork = max(s.maxWork, s.loads[r].Work)
 		s.maxIn = max(s.maxIn, s.loads[r].In)
 		s.maxOut = max(s.maxOut, s.loads[r].Out)
 	}
@@ -228,7 +259,11 @@ func PlaceLSHS(pb PlacementProblem, order Order, seed uint64) (Placement, error)
 	}
 	switch order {
 	case OrderLargestFirst:
-		slices.SortStableFunc(seq, func(x, y int) int { return cmp.Compare(pb.Blocks[y].Memory, pb.Blocks[x].Memory) })
+		size := func(k int) int64 { return pb.Blocks[k].Memory }
+		if pb.hasWork() {
+			size = func(k int) int64 { return pb.Blocks[k].Work }
+		}
+		slices.SortStableFunc(seq, func(x, y int) int { return cmp.Compare(size(y), size(x)) })
 	case OrderSampled:
 		rng := rand.New(rand.NewPCG(seed, 0x15b5))
 		rng.Shuffle(n, func(i, j int) { seq[i], seq[j] = seq[j], seq[i] })
@@ -300,17 +335,22 @@ func (p Placement) Imbalance() Imbalance {
 	return Imbalance{
 		Edges:  ratio(func(l RankLoad) int64 { return l.Edges }),
 		Memory: ratio(func(l RankLoad) int64 { return l.Memory }),
+		Work:   ratio(func(l RankLoad) int64 { return l.Work }),
 		In:     ratio(func(l RankLoad) int64 { return l.In }),
 		Out:    ratio(func(l RankLoad) int64 { return l.Out }),
 	}
 }
 
 // Objective is equation 2 of paper 003 for p: the largest memory, network-in
-// and network-out loads, added.
+// and network-out loads, added (with work in place of memory when any rank
+// has work).
 func (p Placement) Objective() int64 {
-	var mem, in, out int64
+	var mem, work, in, out int64
 	for _, l := range p.Loads {
-		mem, in, out = max(mem, l.Memory), max(in, l.In), max(out, l.Out)
+		mem, work, in, out = max(mem, l.Memory), max(work, l.Work), max(in, l.In), max(out, l.Out)
+	}
+	if work > 0 {
+		mem = work
 	}
 	return mem + in + out
 }

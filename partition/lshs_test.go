@@ -189,3 +189,46 @@ func TestBlockMemoryMatchesGridProblem(t *testing.T) {
 		t.Fatalf("problem %+v", pb)
 	}
 }
+
+// TestLSHSBalancesWork: with Work given, LSHS balances work, not memory:
+// blocks of equal memory whose work differs by 10× land so that the work
+// loads are equal, which placing by memory cannot see.
+func TestLSHSBalancesWork(t *testing.T) {
+	blocks := make([]PlacementBlock, 8)
+	for k := range blocks {
+		blocks[k] = PlacementBlock{Edges: 100, Memory: 1000, Work: 10_000}
+	}
+	// Two heavy blocks and 6 light ones, 180 000 in all; the network terms
+	// (bitmaps of 128 and 256 bytes) are small beside them, as a search's
+	// entries read are beside its bytes per level.
+	blocks[0].Work, blocks[1].Work = 60_000, 60_000
+	pb, err := GridProblem(1<<12, 2, 4, 2, blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := PlaceLSHS(pb, OrderLargestFirst, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.Owner[0] == pl.Owner[1] {
+		t.Fatalf("both heavy blocks on rank %d: %v", pl.Owner[0], pl.Owner)
+	}
+	if im := pl.Imbalance(); im.Work != 1 {
+		t.Fatalf("work imbalance %v, want 1 (loads %+v)", im.Work, pl.Loads)
+	}
+	if got := pl.Objective(); got < 90_000 {
+		t.Fatalf("objective %d is below the largest work load 90 000", got)
+	}
+	// Without Work the same blocks are equal, and LSHS splits them 4/4
+	// by memory whatever their work.
+	for k := range blocks {
+		blocks[k].Work = 0
+	}
+	pb.Blocks = blocks
+	if pl, err = PlaceLSHS(pb, OrderLargestFirst, 0); err != nil {
+		t.Fatal(err)
+	}
+	if im := pl.Imbalance(); im.Memory != 1 || im.Work != 0 {
+		t.Fatalf("memory imbalance %v, work %v", im.Memory, im.Work)
+	}
+}

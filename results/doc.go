@@ -101,7 +101,14 @@
 //	                    float    paper 004's time breakdown of the level, in
 //	                             seconds, each the slowest rank's
 //	partition           string   "1d" or "2d" (absent in files that predate it)
-//	grid                string   the 2D process grid, "RxC" (2d only)
+//	grid                string   the 2D process grid, "RxC" (2d only); with
+//	                             blocks_per_rank, the block grid
+//	blocks_per_rank     int      2D blocks per rank when more than one (paper 003's
+//	                             over-decomposition; levels then count the
+//	                             traffic between blocks)
+//	placement           string   with blocks_per_rank: "lshs" or "round-robin"
+//	unpermuted_labels   bool     true when the Kronecker labels were not permuted
+//	                             (low ids are hubs): not a Graph500-conforming run
 //	validation_csr_time float    2d runs of versions whose validator read a 1D CSR:
 //	                             seconds to build that CSR (absent since: the 2D
 //	                             validator reads the blocks)
@@ -117,7 +124,13 @@
 //	                             "validate_bytes_sent" and "validate_messages"
 //	                             (sent validating them), "peak_memory_bytes" (the
 //	                             peak resident set size of the rank's process;
-//	                             in-process ranks share one)
+//	                             in-process ranks share one), and for 2D runs
+//	                             "blocks" (blocks held), "edges_scanned"
+//	                             (adjacency entries its searches read) and
+//	                             "busy_seconds" (their traversal, sieve and
+//	                             coding time, not waiting); with several blocks
+//	                             per rank, the sent bytes and messages count
+//	                             only what went to other ranks
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //	peak_memory_bytes   int64    the largest peak resident set size of the run's
 //	                             processes (VmHWM; absent where it is not known)

@@ -108,6 +108,9 @@ type runJSON struct {
 	Searches            []searchJSON `json:"searches"`
 	Partition           string       `json:"partition,omitempty"`
 	Grid                string       `json:"grid,omitempty"`
+	BlocksPerRank       int          `json:"blocks_per_rank,omitempty"`
+	Placement           string       `json:"placement,omitempty"`
+	Unpermuted          bool         `json:"unpermuted_labels,omitempty"`
 	ValidationCSRTime   float64      `json:"validation_csr_time,omitempty"`
 	ValidationSetupTime float64      `json:"validation_setup_time"`
 	ValidateBytes       int64        `json:"validate_bytes"`
@@ -166,6 +169,9 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Searches:            make([]searchJSON, len(r.Searches)),
 		Partition:           r.Partition,
 		Grid:                r.Grid,
+		BlocksPerRank:       r.BlocksPerRank,
+		Placement:           r.Placement,
+		Unpermuted:          r.Unpermuted,
 		ValidationCSRTime:   r.ValidationCSRTime,
 		ValidationSetupTime: r.ValidationSetupTime,
 		ValidateBytes:       r.ValidateBytes,
@@ -239,6 +245,9 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		CommandLine:         doc.CommandLine,
 		Partition:           doc.Partition,
 		Grid:                doc.Grid,
+		BlocksPerRank:       doc.BlocksPerRank,
+		Placement:           doc.Placement,
+		Unpermuted:          doc.Unpermuted,
 		ValidationCSRTime:   doc.ValidationCSRTime,
 		ValidationSetupTime: doc.ValidationSetupTime,
 		ValidateBytes:       doc.ValidateBytes,

@@ -7,8 +7,9 @@ import (
 
 // RankLoad is what one rank held and sent in a run: the stored adjacency
 // entries and bytes of the structure its searches ran on (the 1D CSR rows, or
-// the 2D block by rows and by columns), the bytes and messages it sent
-// during the timed searches, those it sent validating them, and the peak
+// the 2D block by rows and by columns), the bytes and messages it sent to
+// other ranks during the timed searches, those it sent validating them (with
+// several blocks per rank, only what went to other ranks' blocks), and the peak
 // resident memory of its process (ranks in one process report about the same
 // figure).
 type RankLoad struct {
@@ -19,6 +20,13 @@ type RankLoad struct {
 	ValidateBytes    int64 `json:"validate_bytes_sent"`
 	ValidateMessages int64 `json:"validate_messages"`
 	PeakMemoryBytes  int64 `json:"peak_memory_bytes,omitempty"`
+	// Blocks is the number of 2D blocks the rank held (0 for 1D runs);
+	// EdgesScanned the adjacency entries its searches read, BusySeconds the
+	// time they spent traversing, sieving and coding (not waiting), summed
+	// over the timed searches and the rank's blocks.
+	Blocks       int     `json:"blocks,omitempty"`
+	EdgesScanned int64   `json:"edges_scanned,omitempty"`
+	BusySeconds  float64 `json:"busy_seconds,omitempty"`
 }
 
 // Imbalance is the max/mean ratio of each RankLoad field over the ranks (1

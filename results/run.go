@@ -84,6 +84,15 @@ type Graph500Run struct {
 	// process grid as "RxC".
 	Partition string
 	Grid      string
+	// BlocksPerRank is, in 2D runs with more blocks than ranks (paper 003's
+	// over-decomposition), the blocks each rank holds, Grid then being the
+	// block grid, and Placement how blocks were placed ("lshs" or
+	// "round-robin"); 0 and "" otherwise.
+	BlocksPerRank int
+	Placement     string
+	// Unpermuted is set when the Kronecker labels were not permuted (low ids
+	// are the hubs): not a Graph500-conforming run.
+	Unpermuted bool
 	// ValidationCSRTime is, in 2D runs of graphrun versions whose validator
 	// read a 1D CSR, the seconds spent building that CSR (not part of
 	// ConstructionTime, which times the 2D blocks the searches use). 0 in

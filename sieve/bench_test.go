@@ -152,17 +152,17 @@ func BenchmarkPackUnpack(b *testing.B) {
 			for b.Loop() {
 				copy(scratch, live)
 				clear(packed)
-				packWords(packed, f, scratch)
+				PackBits(packed, f, scratch)
 			}
 		})
 		copy(scratch, live)
 		clear(packed)
-		packWords(packed, f, scratch)
+		PackBits(packed, f, scratch)
 		b.Run(fmt.Sprintf("unpack/density%g", density), func(b *testing.B) {
 			b.SetBytes(words * 8)
 			for b.Loop() {
 				copy(scratch, live)
-				unpackWords(out, packed, scratch)
+				UnpackBits(out, packed, scratch)
 			}
 		})
 	}

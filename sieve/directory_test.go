@@ -13,11 +13,12 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
 
 // graphsPerShape is how many random graphs of each shape the property tests
-// draw (randomTestGraph has 7 shapes).
+// draw (testgraph.Random has testgraph.Shapes shapes).
 const graphsPerShape = 8
 
 // TestDirectoryMatchesDefinition checks, on random graphs over 1 to 8 ranks,
@@ -27,7 +28,7 @@ const graphsPerShape = 8
 func TestDirectoryMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 1))
 	var kinds [3]int
-	for gi := range 7 * graphsPerShape {
+	for gi := range testgraph.Shapes * graphsPerShape {
 		g := randomTestGraph(rng, gi)
 		for p := 1; p <= 8; p++ {
 			t.Run(fmt.Sprintf("%s%d/n=%d/p=%d", g.name, gi, g.n, p), func(t *testing.T) {
@@ -70,7 +71,7 @@ func TestDirectoryMatchesDefinition(t *testing.T) {
 // TestBuildExchangedCols64 runs the paper's construction on 64-bit columns.
 func TestBuildExchangedCols64(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
-	g := randomTestGraph(rng, 5)
+	g := randomTestGraph(rng, testgraph.ShapeRandom)
 	for p := 1; p <= 5; p++ {
 		part, csrs := buildCSRs(t, g, p)
 		wides := make([]*graph.CSR, p)
@@ -91,7 +92,7 @@ func TestBuildExchangedCols64(t *testing.T) {
 // beyond the rank's vertices.
 func TestSieveLemmaV1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 3))
-	for gi := range 7 * graphsPerShape {
+	for gi := range testgraph.Shapes * graphsPerShape {
 		g := randomTestGraph(rng, gi)
 		for p := 1; p <= 8; p++ {
 			part, csrs := buildCSRs(t, g, p)
@@ -205,7 +206,7 @@ func TestSieveDestinations(t *testing.T) {
 // race detector checks that Sieve does not write shared state).
 func TestSieveConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
-	g := randomTestGraph(rng, 3)
+	g := randomTestGraph(rng, testgraph.ShapeSparse)
 	part, csrs := buildCSRs(t, g, 2)
 	d, err := Build(csrs[0], part, 0, 2)
 	if err != nil {

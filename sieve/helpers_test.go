@@ -10,6 +10,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -20,64 +21,11 @@ type testGraph struct {
 	edges []graph.Edge
 }
 
-// randomTestGraph draws one of the shapes the directory must get right:
-// random multigraphs with self-loops and duplicates, isolated vertices, a
-// single vertex, stars (whose centre makes full vectors), graphs with no
-// edges (empty vectors) and graphs large enough to span several words and
-// thread ranges per rank. Small vertex counts leave ranks owning nothing.
+// randomTestGraph draws the graph of shape i (testgraph.Random).
 func randomTestGraph(rng *rand.Rand, i int) testGraph {
-	switch i % 7 {
-	case 0: // single vertex, maybe with a self-loop
-		g := testGraph{name: "single", n: 1}
-		if rng.IntN(2) == 0 {
-			g.edges = []graph.Edge{{U: 0, V: 0}}
-		}
-		return g
-	case 1: // star with the centre anywhere, some vertices left isolated
-		n := int64(2 + rng.IntN(600))
-		c := rng.Int64N(n)
-		g := testGraph{name: "star", n: n}
-		for v := int64(0); v < n; v++ {
-			if v != c && rng.IntN(8) != 0 {
-				g.edges = append(g.edges, graph.Edge{U: c, V: v})
-			}
-		}
-		return g
-	case 2: // no edges at all
-		return testGraph{name: "empty", n: int64(1 + rng.IntN(300))}
-	case 3: // large and sparse: many words and thread ranges per rank
-		n := int64(1000 + rng.IntN(3000))
-		g := testGraph{name: "sparse", n: n}
-		for e := 0; e < int(n); e++ {
-			g.edges = append(g.edges, graph.Edge{U: rng.Int64N(n), V: rng.Int64N(n)})
-		}
-		return g
-	case 4: // hub-heavy: long rows, so the owner scan binary-searches
-		n := int64(200 + rng.IntN(1500))
-		g := testGraph{name: "hubs", n: n}
-		for h := 0; h < 3; h++ {
-			c := rng.Int64N(n)
-			for e := 0; e < int(n)/2; e++ {
-				g.edges = append(g.edges, graph.Edge{U: c, V: rng.Int64N(n)})
-			}
-		}
-		return g
-	default: // random multigraph with self-loops, duplicates and isolated vertices
-		n := int64(1 + rng.IntN(700))
-		m := rng.IntN(int(n) * 3)
-		g := testGraph{name: "random", n: n}
-		for e := 0; e < m; e++ {
-			u, v := rng.Int64N(n), rng.Int64N(n)
-			g.edges = append(g.edges, graph.Edge{U: u, V: v})
-			if rng.IntN(10) == 0 {
-				g.edges = append(g.edges, graph.Edge{U: v, V: u}) // a duplicate the other way round
-			}
-			if rng.IntN(20) == 0 {
-				g.edges = append(g.edges, graph.Edge{U: u, V: u})
-			}
-		}
-		return g
-	}
+	var g testGraph
+	g.name, g.n = testgraph.Random(rng, i, func(u, v int64) { g.edges = append(g.edges, graph.Edge{U: u, V: v}) })
+	return g
 }
 
 // buildCSRs runs kernel 1 on p in-process ranks, each given a different

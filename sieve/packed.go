@@ -145,14 +145,18 @@ func (p *Packer) Pack(dst, f frontier.Bitmap, peer int) frontier.Bitmap {
 	if live == nil {
 		return dst
 	}
-	sent := packWords(dst, f, live)
+	sent := PackBits(dst, f, live)
 	p.outOnes[peer] -= sent
 	return dst
 }
 
-// packWords gathers the bits of f at the set positions of live into dst, in
-// order, clears the gathered set bits from live and returns their number.
-func packWords(dst, f, live frontier.Bitmap) (sent int) {
+// PackBits is the packed sieve's gather (a software PEXT over bitmaps): it
+// ORs the bits of f at the set positions of live into dst, in order from bit
+// 0, clears the gathered set bits from live and returns their number. dst
+// holds at least popcount(live) bits and is normally zero; f at least
+// len(live) words. The 1D Packer and the 2D engine's row update and expand
+// (spmv.BFS2D) both pack with it.
+func PackBits(dst, f, live frontier.Bitmap) (sent int) {
 	f = f[:len(live)]
 	pos := 0 // bit index in dst of live[w]'s lowest set bit
 	for w, lw := range live {
@@ -178,7 +182,7 @@ func packWords(dst, f, live frontier.Bitmap) (sent int) {
 	return sent
 }
 
-// sparseBits is the number of set bits up to which packWords places bits one
+// sparseBits is the number of set bits up to which PackBits places bits one
 // by one rather than by the byte-table PEXT (8 lookups a word).
 const sparseBits = 2
 
@@ -210,14 +214,15 @@ func (p *Packer) Unpack(dst, packed frontier.Bitmap, src int) error {
 		return fmt.Errorf("sieve: packed frontier from rank %d sets bits beyond its %d live positions", src, count)
 	}
 	clear(dst)
-	p.inOnes[src] -= unpackWords(dst, packed, p.sourceRange(p.in, src))
+	p.inOnes[src] -= UnpackBits(dst, packed, p.sourceRange(p.in, src))
 	return nil
 }
 
-// unpackWords deposits the bits of packed, in order, at the set positions of
-// live, writing dst; it clears the deposited set bits from live and returns
-// their number. packed holds at least popcount(live) bits.
-func unpackWords(dst, packed, live frontier.Bitmap) (received int) {
+// UnpackBits is the inverse of PackBits (a software PDEP over bitmaps): it
+// ORs the bits of packed, in order, into dst at the set positions of live,
+// clears the deposited set bits from live and returns their number. packed
+// holds at least popcount(live) bits; dst at least len(live) words.
+func UnpackBits(dst, packed, live frontier.Bitmap) (received int) {
 	pos := 0
 	for w, lw := range live {
 		if lw == 0 {
@@ -238,7 +243,7 @@ func unpackWords(dst, packed, live frontier.Bitmap) (received int) {
 		default:
 			out = pdep64(win, lw)
 		}
-		dst[w] = out
+		dst[w] |= out
 		live[w] = lw &^ out
 		received += bits.OnesCount64(out)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -57,7 +58,7 @@ func disjointFrontiers(rng *rand.Rand, part partition.Block1D, rank, levels int)
 // and Reset starts a second search from the full directory.
 func TestPackedEqualsSieve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
-	for gi := range 7 * graphsPerShape {
+	for gi := range testgraph.Shapes * graphsPerShape {
 		g := randomTestGraph(rng, gi)
 		for p := 1; p <= 6; p++ {
 			part, dirs, packers := buildPackers(t, g, p)

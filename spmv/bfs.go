@@ -131,6 +131,10 @@ type LevelStats struct {
 	Frontier  int64     // vertices discovered in this step, over all ranks
 	BytesSent int64     // bytes this rank sent to other ranks in this step
 	Messages  int64     // messages this rank sent in this step
+	// Scanned is the adjacency entries this rank's traversal read in this
+	// step: edges checked bottom-up, edges expanded top-down (the work paper
+	// 003's load simulation places). Counted by the 2D engine; 0 in 1D.
+	Scanned int64
 	// RawBytes and EncodedBytes are the frontier bitmap bytes this rank
 	// published for the next bottom-up step, before and after the codec (and
 	// after the sieve, for ExchangeSieve). Zero when none was published.
@@ -155,6 +159,16 @@ type Result struct {
 	Steps []LevelStats
 }
 
+// Work returns the time the search spent traversing, sieving and coding on
+// this rank (not communicating or waiting) and the adjacency entries it read.
+func (r *Result) Work() (busy time.Duration, scanned int64) {
+	for _, s := range r.Steps {
+		busy += s.Traverse + s.Compress
+		scanned += s.Scanned
+	}
+	return busy, scanned
+}
+
 // Depth returns the number of non-empty levels (the eccentricity of the root + 1).
 func (r *Result) Depth() int {
 	n := 0
@@ -168,10 +182,9 @@ func (r *Result) Depth() int {
 
 // BFS is one rank's reusable breadth-first search engine over its CSR rows.
 type BFS struct {
-	c    comm.Comm
+	levels
 	g    *graph.CSR
 	part partition.Block1D
-	cfg  BFSConfig
 	rank int
 
 	parent  []int64
@@ -188,41 +201,25 @@ type BFS struct {
 	threadBufs       [][][]byte // top-down: per thread, per destination records
 	expandThreads    int        // top-down: threads whose buffers hold this level's records
 	sendBufs         [][]byte   // top-down: per destination
-	steps            []LevelStats
-	cur              LevelStats // the step being measured
 	compactRecords   bool       // top-down records to other ranks are sorted and varint-coded
 	compactBuf       []byte
 	keys             []uint64
-
-	totalDegree int64 // stored adjacency entries over all ranks (0 until the first Run)
-	prepared    bool  // Prepare ran since the last search
 }
 
 // NewBFS prepares a BFS engine for this rank's CSR. For ExchangeSieve and
 // ExchangePacked it builds the cross directory (once; its cost is not part of
 // any search).
 func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*BFS, error) {
-	if cfg.Threads < 1 {
-		return nil, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
-	}
-	if cfg.Exchange < ExchangeAllgather || cfg.Exchange > ExchangePacked {
-		return nil, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
-	}
-	if cfg.Direction < DirectionAuto || cfg.Direction > DirectionBottomUp {
-		return nil, fmt.Errorf("spmv: unknown direction %d", cfg.Direction)
-	}
-	if cfg.Exchange == ExchangePush {
-		cfg.Direction = DirectionTopDown
-	}
-	if cfg.Codec == "" {
-		cfg.Codec = "raw"
+	cfg, err := cfg.check()
+	if err != nil {
+		return nil, err
 	}
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
 		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
 	}
 	n := g.NumLocal
-	b := &BFS{c: c, g: g, part: part, cfg: cfg, rank: r,
+	b := &BFS{levels: levels{c: c, cfg: cfg, n: part.N}, g: g, part: part, rank: r,
 		parent:  make([]int64, n),
 		level:   make([]int32, n),
 		visited: frontier.NewBitmap(int64(n)),
@@ -256,10 +253,6 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	return b, nil
 }
 
-// Config returns the engine's configuration, with defaults filled in (the
-// codec name, and the direction that push implies).
-func (b *BFS) Config() BFSConfig { return b.cfg }
-
 // Prepare clears the previous search's parents, levels and visited set. Run
 // calls it when the caller has not; the Graph500 driver calls it before
 // starting the clock, as the reference code clears its predecessor array
@@ -279,113 +272,58 @@ func (b *BFS) Prepare() {
 // Run searches from root (a global id) and returns this rank's share of the
 // result. Every rank must call Run with the same root.
 func (b *BFS) Run(ctx context.Context, root int64) (*Result, error) {
-	if root < 0 || root >= b.part.N {
-		return nil, fmt.Errorf("spmv: root %d out of range [0, %d)", root, b.part.N)
-	}
-	if b.totalDegree == 0 {
-		total := []int64{b.g.NumEdges()}
-		if err := b.c.AllreduceInt64(ctx, PhaseReduce, total, comm.Sum); err != nil {
-			return nil, fmt.Errorf("bfs: %w", err)
-		}
-		b.totalDegree = total[0]
-	}
-	if !b.prepared {
-		b.Prepare()
-	}
-	b.prepared = false
+	return b.run(ctx, b, root)
+}
+
+func (b *BFS) allreduce(ctx context.Context, vals []int64) error {
+	return b.c.AllreduceInt64(ctx, PhaseReduce, vals, comm.Sum)
+}
+
+func (b *BFS) localEdges() int64 { return b.g.NumEdges() }
+
+func (b *BFS) owned() ([]int64, []int32) { return b.parent, b.level }
+
+// start marks root discovered at its owner, queues it for a top-down first
+// step and sets it in the global frontier for a bottom-up one.
+func (b *BFS) start(root int64, dir Direction) (degree int64) {
 	b.queue = b.queue[:0]
-	// The root's degree decides the first direction; every rank computes it
-	// from one allreduce.
-	rootDegree := []int64{0}
 	if b.part.Owner(root) == b.rank {
 		l := b.part.Local(root)
 		b.visited.Set(int64(l))
 		b.parent[l] = root
 		b.level[l] = 0
 		b.queue = append(b.queue, l)
-		rootDegree[0] = b.g.Degree(l)
-	}
-	if err := b.c.AllreduceInt64(ctx, PhaseReduce, rootDegree, comm.Sum); err != nil {
-		return nil, fmt.Errorf("bfs: %w", err)
-	}
-	b.steps = append(b.steps[:0], LevelStats{Level: 0, Frontier: 1})
-	dir := b.cfg.Direction
-	if dir == DirectionAuto {
-		dir = DirectionTopDown
+		degree = b.g.Degree(l)
 	}
 	if dir == DirectionBottomUp {
 		b.global.Clear()
 		b.global.Set(root)
 	}
-	frontierSize, unexplored := int64(1), b.totalDegree-rootDegree[0]
-	for lvl := int32(1); ; lvl++ {
-		before := b.c.Stats().Total()
-		b.cur = LevelStats{Level: int(lvl), Direction: dir}
-		var found, foundDegree int64
-		if dir == DirectionTopDown {
-			t0 := time.Now()
-			b.expand()
-			b.cur.Traverse += time.Since(t0)
-			var err error
-			if found, foundDegree, err = b.exchangePush(ctx, lvl); err != nil {
-				return nil, err
-			}
-		} else {
-			t0 := time.Now()
-			found, foundDegree = b.pull(lvl)
-			b.cur.Traverse += time.Since(t0)
-		}
-		t0 := time.Now()
-		counts := []int64{found, foundDegree}
-		if err := b.c.AllreduceInt64(ctx, PhaseReduce, counts, comm.Sum); err != nil {
-			return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
-		}
-		b.cur.Reduce = time.Since(t0)
-		next := b.chooseDirection(dir, counts[0], frontierSize, counts[1], unexplored-counts[1])
-		if counts[0] > 0 {
-			if err := b.publish(ctx, lvl, dir, next); err != nil {
-				return nil, err
-			}
-		}
-		d := b.c.Stats().Total().Sub(before)
-		b.cur.Frontier, b.cur.BytesSent, b.cur.Messages = counts[0], d.BytesSent, d.Messages
-		b.steps = append(b.steps, b.cur)
-		if counts[0] == 0 {
-			return &Result{Root: root, Parent: b.parent, Level: b.level, Steps: b.steps}, nil
-		}
-		frontierSize, unexplored, dir = counts[0], unexplored-counts[1], next
-	}
+	return degree
 }
 
-// chooseDirection picks the next step's direction from global counts: the
-// new frontier's size and edges, the previous frontier's size and the edges
-// of still unexplored vertices (the heuristic of Beamer et al.).
-func (b *BFS) chooseDirection(current Direction, size, previous, edges, unexplored int64) Direction {
-	if b.cfg.Direction != DirectionAuto {
-		return b.cfg.Direction
+// traverse is one level: top-down, the expansion of the queue and the push
+// of its records to their owners; bottom-up, the scan of the unvisited
+// vertices against the global frontier.
+func (b *BFS) traverse(ctx context.Context, lvl int32, dir Direction) (found, degree int64, err error) {
+	t0 := time.Now()
+	if dir == DirectionTopDown {
+		b.expand()
+		b.cur.Traverse += time.Since(t0)
+		return b.exchangePush(ctx, lvl)
 	}
-	if current == DirectionTopDown {
-		if edges > unexplored/DefaultAlpha {
-			return DirectionBottomUp
-		}
-		return DirectionTopDown
-	}
-	if size < previous && size <= b.part.N/DefaultBeta {
-		return DirectionTopDown
-	}
-	return DirectionBottomUp
+	found, degree = b.pull(lvl)
+	b.cur.Traverse += time.Since(t0)
+	return found, degree, nil
 }
 
 // publish turns the vertices this rank discovered into the form the next
 // step needs: the global frontier bitmap before a bottom-up step (exchanged
 // through the publisher: paper 004 Alg. 1 line 7, Alg. 2, Alg. 3), the owned
 // queue before a top-down step.
-func (b *BFS) publish(ctx context.Context, lvl int32, current, next Direction) error {
+func (b *BFS) publish(ctx context.Context, current, next Direction) error {
 	if next == DirectionBottomUp {
-		if err := b.pub.publish(ctx, b.c, b.part, b.next, b.global, &b.cur); err != nil {
-			return fmt.Errorf("bfs level %d: %w", lvl, err)
-		}
-		return nil
+		return b.pub.publish(ctx, b.c, b.part, b.next, b.global, &b.cur)
 	}
 	if current == DirectionTopDown {
 		b.queue, b.nextQueue = b.nextQueue, b.queue
@@ -488,7 +426,7 @@ func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64,
 	t0 := time.Now()
 	recv, err := b.c.Alltoallv(ctx, PhasePush, b.sendBufs, b.recvBuf)
 	if err != nil {
-		return 0, 0, fmt.Errorf("bfs level %d: %w", lvl, err)
+		return 0, 0, err
 	}
 	b.recvBuf = recv
 	t1 := time.Now()
@@ -503,13 +441,13 @@ func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64,
 			// merged buffer would have had.
 			for _, own := range b.threadBufs[:b.expandThreads] {
 				if err := b.applyPush(own[src], src, lvl); err != nil {
-					return 0, 0, fmt.Errorf("bfs level %d: own records: %w", lvl, err)
+					return 0, 0, fmt.Errorf("own records: %w", err)
 				}
 			}
 			continue
 		}
 		if err := b.applyPush(msg, src, lvl); err != nil {
-			return 0, 0, fmt.Errorf("bfs level %d: records from rank %d: %w", lvl, src, err)
+			return 0, 0, fmt.Errorf("records from rank %d: %w", src, err)
 		}
 	}
 	for _, l := range b.nextQueue {

@@ -10,6 +10,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -125,7 +126,7 @@ func TestEveryModeCodecAndDirection(t *testing.T) {
 	kron := testGraph{name: "kronecker", n: params.NumVertices(), edges: make([]graph.Edge, params.NumEdges())}
 	params.Generate(0, kron.edges)
 	rng := rand.New(rand.NewPCG(5, 6))
-	path := randomTestGraph(rng, 2)
+	path := randomTestGraph(rng, testgraph.ShapePath)
 	ranks := []int{1, 2, 3, 5, 8, 16}
 	if testing.Short() {
 		ranks = []int{1, 3, 16}

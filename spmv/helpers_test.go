@@ -10,6 +10,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -20,66 +21,11 @@ type testGraph struct {
 	edges []graph.Edge
 }
 
-// randomTestGraph draws one of the shapes the BFS must get right: random
-// multigraphs with self-loops and duplicates, isolated vertices, disconnected
-// parts, a single vertex, stars and long paths.
+// randomTestGraph draws the graph of shape i (testgraph.Random).
 func randomTestGraph(rng *rand.Rand, i int) testGraph {
-	switch i % 8 {
-	case 0: // single vertex, maybe with a self-loop
-		g := testGraph{name: "single", n: 1}
-		if rng.IntN(2) == 0 {
-			g.edges = []graph.Edge{{U: 0, V: 0}}
-		}
-		return g
-	case 1: // star with the centre anywhere, plus isolated vertices
-		n := int64(2 + rng.IntN(200))
-		c := rng.Int64N(n)
-		g := testGraph{name: "star", n: n}
-		for v := int64(0); v < n; v++ {
-			if v != c && rng.IntN(4) != 0 {
-				g.edges = append(g.edges, graph.Edge{U: c, V: v})
-			}
-		}
-		return g
-	case 2: // a long path in shuffled label order
-		n := int64(2 + rng.IntN(300))
-		perm := rng.Perm(int(n))
-		g := testGraph{name: "path", n: n}
-		for i := 1; i < len(perm); i++ {
-			g.edges = append(g.edges, graph.Edge{U: int64(perm[i-1]), V: int64(perm[i])})
-		}
-		return g
-	case 3: // several disconnected random parts
-		parts := 2 + rng.IntN(4)
-		var g testGraph
-		g.name = "disconnected"
-		for p := 0; p < parts; p++ {
-			size := int64(1 + rng.IntN(40))
-			base := g.n
-			g.n += size
-			for e := 0; e < int(size)*2; e++ {
-				g.edges = append(g.edges, graph.Edge{U: base + rng.Int64N(size), V: base + rng.Int64N(size)})
-			}
-		}
-		return g
-	case 4: // no edges at all
-		return testGraph{name: "empty", n: int64(1 + rng.IntN(100))}
-	default: // random multigraph with self-loops, duplicates and isolated vertices
-		n := int64(1 + rng.IntN(400))
-		m := rng.IntN(int(n) * 3)
-		g := testGraph{name: "random", n: n}
-		for e := 0; e < m; e++ {
-			u, v := rng.Int64N(n), rng.Int64N(n)
-			g.edges = append(g.edges, graph.Edge{U: u, V: v})
-			if rng.IntN(10) == 0 {
-				g.edges = append(g.edges, graph.Edge{U: v, V: u}) // a duplicate the other way round
-			}
-			if rng.IntN(20) == 0 {
-				g.edges = append(g.edges, graph.Edge{U: u, V: u})
-			}
-		}
-		return g
-	}
+	var g testGraph
+	g.name, g.n = testgraph.Random(rng, i, func(u, v int64) { g.edges = append(g.edges, graph.Edge{U: u, V: v}) })
+	return g
 }
 
 // serialBFS is the obviously-correct reference: a queue-based BFS over

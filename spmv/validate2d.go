@@ -504,11 +504,7 @@ func checkBlockEdges[G ghostValue](part []uint32, x int64, l int, odd uint32, a,
 	for len(part) > 0 {
 		batch := part[:min(len(part), pickBatch)]
 		part = part[len(batch):]
-		m := 0
-		for _, c := range batch {
-			pick[m&(pickBatch-1)] = c
-			m += int((c ^ sel) & 1)
-		}
+		m, _ := pickParity(batch, uint64(sel), pick, -1)
 		for _, c := range pick[:m] {
 			if b := uint32(colVals[g.ColIndex(c)]); b-wlo > span {
 				edgeFault(bad, x, a, g.Grid.ColGlobal(g.Col, c), b)

@@ -159,14 +159,8 @@ func checkRemote[C uint32 | int64, G ghostValue](part []C, gv, p int64, odd uint
 	for len(part) > 0 {
 		batch := part[:min(len(part), pickBatch)]
 		part = part[len(batch):]
-		m := 0
-		for _, u := range batch {
-			pick[m&(pickBatch-1)] = u
-			m += int((uint64(u) ^ sel) & 1)
-			if int64(u) == p {
-				hit = true
-			}
-		}
+		m, found := pickParity(batch, sel, pick, p)
+		hit = hit || found
 		if rows == nil {
 			for _, u := range pick[:m] {
 				if b := uint32(ghosts[int64(u)-shift]); b-wlo > span {
@@ -182,6 +176,20 @@ func checkRemote[C uint32 | int64, G ghostValue](part []C, gv, p int64, odd uint
 		}
 	}
 	return hit
+}
+
+// pickParity copies the entries u of batch (at most pickBatch) with
+// (u ^ sel) & 1 == 1 into pick, without a branch, and returns their number
+// and whether p is in batch (pass p = −1 not to look).
+func pickParity[C uint32 | int64](batch []C, sel uint64, pick []C, p int64) (m int, hit bool) {
+	for _, u := range batch {
+		pick[m&(pickBatch-1)] = u
+		m += int((uint64(u) ^ sel) & 1)
+		if int64(u) == p {
+			hit = true
+		}
+	}
+	return m, hit
 }
 
 // vertexFault reports a vertex whose parent or level is out of range, or

@@ -26,6 +26,7 @@ type graphFlags struct {
 	scale, edgefactor int
 	seed              uint64
 	threads           int
+	noPermute         bool // --no-permute (bfs and generate only)
 }
 
 func (f *graphFlags) register(cmd *cobra.Command) {
@@ -34,6 +35,12 @@ func (f *graphFlags) register(cmd *cobra.Command) {
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same seed gives the same graph on any number of ranks)")
 	cmd.Flags().IntVar(&f.threads, "threads", 0, threadsUsage(cmd))
 }
+
+// noPermuteUsage is the help of --no-permute, on bfs and generate.
+const noPermuteUsage = "keep the Kronecker labels unpermuted (low ids are the hubs): a skewed input for 2D block placement, not a Graph500-conforming run"
+
+// noPermuteNote is what bfs and generate print with --no-permute.
+const noPermuteNote = "graphrun: --no-permute: Kronecker labels are not permuted (low ids are the hubs); this is not a Graph500-conforming run\n"
 
 // maxTupleBytesLog bounds, as a power of two, the bytes a run holds per
 // edge tuple at its peak: a graph whose bytes would overflow int64 cannot
@@ -53,6 +60,7 @@ func (f *graphFlags) params() (kronecker.Params, error) {
 	p := kronecker.DefaultParams(f.scale)
 	p.EdgeFactor = f.edgefactor
 	p.Seed = f.seed
+	p.Unpermuted = f.noPermute
 	if err := p.Validate(); err != nil {
 		return kronecker.Params{}, usageError{err}
 	}
@@ -85,6 +93,8 @@ type bfsFlags struct {
 	force        bool
 	partition    string
 	grid         string
+	blocks       int    // --blocks-per-rank
+	placement    string // --placement
 
 	gridRows, gridCols int // parsed --grid, or the automatic grid
 }
@@ -118,7 +128,10 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
 	fl.StringVar(&f.partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
-	fl.StringVar(&f.grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (default: the most square grid)")
+	fl.StringVar(&f.grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
+	fl.IntVar(&f.blocks, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
+	fl.StringVar(&f.placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy) or round-robin")
+	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	return cmd
 }
 
@@ -168,7 +181,17 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if exchange == spmv.ExchangePush && cmd.Flags().Changed("direction") && direction != spmv.DirectionTopDown {
 		return flagError("direction", "%s needs --exchange allgather (push is top-down at every level)", direction)
 	}
-	gridNote, err := f.parseGrid(cmd, plan.totalRanks())
+	if f.blocks < 1 {
+		return flagError("blocks-per-rank", "%d is less than 1", f.blocks)
+	}
+	if f.blocks > 1 && f.partition != "2d" {
+		return flagError("blocks-per-rank", "needs --partition 2d")
+	}
+	placement, err := graph500.ParsePlacement(f.placement)
+	if err != nil {
+		return flagError("placement", "%v", err)
+	}
+	gridNote, err := f.parseGrid(cmd, plan.totalRanks()*f.blocks)
 	if err != nil {
 		return err
 	}
@@ -227,11 +250,15 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if gridNote != "" && plan.rank() == 0 {
 		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
 	}
+	if f.noPermute && plan.rank() == 0 {
+		fmt.Fprint(stderr, noPermuteNote)
+	}
 	progress := newProgress(stderr, params, f.roots, rootSet)
 	cfg := graph500.Config{
 		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
 		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
 		Partition2D: f.partition == "2d", GridRows: f.gridRows, GridCols: f.gridCols,
+		BlocksPerRank: f.blocks, Placement: placement,
 		Progress: progress.update,
 		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}

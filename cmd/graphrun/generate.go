@@ -74,6 +74,9 @@ With -o - the tuples go to standard output, as text unless --format bel.`,
 			if err != nil {
 				return err
 			}
+			if f.noPermute {
+				fmt.Fprint(cmd.ErrOrStderr(), noPermuteNote)
+			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %d tuples of scale %d to %s\n", m, params.Scale, out)
 			return nil
 		},
@@ -81,5 +84,6 @@ With -o - the tuples go to standard output, as text unless --format bel.`,
 	f.register(cmd)
 	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text or .bel binary), or - for standard output")
 	cmd.Flags().StringVar(&format, "format", "", "el or bel (default: from the file extension)")
+	cmd.Flags().BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	return cmd
 }

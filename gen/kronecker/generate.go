@@ -276,7 +276,7 @@ func (p Params) checkRange(first int64, n int) {
 // (see Validate) or the range is not inside [0, NumEdges()).
 func (p Params) Generate(first int64, out []graph.Edge) {
 	p.checkRange(first, len(out))
-	g := p.generator(true)
+	g := p.generator(!p.Unpermuted)
 	g.fill(first, out)
 }
 
@@ -303,7 +303,7 @@ func (p Params) GenerateParallel(first int64, out []graph.Edge, threads int) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	threads = max(1, min(threads, len(out)/minPerThread))
-	g := p.generator(true)
+	g := p.generator(!p.Unpermuted)
 	if threads == 1 {
 		g.fill(first, out)
 		return

@@ -97,6 +97,11 @@ type Params struct {
 	EdgeFactor int     // tuples per vertex, ≥ 1
 	Seed       uint64  // selects the graph; any value is valid
 	A, B, C    float64 // initiator probabilities; D = 1 − A − B − C
+	// Unpermuted skips the label permutation: vertex ids are the raw
+	// quadrant-descent results, so the low ids are the hubs. Such a graph
+	// is not a Graph500-conforming input; it is the skewed input on which
+	// 2D block placement (paper 003's LSHS) matters.
+	Unpermuted bool
 }
 
 // DefaultParams returns the Graph500 parameters for the given scale:

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Paper 003's question on graphrun's 2D BFS: with more blocks than ranks,
+# does LSHS placement (partition.PlaceLSHS over the blocks' edge counts) beat
+# round-robin (block k on rank k mod p)? Runs, on the unpermuted (skewed)
+# Kronecker graph, one block per rank, then K blocks per rank placed
+# round-robin and by LSHS, REPS times each in turn, and prints per run the
+# harmonic-mean TEPS and the max/mean over ranks of busy time (traversal,
+# sieve and coding: not waiting), edges scanned, network bytes sent and
+# edges held, from the run JSON's rank_loads. A benchmark, not a test: it
+# asserts nothing about times.
+#
+#   .ci/bench-placement.sh                    # scale 18, 16 in-process ranks, 4 blocks per rank
+#   SCALE=16 RANKS=4 REPS=3 .ci/bench-placement.sh
+#   # on the emulated cluster, one process per rank, each with its own link:
+#   PLACEMENT_RUNNER="bash .ci/shaped-links.sh" PLACEMENT_LAUNCH= NETNS_PROCS=16 .ci/bench-placement.sh
+#
+# PLACEMENT_RUNNER is the command that runs graphrun (default: the binary,
+# GRAPHRUN_BIN or a fresh build); PLACEMENT_LAUNCH the flags that choose the
+# ranks (default --ranks RANKS). The JSON files stay in OUT (default a
+# scratch folder, removed).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PATH:/usr/local/go/bin"
+scale=${SCALE:-18}
+ranks=${RANKS:-16}
+blocks=${BLOCKS:-4}
+roots=${ROOTS:-16}
+reps=${REPS:-1}
+BIN=${GRAPHRUN_BIN:-/tmp/graphrun-bench-placement}
+[ -n "${GRAPHRUN_BIN:-}" ] || go build -o "$BIN" ./cmd/graphrun
+runner=${PLACEMENT_RUNNER:-$BIN}
+launch=${PLACEMENT_LAUNCH---ranks $ranks}
+out=${OUT:-}
+if [ -z "$out" ]; then
+  out=$(mktemp -d)
+  trap 'rm -rf "$out"' EXIT
+fi
+mkdir -p "$out"
+
+common=(bfs --scale "$scale" --no-permute --roots "$roots" --partition 2d)
+files=()
+for rep in $(seq 1 "$reps"); do
+  for cfg in one round-robin lshs; do
+    f="$out/$cfg-$rep.json"
+    case $cfg in
+      one) extra=() ;;
+      *) extra=(--blocks-per-rank "$blocks" --placement "$cfg") ;;
+    esac
+    # shellcheck disable=SC2086
+    $runner "${common[@]}" "${extra[@]}" $launch --json "$f" >/dev/null 2>"$out/$cfg-$rep.err" ||
+      { cat "$out/$cfg-$rep.err"; echo "bench-placement: $cfg run $rep failed"; exit 1; }
+    files+=("$f")
+  done
+done
+
+echo "scale $scale unpermuted, $roots roots, ${blocks} blocks per rank; ranks: ${launch:-as $runner starts them}; $(nproc) CPUs"
+python3 - "${files[@]}" <<'PY'
+import json, sys
+def ratio(loads, key):
+    v = [l.get(key, 0) for l in loads]
+    m = sum(v) / len(v)
+    return max(v) / m if m else 0.0
+print("| run | grid | blocks/rank | placement | harmonic TEPS | busy max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
+print("|---|---|---|---|---|---|---|---|---|---|")
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    L = d["rank_loads"]
+    name = f.rsplit("/", 1)[-1][:-5]
+    print(f"| {name} | {d.get('grid')} | {d.get('blocks_per_rank', 1)} | {d.get('placement', '-')} | "
+          f"{d['harmonic_mean_TEPS']:.4g} | {ratio(L, 'busy_seconds'):.2f} | {ratio(L, 'edges_scanned'):.2f} | "
+          f"{ratio(L, 'bytes_sent'):.2f} | {ratio(L, 'edges'):.2f} | {d.get('peak_memory_bytes', 0) / 1e6:.0f} MB |")
+PY

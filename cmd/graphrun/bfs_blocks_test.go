@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBFSBlocksPerRank: --blocks-per-rank with either --placement writes the
+// 1D tree, on --no-permute input too; the JSON says the placement, the
+// blocks per rank and the unpermuted labels, and stderr says the run is not
+// Graph500-conforming.
+func TestBFSBlocksPerRank(t *testing.T) {
+	dir := t.TempDir()
+	for _, permute := range [][]string{nil, {"--no-permute"}} {
+		want := filepath.Join(dir, "tree-1d")
+		args := append([]string{"bfs", "--scale", "10", "--root", "3", "--ranks", "3", "--out", want}, permute...)
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		wantTree, err := os.ReadFile(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, extra := range [][]string{{"--ranks", "4", "--blocks-per-rank", "4"}, {"--ranks", "3", "--blocks-per-rank", "2", "--placement", "round-robin", "--exchange", "packed"}} {
+			path := filepath.Join(dir, "tree-blocks")
+			args := append(append([]string{"bfs", "--scale", "10", "--root", "3", "--partition", "2d", "--out", path}, extra...), permute...)
+			code, _, errOut := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, errOut)
+			}
+			if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (permute != nil) {
+				t.Fatalf("%v: the --no-permute note is %v in stderr:\n%s", args, got, errOut)
+			}
+			got, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, wantTree) {
+				t.Fatalf("%v: the tree differs from the 1D tree", args)
+			}
+		}
+	}
+	path := filepath.Join(dir, "run.json")
+	code, _, errOut := runCLI(t, "bfs", "--scale", "10", "--roots", "2", "--ranks", "4", "--partition", "2d", "--blocks-per-rank", "4",
+		"--no-permute", "--json", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var obj struct {
+		Ranks      int    `json:"num_ranks"`
+		Grid       string `json:"grid"`
+		Blocks     int    `json:"blocks_per_rank"`
+		Placement  string `json:"placement"`
+		Unpermuted bool   `json:"unpermuted_labels"`
+		Validated  bool   `json:"validated"`
+		Loads      []struct {
+			Blocks  int     `json:"blocks"`
+			Scanned int64   `json:"edges_scanned"`
+			Busy    float64 `json:"busy_seconds"`
+			Sent    int64   `json:"bytes_sent"`
+		} `json:"rank_loads"`
+	}
+	if err := json.Unmarshal(data, &obj); err != nil {
+		t.Fatal(err)
+	}
+	if obj.Ranks != 4 || obj.Grid != "4x4" || obj.Blocks != 4 || obj.Placement != "lshs" || !obj.Unpermuted || !obj.Validated || len(obj.Loads) != 4 {
+		t.Fatalf("JSON: %s", data)
+	}
+	for r, l := range obj.Loads {
+		if l.Blocks < 1 || l.Scanned <= 0 || l.Busy <= 0 {
+			t.Fatalf("rank %d load %+v", r, l)
+		}
+	}
+}
+
+func TestBFSBlocksBadFlags(t *testing.T) {
+	cases := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"bfs", "--blocks-per-rank", "2", "--ranks", "2"}, "--blocks-per-rank"},
+		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "0"}, "--blocks-per-rank"},
+		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--placement", "lpt"}, "--placement"},
+		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--ranks", "2", "--grid", "3x2"}, "--grid"},
+	}
+	for _, c := range cases {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.flag) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+			t.Errorf("%v: exit %d, stderr %q, stdout %q; want exit 2 and one line naming %s", c.args, code, errOut, out, c.flag)
+		}
+	}
+}
+
+// TestGenerateNoPermute: --no-permute writes other tuples than the default
+// (the same as bfs --no-permute searches) and says it is not Graph500.
+func TestGenerateNoPermute(t *testing.T) {
+	dir := t.TempDir()
+	var files [2][]byte
+	for k, extra := range [][]string{nil, {"--no-permute"}} {
+		path := filepath.Join(dir, "g.el")
+		code, _, errOut := runCLI(t, append([]string{"generate", "--scale", "6", "-o", path}, extra...)...)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (extra != nil) {
+			t.Fatalf("%v: note %v in %q", extra, got, errOut)
+		}
+		var err error
+		if files[k], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if bytes.Equal(files[0], files[1]) || len(files[1]) == 0 {
+		t.Fatal("--no-permute wrote the permuted tuples")
+	}
+}

@@ -1,0 +1,276 @@
+package graph500
+
+// Over-decomposition of the 2D run (paper 003, NumS §4–5): k blocks per
+// rank, placed either cyclically (§4's layout, the baseline) or by LSHS
+// (§5 Algorithm 1, partition.PlaceLSHS), whose load simulation is fed the
+// blocks' edge counts, measured in one pass over the generator's tuples
+// before kernel 1. Each block is run by the unchanged 2D driver over a
+// block-rank Comm (blocks_comm.go), so trees, levels and validation are
+// those of a k·p-rank 2D run, which equal the 1D engine's.
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"slices"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
+)
+
+// Placement chooses where the blocks of an over-decomposed 2D run live.
+type Placement int
+
+// Placements.
+const (
+	PlaceLSHS       Placement = iota // paper 003's load-simulated greedy
+	PlaceRoundRobin                  // block k (row-major) on rank k mod p
+)
+
+var placementNames = [...]string{PlaceLSHS: "lshs", PlaceRoundRobin: "round-robin"}
+
+func (p Placement) String() string {
+	if int(p) >= 0 && int(p) < len(placementNames) {
+		return placementNames[p]
+	}
+	return fmt.Sprintf("placement(%d)", int(p))
+}
+
+// ParsePlacement turns a flag value into a Placement.
+func ParsePlacement(s string) (Placement, error) {
+	for i, n := range placementNames {
+		if n == s {
+			return Placement(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown placement %q (want lshs or round-robin)", s)
+}
+
+// runBlocks is RunRank with cfg.BlocksPerRank blocks per rank: it places the
+// blocks, runs every block this rank hosts as a block-rank of the 2D driver,
+// and returns, on rank 0, the run with the loads summed per rank.
+func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run, error) {
+	if err := cfg.Graph.Validate(); err != nil {
+		return nil, err
+	}
+	q := c.Size() * cfg.BlocksPerRank
+	grid, err := cfg.grid(cfg.Graph.NumVertices(), c.Size())
+	if err != nil {
+		return nil, err
+	}
+	owner, err := placeBlocks(ctx, c, cfg, grid)
+	if err != nil {
+		return nil, err
+	}
+	hub, err := newBlockHub(c, owner)
+	if err != nil {
+		return nil, err
+	}
+	// The rank's threads are shared among its blocks, which run at once.
+	bcfg := cfg
+	bcfg.BlocksPerRank = 1
+	bcfg.Ranks = q
+	bcfg.Threads = max(1, cfg.Threads/cfg.BlocksPerRank)
+	if bcfg.GridRows == 0 {
+		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
+	}
+	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
+	err = hub.runLocal(func(k int, bc *blockComm) error {
+		var err error
+		runs[k], err = RunRank(ctx, bc, bcfg)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
+	run.NumRanks, run.Threads, run.BlocksPerRank, run.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
+	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
+	return run, nil
+}
+
+// loadsPerRank sums the block-ranks' loads per rank. The peak memory is the
+// process's, so it is the maximum, not the sum.
+func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankLoad {
+	loads := make([]results.RankLoad, p)
+	for v, l := range blocks {
+		r := &loads[owner[v]]
+		r.Edges += l.Edges
+		r.MemoryBytes += l.MemoryBytes
+		r.BytesSent += l.BytesSent
+		r.Messages += l.Messages
+		r.ValidateBytes += l.ValidateBytes
+		r.ValidateMessages += l.ValidateMessages
+		r.PeakMemoryBytes = max(r.PeakMemoryBytes, l.PeakMemoryBytes)
+		r.Blocks += l.Blocks
+		r.EdgesScanned += l.EdgesScanned
+		r.BusySeconds += l.BusySeconds
+	}
+	return loads
+}
+
+// placeBlocks returns the rank of every block of grid (row-major, = its
+// block-rank): round-robin, or LSHS over the blocks' edge counts, which one
+// pass over this rank's share of the tuples counts and an allreduce sums,
+// and their work, measured by a pilot run (pilotWork). Every rank computes
+// the same placement. Ranks are then renamed so that
+// block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
+// left empty takes the smallest block of the fullest rank.
+func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
+	p, q := c.Size(), grid.P()
+	counts, err := blockEdges(ctx, c, cfg, grid)
+	if err != nil {
+		return nil, err
+	}
+	blocks := make([]partition.PlacementBlock, q)
+	rows, cols := grid.RowSpan(), grid.ColSpan()
+	for k, e := range counts {
+		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
+	}
+	if cfg.Placement == PlaceLSHS {
+		work, err := pilotWork(ctx, c, cfg, grid)
+		if err != nil {
+			return nil, err
+		}
+		for k := range blocks {
+			blocks[k].Work = work[k]
+		}
+	}
+	pb, err := partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
+	if err != nil {
+		return nil, err
+	}
+	var pl partition.Placement
+	if cfg.Placement == PlaceLSHS {
+		pl, err = partition.PlaceLSHS(pb, partition.OrderLargestFirst, 0)
+	} else {
+		pl, err = partition.PlaceRoundRobin(pb)
+	}
+	if err != nil {
+		return nil, err
+	}
+	owner := pl.Owner
+	held := make([]int, p)
+	for _, r := range owner {
+		held[r]++
+	}
+	for r := range p {
+		for held[r] == 0 {
+			full := slices.Index(held, slices.Max(held))
+			small := -1
+			for k, o := range owner {
+				if o == full && (small < 0 || counts[k] < counts[small]) {
+					small = k
+				}
+			}
+			owner[small] = r
+			held[full]--
+			held[r]++
+		}
+	}
+	if z := owner[0]; z != 0 {
+		for k, o := range owner {
+			switch o {
+			case z:
+				owner[k] = 0
+			case 0:
+				owner[k] = z
+			}
+		}
+	}
+	return owner, nil
+}
+
+// Pilot runs: the work of each block is measured on the same Kronecker
+// graph at pilotScale (its recursive structure makes the blocks of a
+// smaller instance cost alike in proportion: at scale 18 on an 8x8 block
+// grid, a scale-15 pilot's per-block entries read predict the full run's
+// within 1.4×, where entries held miss by 16×; BENCHMARKS.md), searched from
+// pilotRoots keys.
+const (
+	pilotShrink   = 3  // the pilot is 2^3 times smaller than the graph...
+	pilotMaxScale = 16 // ...and at most this scale
+	pilotRoots    = 8
+)
+
+// pilotScale is the scale of the pilot graph for a graph of the given
+// scale on q blocks: pilotShrink smaller, at most pilotMaxScale, but large
+// enough that every block owns a whole piece of 64 vertices (as Block1D
+// rounds), so that the pilot's blocks are the graph's in miniature; never
+// larger than the graph.
+func pilotScale(scale, q int) int {
+	need := bits.Len64(uint64(64*q - 1)) // 2^need ≥ 64·q
+	return min(scale, max(min(scale-pilotShrink, pilotMaxScale), need))
+}
+
+// pilotWork measures every block's work: rank 0 runs the 2D driver on the
+// pilot graph with one in-process rank per block of grid (the same block
+// grid, the same exchange and direction, no validation) and sends every
+// block-rank's edges scanned to all ranks, scaled by the ratio of the
+// graph's tuples to the pilot's.
+func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
+	q := grid.P()
+	var msg []byte
+	if c.Rank() == 0 {
+		pc := Config{Graph: cfg.Graph, Ranks: q, Threads: 1, NumRoots: pilotRoots, Root: -1,
+			Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec,
+			Partition2D: true, GridRows: grid.R, GridCols: grid.C}
+		pc.Graph.Scale = pilotScale(cfg.Graph.Scale, q)
+		run, err := Run(ctx, pc)
+		if err != nil {
+			return nil, fmt.Errorf("the placement's pilot run (scale %d): %w", pc.Graph.Scale, err)
+		}
+		shift := uint(cfg.Graph.Scale - pc.Graph.Scale)
+		for _, l := range run.RankLoads {
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift))
+		}
+	}
+	msg, err := c.Bcast(ctx, "driver.place", 0, msg)
+	if err != nil {
+		return nil, fmt.Errorf("sending the placement's pilot work: %w", err)
+	}
+	if len(msg) != 8*q {
+		return nil, fmt.Errorf("pilot work of %d bytes for %d blocks", len(msg), q)
+	}
+	work := make([]int64, q)
+	for k := range work {
+		work[k] = int64(binary.LittleEndian.Uint64(msg[8*k:]))
+	}
+	return work, nil
+}
+
+// blockEdgeChunk is the number of tuples blockEdges generates at a time.
+const blockEdgeChunk = 1 << 16
+
+// blockEdges counts, over all ranks, the adjacency entries of every block
+// of grid: each tuple {u, v} with u ≠ v is entry (u, v) of block
+// (RowOf(u), ColOf(v)) and entry (v, u) of block (RowOf(v), ColOf(u)).
+// Duplicate tuples count each time (kernel 1 keeps one): a load estimate.
+func blockEdges(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
+	counts := make([]int64, grid.P())
+	share := cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads)
+	buf := make([]graph.Edge, min(blockEdgeChunk, share.Len()))
+	for first := int64(0); first < share.Len(); first += int64(len(buf)) {
+		chunk := buf[:min(int64(len(buf)), share.Len()-first)]
+		if err := share.Read(ctx, first, chunk); err != nil {
+			return nil, fmt.Errorf("counting the blocks' edges: %w", err)
+		}
+		for _, e := range chunk {
+			if e.U == e.V {
+				continue
+			}
+			counts[grid.RowOf(e.U)*grid.C+grid.ColOf(e.V)]++
+			counts[grid.RowOf(e.V)*grid.C+grid.ColOf(e.U)]++
+		}
+	}
+	if err := c.AllreduceInt64(ctx, "driver.place", counts, comm.Sum); err != nil {
+		return nil, fmt.Errorf("counting the blocks' edges: %w", err)
+	}
+	return counts, nil
+}

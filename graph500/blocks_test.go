@@ -1,0 +1,166 @@
+package graph500
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// TestBlocksPerRankSameTrees: k blocks per rank, placed by LSHS or round
+// robin, write the same tree as the 1D engine and validate, on 1 to 16
+// in-process ranks, on a permuted and an unpermuted (skewed) graph; the
+// per-rank loads add up to the blocks' and the 1D run's entries.
+func TestBlocksPerRankSameTrees(t *testing.T) {
+	ranks := []int{1, 2, 3, 4, 7, 16}
+	if testing.Short() {
+		ranks = []int{1, 3, 16}
+	}
+	for _, unpermuted := range []bool{false, true} {
+		tree := func(cfg Config) ([]byte, int64) {
+			t.Helper()
+			var out []byte
+			cfg.Root = 1
+			cfg.Graph.Unpermuted = unpermuted
+			cfg.Tree = func(chunk []byte) error { out = append(out, chunk...); return nil }
+			run, err := Run(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !run.Validated() || len(out) == 0 || run.Unpermuted != unpermuted {
+				t.Fatalf("%d ranks, %d blocks per rank: validated %v, %d tree bytes, unpermuted %v", cfg.Ranks, cfg.BlocksPerRank, run.Validated(), len(out), run.Unpermuted)
+			}
+			var edges int64
+			for _, l := range run.RankLoads {
+				edges += l.Edges
+			}
+			if len(run.RankLoads) != cfg.Ranks {
+				t.Fatalf("%d ranks: %d rank loads", cfg.Ranks, len(run.RankLoads))
+			}
+			return out, edges
+		}
+		want, wantEdges := tree(testConfig(9, 1))
+		for _, p := range ranks {
+			for _, k := range []int{2, 4} {
+				for _, pl := range []Placement{PlaceLSHS, PlaceRoundRobin} {
+					name := fmt.Sprintf("unpermuted=%v/p=%d/k=%d/%s", unpermuted, p, k, pl)
+					cfg := testConfig(9, p)
+					cfg.Partition2D, cfg.BlocksPerRank, cfg.Placement = true, k, pl
+					cfg.Exchange = []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangeSieve, spmv.ExchangePacked}[(p+k)%3]
+					got, edges := tree(cfg)
+					if !slices.Equal(got, want) {
+						t.Fatalf("%s: the tree differs from the 1D engine's", name)
+					}
+					if edges != wantEdges {
+						t.Fatalf("%s: blocks hold %d entries, the 1D CSR %d", name, edges, wantEdges)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBlocksPerRankRun: a multi-root run reports its placement, the block
+// grid and per-rank blocks, busy time and edges scanned.
+func TestBlocksPerRankRun(t *testing.T) {
+	cfg := testConfig(10, 4)
+	cfg.NumRoots = 3
+	cfg.Partition2D, cfg.BlocksPerRank, cfg.Placement = true, 4, PlaceLSHS
+	cfg.Graph.Unpermuted = true
+	run, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Validated() || run.NumRanks != 4 || run.BlocksPerRank != 4 || run.Placement != "lshs" || run.Grid != "4x4" {
+		t.Fatalf("validated %v, %d ranks, %d blocks per rank, placement %q, grid %q", run.Validated(), run.NumRanks, run.BlocksPerRank, run.Placement, run.Grid)
+	}
+	blocks := 0
+	for r, l := range run.RankLoads {
+		blocks += l.Blocks
+		if l.Blocks < 1 || l.EdgesScanned <= 0 || l.BusySeconds <= 0 {
+			t.Fatalf("rank %d: %d blocks, %d edges scanned, %g s busy", r, l.Blocks, l.EdgesScanned, l.BusySeconds)
+		}
+	}
+	if blocks != 16 {
+		t.Fatalf("%d blocks over the ranks, want 16", blocks)
+	}
+}
+
+func TestBlocksPerRankChecks(t *testing.T) {
+	for _, tc := range []struct {
+		twoD       bool
+		k, r, c    int
+		pl         Placement
+		wantSubstr string
+	}{
+		{false, 2, 0, 0, PlaceLSHS, "need the 2D partition"},
+		{true, -1, 0, 0, PlaceLSHS, "blocks per rank -1"},
+		{true, 2, 2, 2, PlaceLSHS, "has 4 ranks, the job has 8"},
+		{true, 2, 0, 0, Placement(7), "unknown placement"},
+	} {
+		cfg := testConfig(6, 4)
+		cfg.Partition2D, cfg.BlocksPerRank, cfg.GridRows, cfg.GridCols, cfg.Placement = tc.twoD, tc.k, tc.r, tc.c, tc.pl
+		if err := cfg.Check(); err == nil || !strings.Contains(err.Error(), tc.wantSubstr) {
+			t.Errorf("%+v: %v", tc, err)
+		}
+	}
+	if _, err := ParsePlacement("lpt"); err == nil {
+		t.Error("ParsePlacement accepted lpt")
+	}
+	for _, pl := range []Placement{PlaceLSHS, PlaceRoundRobin} {
+		if got, err := ParsePlacement(pl.String()); err != nil || got != pl {
+			t.Errorf("ParsePlacement(%q) = %v, %v", pl, got, err)
+		}
+	}
+}
+
+// FuzzSplitBlockMessage: the decoder of the aggregated messages between
+// processes never panics on arbitrary bytes, and what it accepts re-encodes
+// to the same payloads (a length may arrive in a non-minimal varint).
+func FuzzSplitBlockMessage(f *testing.F) {
+	f.Add([]byte{}, uint8(1), uint8(1))
+	f.Add(appendBlockMessage(nil, [][][]byte{{nil, []byte("ab")}, {[]byte("c"), nil}}, []int{0, 1}), uint8(2), uint8(2))
+	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, msg []byte, nsrc, nlocal uint8) {
+		srcs := make([]int, 1+int(nsrc)%4)
+		for i := range srcs {
+			srcs[i] = 2 * i // block-ranks of the sending process
+		}
+		out := make([][][]byte, 1+int(nlocal)%4)
+		for k := range out {
+			out[k] = make([][]byte, 2*len(srcs))
+		}
+		if err := splitBlockMessage(msg, srcs, out); err != nil {
+			return
+		}
+		// Re-encode: source i's send to local block k is out[k][srcs[i]].
+		sends := make([][][]byte, len(srcs))
+		dsts := make([]int, len(out))
+		for i, src := range srcs {
+			sends[i] = make([][]byte, len(out))
+			for k := range out {
+				sends[i][k] = out[k][src]
+				dsts[k] = k
+			}
+		}
+		again := appendBlockMessage(nil, sends, dsts)
+		back := make([][][]byte, len(out))
+		for k := range back {
+			back[k] = make([][]byte, 2*len(srcs))
+		}
+		if err := splitBlockMessage(again, srcs, back); err != nil {
+			t.Fatalf("re-encoding of accepted %x rejected: %v", msg, err)
+		}
+		for k := range out {
+			for _, src := range srcs {
+				if !bytes.Equal(back[k][src], out[k][src]) {
+					t.Fatalf("accepted %x: payload %d→%d is %x, after re-encoding %x", msg, src, k, out[k][src], back[k][src])
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,298 @@
+// Steps 4 and 5 of the 2D engine's level (see bfs2d.go): the row update and
+// the expand, with paper 004's codecs (§IV) and sieve (§V), and the packed
+// sieve's gather and scatter (sieve.PackBits, sieve.UnpackBits) per peer.
+
+package spmv
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/sieve"
+)
+
+// publish tells the row peers which of this rank's vertices were discovered
+// (so they stop scanning them) and gives the column peers the new frontier
+// (steps 4 and 5 of a level).
+func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
+	grid := b.grid
+	b.use = b.codecsFor(next)
+	threads := len(b.codecs)
+	rawPiece := int64(len(b.next)) * 8
+	clear(b.choices)
+
+	// Encode.
+	t0 := time.Now()
+	empty := true
+	for _, w := range b.next {
+		if w != 0 {
+			empty = false
+			break
+		}
+	}
+	if !b.sieve {
+		b.shared = b.shared[:0]
+		if !empty {
+			enc, err := b.use[0].Encode(b.shared, b.next)
+			if err != nil {
+				return fmt.Errorf("encoding the frontier: %w", err)
+			}
+			b.shared = enc
+			b.cur.RawBytes += rawPiece * int64(grid.R+grid.C-2)
+			b.cur.EncodedBytes += int64(len(enc)) * int64(grid.R+grid.C-2)
+			b.cur.Codec = choiceOf(b.use[0])
+		}
+	} else {
+		parallel.For(threads, func(t int) {
+			b.errs[t] = nil
+			sc := &b.scratch[t]
+			for d := t; d < grid.R+grid.C; d += threads {
+				var dst *[]byte
+				var dir frontier.Bitmap
+				var extra frontier.Bitmap // bits the peer knows already
+				if d < grid.C {
+					if d == b.gj {
+						continue
+					}
+					dst, dir, extra = &b.sendRow[d], b.rowDirOut[d], b.foundFrom[d]
+				} else {
+					a := d - grid.C
+					if a == b.gi {
+						continue
+					}
+					dst, dir = &b.sendCol[a], b.colDirOut[a]
+				}
+				*dst = (*dst)[:0]
+				if empty {
+					continue
+				}
+				var bm frontier.Bitmap
+				if b.packed {
+					*sc, b.open[t] = packOpen(*sc, b.open[t], b.next, b.ownVisited, dir, extra)
+				} else {
+					*sc = sieveOut(*sc, b.next, dir, extra)
+				}
+				bm = *sc
+				if !anySet(bm) {
+					continue
+				}
+				enc, err := b.use[t].Encode(*dst, bm)
+				if err != nil {
+					b.errs[t] = fmt.Errorf("encoding the frontier: %w", err)
+					return
+				}
+				*dst = enc
+				b.rawT[t] += rawPiece
+				b.encT[t] += int64(len(enc))
+				if d >= grid.C {
+					b.choices[d-grid.C] = choiceOf(b.use[t])
+				}
+			}
+		})
+		if err := b.threadsDone(); err != nil {
+			return err
+		}
+	}
+	t1 := time.Now()
+
+	// Exchange along the row, then along the column.
+	var recvRow, recvCol [][]byte
+	var err error
+	if b.sieve {
+		recvRow, err = b.row.Alltoallv(ctx, PhaseVisited, b.sendRow, b.recvSync)
+	} else {
+		recvRow, err = b.row.Allgatherv(ctx, PhaseVisited, b.shared, b.recvSync)
+	}
+	if err != nil {
+		return err
+	}
+	b.recvSync = recvRow
+	if b.sieve {
+		recvCol, err = b.col.Alltoallv(ctx, PhaseExpand, b.sendCol, b.recvCol)
+	} else {
+		recvCol, err = b.col.Allgatherv(ctx, PhaseExpand, b.shared, b.recvCol)
+	}
+	if err != nil {
+		return err
+	}
+	b.recvCol = recvCol
+	if b.sieve && !empty {
+		b.cur.Codec = mostCommon(b.choices[:grid.R], b.gi)
+	}
+	t2 := time.Now()
+
+	// Apply. Own piece first: its rows are done, it is this rank's part of
+	// the frontier on C_j.
+	ownRows := b.piece(b.rowDone, b.gj, b.rank)
+	for w, m := range b.next {
+		ownRows[w] |= m
+	}
+	clear(b.colFront)
+	copy(b.piece(b.colFront, b.gi, b.rank), b.next)
+	parallel.For(threads, func(t int) {
+		b.errs[t] = nil
+		for d := t; d < grid.R+grid.C; d += threads {
+			if d < grid.C {
+				if d == b.gj || len(recvRow[d]) == 0 {
+					continue
+				}
+				if err := b.applyRow(d, recvRow[d], t); err != nil {
+					b.errs[t] = fmt.Errorf("new vertices from rank %d: %w", grid.Rank(b.gi, d), err)
+					return
+				}
+				continue
+			}
+			a := d - grid.C
+			if a == b.gi || len(recvCol[a]) == 0 {
+				continue
+			}
+			if err := b.applyCol(a, recvCol[a], t); err != nil {
+				b.errs[t] = fmt.Errorf("frontier from rank %d: %w", grid.Rank(a, b.gj), err)
+				return
+			}
+		}
+	})
+	if err := firstError(b.errs); err != nil {
+		return err
+	}
+	if b.packed {
+		for w, m := range b.colFront {
+			b.colSeen[w] |= m
+		}
+	}
+	t3 := time.Now()
+	b.cur.Compress += t1.Sub(t0) + t3.Sub(t2)
+	b.cur.Communicate += t2.Sub(t1)
+	return nil
+}
+
+// applyRow ORs row peer s's new vertices into the rows done. Packed, the
+// open positions are this block's rows of s's piece not yet done (found rows
+// are done already), which is what s computed.
+func (b *BFS2D) applyRow(s int, msg []byte, t int) error {
+	owner := b.grid.Rank(b.gi, s)
+	done := b.piece(b.rowDone, s, owner)
+	if !b.packed {
+		sc := b.scratch[t][:len(done)]
+		if err := b.use[t].Decode(sc, msg); err != nil {
+			return err
+		}
+		for w, m := range sc {
+			done[w] |= m
+		}
+		return nil
+	}
+	return b.unpackInto(done, msg, b.piece(b.g.RowMask, s, owner), done, t)
+}
+
+// applyCol writes column peer a's new frontier piece into the frontier on
+// C_j. Packed, the open positions are this block's columns of a's piece not
+// received before in this search.
+func (b *BFS2D) applyCol(a int, msg []byte, t int) error {
+	owner := b.grid.Rank(a, b.gj)
+	dst := b.piece(b.colFront, a, owner)
+	if !b.packed {
+		return b.use[t].Decode(dst, msg)
+	}
+	return b.unpackInto(dst, msg, b.piece(b.g.ColMask, a, owner), b.piece(b.colSeen, a, owner), t)
+}
+
+// unpackInto decodes a packed message — the bits at the open positions,
+// mask minus closed, in order — and ORs them into dst at those positions.
+// closed may be dst itself (the open positions are taken before dst is
+// written).
+func (b *BFS2D) unpackInto(dst frontier.Bitmap, msg []byte, mask, closed frontier.Bitmap, t int) error {
+	open := resizeBitmap(b.open[t], len(mask))
+	b.open[t] = open
+	n := 0
+	for w, m := range mask {
+		open[w] = m &^ closed[w]
+		n += bits.OnesCount64(open[w])
+	}
+	packed := resizeBitmap(b.scratch[t], frontier.WordsFor(int64(n)))
+	b.scratch[t] = packed
+	if err := b.use[t].Decode(packed, msg); err != nil {
+		return err
+	}
+	if n%64 != 0 && packed[len(packed)-1]>>(uint(n)&63) != 0 {
+		return fmt.Errorf("packed frontier sets bits beyond its %d open positions", n)
+	}
+	sieve.UnpackBits(dst, packed, open)
+	return nil
+}
+
+// sieveOut writes next ∩ dir minus known into dst (resized to len(next)).
+// known may be nil.
+func sieveOut(dst, next, dir, known frontier.Bitmap) frontier.Bitmap {
+	dst = resizeBitmap(dst, len(next))
+	for w, m := range next {
+		m &= dir[w]
+		if known != nil {
+			m &^= known[w]
+		}
+		dst[w] = m
+	}
+	return dst
+}
+
+// packOpen gathers the bits of next at the open positions — dir minus the
+// vertices visited before this level (visited minus next) minus what the
+// peer knows already (known, may be nil) — into dst, in order, with
+// sieve.PackBits. open is scratch for the open positions. It returns dst
+// and open, resized.
+func packOpen(dst, open, next, visited, dir, known frontier.Bitmap) (frontier.Bitmap, frontier.Bitmap) {
+	open = resizeBitmap(open, len(next))
+	n := 0
+	for w := range next {
+		m := dir[w] &^ (visited[w] &^ next[w])
+		if known != nil {
+			m &^= known[w]
+		}
+		open[w] = m
+		n += bits.OnesCount64(m)
+	}
+	dst = resizeBitmap(dst, frontier.WordsFor(int64(n)))
+	clear(dst)
+	sieve.PackBits(dst, next, open)
+	return dst, open
+}
+
+func anySet(b frontier.Bitmap) bool {
+	for _, w := range b {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func resizeBitmap(b frontier.Bitmap, n int) frontier.Bitmap {
+	if cap(b) < n {
+		return make(frontier.Bitmap, n)
+	}
+	return b[:n]
+}
+
+func firstError(errs []error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// threadsDone adds the threads' byte counts to the step, resets them, and
+// returns the first thread's error.
+func (b *BFS2D) threadsDone() error {
+	for t := range b.rawT {
+		b.cur.RawBytes += b.rawT[t]
+		b.cur.EncodedBytes += b.encT[t]
+		b.rawT[t], b.encT[t] = 0, 0
+	}
+	return firstError(b.errs)
+}
