@@ -18,8 +18,8 @@
 //     of the line (SNAP's header lines); blank lines are skipped; CRLF line
 //     ends are accepted. Ids may be sparse: Relabel makes them dense.
 //   - EdgeFormatEL (".el"): graphrun's own text edge list (see
-//     edgelist_write.go), the same grammar as SNAP text; ReadEdges accepts
-//     and rejects the same lines as ReadEdgeListFile, with the same edges.
+//     edgelist_write.go), the same grammar as SNAP text (a test keeps a
+//     line-by-line oracle of it, edgelist_oracle_test.go).
 //   - EdgeFormatWEL (".wel"): weighted text, "u v w" per line. The weight must
 //     be a finite number (strconv.ParseFloat syntax); it is validated and
 //     dropped, as PageRank ignores it.
@@ -36,8 +36,7 @@
 //   - EdgeFormatBEL (".bel"): graphrun's binary edge list (edgelist_write.go).
 //
 // An empty text file, or one of comments only, is a valid graph with no
-// edges (as for ReadEdgeListFile); so is a Matrix Market file whose size line
-// says 0 entries. A Matrix Market file needs its banner and size line: an
+// edges; so is a Matrix Market file whose size line says 0 entries. A Matrix Market file needs its banner and size line: an
 // empty .mtx is an error.
 //
 // # Errors
@@ -47,8 +46,7 @@
 // between ranks; callers find it with errors.As. A corrupt or truncated gzip
 // stream gives an *EdgeListError naming the file and the line being read that
 // wraps the decompressor's error (io.ErrUnexpectedEOF for a truncated file).
-// A line longer than 1 MiB (its '\n' excluded) is an error, as for
-// ReadEdgeListFile.
+// A line longer than 1 MiB (its '\n' excluded) is an error.
 //
 // # Speed
 //

@@ -9,7 +9,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -364,76 +363,4 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 		*s.plan = sharePlan{known: true, total: total, dataLines: dataLines}
 	}
 	return p, nil
-}
-
-// readBinary reads rank's share of the tuples of a .bel file.
-func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
-	p := s.newParser()
-	if s.gzipped || s.stream != nil {
-		r := s.stream
-		if s.gzipped {
-			var err error
-			if r, err = s.gunzip(); err != nil {
-				return nil, err
-			}
-		}
-		// The share follows the header's count: peek at it. A count that
-		// disagrees with the data fails DecodeEdgeList on every rank.
-		var count, idx, lo, hi int64
-		bb := bufio.NewReaderSize(r, s.bufSize)
-		if hdr, err := bb.Peek(edgeListHeaderSize); err == nil && string(hdr[:8]) == EdgeListMagic {
-			count = int64(min(binary.LittleEndian.Uint64(hdr[8:]), math.MaxInt64/2))
-		}
-		lo, hi = shareStart(count, rank, size), shareStart(count, rank+1, size)
-		err := DecodeEdgeList(bb, s.name, EdgeListBinary, func(es []Edge) error {
-			if err := s.checkCtx(); err != nil {
-				return err
-			}
-			a, b := max(lo-idx, 0), min(hi-idx, int64(len(es)))
-			if a < b {
-				p.addEdges(es[a:b])
-			}
-			idx += int64(len(es))
-			return p.flushFull()
-		})
-		if err != nil {
-			return nil, err
-		}
-		return p, nil
-	}
-	var hdr [edgeListHeaderSize]byte
-	if n, _ := s.ra.ReadAt(hdr[:], 0); n < edgeListHeaderSize {
-		return nil, &EdgeListError{Name: s.name, Offset: int64(n), Err: fmt.Errorf("truncated header: %d of %d bytes", n, edgeListHeaderSize)}
-	}
-	if string(hdr[:8]) != EdgeListMagic {
-		return nil, &EdgeListError{Name: s.name, Err: fmt.Errorf("bad magic %q, want %q", hdr[:8], EdgeListMagic)}
-	}
-	count := binary.LittleEndian.Uint64(hdr[8:])
-	if have := uint64(s.size-edgeListHeaderSize) / 16; count != have || (s.size-edgeListHeaderSize)%16 != 0 {
-		return nil, &EdgeListError{Name: s.name, Offset: 8, Err: fmt.Errorf(
-			"count mismatch: header says %d tuples, the file holds %d tuples and %d bytes", count, have, (s.size-edgeListHeaderSize)%16)}
-	}
-	lo, hi := shareStart(int64(count), rank, size), shareStart(int64(count), rank+1, size)
-	p.hintCapacity(16 * (hi - lo))
-	r := io.NewSectionReader(s.ra, edgeListHeaderSize+16*lo, 16*(hi-lo))
-	err := decodeBinaryEdgeList(io.MultiReader(bytes.NewReader(binaryHeader(hi-lo)), r), s.name, func(es []Edge) error {
-		if err := s.checkCtx(); err != nil {
-			return err
-		}
-		p.addEdges(es)
-		return p.flushFull()
-	})
-	if err != nil {
-		var ele *EdgeListError
-		if errors.As(err, &ele) && ele.Offset >= edgeListHeaderSize {
-			ele.Offset += 16 * lo // make the offset global
-		}
-		return nil, err
-	}
-	return p, nil
-}
-
-// binaryHeader returns the .bel header of a list of count tuples.
-func binaryHeader(count int64) []byte {
-	return binary.LittleEndian.AppendUint64([]byte(EdgeListMagic), uint64(count))
 }
