@@ -86,7 +86,7 @@ func binaryHeader(count int64) []byte {
 	return binary.LittleEndian.AppendUint64([]byte(EdgeListMagic), uint64(count))
 }
 
-// decodeBatch is the number of tuples DecodeEdgeList passes to emit at once.
+// decodeBatch is the number of tuples decodeBinaryEdgeList passes to emit at once.
 const decodeBatch = 1 << 14
 
 // decodeBinaryEdgeList decodes a whole .bel stream from r, passing the
