@@ -151,4 +151,3 @@ func oracleDecimal(b []byte) (int64, error) {
 	}
 	return int64(x), nil
 }
-
