@@ -52,7 +52,8 @@ type Input struct {
 // path, such as a rank other than 0 that reads nothing if rank 0 finds a
 // stream, passes false). A stream needs a named format: without one the
 // error wraps ErrStreamFormat. An unknown format gives DetectEdgeFormat's
-// error. stdin is what StdinName reads.
+// error, and a .grb file whose header is bad NewGRB's. stdin is what
+// StdinName reads.
 func NewInput(path, format string, stream bool, stdin io.Reader) (*Input, error) {
 	named := strings.TrimSpace(format) != "" && !strings.EqualFold(strings.TrimSpace(format), "auto")
 	if stream && !named {
@@ -66,8 +67,16 @@ func NewInput(path, format string, stream bool, stdin io.Reader) (*Input, error)
 	if named {
 		in.Format = EdgeFormat(format)
 	}
-	if fm == EdgeFormatMTX {
+	switch {
+	case fm == EdgeFormatMTX:
 		in.IDOffset = 1
+	case fm == EdgeFormatGRB && !stream:
+		g, closer, err := OpenGRB(path)
+		if err != nil {
+			return nil, err
+		}
+		closer.Close()
+		in.IDOffset = g.IDOffset // the input's, kept by convert
 	}
 	return in, nil
 }

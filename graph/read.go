@@ -34,6 +34,11 @@
 //     hermitian and skew-symmetric kinds are rejected with a clear error.
 //     Blank and '%' lines are also skipped among the entries.
 //   - EdgeFormatBEL (".bel"): graphrun's binary edge list (edgelist_write.go).
+//   - EdgeFormatGRB (".grb"): graphrun's binary graph (grb.go), relabelled
+//     once; its edges come out with their original ids.
+//   - EdgeFormatSG, EdgeFormatWSG (".sg", ".wsg"): gapbs's serialized
+//     graphs (sg.go), one edge per out-entry. Neither binary graph can be
+//     gzipped or read from a stream.
 //
 // An empty text file, or one of comments only, is a valid graph with no
 // edges; so is a Matrix Market file whose size line says 0 entries. A Matrix Market file needs its banner and size line: an
@@ -75,6 +80,9 @@ const (
 	EdgeFormatWEL  EdgeFormat = "wel"  // weighted text: "u v w" lines
 	EdgeFormatMTX  EdgeFormat = "mtx"  // Matrix Market coordinate
 	EdgeFormatBEL  EdgeFormat = "bel"  // graphrun binary
+	EdgeFormatGRB  EdgeFormat = "grb"  // graphrun binary graph (grb.go)
+	EdgeFormatSG   EdgeFormat = "sg"   // gapbs serialized graph (sg.go)
+	EdgeFormatWSG  EdgeFormat = "wsg"  // gapbs weighted serialized graph
 )
 
 // edgeReadBufSize is the size of every read buffer, and one more than the
@@ -83,9 +91,10 @@ const edgeReadBufSize = 1 << 20
 
 // DetectEdgeFormat resolves the format of the edge list at path. explicit
 // names the format ("snap" or "txt", "el" or "text", "wel", "mtx" or
-// "matrixmarket", "bel" or "binary", optionally followed by ".gz"); when it
-// is empty or "auto" the format comes from the extension of path (".txt",
-// ".edges" and ".tsv" are SNAP text, ".el", ".wel", ".mtx", ".bel"). gzipped
+// "matrixmarket", "bel" or "binary", optionally followed by ".gz", "grb",
+// "sg", "wsg"); when it is empty or "auto" the format comes from the
+// extension of path (".txt", ".edges" and ".tsv" are SNAP text, ".el",
+// ".wel", ".mtx", ".bel", ".grb", ".sg", ".wsg"). gzipped
 // is true when path or explicit ends in ".gz".
 func DetectEdgeFormat(path, explicit string) (format EdgeFormat, gzipped bool, err error) {
 	name := strings.ToLower(path)
@@ -110,9 +119,15 @@ func DetectEdgeFormat(path, explicit string) (format EdgeFormat, gzipped bool, e
 		return EdgeFormatMTX, gzipped, nil
 	case "bel", "binary":
 		return EdgeFormatBEL, gzipped, nil
+	case "grb":
+		return EdgeFormatGRB, gzipped, nil
+	case "sg":
+		return EdgeFormatSG, gzipped, nil
+	case "wsg":
+		return EdgeFormatWSG, gzipped, nil
 	case "", "auto":
 	default:
-		return "", false, fmt.Errorf("unknown edge format %q: want snap, el, wel, mtx or bel (optionally with .gz), or auto", explicit)
+		return "", false, fmt.Errorf("unknown edge format %q: want snap, el, wel, mtx, bel (optionally with .gz), grb, sg or wsg, or auto", explicit)
 	}
 	switch filepath.Ext(name) {
 	case ".txt", ".edges", ".tsv":
@@ -125,8 +140,14 @@ func DetectEdgeFormat(path, explicit string) (format EdgeFormat, gzipped bool, e
 		return EdgeFormatMTX, gzipped, nil
 	case ".bel":
 		return EdgeFormatBEL, gzipped, nil
+	case ".grb":
+		return EdgeFormatGRB, gzipped, nil
+	case ".sg":
+		return EdgeFormatSG, gzipped, nil
+	case ".wsg":
+		return EdgeFormatWSG, gzipped, nil
 	}
-	return "", false, fmt.Errorf("%s: cannot tell the edge format from the name: use .txt/.edges (SNAP), .el, .wel, .mtx or .bel, optionally .gz, or name the format", path)
+	return "", false, fmt.Errorf("%s: cannot tell the edge format from the name: use .txt/.edges (SNAP), .el, .wel, .mtx or .bel, optionally .gz, .grb, .sg or .wsg, or name the format", path)
 }
 
 // EdgeFile is a whole edge list read by ReadEdges.
@@ -160,8 +181,16 @@ func ReadEdges(path string, format EdgeFormat) (*EdgeFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	return edgeFileOf(src, p), nil
+}
+
+// edgeFileOf is what a whole read of src by p found.
+func edgeFileOf(src *edgeSource, p *edgeParser) *EdgeFile {
 	ef := &EdgeFile{Edges: p.edges, Directed: true, Format: src.format}
 	switch {
+	case p.directedSet:
+		ef.Directed = p.directed
+		ef.Vertices = p.maxID + 1
 	case src.format == EdgeFormatMTX:
 		ef.Directed = !p.mtx.symmetric
 		ef.Vertices = max(p.mtx.rows, p.mtx.cols)
@@ -170,7 +199,7 @@ func ReadEdges(path string, format EdgeFormat) (*EdgeFile, error) {
 	default:
 		ef.Vertices = p.maxID + 1
 	}
-	return ef, nil
+	return ef
 }
 
 // ReadEdgesRange reads rank's share of the edge list at path when size

@@ -25,6 +25,8 @@ type edgeParser struct {
 	maxLine int   // longest line accepted, '\n' excluded
 	edges   []Edge
 	src     *edgeSource // its context and emit
+	// directedSet: a binary graph said whether its edges are directed.
+	directedSet, directed bool
 }
 
 // emitEdges is the chunk of edges a streamed read hands to its emit at

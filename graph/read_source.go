@@ -140,6 +140,10 @@ func (s *edgeSource) read(rank, size int) (*edgeParser, error) {
 	switch {
 	case s.format == EdgeFormatBEL:
 		p, err = s.readBinary(rank, size)
+	case s.format == EdgeFormatGRB:
+		p, err = s.readGRB(rank, size)
+	case s.format == EdgeFormatSG || s.format == EdgeFormatWSG:
+		p, err = s.readSG(rank, size)
 	case s.gzipped || size == 1 || s.stream != nil:
 		p, err = s.readStream(rank, size)
 	default:

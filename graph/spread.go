@@ -154,6 +154,16 @@ func openStreamSource(r io.Reader, name string, format EdgeFormat) (*edgeSource,
 // errors) in format, which must be given (the name of a stream says
 // nothing), as ReadEdges reads a file.
 func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat) ([]Edge, error) {
+	ef, err := ReadStreamFile(ctx, r, name, format)
+	if err != nil {
+		return nil, err
+	}
+	return ef.Edges, nil
+}
+
+// ReadStreamFile is ReadStream with what ReadEdges says of a file: the
+// edges, whether they are directed, the id space and the format.
+func ReadStreamFile(ctx context.Context, r io.Reader, name string, format EdgeFormat) (*EdgeFile, error) {
 	src, err := openStreamSource(r, name, format)
 	if err != nil {
 		return nil, err
@@ -163,7 +173,7 @@ func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat
 	if err != nil {
 		return nil, err
 	}
-	return p.edges, nil
+	return edgeFileOf(src, p), nil
 }
 
 // spreadRound is the number of edges rank 0 spreads per round.

@@ -90,7 +90,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		newBenchBFSCommand("bfs-scaling", "The default and the packed exchange on 1, 2, 4, ... up to --ranks ranks"),
 		newBenchPageRankCommand())
 	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
+	root.AddCommand(newBFSCommand(), newGenerateCommand(), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
 	return root
 }
 
