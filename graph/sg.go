@@ -65,6 +65,11 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 	if off(0) != 0 || off(n) != e {
 		return nil, grbError(s.name, sgHeaderSize, "offsets run from %d to %d, want 0 to %d", off(0), off(n), e)
 	}
+	for u := range n {
+		if off(u+1) < off(u) {
+			return nil, grbError(s.name, sgHeaderSize+8*(u+1), "offsets decrease at vertex %d", u+1)
+		}
+	}
 	lo, hi := shareStart(e, rank, size), shareStart(e, rank+1, size)
 	p.directedSet, p.directed = true, directed
 	p.hintCapacity(12 * (hi - lo))
@@ -92,10 +97,8 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 		}
 		es = es[:0]
 		for j := range k {
-			for off(u+1) <= i+j {
-				if u++; u >= n || off(u+1) < off(u) {
-					return nil, grbError(s.name, sgHeaderSize+8*u, "offsets decrease at vertex %d", u)
-				}
+			for off(u+1) <= i+j { // the offsets increase to e > i+j: u stays below n
+				u++
 			}
 			v := int64(int32(binary.LittleEndian.Uint32(buf[width*j:])))
 			if v < 0 || v >= n {
