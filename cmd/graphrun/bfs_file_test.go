@@ -14,6 +14,7 @@ import (
 // its own) with stdin and returns the --out tree it wrote.
 func bfsTree(t *testing.T, stdin []byte, args ...string) string {
 	t.Helper()
+	clearJobEnv(t) // the child acts as graphrun, not as the test binary
 	outPath := filepath.Join(t.TempDir(), "t.txt")
 	exe, err := os.Executable()
 	if err != nil {
