@@ -9,7 +9,10 @@
 // nedge the input tuples inside the searched component.
 //
 // The driver is SPMD code like every kernel: RunRank is what one rank runs;
-// Run starts the ranks in-process. It holds no algorithm of its own: the
+// Run starts the ranks in-process. RunFileRank and RunFile (file.go) run
+// the same procedure on the undirected view of a user's edge list, read
+// and relabelled as graph.Input and graph.RelabelShare do, with the
+// file's ids in the roots and the tree. It holds no algorithm of its own: the
 // generator is gen/kronecker, kernel 1 graph.BuildUndirected, the search and
 // the validator spmv.
 package graph500
