@@ -104,9 +104,17 @@ func Run(ctx context.Context, cfg Config) (*results.Graph500Run, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
+		return RunRank(ctx, c, cfg)
+	})
+}
+
+// runInProcess runs rank on ranks in-process ranks and returns rank 0's
+// report.
+func runInProcess(ctx context.Context, ranks int, rank func(context.Context, comm.Comm) (*results.Graph500Run, error)) (*results.Graph500Run, error) {
 	var run *results.Graph500Run
-	err := inproc.Run(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) error {
-		r, err := RunRank(ctx, c, cfg)
+	err := inproc.Run(ctx, ranks, func(ctx context.Context, c comm.Comm) error {
+		r, err := rank(ctx, c)
 		if c.Rank() == 0 {
 			run = r
 		}

@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
@@ -78,18 +77,9 @@ func RunFile(ctx context.Context, cfg FileConfig) (*results.Graph500Run, error) 
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	var run *results.Graph500Run
-	err := inproc.Run(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) error {
-		r, err := RunFileRank(ctx, c, cfg)
-		if c.Rank() == 0 {
-			run = r
-		}
-		return err
+	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
+		return RunFileRank(ctx, c, cfg)
 	})
-	if err != nil {
-		return nil, err
-	}
-	return run, nil
 }
 
 // RunFileRank is one rank's share of the benchmark on a file. Every rank
