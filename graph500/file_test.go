@@ -207,19 +207,38 @@ func TestFileBFS2DSameTree(t *testing.T) {
 	}
 }
 
-// TestFileBFSSampled checks the 64-key run on a real graph: it validates,
-// and its roots are file ids of vertices with an edge.
+// TestFileBFSSampled checks the 64-key run on both real graphs (the road
+// graph on the 2D partition): it validates, names the input and its
+// counts, and its roots are distinct file ids (1-based for Matrix Market).
 func TestFileBFSSampled(t *testing.T) {
-	path := sharedGraph(t, "soc-Slashdot0902.txt.gz")
-	run, err := RunFile(context.Background(), fileConfig(t, path, 3, -1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(run.Searches) != DefaultRoots || !run.Validated() {
-		t.Fatalf("%d searches, validated %v", len(run.Searches), run.Validated())
-	}
-	if run.Input != path || run.Vertices != 82168 || run.Tuples != 948464 {
-		t.Fatalf("input %q, %d vertices, %d tuples", run.Input, run.Vertices, run.Tuples)
+	for _, c := range []struct {
+		file             string
+		vertices, tuples int64
+		twoD             bool
+	}{
+		{"soc-Slashdot0902.txt.gz", 82168, 948464, false},
+		{"road-luxembourg-osm.mtx", 114599, 2 * 119666, true},
+	} {
+		path := sharedGraph(t, c.file)
+		cfg := fileConfig(t, path, 3, -1)
+		cfg.Partition2D = c.twoD
+		run, err := RunFile(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Searches) != DefaultRoots || !run.Validated() {
+			t.Fatalf("%s: %d searches, validated %v", c.file, len(run.Searches), run.Validated())
+		}
+		if run.Input != path || run.Vertices != c.vertices || run.Tuples != c.tuples {
+			t.Fatalf("%s: input %q, %d vertices, %d tuples", c.file, run.Input, run.Vertices, run.Tuples)
+		}
+		seen := map[int64]bool{}
+		for _, s := range run.Searches {
+			if seen[s.Root] || s.Root < cfg.Input.IDOffset || s.Root >= c.vertices+cfg.Input.IDOffset { // both graphs' ids are contiguous
+				t.Fatalf("%s: root %d repeated or not a file id", c.file, s.Root)
+			}
+			seen[s.Root] = true
+		}
 	}
 }
 
