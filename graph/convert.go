@@ -15,9 +15,10 @@ import (
 
 // WriteGRB relabels the edges of share, a whole input (a one-rank share,
 // read twice), and writes them to w as a .grb graph whose tuples keep the
-// input's order. directed and idOffset are the input's (EdgeFile.Directed;
+// input's order. directed, symmetric and idOffset are the input's
+// (EdgeFile.Directed and Symmetric, as ReadEntries reads it;
 // Input.IDOffset). It returns the header it wrote.
-func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed bool, idOffset int64) (GRBHeader, error) {
+func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed, symmetric bool, idOffset int64) (GRBHeader, error) {
 	var labels *Labels
 	err := inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
 		var err error
@@ -27,7 +28,7 @@ func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed bool, 
 	if err != nil {
 		return GRBHeader{}, err
 	}
-	h := GRBHeader{Vertices: labels.N, Tuples: labels.Edges, Directed: directed, IDOffset: idOffset}
+	h := GRBHeader{Vertices: labels.N, Tuples: labels.Edges, Directed: directed, Symmetric: symmetric, IDOffset: idOffset}
 	gw, err := NewGRBWriter(w, h)
 	if err != nil {
 		return h, err

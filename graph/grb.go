@@ -15,7 +15,12 @@
 //	              edge list, a directed gapbs graph); clear = the graph is
 //	              undirected (a Kronecker graph, or a symmetric Matrix
 //	              Market matrix, whose tuples hold both directions of each
-//	              stored entry). Other bits must be 0.
+//	              stored entry). Bit 1 set = symmetric: the tuples are a
+//	              symmetric matrix's entries, each (u, v), u ≠ v, standing
+//	              also for (v, u); the edge readers give both, as for the
+//	              Matrix Market file, and an undirected view (bfs) counts
+//	              the entry once, as a line of that file. Other bits must
+//	              be 0; bit 1 needs bit 0 clear.
 //	16      8     vertices n (≤ 2^32): the distinct ids of the input
 //	24      8     tuples m: the input's edges, duplicates and self-loops kept
 //	32      8     id offset: what outputs add to the ids (1 for a Matrix
@@ -62,6 +67,7 @@ const (
 	grbHeaderSize = 64
 	grbBlock      = 1 << 20 // the block size the writer uses
 	grbFlagDir    = 1
+	grbFlagSym    = 2
 )
 
 // castagnoli is the CRC-32C table (crc32 caches it).
@@ -72,7 +78,10 @@ type GRBHeader struct {
 	Vertices int64 // n: dense ids 0..n−1
 	Tuples   int64 // m
 	Directed bool
-	IDOffset int64 // 0, or 1 for a Matrix Market input
+	// Symmetric: each tuple (u, v), u ≠ v, also stands for (v, u) (a
+	// symmetric Matrix Market matrix's entries). Not with Directed.
+	Symmetric bool
+	IDOffset  int64 // 0, or 1 for a Matrix Market input
 }
 
 // GRB is an open .grb file, its header and checksum table checked.
@@ -114,7 +123,7 @@ func NewGRB(ra io.ReaderAt, size int64, name string) (*GRB, error) {
 	flags := le.Uint32(h[12:])
 	n, m, off, block := le.Uint64(h[16:]), le.Uint64(h[24:]), le.Uint64(h[32:]), int64(le.Uint32(h[40:]))
 	switch {
-	case flags&^grbFlagDir != 0:
+	case flags&^(grbFlagDir|grbFlagSym) != 0 || flags == grbFlagDir|grbFlagSym:
 		return nil, grbError(name, 12, "unknown flags %#x", flags)
 	case n > MaxLabelledVertices:
 		return nil, grbError(name, 16, "%d vertices: more than 2^32", n)
@@ -125,7 +134,8 @@ func NewGRB(ra io.ReaderAt, size int64, name string) (*GRB, error) {
 	case block < 1<<12 || block > 1<<30 || bits.OnesCount64(uint64(block)) != 1:
 		return nil, grbError(name, 40, "block size %d: want a power of two from 2^12 to 2^30", block)
 	}
-	g.Vertices, g.Tuples, g.IDOffset, g.Directed, g.block = int64(n), int64(m), int64(off), flags&grbFlagDir != 0, block
+	g.Vertices, g.Tuples, g.IDOffset, g.block = int64(n), int64(m), int64(off), block
+	g.Directed, g.Symmetric = flags&grbFlagDir != 0, flags&grbFlagSym != 0
 	g.idBlk = blocks(8*g.Vertices, block)
 	k := g.idBlk + blocks(8*g.Tuples, block)
 	want := grbHeaderSize + 8*g.Vertices + 8*g.Tuples + 4*k + 4
@@ -263,16 +273,21 @@ func NewGRBWriter(w io.Writer, h GRBHeader) (*GRBWriter, error) {
 	switch {
 	case h.Vertices < 0 || h.Vertices > MaxLabelledVertices:
 		return nil, fmt.Errorf("write graph: %d vertices: want 0..2^32", h.Vertices)
-	case h.Tuples < 0 || h.IDOffset < 0 || h.IDOffset > 1:
-		return nil, fmt.Errorf("write graph: %d tuples, id offset %d", h.Tuples, h.IDOffset)
+	case h.Tuples < 0 || h.IDOffset < 0 || h.IDOffset > 1 || h.Directed && h.Symmetric:
+		return nil, fmt.Errorf("write graph: %d tuples, id offset %d, directed %v and symmetric %v", h.Tuples, h.IDOffset, h.Directed, h.Symmetric)
 	}
 	var hdr [grbHeaderSize]byte
 	le := binary.LittleEndian
 	copy(hdr[:], GRBMagic)
 	le.PutUint32(hdr[8:], GRBVersion)
+	var flags uint32
 	if h.Directed {
-		le.PutUint32(hdr[12:], grbFlagDir)
+		flags |= grbFlagDir
 	}
+	if h.Symmetric {
+		flags |= grbFlagSym
+	}
+	le.PutUint32(hdr[12:], flags)
 	le.PutUint64(hdr[16:], uint64(h.Vertices))
 	le.PutUint64(hdr[24:], uint64(h.Tuples))
 	le.PutUint64(hdr[32:], uint64(h.IDOffset))
@@ -398,7 +413,9 @@ func (gw *GRBWriter) Close() error {
 var errGRBStream = errors.New("a binary graph is read with positioned reads: give a regular, uncompressed file")
 
 // readGRB reads rank's share of the tuples of a .grb file as edges with
-// their original ids (the whole id map is read once per pass).
+// their original ids (the whole id map is read once per pass); a
+// symmetric graph's tuple (u, v), u ≠ v, gives (v, u) right after it,
+// unless the source reads entries.
 func (s *edgeSource) readGRB(rank, size int) (*edgeParser, error) {
 	if s.gzipped || s.stream != nil {
 		return nil, &EdgeListError{Name: s.name, Err: errGRBStream}
@@ -408,7 +425,8 @@ func (s *edgeSource) readGRB(rank, size int) (*edgeParser, error) {
 		return nil, err
 	}
 	p := s.newParser()
-	p.directedSet, p.directed = true, g.Directed
+	p.directedSet, p.directed, p.symmetric = true, g.Directed, g.Symmetric
+	mirror := g.Symmetric && !s.entries
 	ids := make([]int64, g.Vertices)
 	if err := g.ReadIDs(s.ctx, 0, ids); err != nil {
 		return nil, err
@@ -419,7 +437,11 @@ func (s *edgeSource) readGRB(rank, size int) (*edgeParser, error) {
 	err = g.ScanTuples(s.ctx, lo, hi, func(packed []uint64) error {
 		es = es[:0]
 		for _, k := range packed {
-			es = append(es, Edge{U: ids[k>>32], V: ids[k&math.MaxUint32]})
+			u, v := ids[k>>32], ids[k&math.MaxUint32]
+			es = append(es, Edge{U: u, V: v})
+			if mirror && u != v {
+				es = append(es, Edge{U: v, V: u})
+			}
 		}
 		p.addEdges(es)
 		return p.flushFull()

@@ -3,17 +3,22 @@ package graph
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"maps"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 // grbBytes converts edges to a .grb image.
 func grbBytes(t testing.TB, edges []Edge, directed bool, offset int64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := WriteGRB(context.Background(), &buf, EdgeChunks{edges}, directed, offset); err != nil {
+	if _, err := WriteGRB(context.Background(), &buf, EdgeChunks{edges}, directed, false, offset); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -176,4 +181,84 @@ func TestConvertToEdgeList(t *testing.T) {
 	if buf.String() != "1 2\n3 1\n" {
 		t.Errorf("got %q", buf.String())
 	}
+}
+
+// TestEntriesOfSymmetric checks the one-edge-per-entry reading of a
+// symmetric Matrix Market file (ReadEntries, Input.Entries on every
+// path) and its .grb: the readers of edges mirror the entries as for the
+// file; the entries stay the file's lines.
+func TestEntriesOfSymmetric(t *testing.T) {
+	mtx := writeFile(t, "s.mtx", []byte("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n2 1\n3 3\n4 2\n"))
+	entries := []Edge{{1, 0}, {2, 2}, {3, 1}}
+	mirrored := []Edge{{1, 0}, {0, 1}, {2, 2}, {3, 1}, {1, 3}}
+	ef, err := ReadEntries(mtx, "")
+	if err != nil || !slices.Equal(ef.Edges, entries) || !ef.Symmetric || ef.Directed {
+		t.Fatalf("ReadEntries: %+v, %v", ef, err)
+	}
+	if ef, err := ReadEdges(mtx, ""); err != nil || !slices.Equal(ef.Edges, mirrored) || ef.Symmetric {
+		t.Fatalf("ReadEdges: %+v, %v", ef, err)
+	}
+	for _, stream := range []bool{false, true} {
+		in, err := NewInput(mtx, "mtx", stream, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Entries = true
+		if stream {
+			data, _ := os.ReadFile(mtx)
+			in, _ = NewInput(StdinName, "mtx", true, bytes.NewReader(data))
+			in.Entries = true
+		}
+		var got []Edge
+		err = inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
+			share, err := in.Share(ctx, c)
+			if err != nil {
+				return err
+			}
+			var mine []Edge
+			if err := share.Scan(ctx, func(es []Edge) error { mine = append(mine, es...); return nil }); err != nil {
+				return err
+			}
+			all, err := c.Allgatherv(ctx, "test", appendEdgesTest(nil, mine), nil)
+			if c.Rank() == 0 {
+				for _, b := range all {
+					got = append(got, edgesOfTest(b)...)
+				}
+			}
+			return err
+		})
+		if err != nil || !slices.Equal(got, entries) {
+			t.Fatalf("stream %v: %v, %v", stream, got, err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := WriteGRB(context.Background(), &buf, EdgeChunks{entries}, false, true, 1); err != nil {
+		t.Fatal(err)
+	}
+	grb := writeFile(t, "s.grb", buf.Bytes())
+	if ef, err := ReadEdges(grb, ""); err != nil || !slices.Equal(ef.Edges, mirrored) {
+		t.Fatalf(".grb ReadEdges: %+v, %v", ef, err)
+	}
+	if ef, err := ReadEntries(grb, ""); err != nil || !slices.Equal(ef.Edges, entries) || !ef.Symmetric {
+		t.Fatalf(".grb ReadEntries: %+v, %v", ef, err)
+	}
+	if _, err := NewGRBWriter(&buf, GRBHeader{Directed: true, Symmetric: true}); err == nil {
+		t.Error("directed and symmetric accepted")
+	}
+}
+
+func appendEdgesTest(b []byte, es []Edge) []byte {
+	for _, e := range es {
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.U))
+		b = binary.LittleEndian.AppendUint64(b, uint64(e.V))
+	}
+	return b
+}
+
+func edgesOfTest(b []byte) []Edge {
+	var es []Edge
+	for i := 0; i+16 <= len(b); i += 16 {
+		es = append(es, Edge{int64(binary.LittleEndian.Uint64(b[i:])), int64(binary.LittleEndian.Uint64(b[i+8:]))})
+	}
+	return es
 }

@@ -42,6 +42,11 @@ type Input struct {
 	// IDOffset is added to the ids an output prints so that they are the
 	// file's: 1 for Matrix Market, whose ids are 1-based, else 0.
 	IDOffset int64
+	// Entries reads one edge per Matrix Market entry or .grb tuple: a
+	// symmetric matrix's entry gives its edge once, not also its mirror
+	// (ReadEntries). An undirected view sets it so that each line is one
+	// tuple.
+	Entries bool
 
 	stdin io.Reader // what StdinName reads
 }
@@ -84,7 +89,12 @@ func NewInput(path, format string, stream bool, stdin io.Reader) (*Input, error)
 // Load returns rank's share of the file when size ranks read it: nothing
 // is read until the share is scanned.
 func (in *Input) Load(rank, size int) (EdgeShare, error) {
-	return NewFileShare(in.Path, in.Format, rank, size)
+	fs, err := NewFileShare(in.Path, in.Format, rank, size)
+	if err != nil {
+		return nil, err
+	}
+	fs.entries = in.Entries
+	return fs, nil
 }
 
 // Share returns this rank's share of the input in c's job. The ranks
@@ -112,7 +122,7 @@ func (in *Input) Share(ctx context.Context, c comm.Comm) (EdgeShare, error) {
 		defer rc.Close()
 		r = rc
 	}
-	return SpreadStream(ctx, c, r, in.Path, in.Format)
+	return spreadStream(ctx, c, r, in.Path, in.Format, spreadRound, in.Entries)
 }
 
 // StdinForChildren is the standard input a launcher of local processes

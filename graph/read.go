@@ -167,16 +167,34 @@ type EdgeFile struct {
 	Vertices int64
 	// Format is the format that was read.
 	Format EdgeFormat
+	// Symmetric is set when the Edges are a symmetric matrix's entries
+	// read once each (ReadEntries): each (u, v), u ≠ v, also stands for
+	// (v, u), which Edges then do not hold.
+	Symmetric bool
 }
 
 // ReadEdges reads the whole edge list at path. format "" detects it from
 // the name (see DetectEdgeFormat, which also accepts the aliases).
 func ReadEdges(path string, format EdgeFormat) (*EdgeFile, error) {
+	return readEdgeFile(path, format, false)
+}
+
+// ReadEntries is ReadEdges with one edge per entry: a symmetric Matrix
+// Market entry (or a symmetric .grb tuple) gives its edge once, not also
+// its mirror, and the EdgeFile says Symmetric. It is what an undirected
+// view needs, whose tuple count is the file's entries (graphrun bfs), and
+// what a .grb stores (graphrun convert).
+func ReadEntries(path string, format EdgeFormat) (*EdgeFile, error) {
+	return readEdgeFile(path, format, true)
+}
+
+func readEdgeFile(path string, format EdgeFormat, entries bool) (*EdgeFile, error) {
 	src, err := openEdgeSource(path, format)
 	if err != nil {
 		return nil, err
 	}
 	defer src.close()
+	src.entries = entries
 	p, err := src.read(0, 1)
 	if err != nil {
 		return nil, err
@@ -190,9 +208,11 @@ func edgeFileOf(src *edgeSource, p *edgeParser) *EdgeFile {
 	switch {
 	case p.directedSet:
 		ef.Directed = p.directed
+		ef.Symmetric = p.symmetric && src.entries
 		ef.Vertices = p.maxID + 1
 	case src.format == EdgeFormatMTX:
 		ef.Directed = !p.mtx.symmetric
+		ef.Symmetric = p.mtx.symmetric && src.entries
 		ef.Vertices = max(p.mtx.rows, p.mtx.cols)
 	case p.maxID == math.MaxInt64:
 		ef.Vertices = math.MaxInt64

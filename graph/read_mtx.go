@@ -128,6 +128,7 @@ func (p *edgeParser) parseSizeLine(b []byte) error {
 	}
 	p.mtx.sizeLine = p.line
 	p.line++
+	p.mirror = p.mtx.symmetric && (p.src == nil || !p.src.entries)
 	return nil
 }
 
@@ -154,7 +155,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 				u, v := r-1, c-1
 				p.maxID = max(p.maxID, u, v)
 				p.edges = append(p.edges, Edge{U: u, V: v})
-				if h.symmetric && u != v {
+				if p.mirror && u != v {
 					p.edges = append(p.edges, Edge{U: v, V: u})
 				}
 				p.line++
@@ -214,7 +215,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 		u, v := r-1, c-1
 		p.maxID = max(p.maxID, u, v)
 		p.edges = append(p.edges, Edge{U: u, V: v})
-		if h.symmetric && u != v {
+		if p.mirror && u != v {
 			p.edges = append(p.edges, Edge{U: v, V: u})
 		}
 		p.line++

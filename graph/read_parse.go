@@ -25,8 +25,12 @@ type edgeParser struct {
 	maxLine int   // longest line accepted, '\n' excluded
 	edges   []Edge
 	src     *edgeSource // its context and emit
-	// directedSet: a binary graph said whether its edges are directed.
-	directedSet, directed bool
+	// directedSet: a binary graph said whether its edges are directed
+	// (and a .grb whether its tuples are a symmetric matrix's entries).
+	directedSet, directed, symmetric bool
+	// mirror: a symmetric Matrix Market entry (i, j), i ≠ j, also gives
+	// the edge (j, i), unless the source reads entries only.
+	mirror bool
 }
 
 // emitEdges is the chunk of edges a streamed read hands to its emit at

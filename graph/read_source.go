@@ -35,6 +35,9 @@ type edgeSource struct {
 	ctx  context.Context    // checked once per buffer of input; nil: never
 	emit func([]Edge) error // set: the edges go to emit in chunks, not into the parser
 	plan *sharePlan         // set: where a rank's share starts, kept from the first pass
+	// entries: one edge per Matrix Market entry or .grb tuple, a symmetric
+	// one's mirror left out (ReadOptions.Entries).
+	entries bool
 }
 
 // sharePlan is what the first read of a rank's share learns about where it

@@ -99,7 +99,9 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 		return nil, err
 	}
 	t0 := time.Now()
-	dense, labels, err := loadDense(ctx, c, cfg.Input)
+	in := *cfg.Input
+	in.Entries = true // each line one tuple: a symmetric matrix's entry once
+	dense, labels, err := loadDense(ctx, c, &in)
 	if err != nil {
 		return nil, err
 	}

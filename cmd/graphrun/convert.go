@@ -54,9 +54,9 @@ OUT's extension chooses, or --to.`,
 			ctx := cmd.Context()
 			var ef *graph.EdgeFile
 			if in.Stream {
-				ef, err = graph.ReadStreamFile(ctx, cmd.InOrStdin(), in.Path, in.Format)
+				ef, err = graph.ReadStreamEntries(ctx, cmd.InOrStdin(), in.Path, in.Format)
 			} else {
-				ef, err = graph.ReadEdges(in.Path, in.Format)
+				ef, err = graph.ReadEntries(in.Path, in.Format) // a symmetric matrix's entries once: the .grb says Symmetric
 			}
 			if err != nil {
 				return usageError{err}
@@ -65,10 +65,15 @@ OUT's extension chooses, or --to.`,
 			var what string
 			err = file.WriteAll(func(w io.Writer) error {
 				if kind != "grb" {
-					what = fmt.Sprintf("%d tuples", len(ef.Edges))
-					return graph.WriteEdgeListOf(ctx, w, share, kind, int64(len(ef.Edges)), in.IDOffset)
+					if ef.Symmetric {
+						// An edge list has no symmetric flag: both directions, as the readers give them.
+						share = graph.EdgeChunks{mirrored(ef.Edges)}
+					}
+					n := int64(len(share[0]))
+					what = fmt.Sprintf("%d tuples", n)
+					return graph.WriteEdgeListOf(ctx, w, share, kind, n, in.IDOffset)
 				}
-				h, err := graph.WriteGRB(ctx, w, share, ef.Directed, in.IDOffset)
+				h, err := graph.WriteGRB(ctx, w, share, ef.Directed, ef.Symmetric, in.IDOffset)
 				what = fmt.Sprintf("%d vertices and %d tuples", h.Vertices, h.Tuples)
 				return err
 			})
@@ -83,4 +88,17 @@ OUT's extension chooses, or --to.`,
 	cmd.Flags().StringVar(&format, "format", "auto", "IN's format: snap, el, wel, mtx or bel (optionally .gz), grb, sg or wsg (auto: from the name; needed for -)")
 	cmd.Flags().StringVar(&to, "to", "", "OUT's format, grb, el or bel (default: from -o's extension)")
 	return cmd
+}
+
+// mirrored returns a symmetric matrix's entries with the mirror (v, u) of
+// each off-diagonal (u, v) right after it, as the edge readers give them.
+func mirrored(es []graph.Edge) []graph.Edge {
+	out := make([]graph.Edge, 0, 2*len(es))
+	for _, e := range es {
+		out = append(out, e)
+		if e.U != e.V {
+			out = append(out, graph.Edge{U: e.V, V: e.U})
+		}
+	}
+	return out
 }

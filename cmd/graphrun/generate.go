@@ -63,7 +63,7 @@ standard output, as text unless --format says.`,
 				share := &kronShare{kp: params, count: m, threads: threads}
 				var h graph.GRBHeader
 				err := file.WriteAll(func(w io.Writer) (err error) {
-					h, err = graph.WriteGRB(cmd.Context(), w, share, false, 0)
+					h, err = graph.WriteGRB(cmd.Context(), w, share, false, false, 0)
 					return err
 				})
 				if err != nil {
