@@ -180,6 +180,9 @@ type builtGraph struct {
 	// ids maps the vertices to the file's ids (nil for a generated graph,
 	// whose ids are its own).
 	ids *fileIDs
+	// directed: g holds out-edges only (directed.go); its TupleDegree
+	// counts out-tuples.
+	directed bool
 }
 
 // searchGraph runs the searches of a built graph: the key sampling (or
@@ -204,7 +207,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	// that the two phases' memory does not stack.
 	memstat.Release()
 	owned := ownedOf(g, blocks)
-	if err := checkTupleCount(ctx, c, owned, b.tuples); err != nil {
+	if err := checkTupleCount(ctx, c, owned, b.tuples, b.directed); err != nil {
 		return nil, err
 	}
 	cfg.progress(c, "construct", 1, 1)
@@ -234,7 +237,12 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		}
 	}
 
-	bfs, err := newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+	var bfs searcher
+	if b.directed {
+		bfs, err = spmv.NewDirectedBFS(c, g, part)
+	} else {
+		bfs, err = newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +252,9 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	}
 	var val validator
 	var valSetup float64
-	if cfg.Validate {
+	if cfg.Validate && b.directed {
+		val = &directedValidator{c: c, g: g, part: part}
+	} else if cfg.Validate {
 		if val, valSetup, err = newValidator(ctx, c, g, blocks, part, bfs, cfg.Threads); err != nil {
 			return nil, err
 		}
@@ -281,7 +291,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(spent)
-		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
+		search, err := gatherSearch(ctx, c, owned.tupleDegree, b.directed, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
 		}
@@ -389,8 +399,9 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 }
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
-// accounted for, as adjacency (counted at both ends) or as a self-loop.
-func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64) error {
+// accounted for, as adjacency (counted at both ends, or at the source only
+// when directed) or as a self-loop.
+func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64, directed bool) error {
 	var ends int64
 	for _, d := range owned.tupleDegree {
 		ends += int64(d)
@@ -398,6 +409,9 @@ func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want
 	s := []int64{ends, owned.selfLoops}
 	if err := c.AllreduceInt64(ctx, "driver.sync", s, comm.Sum); err != nil {
 		return err
+	}
+	if directed {
+		s[0] *= 2 // each out-tuple counted once, at its source
 	}
 	if s[0]%2 != 0 || s[0]/2+s[1] != want {
 		return fmt.Errorf("kernel 1 lost tuples: %d edge ends and %d self-loops for %d tuples", s[0], s[1], want)
@@ -412,9 +426,13 @@ type gatheredSearch struct {
 
 // gatherSearch turns one rank's view of a search into the run's: the time is
 // the slowest rank's, bytes and messages are summed over ranks, per level too.
-func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, directed bool, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
 	var out gatheredSearch
-	nedge, err := spmv.ComponentEdges(ctx, c, tupleDegree, res.Parent)
+	nedgeOf := spmv.ComponentEdges
+	if directed {
+		nedgeOf = spmv.DirectedEdges
+	}
+	nedge, err := nedgeOf(ctx, c, tupleDegree, res.Parent)
 	if err != nil {
 		return out, err
 	}

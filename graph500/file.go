@@ -38,6 +38,9 @@ type FileConfig struct {
 	Input *graph.Input
 	// Name is how the report names the input ("" for Input.Path).
 	Name string
+	// Directed follows out-edges only (directed.go): the 1D partition,
+	// top-down with the push exchange, the directed validation.
+	Directed bool
 }
 
 // InputError is a run the input cannot make: a graph without edges, or a
@@ -59,6 +62,8 @@ func (cfg *FileConfig) Check() error {
 		return fmt.Errorf("threads %d < 1", cfg.Threads)
 	case cfg.Root < 0 && cfg.NumRoots < 1:
 		return fmt.Errorf("roots %d < 1", cfg.NumRoots)
+	case cfg.Directed && cfg.Partition2D:
+		return fmt.Errorf("a directed search needs the 1D partition")
 	}
 	return cfg.checkGrid(cfg.Ranks)
 }
@@ -100,7 +105,9 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 	}
 	t0 := time.Now()
 	in := *cfg.Input
-	in.Entries = true // each line one tuple: a symmetric matrix's entry once
+	// The undirected view counts each line as one tuple: a symmetric
+	// matrix's entry once. A directed search needs both of its directions.
+	in.Entries = !cfg.Directed
 	dense, labels, err := loadDense(ctx, c, &in)
 	if err != nil {
 		return nil, err
@@ -142,14 +149,25 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 		part = grid.Part
 	}
 	cfg.progress(c, "generate", 1, 1)
-	g, blocks, times, err := buildGraph(ctx, c, cfg.Config, part, grid, packedTuples(dense))
-	if err != nil {
+	var g *graph.CSR
+	var blocks *graph.Block2D
+	var times buildTimes
+	if cfg.Directed {
+		cfg.Exchange, cfg.Direction, cfg.Codec = spmv.ExchangePush, spmv.DirectionTopDown, "raw"
+		t1 := time.Now()
+		if g, err = buildDirected(ctx, c, part, dense); err != nil {
+			return nil, err
+		}
+		if times.generation, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t1).Seconds()); err != nil {
+			return nil, err
+		}
+	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, packedTuples(dense)); err != nil {
 		return nil, err
 	}
 	dense = nil // the CSR (or the blocks) hold the graph now
 	times.construction += times.generation
 	times.generation = load
-	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: tuples[0], ids: ids}
+	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: tuples[0], ids: ids, directed: cfg.Directed}
 	var head *results.Graph500Run
 	if rank == 0 {
 		head = &results.Graph500Run{
@@ -171,7 +189,7 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 // dense ids packed as u<<32 | v.
 func loadDense(ctx context.Context, c comm.Comm, in *graph.Input) ([]uint64, *graph.Labels, error) {
 	if in.Detected == graph.EdgeFormatGRB && !in.Stream {
-		return loadGRB(ctx, c, in.Path)
+		return loadGRB(ctx, c, in.Path, !in.Entries)
 	}
 	share, err := in.Share(ctx, c)
 	if err != nil {
@@ -204,8 +222,9 @@ func loadDense(ctx context.Context, c comm.Comm, in *graph.Input) ([]uint64, *gr
 
 // loadGRB reads the rank's share of a .grb graph, relabelled already: its
 // block of the id map and its near-equal range of tuples, with positioned
-// reads and no parsing.
-func loadGRB(ctx context.Context, c comm.Comm, path string) ([]uint64, *graph.Labels, error) {
+// reads and no parsing; with mirror, a symmetric graph's tuple (u, v),
+// u ≠ v, also gives (v, u).
+func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint64, *graph.Labels, error) {
 	g, closer, err := graph.OpenGRB(path)
 	if err != nil {
 		return nil, nil, err
@@ -229,9 +248,19 @@ func loadGRB(ctx context.Context, c comm.Comm, path string) ([]uint64, *graph.La
 	if int64(rank) < rem {
 		hi++
 	}
+	mirror = mirror && g.Symmetric
 	dense := make([]uint64, 0, hi-lo)
 	err = g.ScanTuples(ctx, lo, hi, func(packed []uint64) error {
-		dense = append(dense, packed...)
+		if !mirror {
+			dense = append(dense, packed...)
+			return nil
+		}
+		for _, k := range packed {
+			dense = append(dense, k)
+			if u, v := k>>32, k&math.MaxUint32; u != v {
+				dense = append(dense, v<<32|u)
+			}
+		}
 		return nil
 	})
 	if err != nil {

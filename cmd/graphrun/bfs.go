@@ -92,6 +92,7 @@ type bfsFlags struct {
 	partition    string
 	grid         string
 	format       string
+	directed     bool
 
 	gridRows, gridCols int // parsed --grid, or the automatic grid
 }
@@ -130,6 +131,7 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
 	fl.StringVar(&f.partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
 	fl.StringVar(&f.grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (default: the most square grid)")
+	fl.BoolVar(&f.directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
 	fl.StringVar(&f.format, "format", "auto", "with FILE: its format, snap, el, wel, mtx or bel, optionally .gz (auto: from the name; needed for a stream)")
 	return cmd
 }
@@ -138,8 +140,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	var params kronecker.Params
 	var err error
 	if len(args) == 0 {
-		if cmd.Flags().Changed("format") {
-			return flagError("format", "needs an edge list FILE")
+		for _, flag := range []string{"format", "directed"} {
+			if cmd.Flags().Changed(flag) {
+				return flagError(flag, "needs an edge list FILE")
+			}
 		}
 		if params, err = f.params(); err != nil {
 			return err
@@ -151,6 +155,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 			}
 		}
 		params.Seed = f.seed
+		if f.directed {
+			for _, flag := range []string{"exchange", "codec", "algo", "direction", "partition", "grid"} {
+				if cmd.Flags().Changed(flag) {
+					return flagError(flag, "cannot be combined with --directed (top-down, push exchange, 1D partition)")
+				}
+			}
+			f.exchange, f.direction = "push", "top-down"
+		}
 	}
 	if err := checkRanks(f.ranks); err != nil {
 		return err
@@ -274,7 +286,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	started := time.Now()
 	var run *results.Graph500Run
 	if in != nil {
-		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in}, stderr)
+		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, stderr)
 	} else {
 		run, err = plan.runGraph500(cmd.Context(), cfg, stderr)
 	}

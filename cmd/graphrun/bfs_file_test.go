@@ -156,3 +156,33 @@ func TestBFSKroneckerIsolatedRoot(t *testing.T) {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }
+
+// TestBFSFileCLIDirected runs --directed: out-edges only, the tree in the
+// file's ids, on in-process ranks and processes alike; the flags it
+// cannot combine with exit 2.
+func TestBFSFileCLIDirected(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "d.txt")
+	if err := os.WriteFile(path, []byte("10 20\n20 30\n40 10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "10 10 0\n20 10 1\n30 20 2\n40 -1 -1\n"
+	for _, ranks := range [][]string{{"--ranks", "2"}, {"--procs", "2"}} {
+		if got := bfsTree(t, nil, append([]string{path, "--directed", "--root", "10"}, ranks...)...); got != want {
+			t.Errorf("%v: tree %q, want %q", ranks, got, want)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{path, "--directed", "--partition", "2d"}, "--partition: cannot be combined with --directed"},
+		{[]string{path, "--directed", "--exchange", "packed"}, "--exchange: cannot be combined with --directed"},
+		{[]string{"--directed", "--scale", "5"}, "--directed: needs an edge list FILE"},
+	} {
+		code, _, errOut := runCLI(t, append([]string{"bfs"}, c.args...)...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("bfs %v: exit %d, stderr %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+}
