@@ -154,18 +154,5 @@ func (b *DirectedBFS) Run(ctx context.Context, root int64) (*Result, error) {
 // owned vertex, its out-tuples: graph.CSR.TupleDegree of a directed CSR).
 // Every rank must call it.
 func DirectedEdges(ctx context.Context, c comm.Comm, outDegree []uint32, parent []int64) (int64, error) {
-	if len(outDegree) != len(parent) {
-		return 0, fmt.Errorf("nedge: %d out-degrees for %d parents", len(outDegree), len(parent))
-	}
-	var sum int64
-	for v, p := range parent {
-		if p >= 0 {
-			sum += int64(outDegree[v])
-		}
-	}
-	s := []int64{sum}
-	if err := c.AllreduceInt64(ctx, PhaseCount, s, comm.Sum); err != nil {
-		return 0, fmt.Errorf("nedge: %w", err)
-	}
-	return s[0], nil
+	return reachedTuples(ctx, c, outDegree, parent)
 }
