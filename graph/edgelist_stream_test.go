@@ -25,7 +25,7 @@ func TestEdgeListEncoder(t *testing.T) {
 		if err := e.Close(); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadEdgeList(&buf, "stream", format)
+		got, err := readEdgeListTest(&buf, "stream", format)
 		if err != nil {
 			t.Fatal(err)
 		}

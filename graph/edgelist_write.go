@@ -1,6 +1,7 @@
 // This file holds the edge-list file formats that `graphrun generate -o FILE`
-// writes and that tests and tools read back: their streaming writer (which
-// never leaves a half-written output file), and their decoders.
+// writes: their streaming writer, which never leaves a half-written output
+// file. They are read by the one edge-list reader (read.go: ReadEdges,
+// ReadEdgesRange, FileShare), whose .el grammar is SNAP text's.
 //
 // Two formats exist, chosen from the file extension unless given explicitly:
 //
@@ -18,12 +19,9 @@ package graph
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -287,187 +285,6 @@ func appendBinaryEdges(buf []byte, edges []Edge) []byte {
 	return buf
 }
 
-// ReadEdgeListFile reads a whole edge-list file. The format follows the
-// extension (.el text, .bel binary); for any other extension a file that
-// starts with EdgeListMagic is read as binary and any other as text.
-// Malformed input gives an *EdgeListError naming the file and the line
-// (text) or byte offset (binary).
-func ReadEdgeListFile(path string) ([]Edge, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read edge list: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReaderSize(f, edgeListBufSize)
-	format, err := edgeListFormat(path, EdgeListAuto)
-	if err != nil {
-		format = EdgeListText
-		if magic, _ := br.Peek(len(EdgeListMagic)); string(magic) == EdgeListMagic {
-			format = EdgeListBinary
-		}
-	}
-	var hint int64
-	if st, err := f.Stat(); err == nil && format == EdgeListBinary {
-		hint = (st.Size() - edgeListHeaderSize) / 16
-	}
-	return readEdgeList(br, path, format, hint)
-}
-
-// ReadEdgeList reads a whole edge list in the given format (EdgeListText or
-// EdgeListBinary, or "text", "binary") from r; name is used in error
-// messages.
-func ReadEdgeList(r io.Reader, name, format string) ([]Edge, error) {
-	fmtName, err := edgeListFormat(name, format)
-	if err != nil {
-		return nil, fmt.Errorf("read edge list: %w", err)
-	}
-	return readEdgeList(r, name, fmtName, 0)
-}
-
-// readEdgeList collects the decoded tuples, starting with room for hint.
-func readEdgeList(r io.Reader, name, format string, hint int64) ([]Edge, error) {
-	edges := make([]Edge, 0, max(0, min(hint, 1<<30)))
-	err := DecodeEdgeList(r, name, format, func(es []Edge) error {
-		edges = append(edges, es...)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return edges, nil
-}
-
-// decodeBatch is the number of tuples DecodeEdgeList passes to emit at once.
-const decodeBatch = 1 << 14
-
-// DecodeEdgeList streams an edge list in the given format (EdgeListText or
-// EdgeListBinary) from r, passing the tuples to emit in batches. A batch is
-// only valid during the call: emit must copy what it keeps. Decoding stops
-// at the first malformed input (an *EdgeListError), read error, or error
-// from emit, which is returned.
-func DecodeEdgeList(r io.Reader, name, format string, emit func([]Edge) error) error {
-	fmtName, err := edgeListFormat(name, format)
-	if err != nil {
-		return fmt.Errorf("decode edge list: %w", err)
-	}
-	if fmtName == EdgeListBinary {
-		return decodeBinaryEdgeList(r, name, emit)
-	}
-	return decodeTextEdgeList(r, name, emit)
-}
-
-// maxTextLine is the longest text line accepted, comments included.
-const maxTextLine = 1 << 20
-
-func decodeTextEdgeList(r io.Reader, name string, emit func([]Edge) error) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxTextLine)
-	batch := make([]Edge, 0, decodeBatch)
-	var line int64
-	for sc.Scan() {
-		line++
-		e, ok, err := parseTextLine(sc.Bytes())
-		if err != nil {
-			return &EdgeListError{Name: name, Line: line, Err: err}
-		}
-		if !ok {
-			continue
-		}
-		batch = append(batch, e)
-		if len(batch) == cap(batch) {
-			if err := emit(batch); err != nil {
-				return err
-			}
-			batch = batch[:0]
-		}
-	}
-	if err := sc.Err(); err != nil {
-		if errors.Is(err, bufio.ErrTooLong) {
-			err = fmt.Errorf("line longer than %d bytes: %w", maxTextLine, err)
-		}
-		return &EdgeListError{Name: name, Line: line + 1, Err: err}
-	}
-	if len(batch) > 0 {
-		return emit(batch)
-	}
-	return nil
-}
-
-// parseTextLine parses one text line: ok is false for a blank or comment
-// line.
-func parseTextLine(b []byte) (e Edge, ok bool, err error) {
-	if i := bytes.IndexByte(b, '#'); i >= 0 {
-		b = b[:i]
-	}
-	var fields [2][]byte
-	n := 0
-	for {
-		for len(b) > 0 && isBlank(b[0]) {
-			b = b[1:]
-		}
-		if len(b) == 0 {
-			break
-		}
-		end := 0
-		for end < len(b) && !isBlank(b[end]) {
-			end++
-		}
-		if n < len(fields) {
-			fields[n] = b[:end]
-		}
-		n++
-		b = b[end:]
-	}
-	switch {
-	case n == 0:
-		return Edge{}, false, nil
-	case n != 2:
-		return Edge{}, false, fmt.Errorf("want 2 columns (u v), got %d", n)
-	}
-	u, err := parseVertexID(fields[0])
-	if err != nil {
-		return Edge{}, false, err
-	}
-	v, err := parseVertexID(fields[1])
-	if err != nil {
-		return Edge{}, false, err
-	}
-	return Edge{U: u, V: v}, true, nil
-}
-
-// isBlank reports whether c separates columns (a space, tab or carriage
-// return, so CRLF files read as well).
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
-
-// parseVertexID parses a non-negative decimal int64.
-func parseVertexID(b []byte) (int64, error) {
-	if len(b) > 0 && b[0] == '-' {
-		if _, err := parseDecimal(b[1:]); err == nil {
-			return 0, fmt.Errorf("negative vertex id %s", b)
-		}
-	}
-	return parseDecimal(b)
-}
-
-// parseDecimal parses a string of decimal digits as a non-negative int64.
-func parseDecimal(b []byte) (int64, error) {
-	if len(b) == 0 {
-		return 0, fmt.Errorf("bad integer %s", quoteField(b))
-	}
-	var x uint64
-	for _, c := range b {
-		d := uint64(c) - '0'
-		if d > 9 {
-			return 0, fmt.Errorf("bad integer %s", quoteField(b))
-		}
-		if x > (math.MaxInt64-d)/10 {
-			return 0, fmt.Errorf("bad integer %s: out of range", quoteField(b))
-		}
-		x = x*10 + d
-	}
-	return int64(x), nil
-}
-
 // quoteField quotes a field for an error message, cut short if long.
 func quoteField(b []byte) string {
 	const limit = 40
@@ -475,61 +292,4 @@ func quoteField(b []byte) string {
 		return strconv.Quote(string(b[:limit])) + "…"
 	}
 	return strconv.Quote(string(b))
-}
-
-func decodeBinaryEdgeList(r io.Reader, name string, emit func([]Edge) error) error {
-	var hdr [edgeListHeaderSize]byte
-	if n, err := io.ReadFull(r, hdr[:]); err != nil {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			return &EdgeListError{Name: name, Offset: int64(n), Err: fmt.Errorf("truncated header: %d of %d bytes", n, edgeListHeaderSize)}
-		}
-		return &EdgeListError{Name: name, Offset: int64(n), Err: err}
-	}
-	if string(hdr[:8]) != EdgeListMagic {
-		return &EdgeListError{Name: name, Offset: 0, Err: fmt.Errorf("bad magic %q, want %q", hdr[:8], EdgeListMagic)}
-	}
-	count := binary.LittleEndian.Uint64(hdr[8:])
-	if count > (math.MaxInt64-edgeListHeaderSize)/16 {
-		return &EdgeListError{Name: name, Offset: 8, Err: fmt.Errorf("tuple count %d too large", count)}
-	}
-	off := int64(edgeListHeaderSize)
-	buf := make([]byte, 16*min(count, decodeBatch))
-	batch := make([]Edge, 0, min(count, decodeBatch))
-	for done := uint64(0); done < count; {
-		k := min(count-done, decodeBatch)
-		n, err := io.ReadFull(r, buf[:16*k])
-		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return &EdgeListError{Name: name, Offset: off + int64(n), Err: fmt.Errorf(
-					"truncated: header says %d tuples, data ends after %d and %d bytes", count, done+uint64(n/16), n%16)}
-			}
-			return &EdgeListError{Name: name, Offset: off + int64(n), Err: err}
-		}
-		batch = batch[:0]
-		for i := range int(k) {
-			rec := buf[16*i : 16*i+16]
-			u := int64(binary.LittleEndian.Uint64(rec[:8]))
-			v := int64(binary.LittleEndian.Uint64(rec[8:]))
-			if u|v < 0 {
-				return &EdgeListError{Name: name, Offset: off + int64(16*i), Err: fmt.Errorf(
-					"tuple %d (%d, %d): negative vertex id", done+uint64(i), u, v)}
-			}
-			batch = append(batch, Edge{U: u, V: v})
-		}
-		if err := emit(batch); err != nil {
-			return err
-		}
-		done += k
-		off += int64(16 * k)
-	}
-	// The header's count must account for the whole file.
-	var extra [1]byte
-	switch n, err := io.ReadFull(r, extra[:]); {
-	case n > 0:
-		return &EdgeListError{Name: name, Offset: off, Err: fmt.Errorf("count mismatch: data continues after the %d tuples the header announces", count)}
-	case errors.Is(err, io.EOF):
-		return nil
-	default:
-		return &EdgeListError{Name: name, Offset: off, Err: err}
-	}
 }

@@ -153,21 +153,21 @@ func checkParse(t *testing.T, data []byte, format EdgeFormat) {
 			t.Fatalf("%s %+v: errors %v do not include the whole read's %q", format, w, errs, werr)
 		}
 	}
-	// .el reads as the edge-list decoder reads it.
+	// .el reads as the line-by-line oracle (edgelist_oracle_test.go) reads it.
 	if format == EdgeFormatEL {
 		var ref []Edge
-		rerr := DecodeEdgeList(bytes.NewReader(data), "fuzz", EdgeListText, func(es []Edge) error {
+		rerr := oracleDecodeText(bytes.NewReader(data), "fuzz", func(es []Edge) error {
 			ref = append(ref, es...)
 			return nil
 		})
 		var a, b *EdgeListError
 		switch {
 		case (werr == nil) != (rerr == nil):
-			t.Fatalf("el: error %v, DecodeEdgeList's %v", werr, rerr)
+			t.Fatalf("el: error %v, the oracle's %v", werr, rerr)
 		case werr == nil && !slices.Equal(whole.edges, ref) && len(ref)+len(whole.edges) > 0:
-			t.Fatalf("el: %v, DecodeEdgeList gives %v", whole.edges, ref)
+			t.Fatalf("el: %v, the oracle gives %v", whole.edges, ref)
 		case werr != nil && errors.As(werr, &a) && errors.As(rerr, &b) && a.Line != b.Line:
-			t.Fatalf("el: error %q, DecodeEdgeList's %q", werr, rerr)
+			t.Fatalf("el: error %q, the oracle's %q", werr, rerr)
 		}
 	}
 }

@@ -57,6 +57,7 @@ type FileShare struct {
 	format     EdgeFormat
 	rank, size int
 	plan       sharePlan
+	entries    bool // one edge per Matrix Market entry or .grb tuple (Input.Entries)
 }
 
 // NewFileShare returns rank's share of the edge list at path in format
@@ -80,7 +81,7 @@ func (f *FileShare) Scan(ctx context.Context, emit func([]Edge) error) error {
 		return err
 	}
 	defer src.close()
-	src.ctx, src.emit, src.plan = ctx, emit, &f.plan
+	src.ctx, src.emit, src.plan, src.entries = ctx, emit, &f.plan, f.entries
 	_, err = src.read(f.rank, f.size)
 	return err
 }

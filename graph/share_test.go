@@ -274,7 +274,7 @@ func spreadAll(t *testing.T, data []byte, name string, format EdgeFormat, p, rou
 		if c.Rank() == 0 {
 			r = bytes.NewReader(data)
 		}
-		share, err := spreadStream(ctx, c, r, name, format, round)
+		share, err := spreadStream(ctx, c, r, name, format, round, false)
 		if err != nil {
 			return err
 		}

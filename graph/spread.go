@@ -154,16 +154,36 @@ func openStreamSource(r io.Reader, name string, format EdgeFormat) (*edgeSource,
 // errors) in format, which must be given (the name of a stream says
 // nothing), as ReadEdges reads a file.
 func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat) ([]Edge, error) {
+	ef, err := ReadStreamFile(ctx, r, name, format)
+	if err != nil {
+		return nil, err
+	}
+	return ef.Edges, nil
+}
+
+// ReadStreamFile is ReadStream with what ReadEdges says of a file: the
+// edges, whether they are directed, the id space and the format.
+func ReadStreamFile(ctx context.Context, r io.Reader, name string, format EdgeFormat) (*EdgeFile, error) {
+	return readStreamFile(ctx, r, name, format, false)
+}
+
+// ReadStreamEntries is ReadStreamFile with one edge per Matrix Market
+// entry or .grb tuple, as ReadEntries reads a file.
+func ReadStreamEntries(ctx context.Context, r io.Reader, name string, format EdgeFormat) (*EdgeFile, error) {
+	return readStreamFile(ctx, r, name, format, true)
+}
+
+func readStreamFile(ctx context.Context, r io.Reader, name string, format EdgeFormat, entries bool) (*EdgeFile, error) {
 	src, err := openStreamSource(r, name, format)
 	if err != nil {
 		return nil, err
 	}
-	src.ctx = ctx
+	src.ctx, src.entries = ctx, entries
 	p, err := src.read(0, 1)
 	if err != nil {
 		return nil, err
 	}
-	return p.edges, nil
+	return edgeFileOf(src, p), nil
 }
 
 // spreadRound is the number of edges rank 0 spreads per round.
@@ -181,11 +201,12 @@ const PhaseSpread = "read.spread"
 // Errors of the input are ReadStream's, on rank 0; rank 0 then leaves the
 // collective, which fails the others' calls (the transport's abort).
 func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat) (EdgeChunks, error) {
-	return spreadStream(ctx, c, r, name, format, spreadRound)
+	return spreadStream(ctx, c, r, name, format, spreadRound, false)
 }
 
-// spreadStream is SpreadStream with rounds of roundEdges edges.
-func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int) (EdgeChunks, error) {
+// spreadStream is SpreadStream with rounds of roundEdges edges, reading
+// one edge per entry when entries is set (Input.Entries).
+func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries bool) (EdgeChunks, error) {
 	p, rank := c.Size(), c.Rank()
 	var share EdgeChunks
 	send := make([][]byte, p)
@@ -228,7 +249,7 @@ func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, fo
 		return nil, err
 	}
 	pending := make([]Edge, 0, roundEdges)
-	src.ctx = ctx
+	src.ctx, src.entries = ctx, entries
 	src.emit = func(es []Edge) error {
 		for len(es) > 0 {
 			n := min(len(es), roundEdges-len(pending))

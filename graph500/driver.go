@@ -9,7 +9,10 @@
 // nedge the input tuples inside the searched component.
 //
 // The driver is SPMD code like every kernel: RunRank is what one rank runs;
-// Run starts the ranks in-process. It holds no algorithm of its own: the
+// Run starts the ranks in-process. RunFileRank and RunFile (file.go) run
+// the same procedure on the undirected view of a user's edge list, read
+// and relabelled as graph.Input and graph.RelabelShare do, with the
+// file's ids in the roots and the tree. It holds no algorithm of its own: the
 // generator is gen/kronecker, kernel 1 graph.BuildUndirected, the search and
 // the validator spmv.
 package graph500
@@ -106,9 +109,17 @@ func Run(ctx context.Context, cfg Config) (*results.Graph500Run, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
+		return RunRank(ctx, c, cfg)
+	})
+}
+
+// runInProcess runs rank on ranks in-process ranks and returns rank 0's
+// report.
+func runInProcess(ctx context.Context, ranks int, rank func(context.Context, comm.Comm) (*results.Graph500Run, error)) (*results.Graph500Run, error) {
 	var run *results.Graph500Run
-	err := inproc.Run(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) error {
-		r, err := RunRank(ctx, c, cfg)
+	err := inproc.Run(ctx, ranks, func(ctx context.Context, c comm.Comm) error {
+		r, err := rank(ctx, c)
 		if c.Rank() == 0 {
 			run = r
 		}
@@ -151,10 +162,44 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	}
 
 	// Kernels 0 and 1.
-	g, blocks, times, err := buildGraph(ctx, c, cfg, part, grid)
+	g, blocks, times, err := buildGraph(ctx, c, cfg, part, grid, params.Share(rank, size, cfg.Threads))
 	if err != nil {
 		return nil, err
 	}
+	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: params.NumEdges()}
+	var head *results.Graph500Run
+	if rank == 0 {
+		head = &results.Graph500Run{Scale: params.Scale, EdgeFactor: params.EdgeFactor, Seed: params.Seed, Unpermuted: params.Unpermuted}
+	}
+	return searchGraph(ctx, c, cfg, b, head)
+}
+
+// builtGraph is what kernel 1 built, for the searches: the 1D CSR or the
+// 2D blocks, their partition, the kernels' times and the number of input
+// tuples. A graph read from a file also has the rank's share of the map
+// from dense to the file's ids.
+type builtGraph struct {
+	g      *graph.CSR
+	blocks *graph.Block2D
+	part   partition.Block1D
+	grid   partition.Grid
+	times  buildTimes
+	tuples int64
+	// ids maps the vertices to the file's ids (nil for a generated graph,
+	// whose ids are its own).
+	ids *fileIDs
+	// directed: g holds out-edges only (directed.go); its TupleDegree
+	// counts out-tuples.
+	directed bool
+}
+
+// searchGraph runs the searches of a built graph: the key sampling (or
+// cfg.Root, a vertex of the built graph), the untimed warm-up, the timed
+// searches with their validation, and the gathering of the report, whose
+// input fields rank 0 passes in head (nil elsewhere).
+func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, head *results.Graph500Run) (*results.Graph500Run, error) {
+	size := c.Size()
+	g, blocks, part, grid := b.g, b.blocks, b.part, b.grid
 	k1 := []int64{0, 0}
 	for _, phase := range []string{graph.RoutePhaseCount, graph.RoutePhaseFill, graph.DegreePhase2D} {
 		pc := c.Stats().Phase(phase)
@@ -164,26 +209,30 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	if err := c.AllreduceInt64(ctx, "driver.gather", k1, comm.Sum); err != nil {
 		return nil, err
 	}
-	genTime, constructTime := times.generation, times.construction
+	genTime, constructTime := b.times.generation, b.times.construction
 	// Kernel 1's round buffers are garbage now: return them to the
 	// operating system before the searches allocate theirs (untimed), so
 	// that the two phases' memory does not stack.
 	memstat.Release()
 	owned := ownedOf(g, blocks)
-	if err := checkTupleCount(ctx, c, owned, params.NumEdges()); err != nil {
+	if err := checkTupleCount(ctx, c, owned, b.tuples, b.directed); err != nil {
 		return nil, err
 	}
 	cfg.progress(c, "construct", 1, 1)
 
 	// Search keys.
 	var roots []int64
+	var err error
 	if cfg.Root >= 0 {
 		if cfg.Root >= part.N {
 			return nil, fmt.Errorf("root %d out of range [0, %d)", cfg.Root, part.N)
 		}
+		if err := checkRootDegree(ctx, c, cfg, part, owned, cfg.Root, b.ids.fileID(cfg.Root)); err != nil {
+			return nil, err
+		}
 		roots = []int64{cfg.Root}
 	} else {
-		roots, err = SampleRoots(ctx, c, part, owned.degree, params.Seed, cfg.NumRoots)
+		roots, err = SampleRoots(ctx, c, part, owned.degree, cfg.Graph.Seed, cfg.NumRoots)
 		if err != nil {
 			return nil, err
 		}
@@ -196,7 +245,12 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		}
 	}
 
-	bfs, err := newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+	var bfs searcher
+	if b.directed {
+		bfs, err = spmv.NewDirectedBFS(c, g, part)
+	} else {
+		bfs, err = newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -206,24 +260,23 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	}
 	var val validator
 	var valSetup float64
-	if cfg.Validate {
+	if cfg.Validate && b.directed {
+		val = &directedValidator{c: c, g: g, part: part}
+	} else if cfg.Validate {
 		if val, valSetup, err = newValidator(ctx, c, g, blocks, part, bfs, cfg.Threads); err != nil {
 			return nil, err
 		}
 		defer val.Release()
 	}
 
-	var run *results.Graph500Run
-	if rank == 0 {
-		run = &results.Graph500Run{
-			Scale: params.Scale, EdgeFactor: params.EdgeFactor, NumRanks: size, Threads: cfg.Threads,
-			Seed: params.Seed, Exchange: cfg.Exchange.String(), Direction: bfs.Config().Direction.String(), Codec: bfs.Config().Codec,
-			GenerationTime: genTime, ConstructionTime: constructTime,
-			ValidationSkipped: !cfg.Validate,
-			Partition:         "1d", ValidationSetupTime: valSetup,
-			ConstructionBytes: k1[0], ConstructionMessages: k1[1],
-			Unpermuted: params.Unpermuted,
-		}
+	run := head
+	if run != nil {
+		run.NumRanks, run.Threads = size, cfg.Threads
+		run.Exchange, run.Direction, run.Codec = cfg.Exchange.String(), bfs.Config().Direction.String(), bfs.Config().Codec
+		run.GenerationTime, run.ConstructionTime = genTime, constructTime
+		run.ValidationSkipped = !cfg.Validate
+		run.Partition, run.ValidationSetupTime = "1d", valSetup
+		run.ConstructionBytes, run.ConstructionMessages = k1[0], k1[1]
 		if cfg.Partition2D {
 			run.Partition, run.Grid = "2d", grid.String()
 		}
@@ -248,14 +301,14 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(networkTotal(c).Sub(netBefore))
 		work.add(res)
-		search, err := gatherSearch(ctx, c, owned.tupleDegree, res, elapsed, spent)
+		search, err := gatherSearch(ctx, c, owned.tupleDegree, b.directed, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
 		}
 		commBytes += search.bytes
 		commMessages += search.messages
 		if cfg.Tree != nil && i == 0 {
-			if err := sendTree(ctx, c, part, res, cfg.Tree); err != nil {
+			if err := sendTree(ctx, c, part, res, b.ids, cfg.Tree); err != nil {
 				return nil, err
 			}
 		}
@@ -320,18 +373,17 @@ type buildTimes struct {
 // buildGraph runs kernels 0 and 1: the 1D CSR, or for a 2D run the 2D
 // blocks.
 //
-// The tuple list never exists: kernel 1 reads this rank's share of the
-// generator twice, once to count its rows and once to fill them
+// The tuple list never exists: kernel 1 reads this rank's share (of the
+// generator, or of a file's relabelled tuples) twice, once to count its rows and once to fill them
 // (graph.BuildUndirectedFrom). Kernel 0 has no pass of its own, so its time is
 // the generation within kernel 1's counting pass, and kernel 1's time is the
 // rest — the second generation included.
-func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid) (*graph.CSR, *graph.Block2D, buildTimes, error) {
+func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid, share graph.TupleSource) (*graph.CSR, *graph.Block2D, buildTimes, error) {
 	var times buildTimes
 	cfg.progress(c, "construct", 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, nil, times, err
 	}
-	share := cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads)
 	t0 := time.Now()
 	var g *graph.CSR
 	var blocks *graph.Block2D
@@ -357,8 +409,9 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 }
 
 // checkTupleCount is kernel 1's bookkeeping check: every input tuple must be
-// accounted for, as adjacency (counted at both ends) or as a self-loop.
-func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64) error {
+// accounted for, as adjacency (counted at both ends, or at the source only
+// when directed) or as a self-loop.
+func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want int64, directed bool) error {
 	var ends int64
 	for _, d := range owned.tupleDegree {
 		ends += int64(d)
@@ -366,6 +419,9 @@ func checkTupleCount(ctx context.Context, c comm.Comm, owned ownedVertices, want
 	s := []int64{ends, owned.selfLoops}
 	if err := c.AllreduceInt64(ctx, "driver.sync", s, comm.Sum); err != nil {
 		return err
+	}
+	if directed {
+		s[0] *= 2 // each out-tuple counted once, at its source
 	}
 	if s[0]%2 != 0 || s[0]/2+s[1] != want {
 		return fmt.Errorf("kernel 1 lost tuples: %d edge ends and %d self-loops for %d tuples", s[0], s[1], want)
@@ -380,9 +436,13 @@ type gatheredSearch struct {
 
 // gatherSearch turns one rank's view of a search into the run's: the time is
 // the slowest rank's, bytes and messages are summed over ranks, per level too.
-func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, directed bool, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
 	var out gatheredSearch
-	nedge, err := spmv.ComponentEdges(ctx, c, tupleDegree, res.Parent)
+	nedgeOf := spmv.ComponentEdges
+	if directed {
+		nedgeOf = spmv.DirectedEdges
+	}
+	nedge, err := nedgeOf(ctx, c, tupleDegree, res.Parent)
 	if err != nil {
 		return out, err
 	}

@@ -12,8 +12,12 @@ import (
 
 // sendTree formats this rank's vertices as "vertex parent level" lines and
 // delivers every rank's lines to sink on rank 0, in rank order (which is
-// vertex order under the block partition).
-func sendTree(ctx context.Context, c comm.Comm, part partition.Block1D, res *spmv.Result, sink func([]byte) error) error {
+// vertex order under the block partition). With ids (a graph read from a
+// file) the vertices and parents are the file's ids (sendFileTree).
+func sendTree(ctx context.Context, c comm.Comm, part partition.Block1D, res *spmv.Result, ids *fileIDs, sink func([]byte) error) error {
+	if ids != nil {
+		return sendFileTree(ctx, c, res, ids, sink)
+	}
 	first := part.First(c.Rank())
 	lines := make([]byte, 0, 24*len(res.Parent))
 	for v, p := range res.Parent {
@@ -30,6 +34,12 @@ func sendTree(ctx context.Context, c comm.Comm, part partition.Block1D, res *spm
 	if err != nil {
 		return fmt.Errorf("gathering the search tree: %w", err)
 	}
+	return deliverTree(ctx, c, recv, sink)
+}
+
+// deliverTree hands the gathered chunks to sink on rank 0; every rank
+// learns whether rank 0 could write, so that all fail together.
+func deliverTree(ctx context.Context, c comm.Comm, recv [][]byte, sink func([]byte) error) error {
 	var sinkErr error
 	if c.Rank() == 0 {
 		for _, chunk := range recv {

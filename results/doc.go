@@ -136,6 +136,12 @@
 //	                             processes (VmHWM; absent where it is not known)
 //	construction_bytes  int64    bytes kernel 1 sent, all ranks (its two passes)
 //	construction_messages int64  messages kernel 1 sent, all ranks
+//	input               string   the edge list of a run on a file (bfs FILE;
+//	                             absent for a generated graph), whose SCALE and
+//	                             edgefactor are ⌈log2 vertices⌉ and
+//	                             tuples/vertices rounded
+//	vertices            int64    its vertices (distinct ids), absent otherwise
+//	tuples              int64    its tuples (lines), absent otherwise
 //
 // The commands write such files through internal/output, so that a reader
 // never sees a partial file. Every graphrun JSON document starts with the

@@ -120,6 +120,9 @@ type runJSON struct {
 	PeakMemoryBytes     int64        `json:"peak_memory_bytes,omitempty"`
 	ConstructionBytes   int64        `json:"construction_bytes"`
 	ConstructionMsgs    int64        `json:"construction_messages"`
+	Input               string       `json:"input,omitempty"`
+	Vertices            int64        `json:"vertices,omitempty"`
+	Tuples              int64        `json:"tuples,omitempty"`
 }
 
 // WriteJSON writes r to w as the indented run JSON described in the package
@@ -180,6 +183,9 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		PeakMemoryBytes:     r.PeakMemoryBytes,
 		ConstructionBytes:   r.ConstructionBytes,
 		ConstructionMsgs:    r.ConstructionMessages,
+		Input:               r.Input,
+		Vertices:            r.Vertices,
+		Tuples:              r.Tuples,
 	}
 	if len(r.RankLoads) > 0 {
 		im := LoadImbalance(r.RankLoads)
@@ -257,6 +263,9 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 
 		ConstructionBytes:    doc.ConstructionBytes,
 		ConstructionMessages: doc.ConstructionMsgs,
+		Input:                doc.Input,
+		Vertices:             doc.Vertices,
+		Tuples:               doc.Tuples,
 	}
 	if len(r.CommandLine) == 0 {
 		r.CommandLine = nil // [] in the file: no command line

@@ -115,6 +115,13 @@ type Graph500Run struct {
 	// summed over ranks (its tuples routed to their owners).
 	ConstructionBytes, ConstructionMessages int64
 
+	// Input names the edge list of a run on a file ("" for a generated
+	// graph); Vertices and Tuples are its vertex and tuple counts. Scale
+	// and EdgeFactor are then ⌈log2 Vertices⌉ and Tuples/Vertices rounded.
+	Input    string
+	Vertices int64
+	Tuples   int64
+
 	Version   string    // graphrun version, set by the caller
 	StartedAt time.Time // when the run started, set by the caller
 	// Revision and CommandLine complete the JSON's Envelope: the VCS

@@ -21,6 +21,13 @@ const PhaseCount = "bfs.nedge"
 // touching it (graph.CSR.TupleDegree, or graph.Block2D.TupleDegree, whose
 // owned vertices are the same). Every rank must call it.
 func ComponentEdges(ctx context.Context, c comm.Comm, tupleDegree []uint32, parent []int64) (int64, error) {
+	ends, err := reachedTuples(ctx, c, tupleDegree, parent)
+	return ends / 2, err
+}
+
+// reachedTuples sums, over all ranks, the tuple degrees of the reached
+// vertices.
+func reachedTuples(ctx context.Context, c comm.Comm, tupleDegree []uint32, parent []int64) (int64, error) {
 	if len(tupleDegree) != len(parent) {
 		return 0, fmt.Errorf("nedge: %d tuple degrees for %d parents", len(tupleDegree), len(parent))
 	}
@@ -34,5 +41,5 @@ func ComponentEdges(ctx context.Context, c comm.Comm, tupleDegree []uint32, pare
 	if err := c.AllreduceInt64(ctx, PhaseCount, s, comm.Sum); err != nil {
 		return 0, fmt.Errorf("nedge: %w", err)
 	}
-	return s[0] / 2, nil
+	return s[0], nil
 }

@@ -1,17 +1,23 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
@@ -95,6 +101,8 @@ type bfsFlags struct {
 	grid         string
 	blocks       int    // --blocks-per-rank
 	placement    string // --placement
+	format       string
+	directed     bool
 
 	gridRows, gridCols int // parsed --grid, or the automatic grid
 }
@@ -102,13 +110,18 @@ type bfsFlags struct {
 func newBFSCommand() *cobra.Command {
 	var f bfsFlags
 	cmd := &cobra.Command{
-		Use:   "bfs",
-		Short: "Run the Graph500 BFS benchmark on a Kronecker graph",
+		Use:   "bfs [FILE|-]",
+		Short: "Run the Graph500 BFS benchmark on a Kronecker graph or on an edge list",
 		Long: `Generates a Graph500 Kronecker graph, builds it (kernel 1), and runs validated
 breadth-first searches from 64 sampled keys (kernel 2), printing the Graph500
-statistics block. With --root, runs one search from that vertex instead.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBFS(cmd, &f) },
+statistics block. With --root, runs one search from that vertex instead.
+
+With FILE, searches the undirected view of that edge list instead (SNAP
+text, .el, .wel, Matrix Market, .bel, optionally gzipped; - or a pipe is
+read as a stream and needs --format): every rank reads its share, the ids
+are relabelled densely, and --root and --out use the file's ids.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runBFS(cmd, &f, args) },
 	}
 	f.graphFlags.register(cmd)
 	f.transportFlags.register(cmd)
@@ -132,13 +145,38 @@ statistics block. With --root, runs one search from that vertex instead.`,
 	fl.IntVar(&f.blocks, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
 	fl.StringVar(&f.placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy) or round-robin")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
+	fl.BoolVar(&f.directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
+	fl.StringVar(&f.format, "format", "auto", "with FILE: its format, snap, el, wel, mtx or bel, optionally .gz (auto: from the name; needed for a stream)")
 	return cmd
 }
 
-func runBFS(cmd *cobra.Command, f *bfsFlags) error {
-	params, err := f.params()
-	if err != nil {
-		return err
+func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
+	var params kronecker.Params
+	var err error
+	if len(args) == 0 {
+		for _, flag := range []string{"format", "directed"} {
+			if cmd.Flags().Changed(flag) {
+				return flagError(flag, "needs an edge list FILE")
+			}
+		}
+		if params, err = f.params(); err != nil {
+			return err
+		}
+	} else {
+		for _, flag := range []string{"scale", "edgefactor", "force"} {
+			if cmd.Flags().Changed(flag) {
+				return flagError(flag, "chooses a Kronecker graph: it cannot be combined with the edge list %s", args[0])
+			}
+		}
+		params.Seed = f.seed
+		if f.directed {
+			for _, flag := range []string{"exchange", "codec", "algo", "direction", "partition", "grid"} {
+				if cmd.Flags().Changed(flag) {
+					return flagError(flag, "cannot be combined with --directed (top-down, push exchange, 1D partition)")
+				}
+			}
+			f.exchange, f.direction = "push", "top-down"
+		}
 	}
 	if err := checkRanks(f.ranks); err != nil {
 		return err
@@ -196,7 +234,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		return err
 	}
 	rootSet := cmd.Flags().Changed("root")
-	if rootSet && (f.root < 0 || f.root >= params.NumVertices()) {
+	switch {
+	case rootSet && len(args) > 0 && f.root < 0:
+		return flagError("root", "%d is negative: vertex ids are not", f.root)
+	case rootSet && len(args) == 0 && (f.root < 0 || f.root >= params.NumVertices()):
 		return flagError("root", "%d is outside [0, %d) for scale %d", f.root, params.NumVertices(), params.Scale)
 	}
 	if !rootSet {
@@ -208,24 +249,13 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	if f.out != "" && !rootSet {
 		return flagError("out", "needs --root (the tree of one search)")
 	}
-	// The memory this machine's ranks need (graph500.EstimateMemory); a run
-	// whose counts overflow is refused even with --force.
-	memCfg := graph500.MemoryConfig{
-		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.totalRanks(), LocalRanks: plan.localRanks(),
-		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
-	}
-	if plan.procs > 0 || plan.multiProcess() {
-		memCfg.Processes = plan.localRanks()
-	}
-	need, err := graph500.EstimateMemory(memCfg)
-	if err != nil {
-		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
-	}
-	if !f.force {
-		if avail, err := graph500.AvailableMemory(); err == nil && !graph500.Fits(need, avail) {
-			return flagError("scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
-				params.Scale, gib(need.Machine), gib(avail), 100*graph500.GuardMargin, graph500.LargestScale(avail, memCfg))
+	var in *graph.Input
+	if len(args) > 0 {
+		if in, err = resolveFileInput(cmd, f.format, args[0], plan); err != nil {
+			return err
 		}
+	} else if err := f.checkMemory(params, plan, exchange, direction); err != nil {
+		return err
 	}
 	// The process that reports (rank 0's, or the --procs launcher) checks
 	// the outputs before any work.
@@ -233,6 +263,9 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	var tree, jsonOut *output.File
 	var plotsOut *output.Dir
 	if plan.reports() {
+		if in != nil {
+			outs.Input(in.Path)
+		}
 		tree, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
 		if err := outs.Check(); err != nil {
 			return err
@@ -243,7 +276,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 		if !cmd.Flags().Changed("threads") {
 			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
 		}
-		return plan.launchLocal(cmd, extra...)
+		if in != nil {
+			plan.stdin = in.StdinForChildren()
+		}
+		return plan.launchLocal(cmd, append(extra, args...)...)
 	}
 
 	stderr := cmd.ErrOrStderr()
@@ -277,7 +313,12 @@ func runBFS(cmd *cobra.Command, f *bfsFlags) error {
 	// and keeps the peak near what the run holds (BENCHMARKS.md, "Memory").
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
-	run, err := plan.runGraph500(cmd.Context(), cfg, stderr)
+	var run *results.Graph500Run
+	if in != nil {
+		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, stderr)
+	} else {
+		run, err = plan.runGraph500(cmd.Context(), cfg, stderr)
+	}
 	progress.clear()
 	if err != nil {
 		return err
@@ -316,6 +357,9 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 	}
 	if run.PeakMemoryBytes > 0 {
 		tuples := float64(int64(run.EdgeFactor) << run.Scale)
+		if run.Tuples > 0 {
+			tuples = float64(run.Tuples)
+		}
 		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
 			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
 	}
@@ -325,6 +369,63 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 		return fmt.Errorf("validation failed")
 	}
 	return run.WriteText(textOut)
+}
+
+// checkMemory refuses, unless --force, a Kronecker run whose memory
+// estimate (graph500.EstimateMemory) exceeds what this machine has; a run
+// whose counts overflow is refused even with --force.
+func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange spmv.Exchange, direction spmv.Direction) error {
+	memCfg := graph500.MemoryConfig{
+		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.totalRanks(), LocalRanks: plan.localRanks(),
+		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
+	}
+	if plan.procs > 0 || plan.multiProcess() {
+		memCfg.Processes = plan.localRanks()
+	}
+	need, err := graph500.EstimateMemory(memCfg)
+	if err != nil {
+		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
+	}
+	if !f.force {
+		if avail, err := graph500.AvailableMemory(); err == nil && !graph500.Fits(need, avail) {
+			return flagError("scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
+				params.Scale, gib(need.Machine), gib(avail), 100*graph500.GuardMargin, graph500.LargestScale(avail, memCfg))
+		}
+	}
+	return nil
+}
+
+// runGraph500File runs the benchmark on a file on this process's ranks
+// and returns the report, or nil on a TCP or MPI rank other than 0. Bad
+// input (a malformed file, a root not in the graph) is a usage error.
+func runGraph500File(ctx context.Context, plan jobPlan, cfg graph500.FileConfig, stderr io.Writer) (*results.Graph500Run, error) {
+	if plan.multiProcess() {
+		cfg.Ranks = plan.job.Size
+	}
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	var run *results.Graph500Run
+	err := plan.runRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
+		r, err := graph500.RunFileRank(ctx, c, cfg)
+		if r != nil {
+			mu.Lock()
+			run = r
+			mu.Unlock()
+		}
+		return err
+	})
+	if err != nil {
+		var le *graph.EdgeListError
+		var pe *fs.PathError
+		var ie *graph500.InputError
+		if errors.As(err, &le) || errors.As(err, &pe) || errors.As(err, &ie) {
+			return nil, usageError{err}
+		}
+		return nil, err
+	}
+	return run, nil
 }
 
 func gib(b int64) float64 { return float64(b) / (1 << 30) }

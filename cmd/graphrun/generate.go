@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -21,9 +23,11 @@ func newGenerateCommand() *cobra.Command {
 		Short: "Write the Graph500 Kronecker tuples that graphrun bfs searches",
 		Long: `Writes the edge tuples of the Kronecker graph chosen by --scale, --edgefactor and
 --seed, in tuple order: exactly the tuples that graphrun bfs with the same flags
-searches, on any number of ranks. Formats: text .el ("u v" per line) or binary
-.bel (magic "GRUNEL01", uint64 tuple count, then little-endian int64 pairs).
-With -o - the tuples go to standard output, as text unless --format bel.`,
+searches, on any number of ranks. Formats: text .el ("u v" per line), binary
+.bel (magic "GRUNEL01", uint64 tuple count, then little-endian int64 pairs),
+or the .grb binary graph (relabelled: the vertices that occur in a tuple),
+which bfs and pagerank read without parsing. With -o - the tuples go to
+standard output, as text unless --format says.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			params, err := f.params()
@@ -40,8 +44,9 @@ With -o - the tuples go to standard output, as text unless --format bel.`,
 			if out == output.Stdout && format == "" {
 				format = graph.EdgeListText // standard output has no extension: text unless --format says
 			}
+			grb := strings.EqualFold(format, "grb") || format == "" && strings.EqualFold(filepath.Ext(out), ".grb")
 			fmtName, err := graph.EdgeListFormat(out, format)
-			if err != nil {
+			if err != nil && !grb {
 				if cmd.Flags().Changed("format") {
 					return flagError("format", "%v", err)
 				}
@@ -53,6 +58,20 @@ With -o - the tuples go to standard output, as text unless --format bel.`,
 				return err
 			}
 			m := params.NumEdges()
+			if grb {
+				// Relabelled: the vertices are the ids that occur in a tuple.
+				share := &kronShare{kp: params, count: m, threads: threads}
+				var h graph.GRBHeader
+				err := file.WriteAll(func(w io.Writer) (err error) {
+					h, err = graph.WriteGRB(cmd.Context(), w, share, false, false, 0)
+					return err
+				})
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %d tuples of scale %d (%d vertices with an edge) to %s\n", m, params.Scale, h.Vertices, out)
+				return nil
+			}
 			err = file.WriteAll(func(w io.Writer) error {
 				enc, err := graph.NewEdgeListEncoder(w, fmtName, m)
 				if err != nil {
@@ -82,8 +101,8 @@ With -o - the tuples go to standard output, as text unless --format bel.`,
 		},
 	}
 	f.register(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text or .bel binary), or - for standard output")
-	cmd.Flags().StringVar(&format, "format", "", "el or bel (default: from the file extension)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text, .bel binary or .grb binary graph), or - for standard output")
+	cmd.Flags().StringVar(&format, "format", "", "el, bel or grb (default: from the file extension)")
 	cmd.Flags().BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	return cmd
 }

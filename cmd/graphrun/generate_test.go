@@ -24,10 +24,7 @@ func TestGenerateWritesTheSearchedTuples(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, errOut)
 		}
-		edges, err := graph.ReadEdgeListFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		edges := readEdgeFile(t, path)
 		p := kronecker.DefaultParams(9)
 		p.EdgeFactor, p.Seed = 8, 3
 		want := make([]graph.Edge, p.NumEdges())
@@ -36,10 +33,7 @@ func TestGenerateWritesTheSearchedTuples(t *testing.T) {
 			t.Fatalf("%s: tuples differ from the generator's", name)
 		}
 	}
-	edges, err := graph.ReadEdgeListFile(filepath.Join(dir, "g.el"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	edges := readEdgeFile(t, filepath.Join(dir, "g.el"))
 	root := edges[0].U
 	treePath := filepath.Join(dir, "tree")
 	code, _, errOut := runCLI(t, "bfs", "--scale", "9", "--edgefactor", "8", "--seed", "3", "--ranks", "3",
@@ -105,4 +99,14 @@ func TestGenerateBadInput(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("bad input left files: %v", entries)
 	}
+}
+
+// readEdgeFile reads a whole edge-list file with the edge-list reader.
+func readEdgeFile(t *testing.T, path string) []graph.Edge {
+	t.Helper()
+	ef, err := graph.ReadEdges(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ef.Edges
 }

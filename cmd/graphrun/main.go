@@ -90,7 +90,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		newBenchPageRankCommand(),
 		newBenchPageRankSpeedCommand())
 	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
+	root.AddCommand(newBFSCommand(), newGenerateCommand(), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
 	registerCompletions(root)
 	return root
 }

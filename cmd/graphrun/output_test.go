@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"io/fs"
 	"os"
@@ -213,7 +214,7 @@ func TestOutputsOnStdout(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("generate -o - %s: exit %d: %s", format, code, errOut)
 		}
-		edges, err := graph.ReadEdgeList(strings.NewReader(stdout), "stdout", wantFormat)
+		edges, err := graph.ReadStream(context.Background(), strings.NewReader(stdout), "stdout", graph.EdgeFormat(wantFormat))
 		if err != nil || len(edges) != 4<<5 {
 			t.Fatalf("generate -o - %s: %d tuples read back, %v", format, len(edges), err)
 		}

@@ -1,9 +1,10 @@
-// This file is where a pagerank run's edges come from (paper 000 §VII runs
-// PageRank on edge lists): an edge-list file every rank reads its share of,
-// a stream (standard input, a pipe, a FIFO, a device) that only rank 0 can
-// read, or a Kronecker graph every rank generates its share of, a chunk at
-// a time. The fixed-size run (pagerank.go) and the elastic one's re-reads
-// after a topology change (pagerank_elastic.go) share this one loader.
+// Where a pagerank run's edges come from (paper 000 §VII runs PageRank on
+// edge lists): the flags mapped to an edge list (graph.Input: a file every
+// rank reads its share of, or a stream rank 0 reads and spreads), or a
+// Kronecker graph every rank generates its share of, a chunk at a time.
+// The fixed-size run (pagerank.go) and the elastic one's re-reads after a
+// topology change (pagerank_elastic.go) share this one loader; bfs FILE
+// uses resolveFileInput too.
 
 package main
 
@@ -11,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,23 +20,16 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-// pagerankInput is the input of a pagerank run.
+// pagerankInput is the input of a pagerank run: an edge list
+// (graph.Input) or, with --kron, a Kronecker graph.
 type pagerankInput struct {
-	path     string           // the edge list; "" with --kron
-	format   graph.EdgeFormat // --format if given, else "" (from the name)
+	file     *graph.Input     // the edge list; nil with --kron
+	path     string           // the edge list's path; "" with --kron
 	kron     kronecker.Params // with --kron
 	name     string           // how the output names the input
 	idOffset int64            // added to the printed ids (1 for Matrix Market)
-	// stream: path is read once, by rank 0, and spread (this process's
-	// view; the ranks follow rank 0's). stdin is what "-" reads.
-	stream  bool
-	stdin   io.Reader
-	threads int
+	threads  int
 }
-
-// phasePageRankInput is the phase of the allreduce by which the ranks take
-// rank 0's view of whether the input is a stream.
-const phasePageRankInput = "pagerank.input"
 
 // kronChunk is the number of tuples a Kronecker share generates at once.
 const kronChunk = 1 << 17
@@ -76,7 +69,7 @@ func (k *kronShare) Scan(ctx context.Context, emit func([]graph.Edge) error) err
 // a stream (and fails opening the file otherwise, as it would have).
 func resolvePageRankInput(cmd *cobra.Command, f *pagerankFlags, args []string, plan jobPlan) (*pagerankInput, error) {
 	fl := cmd.Flags()
-	in := &pagerankInput{stdin: cmd.InOrStdin()}
+	in := &pagerankInput{}
 	switch {
 	case fl.Changed("kron") && len(args) > 0:
 		return nil, flagError("kron", "cannot be combined with the edge list %s", args[0])
@@ -93,36 +86,37 @@ func resolvePageRankInput(cmd *cobra.Command, f *pagerankFlags, args []string, p
 	case len(args) == 0:
 		return nil, usageError{fmt.Errorf("pagerank needs an edge list FILE (or - for standard input) or --kron SCALE")}
 	}
-	in.path, in.name = args[0], args[0]
-	stream := in.path == graph.StdinName
-	if !stream {
-		var err error
-		stream, err = graph.IsStream(in.path)
-		if err != nil && !(plan.multiProcess() && plan.rank() != 0) {
-			return nil, usageError{err}
-		}
+	file, err := resolveFileInput(cmd, f.format, args[0], plan)
+	if err != nil {
+		return nil, err
 	}
-	named := fl.Changed("format") && !strings.EqualFold(strings.TrimSpace(f.format), "auto")
-	if stream {
+	if file.Stream {
 		switch {
-		case !named:
-			return nil, flagError("format", "%s is read as a stream (standard input, a pipe, a FIFO or a device), whose name does not say its format: give it, e.g. --format snap or --format snap.gz", in.path)
 		case f.elastic:
-			return nil, flagError("elastic", "%s is a stream, read once: an elastic job re-reads its input when it changes size; give a regular file", in.path)
+			return nil, flagError("elastic", "%s is a stream, read once: an elastic job re-reads its input when it changes size; give a regular file", file.Path)
 		case plan.replicas > 1 || plan.replication() > 1:
-			return nil, flagError("replicas", "%s is a stream, read once by rank 0: replicas cannot read it too; give a regular file", in.path)
+			return nil, flagError("replicas", "%s is a stream, read once by rank 0: replicas cannot read it too; give a regular file", file.Path)
 		}
 	}
-	in.stream = stream
-	fm, _, err := graph.DetectEdgeFormat(in.path, f.format)
+	in.file, in.path, in.name, in.idOffset = file, file.Path, file.Path, file.IDOffset
+	return in, nil
+}
+
+// resolveFileInput checks an input FILE ("-" for standard input) and its
+// --format. A missing or unreadable FILE is a usage error, except on a
+// rank other than 0 of a job of processes, which reads nothing if rank 0
+// finds a stream (and fails opening the file otherwise, as it would have).
+func resolveFileInput(cmd *cobra.Command, format, path string, plan jobPlan) (*graph.Input, error) {
+	stream, err := graph.IsStream(path)
+	if err != nil && !(plan.multiProcess() && plan.rank() != 0) {
+		return nil, usageError{err}
+	}
+	if !cmd.Flags().Changed("format") {
+		format = ""
+	}
+	in, err := graph.NewInput(path, format, stream, cmd.InOrStdin())
 	if err != nil {
 		return nil, flagError("format", "%v", err)
-	}
-	if named {
-		in.format = graph.EdgeFormat(f.format)
-	}
-	if fm == graph.EdgeFormatMTX {
-		in.idOffset = 1 // Matrix Market ids are printed 1-based, as in the file
 	}
 	return in, nil
 }
@@ -130,52 +124,27 @@ func resolvePageRankInput(cmd *cobra.Command, f *pagerankFlags, args []string, p
 // load returns rank's share of a file or Kronecker input in a job of size
 // ranks (spmv.Elastic.Load): nothing is read until the set-up scans it.
 func (in *pagerankInput) load(_ context.Context, rank, size int) (graph.EdgeShare, error) {
-	if in.path == "" {
+	if in.file == nil {
 		first, count := in.kron.RankRange(rank, size)
 		return &kronShare{kp: in.kron, first: first, count: count, threads: in.threads}, nil
 	}
-	return graph.NewFileShare(in.path, in.format, rank, size)
+	return in.file.Load(rank, size)
 }
 
-// share returns this rank's share of the input in c's job. The ranks
-// first agree on rank 0's view of whether the input is a stream (one
-// small allreduce); a stream is then read by rank 0 and spread over the
-// ranks (graph.SpreadStream), which keep their parts in memory.
+// share returns this rank's share of the input in c's job
+// (graph.Input.Share for a file or stream).
 func (in *pagerankInput) share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error) {
-	if in.path == "" {
+	if in.file == nil {
 		return in.load(ctx, c.Rank(), c.Size())
 	}
-	agree := []int64{0}
-	if c.Rank() == 0 && in.stream {
-		agree[0] = 1
-	}
-	if err := c.AllreduceInt64(ctx, phasePageRankInput, agree, comm.Max); err != nil {
-		return nil, fmt.Errorf("pagerank: %s: %w", in.path, err)
-	}
-	if agree[0] == 0 {
-		return in.load(ctx, c.Rank(), c.Size())
-	}
-	var r io.Reader
-	if c.Rank() == 0 {
-		rc, err := graph.OpenStream(ctx, in.path, in.stdin)
-		if err != nil {
-			return nil, err
-		}
-		defer rc.Close()
-		r = rc
-	}
-	share, err := graph.SpreadStream(ctx, c, r, in.path, in.format)
-	if err != nil {
-		return nil, err
-	}
-	return share, nil
+	return in.file.Share(ctx, c)
 }
 
 // stdinForChildren is the standard input a --procs launcher hands to its
 // rank 0: its own when the input is "-", else none.
 func (in *pagerankInput) stdinForChildren() io.Reader {
-	if in.path == graph.StdinName {
-		return in.stdin
+	if in.file == nil {
+		return nil
 	}
-	return nil
+	return in.file.StdinForChildren()
 }

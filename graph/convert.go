@@ -1,0 +1,86 @@
+// The conversions of `graphrun convert` and `graphrun generate -o x.grb`:
+// an edge list relabelled once (labels.go) and written as a binary graph
+// (grb.go) that later runs read without parsing or relabelling.
+
+package graph
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+)
+
+// WriteGRB relabels the edges of share, a whole input (a one-rank share,
+// read twice), and writes them to w as a .grb graph whose tuples keep the
+// input's order. directed, symmetric and idOffset are the input's
+// (EdgeFile.Directed and Symmetric, as ReadEntries reads it;
+// Input.IDOffset). It returns the header it wrote.
+func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed, symmetric bool, idOffset int64) (GRBHeader, error) {
+	var labels *Labels
+	err := inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
+		var err error
+		labels, err = RelabelShare(ctx, c, share)
+		return err
+	})
+	if err != nil {
+		return GRBHeader{}, err
+	}
+	h := GRBHeader{Vertices: labels.N, Tuples: labels.Edges, Directed: directed, Symmetric: symmetric, IDOffset: idOffset}
+	gw, err := NewGRBWriter(w, h)
+	if err != nil {
+		return h, err
+	}
+	if err := gw.WriteIDs(labels.Original); err != nil {
+		return h, err
+	}
+	buf := make([]uint64, scanChunk)
+	err = share.Scan(ctx, func(es []Edge) error {
+		for len(es) > 0 {
+			k := min(len(es), len(buf))
+			if err := labels.Map(es[:k], buf[:k]); err != nil {
+				return err
+			}
+			if err := gw.WriteTuples(buf[:k]); err != nil {
+				return err
+			}
+			es = es[k:]
+		}
+		return nil
+	})
+	if err != nil {
+		return h, fmt.Errorf("write graph: %w", err)
+	}
+	return h, gw.Close()
+}
+
+// WriteEdgeListOf writes the edges of share to w as an edge list in format
+// (EdgeListText or EdgeListBinary) with idOffset added to every id, so
+// that a Matrix Market input keeps its 1-based ids. count is the number of
+// edges of share.
+func WriteEdgeListOf(ctx context.Context, w io.Writer, share EdgeShare, format string, count, idOffset int64) error {
+	enc, err := NewEdgeListEncoder(w, format, count)
+	if err != nil {
+		return err
+	}
+	buf := make([]Edge, scanChunk)
+	err = share.Scan(ctx, func(es []Edge) error {
+		for len(es) > 0 {
+			k := min(len(es), len(buf))
+			for i, e := range es[:k] {
+				buf[i] = Edge{U: e.U + idOffset, V: e.V + idOffset}
+			}
+			if err := enc.Write(buf[:k]); err != nil {
+				return err
+			}
+			es = es[k:]
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return enc.Close()
+}

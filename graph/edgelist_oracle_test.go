@@ -1,0 +1,153 @@
+package graph
+
+// A second, deliberately simple reader of graphrun's text edge list (.el),
+// line by line with bufio.Scanner: the differential oracle of the one
+// production reader (read.go), which read_fuzz_test.go and the tests
+// below compare it with. It is test code only.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+)
+
+// readEdgeListTest reads a whole edge list in format ("el" or "bel", or
+// "text", "binary") from r with the production reader (ReadStream).
+func readEdgeListTest(r io.Reader, name, format string) ([]Edge, error) {
+	f, err := EdgeListFormat(name, format)
+	if err != nil {
+		return nil, err
+	}
+	return ReadStream(context.Background(), r, name, EdgeFormat(f))
+}
+
+// readEdgeFileTest reads a whole .el or .bel file in format (as for
+// readEdgeListTest; "" or "auto": from the name) with the production
+// reader (ReadEdges).
+func readEdgeFileTest(path, format string) ([]Edge, error) {
+	f, err := EdgeListFormat(path, format)
+	if err != nil {
+		return nil, err
+	}
+	ef, err := ReadEdges(path, EdgeFormat(f))
+	if err != nil {
+		return nil, err
+	}
+	return ef.Edges, nil
+}
+
+// oracleMaxLine is the longest text line accepted, comments included.
+const oracleMaxLine = 1 << 20
+
+func oracleDecodeText(r io.Reader, name string, emit func([]Edge) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), oracleMaxLine)
+	batch := make([]Edge, 0, decodeBatch)
+	var line int64
+	for sc.Scan() {
+		line++
+		e, ok, err := oracleTextLine(sc.Bytes())
+		if err != nil {
+			return &EdgeListError{Name: name, Line: line, Err: err}
+		}
+		if !ok {
+			continue
+		}
+		batch = append(batch, e)
+		if len(batch) == cap(batch) {
+			if err := emit(batch); err != nil {
+				return err
+			}
+			batch = batch[:0]
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			err = fmt.Errorf("line longer than %d bytes: %w", oracleMaxLine, err)
+		}
+		return &EdgeListError{Name: name, Line: line + 1, Err: err}
+	}
+	if len(batch) > 0 {
+		return emit(batch)
+	}
+	return nil
+}
+
+// oracleTextLine parses one text line: ok is false for a blank or comment
+// line.
+func oracleTextLine(b []byte) (e Edge, ok bool, err error) {
+	if i := bytes.IndexByte(b, '#'); i >= 0 {
+		b = b[:i]
+	}
+	var fields [2][]byte
+	n := 0
+	for {
+		for len(b) > 0 && oracleBlank(b[0]) {
+			b = b[1:]
+		}
+		if len(b) == 0 {
+			break
+		}
+		end := 0
+		for end < len(b) && !oracleBlank(b[end]) {
+			end++
+		}
+		if n < len(fields) {
+			fields[n] = b[:end]
+		}
+		n++
+		b = b[end:]
+	}
+	switch {
+	case n == 0:
+		return Edge{}, false, nil
+	case n != 2:
+		return Edge{}, false, fmt.Errorf("want 2 columns (u v), got %d", n)
+	}
+	u, err := oracleVertexID(fields[0])
+	if err != nil {
+		return Edge{}, false, err
+	}
+	v, err := oracleVertexID(fields[1])
+	if err != nil {
+		return Edge{}, false, err
+	}
+	return Edge{U: u, V: v}, true, nil
+}
+
+// oracleBlank reports whether c separates columns (a space, tab or carriage
+// return, so CRLF files read as well).
+func oracleBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\r' }
+
+// oracleVertexID parses a non-negative decimal int64.
+func oracleVertexID(b []byte) (int64, error) {
+	if len(b) > 0 && b[0] == '-' {
+		if _, err := oracleDecimal(b[1:]); err == nil {
+			return 0, fmt.Errorf("negative vertex id %s", b)
+		}
+	}
+	return oracleDecimal(b)
+}
+
+// oracleDecimal parses a string of decimal digits as a non-negative int64.
+func oracleDecimal(b []byte) (int64, error) {
+	if len(b) == 0 {
+		return 0, fmt.Errorf("bad integer %s", quoteField(b))
+	}
+	var x uint64
+	for _, c := range b {
+		d := uint64(c) - '0'
+		if d > 9 {
+			return 0, fmt.Errorf("bad integer %s", quoteField(b))
+		}
+		if x > (math.MaxInt64-d)/10 {
+			return 0, fmt.Errorf("bad integer %s: out of range", quoteField(b))
+		}
+		x = x*10 + d
+	}
+	return int64(x), nil
+}

@@ -1,0 +1,116 @@
+// The reader of gapbs's serialized graphs (.sg, and .wsg with weights), so
+// that gapbs users can bring theirs (gapbs's converter writes them with
+// -b; graphrun convert IN -o OUT.el goes the other way). The layout, as
+// gapbs's writer.h (WriteSerializedGraph) and reader.h
+// (ReadSerializedGraph) write and read it, on a little-endian machine:
+//
+//	size         field
+//	1            directed, a C++ bool (0 or 1)
+//	8            e: the out-neighbour entries, int64
+//	8            n: the vertices, int64
+//	8(n+1)       out-offsets, int64: vertex u's entries are [off[u], off[u+1])
+//	4e or 8e     out-neighbours, int32 (.sg) or (int32 v, int32 weight) (.wsg)
+//	the same two sections again for the in-neighbours when directed
+//
+// An undirected graph stores each edge in both directions. The reader
+// gives one edge (u, v) per out-entry, with gapbs's ids; a weight is
+// dropped. A rank reads the offsets and its near-equal range of entries
+// with positioned reads.
+
+package graph
+
+import (
+	"encoding/binary"
+	"math"
+)
+
+// sgHeaderSize is the size of the directed flag and the two counts.
+const sgHeaderSize = 17
+
+// readSG reads rank's share of the out-entries of a gapbs .sg/.wsg file.
+func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
+	if s.gzipped || s.stream != nil {
+		return nil, &EdgeListError{Name: s.name, Err: errGRBStream}
+	}
+	p := s.newParser()
+	var h [sgHeaderSize]byte
+	if n, _ := s.ra.ReadAt(h[:], 0); n < sgHeaderSize {
+		return nil, grbError(s.name, int64(n), "truncated gapbs header: %d of %d bytes", n, sgHeaderSize)
+	}
+	if h[0] > 1 {
+		return nil, grbError(s.name, 0, "directed flag %d: want 0 or 1 (not a gapbs serialized graph)", h[0])
+	}
+	directed := h[0] == 1
+	e, n := int64(binary.LittleEndian.Uint64(h[1:])), int64(binary.LittleEndian.Uint64(h[9:]))
+	width := int64(4)
+	if s.format == EdgeFormatWSG {
+		width = 8
+	}
+	if e < 0 || n < 0 || n > math.MaxInt32 || e > (math.MaxInt64/4-8*n)/width {
+		return nil, grbError(s.name, 1, "%d entries of %d vertices: not a gapbs serialized graph", e, n)
+	}
+	part := 8*(n+1) + width*e
+	want := sgHeaderSize + part
+	if directed {
+		want += part
+	}
+	if s.size != want {
+		return nil, grbError(s.name, 1, "size mismatch: %d entries of %d vertices make a file of %d bytes, it has %d (.sg holds 4-byte entries, .wsg 8)", e, n, want, s.size)
+	}
+	offs := make([]byte, 8*(n+1))
+	if _, err := s.ra.ReadAt(offs, sgHeaderSize); err != nil {
+		return nil, grbError(s.name, sgHeaderSize, "read error: %w", err)
+	}
+	off := func(u int64) int64 { return int64(binary.LittleEndian.Uint64(offs[8*u:])) }
+	if off(0) != 0 || off(n) != e {
+		return nil, grbError(s.name, sgHeaderSize, "offsets run from %d to %d, want 0 to %d", off(0), off(n), e)
+	}
+	for u := range n {
+		if off(u+1) < off(u) {
+			return nil, grbError(s.name, sgHeaderSize+8*(u+1), "offsets decrease at vertex %d", u+1)
+		}
+	}
+	lo, hi := shareStart(e, rank, size), shareStart(e, rank+1, size)
+	p.directedSet, p.directed = true, directed
+	p.hintCapacity(12 * (hi - lo))
+	// The vertex whose entries hold entry lo: the last u with off(u) ≤ lo.
+	a, b := int64(0), n
+	for a < b {
+		if m := (a + b) / 2; off(m+1) <= lo {
+			a = m + 1
+		} else {
+			b = m
+		}
+	}
+	u := a
+	base := sgHeaderSize + 8*(n+1)
+	const chunk = 1 << 14
+	buf := make([]byte, width*min(chunk, max(hi-lo, 1)))
+	es := make([]Edge, 0, chunk)
+	for i := lo; i < hi; {
+		if err := s.checkCtx(); err != nil {
+			return nil, err
+		}
+		k := min(hi-i, chunk)
+		if _, err := s.ra.ReadAt(buf[:width*k], base+width*i); err != nil {
+			return nil, grbError(s.name, base+width*i, "read error: %w", err)
+		}
+		es = es[:0]
+		for j := range k {
+			for off(u+1) <= i+j { // the offsets increase to e > i+j: u stays below n
+				u++
+			}
+			v := int64(int32(binary.LittleEndian.Uint32(buf[width*j:])))
+			if v < 0 || v >= n {
+				return nil, grbError(s.name, base+width*(i+j), "entry %d: neighbour %d of vertex %d is outside [0, %d)", i+j, v, u, n)
+			}
+			es = append(es, Edge{U: u, V: v})
+		}
+		p.addEdges(es)
+		if err := p.flushFull(); err != nil {
+			return nil, err
+		}
+		i += k
+	}
+	return p, nil
+}

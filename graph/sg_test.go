@@ -1,0 +1,161 @@
+package graph
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// edgeSet is the set of edges without self-loops, both directions when
+// undirected.
+func edgeSet(es []Edge, undirected bool) map[Edge]bool {
+	set := map[Edge]bool{}
+	for _, e := range es {
+		if e.U == e.V {
+			continue
+		}
+		set[e] = true
+		if undirected {
+			set[Edge{e.V, e.U}] = true
+		}
+	}
+	return set
+}
+
+// bfsLevels is a plain serial BFS over the undirected view of es.
+func bfsLevels(es []Edge, root int64) map[int64]int {
+	adj := map[int64][]int64{}
+	for _, e := range es {
+		adj[e.U] = append(adj[e.U], e.V)
+		adj[e.V] = append(adj[e.V], e.U)
+	}
+	level := map[int64]int{root: 0}
+	for queue := []int64{root}; len(queue) > 0; queue = queue[1:] {
+		for _, v := range adj[queue[0]] {
+			if _, ok := level[v]; !ok {
+				level[v] = level[queue[0]] + 1
+				queue = append(queue, v)
+			}
+		}
+	}
+	return level
+}
+
+// TestGapbsSerialized reads the .sg and .wsg files gapbs's converter made
+// from testdata/gapbs/small.el (see the README there): their edges are the
+// text's without self-loops and duplicates (both directions for the
+// symmetrized ones), their BFS levels the text's, whole and split over
+// ranks.
+func TestGapbsSerialized(t *testing.T) {
+	dir := filepath.Join("testdata", "gapbs")
+	text, err := ReadEdges(filepath.Join(dir, "small.el"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := text.Edges[0].U
+	want := bfsLevels(text.Edges, root)
+	for _, c := range []struct {
+		file     string
+		directed bool
+	}{{"small.sg", false}, {"small-directed.sg", true}, {"small.wsg", false}} {
+		path := filepath.Join(dir, c.file)
+		ef, err := ReadEdges(path, "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if ef.Directed != c.directed {
+			t.Errorf("%s: directed %v", c.file, ef.Directed)
+		}
+		got := edgeSet(ef.Edges, false)
+		if exp := edgeSet(text.Edges, !c.directed); len(got) != len(ef.Edges) || !mapsEqual(got, exp) {
+			t.Errorf("%s: %d edges (%d distinct), want the text's %d", c.file, len(ef.Edges), len(got), len(exp))
+		}
+		if lv := bfsLevels(ef.Edges, root); !mapsEqual(lv, want) {
+			t.Errorf("%s: BFS levels differ from the text's", c.file)
+		}
+		for _, size := range []int{2, 3, 5} {
+			if shares := readAllRanks(t, path, "", size); !slices.Equal(shares, ef.Edges) {
+				t.Errorf("%s, %d ranks: shares differ", c.file, size)
+			}
+		}
+	}
+}
+
+func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// TestGapbsSerializedErrors checks damaged .sg files: each is an
+// *EdgeListError, never a panic.
+func TestGapbsSerializedErrors(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "gapbs", "small.sg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := func(mod func(b []byte) []byte) []byte { return mod(slices.Clone(data)) }
+	for name, b := range map[string][]byte{
+		"short":         data[:10],
+		"flag":          bad(func(b []byte) []byte { b[0] = 7; return b }),
+		"cut":           data[:len(data)-4],
+		"offset":        bad(func(b []byte) []byte { b[sgHeaderSize+8*3] = 0xff; return b }),
+		"neighbour":     bad(func(b []byte) []byte { b[len(b)-1] = 0x7f; return b }),
+		"negative":      bad(func(b []byte) []byte { b[1+7] = 0x80; return b }),
+		"not the count": bad(func(b []byte) []byte { b[9] = 47; return b }),
+	} {
+		src := memSource(name, b, EdgeFormatSG, false, edgeReadBufSize)
+		for _, size := range []int{1, 2} {
+			_, err := src.read(size-1, size)
+			var ele *EdgeListError
+			if err == nil || !errors.As(err, &ele) {
+				t.Errorf("%s, rank %d of %d: %v", name, size-1, size, err)
+			}
+		}
+	}
+}
+
+func FuzzReadSG(f *testing.F) {
+	for _, name := range []string{"small.sg", "small-directed.sg"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "gapbs", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data, false)
+	}
+	f.Add(make([]byte, sgHeaderSize+8), true)
+	f.Fuzz(func(t *testing.T, data []byte, weighted bool) {
+		format := EdgeFormatSG
+		if weighted {
+			format = EdgeFormatWSG
+		}
+		var whole []Edge
+		for _, size := range []int{1, 3} {
+			var got []Edge
+			for r := range size {
+				p, err := memSource("fuzz", data, format, false, edgeReadBufSize).read(r, size)
+				if err != nil {
+					var ele *EdgeListError
+					if !errors.As(err, &ele) {
+						t.Fatalf("error %v is not an *EdgeListError", err)
+					}
+					return
+				}
+				got = append(got, p.edges...)
+			}
+			if size == 1 {
+				whole = got
+			} else if !slices.Equal(got, whole) {
+				t.Fatalf("3 ranks read %v, one rank %v", got, whole)
+			}
+		}
+	})
+}

@@ -1,0 +1,409 @@
+// The Graph500 run on the user's own graph (graphrun bfs FILE), beside the
+// Kronecker one (driver.go): the Graph500 specification's procedure — 64
+// search keys of degree ≥ 1, timed searches, validation, TEPS over the
+// input tuples of the searched component (paper 004 §VII-A/B) — on an edge
+// list read as PageRank reads it (paper 000 §VII): every rank reads its
+// share of the file (or rank 0 spreads a stream), the distinct ids are
+// relabelled densely (graph.RelabelShare), and kernel 1 builds the
+// undirected view of the relabelled tuples (graph.BuildUndirectedFrom),
+// each line one tuple, duplicates and self-loops kept for the TEPS count
+// exactly as for Kronecker tuples. Roots and the tree keep the file's ids.
+
+package graph500
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// FileConfig is a Graph500 run on the graph of an edge list.
+type FileConfig struct {
+	// Config is the run as for a Kronecker graph, except that Graph is
+	// unused but for Graph.Seed, which seeds the key sampling, and Root,
+	// when ≥ 0, is a vertex id of the file (1-based for Matrix Market,
+	// as in the file).
+	Config
+	// Input is the edge list.
+	Input *graph.Input
+	// Name is how the report names the input ("" for Input.Path).
+	Name string
+	// Directed follows out-edges only (directed.go): the 1D partition,
+	// top-down with the push exchange, the directed validation.
+	Directed bool
+}
+
+// InputError is a run the input cannot make: a graph without edges, or a
+// root that is not one of its vertices. It is the user's input, not a
+// failure of the run.
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Check reports the first invalid field of cfg.
+func (cfg *FileConfig) Check() error {
+	switch {
+	case cfg.Input == nil:
+		return fmt.Errorf("no input")
+	case cfg.Ranks < 1:
+		return fmt.Errorf("ranks %d < 1", cfg.Ranks)
+	case cfg.Threads < 1:
+		return fmt.Errorf("threads %d < 1", cfg.Threads)
+	case cfg.Root < 0 && cfg.NumRoots < 1:
+		return fmt.Errorf("roots %d < 1", cfg.NumRoots)
+	case cfg.Directed && cfg.Partition2D:
+		return fmt.Errorf("a directed search needs the 1D partition")
+	}
+	return cfg.checkGrid(cfg.Ranks)
+}
+
+func (cfg *FileConfig) name() string {
+	if cfg.Name != "" {
+		return cfg.Name
+	}
+	return cfg.Input.Path
+}
+
+// RunFile runs the benchmark on cfg.Ranks in-process ranks and returns
+// rank 0's report. A failed validation is not an error: the report says
+// so.
+func RunFile(ctx context.Context, cfg FileConfig) (*results.Graph500Run, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
+		return RunFileRank(ctx, c, cfg)
+	})
+}
+
+// RunFileRank is one rank's share of the benchmark on a file. Every rank
+// of c must call it with the same cfg. It returns the report on rank 0
+// and nil elsewhere.
+//
+// Loading the input (reading, relabelling, and the relabelled share kept
+// as 8 bytes per tuple) is reported as graph_generation, kernel 1 as
+// construction_time.
+func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Graph500Run, error) {
+	if err := cfg.Check(); err != nil {
+		return nil, err
+	}
+	rank, size := c.Rank(), c.Size()
+	cfg.progress(c, "generate", 0, 1)
+	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+		return nil, err
+	}
+	t0 := time.Now()
+	in := *cfg.Input
+	// The undirected view counts each line as one tuple: a symmetric
+	// matrix's entry once. A directed search needs both of its directions.
+	in.Entries = !cfg.Directed
+	dense, labels, err := loadDense(ctx, c, &in)
+	if err != nil {
+		return nil, err
+	}
+	load, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
+	if err != nil {
+		return nil, err
+	}
+	tuples := []int64{int64(len(dense))}
+	if err := c.AllreduceInt64(ctx, "driver.sync", tuples, comm.Sum); err != nil {
+		return nil, err
+	}
+	n := labels.N
+	if n == 0 {
+		return nil, &InputError{fmt.Errorf("%s: no edges", cfg.name())}
+	}
+	ids := &fileIDs{original: labels.Original, offset: cfg.Input.IDOffset}
+	if cfg.Root >= 0 {
+		fileRoot := cfg.Root
+		if cfg.Root, err = ids.denseID(ctx, c, n, fileRoot); err != nil {
+			return nil, err
+		}
+		if cfg.Root < 0 {
+			return nil, &InputError{fmt.Errorf("root %d is not a vertex of %s (no edge has it)", fileRoot, cfg.name())}
+		}
+	}
+	if err := ids.gatherAll(ctx, c); err != nil {
+		return nil, err
+	}
+	part, err := partition.NewBlock1D(n, size)
+	if err != nil {
+		return nil, err
+	}
+	var grid partition.Grid
+	if cfg.Partition2D {
+		if grid, err = cfg.grid(n, size); err != nil {
+			return nil, err
+		}
+		part = grid.Part
+	}
+	cfg.progress(c, "generate", 1, 1)
+	var g *graph.CSR
+	var blocks *graph.Block2D
+	var times buildTimes
+	if cfg.Directed {
+		cfg.Exchange, cfg.Direction, cfg.Codec = spmv.ExchangePush, spmv.DirectionTopDown, "raw"
+		t1 := time.Now()
+		if g, err = buildDirected(ctx, c, part, dense); err != nil {
+			return nil, err
+		}
+		if times.generation, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t1).Seconds()); err != nil {
+			return nil, err
+		}
+	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, packedTuples(dense)); err != nil {
+		return nil, err
+	}
+	dense = nil // the CSR (or the blocks) hold the graph now
+	times.construction += times.generation
+	times.generation = load
+	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: tuples[0], ids: ids, directed: cfg.Directed}
+	var head *results.Graph500Run
+	if rank == 0 {
+		head = &results.Graph500Run{
+			Scale: bits.Len64(uint64(n - 1)), EdgeFactor: int(math.Round(float64(tuples[0]) / float64(n))),
+			Seed: cfg.Graph.Seed, Input: cfg.name(), Vertices: n, Tuples: tuples[0],
+		}
+	}
+	run, err := searchGraph(ctx, c, cfg.Config, b, head)
+	if run != nil {
+		for i := range run.Searches {
+			run.Searches[i].Root = ids.fileID(run.Searches[i].Root)
+		}
+	}
+	return run, err
+}
+
+// loadDense reads the rank's share of in twice: once for the distinct ids
+// (graph.RelabelShare, a collective), once for the tuples, kept with their
+// dense ids packed as u<<32 | v.
+func loadDense(ctx context.Context, c comm.Comm, in *graph.Input) ([]uint64, *graph.Labels, error) {
+	if in.Detected == graph.EdgeFormatGRB && !in.Stream {
+		return loadGRB(ctx, c, in.Path, !in.Entries)
+	}
+	share, err := in.Share(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels, err := graph.RelabelShare(ctx, c, share)
+	if err != nil {
+		return nil, nil, err
+	}
+	dense := make([]uint64, labels.Edges)
+	var pos int64
+	err = share.Scan(ctx, func(es []graph.Edge) error {
+		if pos+int64(len(es)) > labels.Edges {
+			return fmt.Errorf("read edges %s: %w", in.Path, graph.ErrShareChanged)
+		}
+		if err := labels.Map(es, dense[pos:pos+int64(len(es))]); err != nil {
+			return err
+		}
+		pos += int64(len(es))
+		return nil
+	})
+	if err == nil && pos != labels.Edges {
+		err = fmt.Errorf("read edges %s: %w", in.Path, graph.ErrShareChanged)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return dense, labels, nil
+}
+
+// loadGRB reads the rank's share of a .grb graph, relabelled already: its
+// block of the id map and its near-equal range of tuples, with positioned
+// reads and no parsing; with mirror, a symmetric graph's tuple (u, v),
+// u ≠ v, also gives (v, u).
+func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint64, *graph.Labels, error) {
+	g, closer, err := graph.OpenGRB(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer closer.Close()
+	rank, size := c.Rank(), c.Size()
+	part, err := partition.NewBlock1D(g.Vertices, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	labels := &graph.Labels{N: g.Vertices}
+	if g.Vertices > 0 {
+		labels.Original = make([]int64, part.Count(rank))
+		if err := g.ReadIDs(ctx, part.First(rank), labels.Original); err != nil {
+			return nil, nil, err
+		}
+	}
+	per, rem := g.Tuples/int64(size), g.Tuples%int64(size)
+	lo := int64(rank)*per + min(int64(rank), rem)
+	hi := lo + per
+	if int64(rank) < rem {
+		hi++
+	}
+	mirror = mirror && g.Symmetric
+	dense := make([]uint64, 0, hi-lo)
+	err = g.ScanTuples(ctx, lo, hi, func(packed []uint64) error {
+		if !mirror {
+			dense = append(dense, packed...)
+			return nil
+		}
+		for _, k := range packed {
+			dense = append(dense, k)
+			if u, v := k>>32, k&math.MaxUint32; u != v {
+				dense = append(dense, v<<32|u)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	labels.Edges = int64(len(dense))
+	return dense, labels, nil
+}
+
+// packedTuples is a graph.TupleSource over tuples of dense ids packed as
+// u<<32 | v.
+type packedTuples []uint64
+
+// Len returns the number of tuples.
+func (p packedTuples) Len() int64 { return int64(len(p)) }
+
+// Read unpacks tuples [first, first+len(out)).
+func (p packedTuples) Read(ctx context.Context, first int64, out []graph.Edge) error {
+	if first < 0 || first+int64(len(out)) > int64(len(p)) {
+		return fmt.Errorf("graph500: read of tuples [%d, %d) from a share of %d", first, first+int64(len(out)), len(p))
+	}
+	for i, k := range p[first : first+int64(len(out))] {
+		out[i] = graph.Edge{U: int64(k >> 32), V: int64(k & math.MaxUint32)}
+	}
+	return ctx.Err()
+}
+
+// fileIDs maps the dense vertices of a graph read from a file to the
+// file's ids: original is the rank's share of the inverse map in the
+// block partition (graph.Labels.Original), offset what the file adds to
+// the reader's 0-based ids (1 for Matrix Market). On rank 0, after
+// gatherAll, all holds the whole map.
+type fileIDs struct {
+	original []int64
+	offset   int64
+	all      []int64
+}
+
+// fileID returns how rank 0 names dense vertex v: the file's id once it
+// has the whole map (gatherAll), else v itself (a generated graph's ids
+// are its own: f is nil).
+func (f *fileIDs) fileID(v int64) int64 {
+	if f == nil {
+		return v
+	}
+	if f.all != nil && v >= 0 && v < int64(len(f.all)) {
+		return f.all[v] + f.offset
+	}
+	return v
+}
+
+// denseID returns the dense id of the file's id x, or −1 if no edge has
+// it. It is a collective.
+func (f *fileIDs) denseID(ctx context.Context, c comm.Comm, n int64, x int64) (int64, error) {
+	part, err := partition.NewBlock1D(n, c.Size())
+	if err != nil {
+		return 0, err
+	}
+	found := []int64{-1}
+	if i, ok := slices.BinarySearch(f.original, x-f.offset); ok {
+		found[0] = part.First(c.Rank()) + int64(i)
+	}
+	if err := c.AllreduceInt64(ctx, "driver.sync", found, comm.Max); err != nil {
+		return 0, err
+	}
+	return found[0], nil
+}
+
+// gatherAll gives rank 0 the whole map (the ranks' shares in rank order);
+// the tree and the report print the file's ids with it. It is a
+// collective.
+func (f *fileIDs) gatherAll(ctx context.Context, c comm.Comm) error {
+	if f.all != nil {
+		return nil
+	}
+	send := make([][]byte, c.Size())
+	send[0] = int64sToBytes(f.original)
+	recv, err := c.Alltoallv(ctx, "driver.tree", send, nil)
+	if err != nil {
+		return fmt.Errorf("gathering the vertex ids: %w", err)
+	}
+	if c.Rank() == 0 {
+		for _, b := range recv {
+			f.all = append(f.all, bytesToInt64s(b)...)
+		}
+	}
+	return nil
+}
+
+// sendFileTree delivers the "vertex parent level" lines of every vertex to
+// sink on rank 0, in vertex order, with the file's ids: the ranks send
+// their parents and levels, rank 0 maps them (gatherAll gave it the
+// map) and formats them.
+func sendFileTree(ctx context.Context, c comm.Comm, res *spmv.Result, ids *fileIDs, sink func([]byte) error) error {
+	rec := make([]byte, 0, 12*len(res.Parent))
+	for v, p := range res.Parent {
+		rec = appendInt64(rec, p)
+		rec = append(rec, byte(res.Level[v]), byte(res.Level[v]>>8), byte(res.Level[v]>>16), byte(res.Level[v]>>24))
+	}
+	send := make([][]byte, c.Size())
+	send[0] = rec
+	recv, err := c.Alltoallv(ctx, "driver.tree", send, nil)
+	if err != nil {
+		return fmt.Errorf("gathering the search tree: %w", err)
+	}
+	var chunks [][]byte
+	if c.Rank() == 0 {
+		var v int64
+		for _, b := range recv {
+			lines := make([]byte, 0, 2*len(b))
+			for i := 0; i+12 <= len(b); i += 12 {
+				p := bytesToInt64s(b[i : i+8])[0]
+				l := int32(uint32(b[i+8]) | uint32(b[i+9])<<8 | uint32(b[i+10])<<16 | uint32(b[i+11])<<24)
+				if p >= 0 {
+					p = ids.fileID(p)
+				}
+				lines = strconv.AppendInt(lines, ids.fileID(v), 10)
+				lines = append(lines, ' ')
+				lines = strconv.AppendInt(lines, p, 10)
+				lines = append(lines, ' ')
+				lines = strconv.AppendInt(lines, int64(l), 10)
+				lines = append(lines, '\n')
+				v++
+			}
+			chunks = append(chunks, lines)
+		}
+	}
+	return deliverTree(ctx, c, chunks, sink)
+}
+
+// checkRootDegree warns when the root the user chose has no edge but
+// self-loops: its search visits only the root, so its nedge and TEPS are
+// 0. shown is how the warning names the root.
+func checkRootDegree(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, owned ownedVertices, root, shown int64) error {
+	deg := []int64{0}
+	if part.Owner(root) == c.Rank() {
+		deg[0] = owned.degree(part.Local(root))
+	}
+	if err := c.AllreduceInt64(ctx, "driver.sync", deg, comm.Max); err != nil {
+		return err
+	}
+	if deg[0] == 0 {
+		cfg.warn(c, "root %d has no edges (not counting self-loops): its search visits only the root, so nedge and TEPS are 0", shown)
+	}
+	return nil
+}

@@ -1,0 +1,295 @@
+package graph500
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// sharedGraph returns the path of a graph of ../shared/data (beside the
+// module), skipping the test when it is missing.
+func sharedGraph(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "shared", "data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared test graph: %v", err)
+	}
+	return p
+}
+
+// refLevels reads level_sizes from a *.bfs.txt reference answer.
+func refLevels(t *testing.T, path string) []int64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "level_sizes="); ok {
+			var out []int64
+			for _, f := range strings.Split(strings.TrimSpace(v), ",") {
+				x, err := strconv.ParseInt(f, 10, 64)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, x)
+			}
+			return out
+		}
+	}
+	t.Fatalf("%s: no level_sizes line", path)
+	return nil
+}
+
+// serialBFS is the independent oracle: a plain queue BFS over the
+// undirected view of the edges, keyed by the file's ids (offset added).
+// It returns every reached vertex's level.
+func serialBFS(t *testing.T, path string, offset, root int64) map[int64]int32 {
+	t.Helper()
+	ef, err := graph.ReadEdges(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	adj := map[int64][]int64{}
+	for _, e := range ef.Edges {
+		u, v := e.U+offset, e.V+offset
+		adj[u] = append(adj[u], v)
+		adj[v] = append(adj[v], u)
+	}
+	level := map[int64]int32{root: 0}
+	queue := []int64{root}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, v := range adj[u] {
+			if _, ok := level[v]; !ok {
+				level[v] = level[u] + 1
+				queue = append(queue, v)
+			}
+		}
+	}
+	return level
+}
+
+// treeLine is one "vertex parent level" line of --out.
+type treeLine struct {
+	v, p  int64
+	level int32
+}
+
+func parseTree(t *testing.T, data []byte) []treeLine {
+	t.Helper()
+	var out []treeLine
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 3 {
+			t.Fatalf("tree line %q: want 3 fields", sc.Text())
+		}
+		v, err1 := strconv.ParseInt(f[0], 10, 64)
+		p, err2 := strconv.ParseInt(f[1], 10, 64)
+		l, err3 := strconv.ParseInt(f[2], 10, 32)
+		if err1 != nil || err2 != nil || err3 != nil {
+			t.Fatalf("tree line %q: bad number", sc.Text())
+		}
+		out = append(out, treeLine{v, p, int32(l)})
+	}
+	return out
+}
+
+// levelSizes counts the reached vertices of each level of a tree.
+func levelSizes(tree []treeLine) []int64 {
+	var sizes []int64
+	for _, l := range tree {
+		if l.level < 0 {
+			continue
+		}
+		for int(l.level) >= len(sizes) {
+			sizes = append(sizes, 0)
+		}
+		sizes[l.level]++
+	}
+	return sizes
+}
+
+func fileConfig(t *testing.T, path string, ranks int, root int64) FileConfig {
+	t.Helper()
+	in, err := graph.NewInput(path, "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := FileConfig{Config: Config{Ranks: ranks, Threads: 1, NumRoots: DefaultRoots, Root: root, Validate: true}, Input: in}
+	cfg.Graph.Seed = 1
+	return cfg
+}
+
+// runTree runs one search from root and returns its report and tree.
+func runTree(t *testing.T, cfg FileConfig) ([]treeLine, int64) {
+	t.Helper()
+	var buf bytes.Buffer
+	cfg.Tree = func(b []byte) error { buf.Write(b); return nil }
+	run, err := RunFile(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Validated() || len(run.Searches) != 1 {
+		t.Fatalf("%d searches, validated %v", len(run.Searches), run.Validated())
+	}
+	if run.Searches[0].Root != cfg.Root {
+		t.Fatalf("report names root %d, want the file's %d", run.Searches[0].Root, cfg.Root)
+	}
+	return parseTree(t, buf.Bytes()), run.Searches[0].NEdge
+}
+
+// TestFileBFSLevels is issue 18's check: on both real graphs, the search
+// from the reference's source gives its level sizes on 1, 3, 4 and 8 ranks
+// with the allgather and packed exchanges, and every vertex's level and
+// parent agree with an independent serial BFS (ids are the file's:
+// 1-based for Matrix Market).
+func TestFileBFSLevels(t *testing.T) {
+	for _, c := range []struct {
+		file, ref string
+		offset    int64
+		root      int64
+	}{
+		{"soc-Slashdot0902.txt.gz", "soc-Slashdot0902.bfs.txt", 0, 0},
+		{"road-luxembourg-osm.mtx", "road-luxembourg-osm.bfs.txt", 1, 2},
+	} {
+		path := sharedGraph(t, c.file)
+		want := refLevels(t, sharedGraph(t, c.ref))
+		serial := serialBFS(t, path, c.offset, c.root)
+		for _, ranks := range []int{1, 3, 4, 8} {
+			for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePacked} {
+				cfg := fileConfig(t, path, ranks, c.root)
+				cfg.Exchange = ex
+				tree, _ := runTree(t, cfg)
+				if got := levelSizes(tree); !slices.Equal(got, want) {
+					t.Fatalf("%s, %d ranks, %v: level sizes %v, want %v", c.file, ranks, ex, got, want)
+				}
+				for _, l := range tree {
+					sl, ok := serial[l.v]
+					switch {
+					case !ok:
+						t.Fatalf("%s: vertex %d is not in the file's graph", c.file, l.v)
+					case sl != l.level:
+						t.Fatalf("%s: vertex %d at level %d, serial BFS %d", c.file, l.v, l.level, sl)
+					case l.v != c.root && serial[l.p] != l.level-1:
+						t.Fatalf("%s: vertex %d's parent %d is at level %d", c.file, l.v, l.p, serial[l.p])
+					}
+				}
+				if len(tree) != len(serial) {
+					t.Fatalf("%s: %d tree lines, %d vertices", c.file, len(tree), len(serial))
+				}
+			}
+		}
+	}
+}
+
+// TestFileBFS2DSameTree checks that the 2D partition gives the 1D tree.
+func TestFileBFS2DSameTree(t *testing.T) {
+	path := sharedGraph(t, "road-luxembourg-osm.mtx")
+	one, _ := runTree(t, fileConfig(t, path, 1, 2))
+	cfg := fileConfig(t, path, 4, 2)
+	cfg.Partition2D = true
+	two, _ := runTree(t, cfg)
+	if !slices.Equal(one, two) {
+		t.Fatal("the 2D tree differs from the 1D one")
+	}
+}
+
+// TestFileBFSSampled checks the 64-key run on both real graphs (the road
+// graph on the 2D partition): it validates, names the input and its
+// counts, and its roots are distinct file ids (1-based for Matrix Market).
+func TestFileBFSSampled(t *testing.T) {
+	for _, c := range []struct {
+		file             string
+		vertices, tuples int64
+		twoD             bool
+	}{
+		{"soc-Slashdot0902.txt.gz", 82168, 948464, false},
+		{"road-luxembourg-osm.mtx", 114599, 119666, true}, // one tuple per stored entry
+	} {
+		path := sharedGraph(t, c.file)
+		cfg := fileConfig(t, path, 3, -1)
+		cfg.Partition2D = c.twoD
+		run, err := RunFile(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Searches) != DefaultRoots || !run.Validated() {
+			t.Fatalf("%s: %d searches, validated %v", c.file, len(run.Searches), run.Validated())
+		}
+		if run.Input != path || run.Vertices != c.vertices || run.Tuples != c.tuples {
+			t.Fatalf("%s: input %q, %d vertices, %d tuples", c.file, run.Input, run.Vertices, run.Tuples)
+		}
+		seen := map[int64]bool{}
+		for _, s := range run.Searches {
+			if seen[s.Root] || s.Root < cfg.Input.IDOffset || s.Root >= c.vertices+cfg.Input.IDOffset { // both graphs' ids are contiguous
+				t.Fatalf("%s: root %d repeated or not a file id", c.file, s.Root)
+			}
+			seen[s.Root] = true
+		}
+	}
+}
+
+// TestFileBFSSmall checks a small graph with sparse ids: fewer keys than
+// asked with a warning, a root not in the graph, a root with only a
+// self-loop, and a file without edges.
+func TestFileBFSSmall(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.txt")
+	if err := os.WriteFile(path, []byte("# ids are sparse\n100 200\n200 300\n300 100\n7 7\n100 200\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := fileConfig(t, path, 2, -1)
+	var warnings []string
+	cfg.Warn = func(m string) { warnings = append(warnings, m) }
+	run, err := RunFile(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var roots []int64
+	for _, s := range run.Searches {
+		roots = append(roots, s.Root)
+	}
+	if !slices.Equal(roots, []int64{100, 200, 300}) || len(warnings) != 1 || !run.Validated() {
+		t.Fatalf("roots %v, warnings %q, validated %v", roots, warnings, run.Validated())
+	}
+	// The duplicate tuple counts in nedge, the self-loop elsewhere does not.
+	if run.Searches[0].NEdge != 4 {
+		t.Errorf("nedge %d, want 4", run.Searches[0].NEdge)
+	}
+	cfg = fileConfig(t, path, 3, 5)
+	var ie *InputError
+	if _, err := RunFile(context.Background(), cfg); err == nil || !strings.Contains(err.Error(), "root 5 is not a vertex") || !errors.As(err, &ie) {
+		t.Errorf("root 5: %v", err)
+	}
+	cfg = fileConfig(t, path, 2, 7)
+	warnings = nil
+	cfg.Warn = func(m string) { warnings = append(warnings, m) }
+	tree, nedge := runTree(t, cfg)
+	if nedge != 0 || len(warnings) != 1 || !strings.Contains(warnings[0], "root 7 has no edges") {
+		t.Errorf("self-loop root: nedge %d, warnings %q", nedge, warnings)
+	}
+	want := []treeLine{{7, 7, 0}, {100, -1, -1}, {200, -1, -1}, {300, -1, -1}}
+	if !slices.Equal(tree, want) {
+		t.Errorf("tree %v, want %v", tree, want)
+	}
+	empty := filepath.Join(dir, "e.txt")
+	if err := os.WriteFile(empty, []byte("# nothing\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RunFile(context.Background(), fileConfig(t, empty, 2, -1)); err == nil || !errors.As(err, &ie) {
+		t.Errorf("empty file: %v", err)
+	}
+}
