@@ -142,4 +142,7 @@
 // "allreduce.design" the density measurement of auto degrees. LayerStats
 // reads the per-layer volumes (the "Kylix shape" of paper Fig. 5) back from
 // comm.Stats.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package allreduce

@@ -23,6 +23,9 @@
 // with AsElastic also under Wrappers. PeerError, Blame and JobError say
 // which rank a failure is the fault of, the same way on every transport;
 // package comm/wire holds what the multi-process backends share.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package comm
 
 import (

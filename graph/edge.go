@@ -9,6 +9,9 @@
 // The CSR follows paper 004 §III-B and §VII: each rank stores the rows of the
 // vertices it owns (1D partition), local row ids are uint32 and offsets int64;
 // column entries are global vertex ids.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package graph
 
 // Edge is one input tuple (an undirected edge of the Graph500 edge list, or a

@@ -15,6 +15,9 @@
 // file's ids in the roots and the tree. It holds no algorithm of its own: the
 // generator is gen/kronecker, kernel 1 graph.BuildUndirected, the search and
 // the validator spmv.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package graph500
 
 import (

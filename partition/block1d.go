@@ -5,6 +5,9 @@
 // matrix is cut into row blocks, rank i owning rows [i·B, (i+1)·B). Blocks are
 // a multiple of 64 vertices so that the ranks' frontier bitmaps concatenate
 // word by word into the global frontier without shifting.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package partition
 
 import "fmt"

@@ -159,4 +159,7 @@
 // their charts and the comparison of the BFS runs into one self-contained
 // HTML file. [HarmonicDominance] explains a harmonic mean that one search
 // in a tiny component dominates.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package results

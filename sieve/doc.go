@@ -72,4 +72,7 @@
 // Build needs no memory beyond the directory itself and p words per thread;
 // BuildExchanged needs about 3n bits per rank more while it runs (scratch
 // map, send and receive buffers).
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package sieve

@@ -42,4 +42,7 @@
 // local uint32 ids and sums partial vectors with package allreduce (paper 000),
 // whose up pass also carries the iteration's L1 change, dangling mass and
 // total rank.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package spmv

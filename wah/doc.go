@@ -89,4 +89,7 @@
 // random bitmaps, where every group is a literal, the overhead is 1/31 for
 // 32-bit words and 1/63 for 64-bit ones. Callers that pay more for bytes than
 // for CPU time can use Encode32; every reader handles both.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package wah

@@ -166,4 +166,7 @@
 // connection and destroy what a lagging peer has not read yet. Stats count
 // logical volumes (one copy, as without replication); ReplicaStats counts
 // the extra copies sent and the late copies dropped.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package tcp

@@ -12,6 +12,9 @@
 //
 // The frames themselves stay each backend's own: comm/tcp's framed stream
 // (frame.go there) and comm/mpi's 48-byte header before each payload.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package wire
 
 import (

@@ -71,6 +71,9 @@
 // reference implementation, whose generator and permutation differ; graphs of
 // the same seed therefore differ from the reference's, but follow the same
 // distribution.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package kronecker
 
 import (

@@ -1,6 +1,9 @@
 // Package parallel holds the two tiny helpers graphrun's kernels use to split
 // per-rank work over goroutines (the "threads" of paper 004's MPI+OpenMP
 // model): run n workers and wait, and cut a range into near-equal parts.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package parallel
 
 import "sync"

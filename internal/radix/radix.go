@@ -12,6 +12,9 @@
 // short buckets are finished by insertion sort. The order of equal keys is
 // not kept — equal keys are equal words, so the result is the unique sorted
 // array and does not depend on the number of goroutines.
+//
+// The sources cited here (paper 000 to paper 004 and the other keys) are
+// listed in full in REFERENCES.md at the repository root.
 package radix
 
 import (
