@@ -41,7 +41,7 @@ func newBenchCommand() *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	bench.AddCommand(newBenchTransportCommand())
+	bench.AddCommand(newBenchTransportCommand(), newBenchNetSwitchCommand())
 	return bench
 }
 
