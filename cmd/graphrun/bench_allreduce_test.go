@@ -226,7 +226,6 @@ func TestBenchAllreduceBadOutput(t *testing.T) {
 		{[]string{"--ranks", "2", "--dir", out, "--doc", dir}, "--doc"},
 		{[]string{"--procs", "2", "--dir", out, "--doc", "/nonexistent/dir/B.md"}, "--doc"},
 		{[]string{"--ranks", "2", "--dir", file}, "--dir"},
-		{[]string{"--ranks", "2", "--dir", ""}, "--dir"},
 	} {
 		args := append([]string{"bench", "allreduce-dense", "--sizes", "10", "--repeat", "1"}, c.args...)
 		code, stdout, errOut := runCLI(t, args...)

@@ -70,8 +70,9 @@ The minimum efficient message size is the smallest measured size whose
 bandwidth reaches 50% of the peak (the largest measured bandwidth): below it,
 per-message costs dominate and batching messages pays.
 
-Like every matrix of graphrun bench, it writes one JSON per message size and
-summary.json into --dir, and regenerates its table in --doc between marker
+Like every matrix of graphrun bench, it prints its table and, only when
+asked, writes one JSON per message size and summary.json into --dir and
+regenerates its table in --doc (e.g. BENCHMARKS.md) between marker
 comments named after its parameters (ranks or procs, transport, sizes,
 min-time), so that each configuration keeps a table of its own. In a job of
 several processes rank 0 writes them.`,

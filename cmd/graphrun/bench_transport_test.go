@@ -66,7 +66,7 @@ func TestBenchTransport(t *testing.T) {
 	}{
 		{[]string{"--ranks", "1"}, "--ranks"}, {[]string{"--procs", "1"}, "--procs"}, {[]string{"--min-time", "0s"}, "--min-time"}, {[]string{"extra"}, ""},
 		{[]string{"--doc", "/nonexistent/dir/B.md"}, "--doc"}, {[]string{"--procs", "2", "--doc", "/nonexistent/dir/B.md"}, "--doc"},
-		{[]string{"--doc", dir}, "--doc"}, {[]string{"--dir", ""}, "--dir"},
+		{[]string{"--doc", dir}, "--doc"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"bench", "transport", "--sizes", "1Ki", "--min-time", "1ms"}, c.args...)...)
 		if code != 2 || c.flag != "" && !strings.HasPrefix(errOut, "graphrun: "+c.flag+": ") {
