@@ -6,10 +6,12 @@
 #             allgather + raw, sieve + auto and packed + auto, on the
 #             Kronecker scales EMU_SCALES (16 17 18), on EMU_PROCS
 #             processes (4 8 16);
-#   pagerank  graphrun pagerank --iterations EMU_ITERATIONS with the direct,
-#             binary and kylix (--degrees auto) allreduce on Slashdot
-#             (../shared/data) and the undirected Kronecker scales
-#             EMU_SCALES, on EMU_PROCS processes (8 16 32).
+#   pagerank  graphrun pagerank --iterations EMU_ITERATIONS (10) with the
+#             direct, binary and kylix (--degrees auto) allreduce, and kylix
+#             on the network EMU_KYLIX names for the process count
+#             ("8:4x2 16:4x4 32:8x4", paper 000's heterogeneous degrees),
+#             on Slashdot (../shared/data) and the undirected Kronecker
+#             scales EMU_SCALES, on EMU_PROCS processes (8 16 32).
 # Usage: bash .ci/emulated-bench.sh bfs|pagerank OUTDIR
 # Every run's log and JSON go to OUTDIR; the Markdown table, with the
 # settings and the load average (uptime) at its start and end, to
@@ -36,7 +38,8 @@ case $kind in
     export NETNS_CPU=${NETNS_CPU:-0.05}
     scales=${EMU_SCALES:-16 17 18}
     procs_list=${EMU_PROCS:-8 16 32}
-    iterations=${EMU_ITERATIONS:-5}
+    iterations=${EMU_ITERATIONS:-10}
+    kylix_nets=${EMU_KYLIX:-8:4x2 16:4x4 32:8x4}
     [ -f "$slashdot" ] || tcp_fail "$slashdot is missing (../shared/data)"
     ;;
   *) tcp_fail "$kind: want bfs or pagerank" ;;
@@ -96,27 +99,39 @@ else
   for g in $graphs; do
     if [ "$g" = slashdot ]; then input=("$slashdot"); label=Slashdot; else input=(--kron "${g#kron}" --undirected); label="Kronecker ${g#kron}"; fi
     for p in $procs_list; do
-      for a in direct binary kylix; do
-        name=pr-$g-p$p-$a
-        deg=()
-        [ "$a" != kylix ] || deg=(--degrees auto)
+      methods="direct binary kylix"
+      for net in $kylix_nets; do
+        [ "${net%%:*}" != "$p" ] || methods+=" kylix:${net#*:}"
+      done
+      direct_ms=
+      for m in $methods; do
+        a=${m%%:*}
+        name=pr-$g-p$p-${m/:/-}
+        case $m in
+          kylix) deg=(--degrees auto) ;;
+          kylix:*) deg=(--degrees "${m#kylix:}") ;;
+          *) deg=() ;;
+        esac
         NETNS_PROCS=$p run "$name" pagerank "${input[@]}" --iterations "$iterations" --allreduce "$a" "${deg[@]}"
         if [ -f "$out/$name.json" ]; then
-          jq -r --arg p "$p" --arg g "$label" --arg wall "$(cat "$out/$name.wall")" '
+          ms=$(jq '.iteration_time.median * 1e3' "$out/$name.json")
+          [ "$a" != direct ] || direct_ms=$ms
+          jq -r --arg p "$p" --arg g "$label" --arg wall "$(cat "$out/$name.wall")" --arg direct "${direct_ms:-0}" '
             (.iterations | if . < 1 then 1 else . end) as $it |
-            "| \($g) | \($p) | \(.allreduce) | \(.iteration_time.median * 1e3 * 10 | round / 10) | \(.time_per_iteration.compute * 1e3 * 10 | round / 10) | \(.time_per_iteration.communication * 1e3 * 10 | round / 10) | \(.comm_messages / $it | round) | \(.comm_bytes / $it / 1e6 * 100 | round / 100) | \(.peak_memory_bytes / 1e6 | round) | \($wall) |"' \
+            (.iteration_time.median * 1e3) as $ms |
+            "| \($g) | \($p) | \(.allreduce) | \($ms * 10 | round / 10) | \(if ($direct | tonumber) > 0 then ($ms / ($direct | tonumber) * 100 | round / 100 | tostring) else "—" end) | \(.time_per_iteration.compute * 1e3 * 10 | round / 10) | \(.time_per_iteration.communication * 1e3 * 10 | round / 10) | \(.comm_messages / $it | round) | \(.comm_bytes / $it / 1e6 * 100 | round / 100) | \([.layers[]? | .bytes / $it / 1e6 * 100 | round / 100 | tostring] | join(", ")) | \(.peak_memory_bytes / 1e6 | round) | \($wall) |"' \
             "$out/$name.json" >>"$rows"
         else
-          echo "| $label | $p | $a | failed: $(grep -E '^FAIL' "$out/$name.log" | tail -1 | cut -c7-) | | | | | | |" >>"$rows"
+          echo "| $label | $p | $m | failed: $(grep -E '^FAIL' "$out/$name.log" | tail -1 | cut -c7-) | | | | | | | | |" >>"$rows"
         fi
       done
     done
   done
   {
-    echo "Emulated cluster ($settings): \`graphrun pagerank GRAPH --iterations $iterations --allreduce A\` (kylix: \`--degrees auto\`; Kronecker: \`--kron S --undirected\`). Iteration: the median iteration's time, split into the mean compute and communication time; messages and MB: all processes, per iteration; peak: the largest process's resident memory; wall: the whole job including loading. Load average at the start: \`$load_start\`; at the end: \`$(uptime)\`."
+    echo "Emulated cluster ($settings): \`graphrun pagerank GRAPH --iterations $iterations --allreduce A\` (kylix: \`--degrees auto\`; Kronecker: \`--kron S --undirected\`). Iteration: the median iteration's time (× direct: divided by the direct allreduce's on the same graph and processes), and the mean compute and communication time; messages and MB: all processes, per iteration, and MB per layer of the allreduce network (paper 000 Fig. 5's \"Kylix shape\"); peak: the largest process's resident memory; wall: the whole job including loading. Load average at the start: \`$load_start\`; at the end: \`$(uptime)\`."
     echo
-    echo "| graph | processes | allreduce | iteration ms | compute ms | communication ms | messages | MB | peak MB | wall s |"
-    echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---:|"
+    echo "| graph | processes | allreduce | iteration ms | × direct | compute ms | communication ms | messages | MB | MB per layer | peak MB | wall s |"
+    echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"
     cat "$rows"
   } >"$out/table.md"
 fi
