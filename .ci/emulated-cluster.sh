@@ -92,12 +92,30 @@ cgroups=() # removed on exit, children first
 switch_pid=
 cleanup() {
   [ "$BASHPID" = $$ ] || return 0 # not in subshells, which inherit the trap
+  local k p
+  # Every process this script started is in one of its cgroups (timeout,
+  # ip netns exec and graphrun below each rank's subshell): kill them all,
+  # and wait until the groups are empty so that they can be removed.
   for p in "${pids[@]}" $switch_pid; do kill -9 "$p" 2>/dev/null || true; done
-  sleep 0.2
+  for _ in $(seq 50); do
+    local left=0
+    for ((k = ${#cgroups[@]} - 1; k >= 0; k--)); do
+      for p in $(cat "${cgroups[k]}/cgroup.procs" 2>/dev/null); do
+        kill -9 "$p" 2>/dev/null || true
+        left=1
+      done
+    done
+    [ $left = 1 ] || break
+    sleep 0.1
+  done
   for ns in "${namespaces[@]}"; do ip netns del "$ns" 2>/dev/null || true; done
-  for ((k = ${#cgroups[@]} - 1; k >= 0; k--)); do rmdir "${cgroups[k]}" 2>/dev/null || true; done
+  for ((k = ${#cgroups[@]} - 1; k >= 0; k--)); do
+    [ ! -d "${cgroups[k]}" ] || rmdir "${cgroups[k]}" || echo "cleanup: could not remove cgroup ${cgroups[k]}" >&2
+  done
   rm -rf "$TCP_TMP"
 }
+trap 'exit 143' TERM
+trap 'exit 130' INT
 trap cleanup EXIT
 tcp_build
 
@@ -105,15 +123,15 @@ tcp_build
 if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
   cgv=1
   cpu_parent=/sys/fs/cgroup/cpu/graphrun-emu-$$
+  cgroups+=("$cpu_parent") # before mkdir: an interrupt in between leaves nothing
   mkdir "$cpu_parent"
-  cgroups+=("$cpu_parent")
   echo 10240 >"$cpu_parent/cpu.shares"
 elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   cgv=2
   cpu_parent=/sys/fs/cgroup/graphrun-emu-$$
   echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
+  cgroups+=("$cpu_parent") # before mkdir: an interrupt in between leaves nothing
   mkdir "$cpu_parent"
-  cgroups+=("$cpu_parent")
   echo 1000 >"$cpu_parent/cpu.weight"
   ctl=+cpu
   [ -z "$mem_bytes" ] || ctl="+cpu +memory"
@@ -128,16 +146,16 @@ if [ -n "$mem_bytes" ]; then
   if [ $cgv = 1 ]; then
     here=$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
     mem_parent=/sys/fs/cgroup/memory${here%/}/graphrun-emu-$$
-    mkdir "$mem_parent" || tcp_fail "cannot make the memory cgroup $mem_parent"
     cgroups+=("$mem_parent")
+    mkdir "$mem_parent" || tcp_fail "cannot make the memory cgroup $mem_parent"
   else
     mem_parent=$cpu_parent
   fi
 fi
 for ((i = 0; i < procs; i++)); do
   g=$cpu_parent/rank-$i
-  mkdir "$g"
   cgroups+=("$g")
+  mkdir "$g"
   if [ $cgv = 1 ]; then
     echo $period >"$g/cpu.cfs_period_us"
     echo "$quota" >"$g/cpu.cfs_quota_us"
@@ -149,7 +167,7 @@ for ((i = 0; i < procs; i++)); do
   fi
   if [ -n "$mem_bytes" ]; then
     m=$mem_parent/rank-$i
-    [ -d "$m" ] || { mkdir "$m"; cgroups+=("$m"); }
+    [ -d "$m" ] || { cgroups+=("$m"); mkdir "$m"; }
     if [ $cgv = 1 ]; then
       echo "$mem_bytes" >"$m/memory.limit_in_bytes"
       got=$(cat "$m/memory.limit_in_bytes")
@@ -189,8 +207,8 @@ if [ "$delay_us" -gt 0 ]; then
     ip -n "$tag-sw" link del br0
     # The switch gets a cgroup of its own beside the ranks' (the parent's
     # high weight, no quota).
-    mkdir "$cpu_parent/switch"
     cgroups+=("$cpu_parent/switch")
+    mkdir "$cpu_parent/switch"
     (echo "$BASHPID" >"$cpu_parent/switch/cgroup.procs"; exec ip netns exec "$tag-sw" "$GRAPHRUN" bench net-switch --delay "${delay_us}us" --ports "$ports" --stats-every 500ms) \
       >"$TCP_TMP/switch" 2>"$TCP_TMP/switch.err" &
     switch_pid=$!
@@ -258,8 +276,7 @@ echo "== load at the end: $(uptime)"
 cat "$TCP_TMP/out0"
 [ -s "$TCP_TMP/out0" ] || tcp_fail "rank 0 printed nothing"
 for ((i = 0; i < procs; i++)); do
-  tx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.tx.bytes')
-  rx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.rx.bytes')
+  tcp_link_bytes "$tag-$i"
   if [ $cgv = 1 ]; then
     read -r periods throttled throttled_ns < <(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } $1 == "throttled_time" { n = $2 } END { print p + 0, t + 0, n + 0 }' "$cpu_parent/rank-$i/cpu.stat")
   else

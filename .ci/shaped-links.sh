@@ -73,8 +73,7 @@ echo "finished in $(($(date +%s) - started)) s; load average: $(cut -d' ' -f1-3 
 cat "$TCP_TMP/out0"
 [ -s "$TCP_TMP/out0" ] || tcp_fail "rank 0 printed nothing"
 for ((i = 0; i < procs; i++)); do
-  tx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.tx.bytes')
-  rx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.rx.bytes')
+  tcp_link_bytes "$tag-$i"
   over=$(ip netns exec "$tag-$i" tc -j -s qdisc show dev eth0 | jq '[.[] | select(.kind == "tbf") | .overlimits] | add')
   echo "rank $i: sent $((tx / 1000000)) MB, received $((rx / 1000000)) MB through its $rate link (tbf held back $over packets)"
   [ "$tx" -gt 1000000 ] && [ "$rx" -gt 1000000 ] || tcp_fail "rank $i moved only $tx/$rx bytes through eth0"

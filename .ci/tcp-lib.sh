@@ -148,3 +148,12 @@ tcp_check_tbf() {
   awk -v g="$got" -v w="$rate_bytes" 'BEGIN { exit !(g > 0.99 * w && g < 1.01 * w) }' ||
     tcp_fail "$1 $2: the tbf rate reads back as $got B/s, want $rate_bytes"
 }
+
+# tcp_link_bytes NS: sets tx and rx to the bytes eth0 of the namespace NS
+# has sent and received.
+tcp_link_bytes() {
+  local stats
+  stats=$(ip -n "$1" -j -s link show eth0)
+  tx=$(jq '.[0].stats64.tx.bytes' <<<"$stats")
+  rx=$(jq '.[0].stats64.rx.bytes' <<<"$stats")
+}
