@@ -8,9 +8,10 @@
 // like a bridge and forwards every frame Delay after it arrived. The
 // frames are the real TCP traffic of the ranks; only the wait is added.
 //
-// The setting is that of paper 000 (Kylix, REFERENCES.md) §V and Fig. 4/5:
-// many nodes, each with its own link, where the latency of a message and
-// not only the bytes decides which allreduce network wins.
+// The setting is that of paper 000 (Zhao and Canny, Kylix) §VII-A and
+// Fig. 6: many nodes, each with its own link, where the number of messages
+// and their latency, not only the bytes, decide which allreduce network
+// (direct, binary or heterogeneous butterfly) wins.
 package netemu
 
 import (
