@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,5 +48,53 @@ func TestBenchWritesOnlyWhereAsked(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(doc); !strings.Contains(string(data), "<!-- bench:transport ranks=2 sizes=1Ki min-time=1ms -->") {
 		t.Errorf("BENCHMARKS.md:\n%s", data)
+	}
+}
+
+// benchDocHead is what newBenchDoc writes and every regeneration keeps.
+const benchDocHead = "# Benchmarks\n\nkept\n"
+
+// newBenchDoc makes a folder with a Markdown file holding benchDocHead,
+// for a matrix's --doc; it returns the folder and the file.
+func newBenchDoc(t *testing.T) (dir, doc string) {
+	t.Helper()
+	dir = t.TempDir()
+	doc = filepath.Join(dir, "BENCH.md")
+	if err := os.WriteFile(doc, []byte(benchDocHead), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, doc
+}
+
+// regenerated returns the text of doc after the matrices ran, failing
+// unless it still starts with benchDocHead and holds each of once exactly
+// once.
+func regenerated(t *testing.T, doc string, once ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	if !strings.HasPrefix(text, benchDocHead) {
+		t.Fatalf("the regenerated file lost its head:\n%s", text)
+	}
+	for _, want := range once {
+		if strings.Count(text, want) != 1 {
+			t.Errorf("want once %q in:\n%s", want, text)
+		}
+	}
+	return text
+}
+
+// readJSONFile decodes the JSON file path into v.
+func readJSONFile(t *testing.T, path string, v any) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		t.Fatalf("%s: %v", path, err)
 	}
 }
