@@ -78,7 +78,8 @@ machine's cores, decide. The computation stays real.
 
 Like every matrix of graphrun bench, it prints its table and, only when
 asked, writes one JSON per rank count and vector length and summary.json
-into --dir and regenerates its table in --doc (e.g. BENCHMARKS.md) between marker comments named after its parameters (ranks or procs,
+into --dir and regenerates its table in --doc (e.g. BENCHMARKS.md)
+between marker comments named after its parameters (ranks or procs,
 sizes, repeat, and the link model, algorithms, --tag … when given), so
 that each configuration keeps a table of its own. In a job of several
 processes rank 0 writes them.
