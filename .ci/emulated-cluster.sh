@@ -15,9 +15,10 @@
 #     work waits for the CPU instead of taking it from the others, and
 #     load imbalance shows as time;
 #   - optionally under a memory limit NETNS_MEM (bytes, e.g. 2G).
-# The rank cgroups sit under one parent with a high CPU weight (v1 shares
-# 10240, v2 weight 1000, default 1024 and 100), so that other jobs on the
-# machine disturb the emulated nodes less. The bytes really cross the
+# The rank cgroups sit under one parent with the highest CPU weight (v1
+# shares 262144, v2 weight 10000; the defaults are 1024 and 100), so that
+# other jobs on the machine disturb the emulated nodes and the switch less;
+# the quotas keep the ranks to P × NETNS_CPU cores all the same. The bytes really cross the
 # kernel's TCP stack, the shaped links and the delay; nothing is modelled.
 # The script reads back every process's cgroup, quota, memory limit and
 # link, and the delay of the frames, and fails when one was not applied.
@@ -125,14 +126,14 @@ if [ -f /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
   cpu_parent=/sys/fs/cgroup/cpu/graphrun-emu-$$
   cgroups+=("$cpu_parent") # before mkdir: an interrupt in between leaves nothing
   mkdir "$cpu_parent"
-  echo 10240 >"$cpu_parent/cpu.shares"
+  echo 262144 >"$cpu_parent/cpu.shares"
 elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
   cgv=2
   cpu_parent=/sys/fs/cgroup/graphrun-emu-$$
   echo +cpu >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true
   cgroups+=("$cpu_parent") # before mkdir: an interrupt in between leaves nothing
   mkdir "$cpu_parent"
-  echo 1000 >"$cpu_parent/cpu.weight"
+  echo 10000 >"$cpu_parent/cpu.weight"
   ctl=+cpu
   [ -z "$mem_bytes" ] || ctl="+cpu +memory"
   echo "$ctl" >"$cpu_parent/cgroup.subtree_control"
@@ -205,13 +206,15 @@ if [ "$delay_us" -gt 0 ]; then
       ports+=${ports:+,}port$i
     done
     ip -n "$tag-sw" link del br0
-    # The switch gets a cgroup of its own beside the ranks' (the parent's
-    # high weight, no quota).
+    # The switch gets a cgroup of its own beside the ranks', with no quota
+    # and the highest weight: it needs little CPU, but needs it at once.
     cgroups+=("$cpu_parent/switch")
     mkdir "$cpu_parent/switch"
+    if [ $cgv = 1 ]; then echo 262144 >"$cpu_parent/switch/cpu.shares"; else echo 10000 >"$cpu_parent/switch/cpu.weight"; fi
     (echo "$BASHPID" >"$cpu_parent/switch/cgroup.procs"; exec ip netns exec "$tag-sw" "$GRAPHRUN" bench net-switch --delay "${delay_us}us" --ports "$ports" --stats-every 500ms) \
       >"$TCP_TMP/switch" 2>"$TCP_TMP/switch.err" &
     switch_pid=$!
+    disown "$switch_pid" # killed by cleanup, without bash reporting it
     for _ in $(seq 50); do grep -q '^frames ' "$TCP_TMP/switch" && break; sleep 0.1; done
     grep -q '^frames ' "$TCP_TMP/switch" || { cat "$TCP_TMP/switch.err" >&2; tcp_fail "net-switch did not start"; }
     how="one-way latency $delay (graphrun bench net-switch: this kernel has no tc netem)"
@@ -288,8 +291,8 @@ for ((i = 0; i < procs; i++)); do
 done
 if [ -n "$switch_pid" ]; then
   sleep 0.6
-  read -r _ frames _ dropped _ min_us _ max_us < <(grep '^frames ' "$TCP_TMP/switch" | tail -1)
-  echo "net-switch: $frames frames forwarded, $dropped dropped, each held $min_us to $max_us µs (delay $delay_us µs)"
+  read -r _ frames _ dropped _ min_us _ mean_us _ max_us < <(grep '^frames ' "$TCP_TMP/switch" | tail -1)
+  echo "net-switch: $frames frames forwarded, $dropped dropped, each held $min_us to $max_us µs, $mean_us on average (delay $delay_us µs; the rest is the switch waiting for a CPU)"
   [ "$frames" -gt 0 ] || tcp_fail "net-switch forwarded no frames"
   [ "$min_us" -ge "$delay_us" ] || tcp_fail "net-switch held a frame only $min_us µs, want at least $delay_us"
 fi

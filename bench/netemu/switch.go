@@ -49,10 +49,11 @@ const queueLen = 8192
 
 // Stats is what the switch did, for the emulator's read-back.
 type Stats struct {
-	Frames  int64         // frames forwarded (a flooded frame counts once per port)
-	Dropped int64         // frames dropped at a full queue
-	MinHold time.Duration // the shortest time a forwarded frame was held
-	MaxHold time.Duration // the longest
+	Frames   int64         // frames forwarded (a flooded frame counts once per port)
+	Dropped  int64         // frames dropped at a full queue
+	MinHold  time.Duration // the shortest time a forwarded frame was held
+	MeanHold time.Duration // the mean
+	MaxHold  time.Duration // the longest
 }
 
 // Switch forwards frames between its ports after Delay, learning which
@@ -66,8 +67,8 @@ type Switch struct {
 	mu    sync.Mutex
 	where map[[6]byte]int // source MAC -> port
 
-	frames, dropped  atomic.Int64
-	minHold, maxHold atomic.Int64 // nanoseconds; minHold starts at MaxInt64
+	frames, dropped           atomic.Int64
+	minHold, maxHold, sumHold atomic.Int64 // nanoseconds; minHold starts at MaxInt64
 }
 
 // New returns a switch joining ports with a one-way latency of delay;
@@ -194,6 +195,7 @@ func (s *Switch) send(ctx context.Context, i int, q chan frame) error {
 		}
 		s.frames.Add(1)
 		hold := int64(time.Since(f.due) + s.delay)
+		s.sumHold.Add(hold)
 		for old := s.minHold.Load(); hold < old && !s.minHold.CompareAndSwap(old, hold); old = s.minHold.Load() {
 		}
 		for old := s.maxHold.Load(); hold > old && !s.maxHold.CompareAndSwap(old, hold); old = s.maxHold.Load() {
@@ -206,6 +208,7 @@ func (s *Switch) Stats() Stats {
 	st := Stats{Frames: s.frames.Load(), Dropped: s.dropped.Load(), MaxHold: time.Duration(s.maxHold.Load())}
 	if st.Frames > 0 {
 		st.MinHold = time.Duration(s.minHold.Load())
+		st.MeanHold = time.Duration(s.sumHold.Load() / st.Frames)
 	}
 	return st
 }

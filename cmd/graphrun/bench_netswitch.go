@@ -27,8 +27,8 @@ func newBenchNetSwitchCommand() *cobra.Command {
 like a bridge that learns MAC addresses, and sends every frame on --delay after
 it arrived: the one-way latency of .ci/emulated-cluster.sh on kernels without
 tc netem. It runs until interrupted and prints, every --stats-every, the
-frames forwarded and dropped and the shortest and longest time a frame was
-held, which the script reads back.`,
+frames forwarded and dropped and the shortest, mean and longest time a
+frame was held, which the script reads back.`,
 		Args:   cobra.NoArgs,
 		Hidden: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -73,8 +73,8 @@ held, which the script reads back.`,
 					return fmt.Errorf("bench net-switch: %w", err)
 				case <-tick.C:
 					st := sw.Stats()
-					fmt.Fprintf(out, "frames %d dropped %d min_hold_us %d max_hold_us %d\n", st.Frames, st.Dropped,
-						st.MinHold.Microseconds(), st.MaxHold.Microseconds())
+					fmt.Fprintf(out, "frames %d dropped %d min_hold_us %d mean_hold_us %d max_hold_us %d\n", st.Frames, st.Dropped,
+						st.MinHold.Microseconds(), st.MeanHold.Microseconds(), st.MaxHold.Microseconds())
 				}
 			}
 		},
