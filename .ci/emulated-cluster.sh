@@ -46,7 +46,8 @@
 #     NETNS_TIMEOUT  seconds before the run is killed (600)
 #     GRAPHRUN_BIN   a graphrun binary (default: built here)
 # Needs root. The root namespace is not touched; namespaces and cgroups
-# are removed on exit.
+# are removed on exit. .ci/emulated-bench.sh runs BENCHMARKS.md's matrices
+# on it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh

@@ -118,7 +118,7 @@ func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) 
 	if o.finishedAt.IsZero() {
 		o.finish()
 	}
-	body := results.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd)
+	body := results.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd, o.dirOut != nil)
 	if caption != "" {
 		body += " " + caption
 	}
