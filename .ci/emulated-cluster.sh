@@ -14,21 +14,22 @@
 #     (cgroup v1 cpu controller, or v2 cpu.max), so that a rank with more
 #     work waits for the CPU instead of taking it from the others, and
 #     load imbalance shows as time;
-#   - optionally under a memory limit NETNS_MEM (bytes, e.g. 2G).
+#   - optionally under a memory limit NETNS_MEM (bytes, e.g. 2Gi).
 # The rank cgroups sit under one parent with the highest CPU weight (v1
 # shares 262144, v2 weight 10000; the defaults are 1024 and 100), so that
 # other jobs on the machine disturb the emulated nodes and the switch less;
-# the quotas keep the ranks to P × NETNS_CPU cores all the same. The bytes really cross the
-# kernel's TCP stack, the shaped links and the delay; nothing is modelled.
+# the quotas keep the ranks to P × NETNS_CPU cores all the same. The bytes
+# really cross the kernel's TCP stack, the shaped links and the delay;
+# nothing is modelled.
 # The script reads back every process's cgroup, quota, memory limit and
 # link, and the delay of the frames, and fails when one was not applied.
 # It prints the load average (uptime) at the start and the end.
 #
 # Not modelled: the memory bandwidth, caches and cores all processes
 # share; one physical machine's scheduler (a quota is enforced per
-# NETNS_CPU_PERIOD, so a rank runs in bursts of that length at most); loss and jitter of a real network
-# (the delay is constant, plus the switch's own scheduling delay, which
-# the read-back reports).
+# NETNS_CPU_PERIOD, so a rank runs in bursts of that length at most); loss
+# and jitter of a real network (the delay is constant, plus the switch's
+# own wait for a CPU, which the read-back reports).
 #
 # Usage: bash .ci/emulated-cluster.sh GRAPHRUN ARGS...
 #   The arguments are a graphrun command and its flags; the script adds
@@ -42,7 +43,8 @@
 #                    the quota is at least the kernel's 1000 µs): a process
 #                    that used its share waits for the next period, so a
 #                    short period spreads its work as a slower CPU would
-#     NETNS_MEM      memory limit per process, e.g. 2G (none)
+#     NETNS_MEM      memory limit per process in bytes, with graphrun's
+#                    unit syntax: 2G = 2·10^9, 2Gi = 2^31 (none)
 #     NETNS_TIMEOUT  seconds before the run is killed (600)
 #     GRAPHRUN_BIN   a graphrun binary (default: built here)
 # Needs root. The root namespace is not touched; namespaces and cgroups
@@ -81,9 +83,12 @@ quota=$(awk -v c="$cpu" -v p="$period" 'BEGIN { printf "%d", c * p }')
 mem_bytes=
 if [ -n "$mem" ]; then
   mem_bytes=$(awk -v m="$mem" 'BEGIN {
-    n = m + 0; u = substr(m, length(m)); s = 1
-    if (u == "K") s = 1024; else if (u == "M") s = 1048576; else if (u == "G") s = 1073741824; else if (u !~ /[0-9]/) n = -1
-    if (n <= 0) exit 1; printf "%.0f", n * s }') || tcp_fail "NETNS_MEM=$mem: want bytes with an optional K, M or G (powers of 1024)"
+    m = m; sub(/B$/, "", m); s = 1
+    if (m ~ /Ki$/) s = 2^10; else if (m ~ /Mi$/) s = 2^20; else if (m ~ /Gi$/) s = 2^30
+    else if (m ~ /[kK]$/) s = 1e3; else if (m ~ /M$/) s = 1e6; else if (m ~ /G$/) s = 1e9
+    sub(/([KMG]i|[kKMG])$/, "", m)
+    if (m !~ /^[0-9]+(\.[0-9]+)?$/ || m * s < 1048576) exit 1
+    printf "%.0f", m * s }') || tcp_fail "NETNS_MEM=$mem: want at least 1Mi bytes, e.g. 2Gi or 2G (k, M, G = 10^3, 10^6, 10^9; Ki, Mi, Gi = 2^10, 2^20, 2^30)"
 fi
 
 TCP_TMP=$(mktemp -d)
