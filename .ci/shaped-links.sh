@@ -49,22 +49,9 @@ if [ $# -eq 0 ]; then
   set -- bench allreduce-dense --sizes 1e6 --repeat 1 --doc "" --dir "$TCP_TMP/bench"
 fi
 
-# tbf needs a bucket of at least one packet (64 KiB with segmentation
-# offload) and one timer tick of tokens: 1 ms of the rate, at least 256 KiB.
-burst=262144
-case $rate in
-  *gbit) b=$(( ${rate%gbit} * 1000000000 / 8 / 1000 )) ;;
-  *mbit) b=$(( ${rate%mbit} * 1000000 / 8 / 1000 )) ;;
-  *) tcp_fail "NETNS_RATE=$rate: give an integer with mbit or gbit, e.g. 1gbit" ;;
-esac
-[ "$b" -le "$burst" ] || burst=$b
-
 tcp_netns_hosts "$tag" "$procs" 232
+tcp_shape_links "$tag" "$procs" "$rate"
 echo "== $procs namespaces ${tag}-0..$((procs - 1)) on $net.1-$procs/24, bridge in ${tag}-sw, every link $rate each way (tbf, burst $burst B)"
-for ((i = 0; i < procs; i++)); do
-  ip netns exec "$tag-$i" tc qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 200ms
-  ip netns exec "$tag-sw" tc qdisc add dev "port$i" root tbf rate "$rate" burst "$burst" latency 200ms
-done
 
 echo "== graphrun $* (one process per namespace)"
 token=$(tcp_token)
@@ -86,8 +73,7 @@ echo "finished in $(($(date +%s) - started)) s; load average: $(cut -d' ' -f1-3 
 cat "$TCP_TMP/out0"
 [ -s "$TCP_TMP/out0" ] || tcp_fail "rank 0 printed nothing"
 for ((i = 0; i < procs; i++)); do
-  tx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.tx.bytes')
-  rx=$(ip -n "$tag-$i" -j -s link show eth0 | jq '.[0].stats64.rx.bytes')
+  tcp_link_bytes "$tag-$i"
   over=$(ip netns exec "$tag-$i" tc -j -s qdisc show dev eth0 | jq '[.[] | select(.kind == "tbf") | .overlimits] | add')
   echo "rank $i: sent $((tx / 1000000)) MB, received $((rx / 1000000)) MB through its $rate link (tbf held back $over packets)"
   [ "$tx" -gt 1000000 ] && [ "$rx" -gt 1000000 ] || tcp_fail "rank $i moved only $tx/$rx bytes through eth0"

@@ -129,3 +129,50 @@ tcp_netns_hosts() {
     ip -n "$ns" link set lo up
   done
 }
+
+# tcp_tbf_burst RATE sets rate_bytes to RATE (an integer with mbit or
+# gbit) in bytes/s, and burst to the bucket of a tbf of RATE: at least one
+# packet (64 KiB with segmentation offload or a 64 KB MTU) and one timer
+# tick of tokens, 1 ms of the rate, at least 256 KiB.
+tcp_tbf_burst() {
+  local rate=$1
+  [[ ${rate%?bit} =~ ^[0-9]+$ ]] || tcp_fail "rate $rate: give an integer with mbit or gbit, e.g. 1gbit"
+  case $rate in
+    *gbit) rate_bytes=$(( ${rate%gbit} * 1000000000 / 8 )) ;;
+    *mbit) rate_bytes=$(( ${rate%mbit} * 1000000 / 8 )) ;;
+    *) tcp_fail "rate $rate: give an integer with mbit or gbit, e.g. 1gbit" ;;
+  esac
+  burst=$(( rate_bytes / 1000 ))
+  [ "$burst" -ge 262144 ] || burst=262144
+}
+
+# tcp_shape_links TAG COUNT RATE: a tbf of RATE on both ends of every
+# link made by tcp_netns_hosts (egress of TAG-i's eth0: what rank i sends;
+# egress of the switch's port i: what it receives), so each process owns a
+# full-duplex link of RATE. Sets rate_bytes and burst.
+tcp_shape_links() {
+  local tag=$1 count=$2 rate=$3 i
+  tcp_tbf_burst "$rate"
+  for ((i = 0; i < count; i++)); do
+    ip netns exec "$tag-$i" tc qdisc add dev eth0 root tbf rate "$rate" burst "$burst" latency 200ms
+    ip netns exec "$tag-sw" tc qdisc add dev "port$i" root tbf rate "$rate" burst "$burst" latency 200ms
+  done
+}
+
+# tcp_check_tbf NS DEV: fails unless the root qdisc of DEV in NS is a tbf
+# of rate_bytes bytes/s (tc rounds the rate by less than 1%).
+tcp_check_tbf() {
+  local got
+  got=$(ip netns exec "$1" tc -j qdisc show dev "$2" | jq '[.[] | select(.kind == "tbf" and .root == true) | .options.rate] | first // 0')
+  awk -v g="$got" -v w="$rate_bytes" 'BEGIN { exit !(g > 0.99 * w && g < 1.01 * w) }' ||
+    tcp_fail "$1 $2: the tbf rate reads back as $got B/s, want $rate_bytes"
+}
+
+# tcp_link_bytes NS: sets tx and rx to the bytes eth0 of the namespace NS
+# has sent and received.
+tcp_link_bytes() {
+  local stats
+  stats=$(ip -n "$1" -j -s link show eth0)
+  tx=$(jq '.[0].stats64.tx.bytes' <<<"$stats")
+  rx=$(jq '.[0].stats64.rx.bytes' <<<"$stats")
+}

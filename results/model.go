@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/graphrun/graphrun/internal/units"
 )
 
 // ClusterModel estimates what a run's counted traffic would cost on a
@@ -29,9 +31,11 @@ type ClusterModel struct {
 }
 
 // ParseClusterModel reads a model such as
-// "bw=10Gbit/s,lat=50us,min-packet=5MB". Bandwidth units: bit/s, kbit/s,
-// Mbit/s, Gbit/s, B/s, kB/s, MB/s, GB/s; latency: s, ms, us, ns; sizes: B,
-// kB, MB, GB (powers of ten), KiB, MiB, GiB. bw and lat are required.
+// "bw=10Gbit/s,lat=50us,min-packet=5MB". Bandwidth and size take the unit
+// syntax of every graphrun flag (internal/units: k, M, G powers of ten,
+// Ki, Mi, Gi powers of two) with their unit said: B/s or bit/s for the
+// bandwidth, B for the size; latency: s, ms, us, ns. bw and lat are
+// required.
 func ParseClusterModel(s string) (ClusterModel, error) {
 	var m ClusterModel
 	seen := map[string]bool{}
@@ -43,11 +47,19 @@ func ParseClusterModel(s string) (ClusterModel, error) {
 		var err error
 		switch key {
 		case "bw":
-			m.Bandwidth, err = parseUnit(value, bandwidthUnits)
+			if !strings.HasSuffix(value, "/s") {
+				return m, fmt.Errorf("model field bw: %q has no unit (want B/s or bit/s, e.g. 10Gbit/s or 1.25GB/s)", value)
+			}
+			m.Bandwidth, err = units.ParseRate(value)
 		case "lat":
 			m.Latency, err = parseUnit(value, timeUnits)
 		case "min-packet":
-			m.MinPacket, err = parseUnit(value, sizeUnits)
+			if !strings.HasSuffix(value, "B") {
+				return m, fmt.Errorf("model field min-packet: %q has no unit (want bytes, e.g. 5MB or 4MiB)", value)
+			}
+			var n int64
+			n, err = units.ParseBytes(value, 0, 1<<50)
+			m.MinPacket = float64(n)
 		default:
 			return m, fmt.Errorf("unknown model field %q (want bw, lat, min-packet)", key)
 		}
@@ -72,10 +84,7 @@ type unit struct {
 
 // Longest suffixes first, so that "Gbit/s" is not read as "s".
 var (
-	bandwidthUnits = []unit{{"Gbit/s", 1e9 / 8}, {"Mbit/s", 1e6 / 8}, {"kbit/s", 1e3 / 8}, {"bit/s", 1.0 / 8},
-		{"GB/s", 1e9}, {"MB/s", 1e6}, {"kB/s", 1e3}, {"B/s", 1}}
 	timeUnits = []unit{{"ms", 1e-3}, {"us", 1e-6}, {"µs", 1e-6}, {"ns", 1e-9}, {"s", 1}}
-	sizeUnits = []unit{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"kB", 1e3}, {"B", 1}}
 )
 
 func parseUnit(s string, units []unit) (float64, error) {

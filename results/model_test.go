@@ -16,7 +16,11 @@ func TestParseClusterModel(t *testing.T) {
 	if m, err := ParseClusterModel("lat=1ms,bw=100MB/s"); err != nil || m.Bandwidth != 1e8 || m.Latency != 1e-3 || m.MinPacket != 0 {
 		t.Fatalf("parsed %+v, %v", m, err)
 	}
-	for _, bad := range []string{"", "bw=10Gbit/s", "lat=5us", "bw=10,lat=5us", "bw=-1GB/s,lat=1s", "bw=0GB/s,lat=1s",
+	// The unit syntax of every flag: Mi is 2^20, k is 10^3.
+	if m, err := ParseClusterModel("bw=125MiB/s,lat=1us,min-packet=64kB"); err != nil || m.Bandwidth != 125<<20 || m.MinPacket != 64e3 {
+		t.Fatalf("parsed %+v, %v", m, err)
+	}
+	for _, bad := range []string{"", "bw=10Gbit/s", "lat=5us", "bw=10,lat=5us", "bw=1GB/s,lat=1s,min-packet=5M", "bw=-1GB/s,lat=1s", "bw=0GB/s,lat=1s",
 		"bw=1GB/s,lat=1s,speed=3", "bw=1GB/s;lat=1s", "bw=xGB/s,lat=1s"} {
 		if _, err := ParseClusterModel(bad); err == nil {
 			t.Errorf("ParseClusterModel(%q) accepted", bad)

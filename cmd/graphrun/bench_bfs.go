@@ -6,49 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
-
-// bfsMatrixEntry is one configuration of a BFS benchmark matrix.
-type bfsMatrixEntry struct {
-	label, exchange, codec, direction string
-	ranks                             int // 0: the matrix's --ranks
-}
-
-// bfsCodecsMatrix is paper 004's comparison (Table V algorithms, bottom-up
-// at every level) plus graphrun's packed sieve and direction-optimised runs.
-func bfsCodecsMatrix() []bfsMatrixEntry {
-	return []bfsMatrixEntry{
-		{"BIT", "allgather", "raw", "bottom-up", 0},
-		{"WAH", "allgather", "wah", "bottom-up", 0},
-		{"ZLB-BS", "allgather", "zlib-bs", "bottom-up", 0},
-		{"ZLB-DF", "allgather", "zlib-df", "bottom-up", 0},
-		{"ZLB-BC", "allgather", "zlib-bc", "bottom-up", 0},
-		{"DIR-WAH", "sieve", "wah", "bottom-up", 0},
-		{"DIR-ZLB-BS", "sieve", "zlib-bs", "bottom-up", 0},
-		{"DIR-auto", "sieve", "auto", "bottom-up", 0},
-		{"PDIR-WAH", "packed", "wah", "bottom-up", 0},
-		{"PDIR-ZLB-BS", "packed", "zlib-bs", "bottom-up", 0},
-		{"PDIR-auto", "packed", "auto", "bottom-up", 0},
-		{"direction-optimised allgather + raw", "allgather", "raw", "auto", 0},
-		{"direction-optimised sieve + auto", "sieve", "auto", "auto", 0},
-		{"direction-optimised packed + auto", "packed", "auto", "auto", 0},
-	}
-}
-
-// bfsScalingMatrix is the default mode and the packed sieve on 1, 2, 4, ...
-// ranks up to --ranks.
-func bfsScalingMatrix(ranks int) []bfsMatrixEntry {
-	var m []bfsMatrixEntry
-	for p := 1; p <= ranks; p *= 2 {
-		m = append(m,
-			bfsMatrixEntry{fmt.Sprintf("%d ranks, allgather + raw", p), "allgather", "raw", "auto", p},
-			bfsMatrixEntry{fmt.Sprintf("%d ranks, packed + auto", p), "packed", "auto", "auto", p})
-	}
-	return m
-}
 
 type benchBFSFlags struct {
 	graphFlags
@@ -104,9 +66,12 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if f.roots < 1 {
 		return flagError("roots", "%d is less than 1", f.roots)
 	}
-	entries := bfsCodecsMatrix()
+	entries, err := bench.CodecsMatrix()
+	if err != nil {
+		return err
+	}
 	if matrix == "bfs-scaling" {
-		entries = bfsScalingMatrix(f.ranks)
+		entries = bench.ScalingMatrix(f.ranks)
 	}
 	// The key and the heading name the parameters that change the table;
 	// the graph's edgefactor, seed and threads only when they were given.
@@ -132,14 +97,14 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	bar := newMatrixProgress(stderr, matrix, len(entries))
 	for i, e := range entries {
 		ranks := f.ranks
-		if e.ranks > 0 {
-			ranks = e.ranks
+		if e.Ranks > 0 {
+			ranks = e.Ranks
 		}
-		exchange, err := spmv.ParseExchange(e.exchange)
+		exchange, err := spmv.ParseExchange(e.Exchange)
 		if err != nil {
 			return err
 		}
-		direction, err := spmv.ParseDirection(e.direction)
+		direction, err := spmv.ParseDirection(e.Direction)
 		if err != nil {
 			return err
 		}
@@ -149,21 +114,21 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		}
 		run, err := graph500.Run(cmd.Context(), graph500.Config{
 			Graph: params, Ranks: ranks, Threads: threads, NumRoots: f.roots, Root: -1,
-			Exchange: exchange, Direction: direction, Codec: e.codec,
+			Exchange: exchange, Direction: direction, Codec: e.Codec,
 		})
 		if err != nil {
-			return fmt.Errorf("bench %s: %s: %w", matrix, e.label, err)
+			return fmt.Errorf("bench %s: %s: %w", matrix, e.Label, err)
 		}
 		run.Version, run.StartedAt = version, time.Now().UTC()
 		file := fmt.Sprintf("%s-s%d-p%d-%02d.json", matrix, params.Scale, ranks, i+1)
 		if _, err := f.out.dirOut.WriteFile(file, run.WriteJSON); err != nil {
 			return fmt.Errorf("bench %s: %w", matrix, err)
 		}
-		rows = append(rows, results.BFSMatrixRow{Label: e.label, File: file, Run: run})
+		rows = append(rows, results.BFSMatrixRow{Label: e.Label, File: file, Run: run})
 		hm := results.ComputeTEPS(run.Searches).HarmonicMean
-		summary.Runs = append(summary.Runs, benchSummaryRun{Label: e.label, File: file, Ranks: ranks, Exchange: e.exchange, Codec: e.codec,
-			Direction: e.direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
-		bar.step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.label, float64(run.CommBytes)/1e6, hm))
+		summary.Runs = append(summary.Runs, benchSummaryRun{Label: e.Label, File: file, Ranks: ranks, Exchange: e.Exchange, Codec: e.Codec,
+			Direction: e.Direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
+		bar.step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.Label, float64(run.CommBytes)/1e6, hm))
 	}
 	bar.finish()
 	f.out.finish()

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,11 +14,7 @@ func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 14 searches matrices")
 	}
-	dir := t.TempDir()
-	doc := filepath.Join(dir, "BENCH.md")
-	if err := os.WriteFile(doc, []byte("# Benchmarks\n\nkept\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, doc := newBenchDoc(t)
 	out := filepath.Join(dir, "out")
 	for range 2 {
 		code, stdout, errOut := runCLI(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out, "--doc", doc)
@@ -30,22 +25,9 @@ func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
 			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 		}
 	}
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(data)
-	if !strings.HasPrefix(text, "# Benchmarks\n\nkept\n") || strings.Count(text, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->") != 1 || strings.Count(text, "| BIT |") != 1 {
-		t.Fatalf("regenerated file:\n%s", text)
-	}
+	regenerated(t, doc, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->", "| BIT |")
 	var summary benchSummary
-	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &summary); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" || summary.Key != "bfs-codecs scale=8 ranks=3 roots=2" || summary.LoadStart == nil || summary.FinishedAt.IsZero() {
 		t.Fatalf("summary: %+v", summary)
 	}

@@ -1,30 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/graphrun/graphrun/graph500"
-	"github.com/graphrun/graphrun/spmv"
-)
-
-// Kinds of run `graphrun bench memory` measures.
-const (
-	memoryKindBFS      = "bfs"      // graphrun bfs --roots R (validated)
-	memoryKindBFS2D    = "bfs-2d"   // the same with --partition 2d
-	memoryKindPageRank = "pagerank" // graphrun pagerank --kron S --undirected --iterations 5
+	"github.com/graphrun/graphrun/bench"
 )
 
 type benchMemoryFlags struct {
@@ -85,18 +71,6 @@ func parseIntList(s string) ([]int, error) {
 	return out, nil
 }
 
-// memoryRun is one measured run: a row of the table and of summary.json.
-type memoryRun struct {
-	Kind      string  `json:"kind"`
-	Scale     int     `json:"SCALE"`
-	Ranks     int     `json:"ranks"`
-	Units     int64   `json:"units"` // tuples (bfs) or arcs (pagerank)
-	PeakBytes int64   `json:"peak_memory_bytes"`
-	Model     int64   `json:"model_bytes,omitempty"`
-	Seconds   float64 `json:"seconds"`
-	File      string  `json:"file"`
-}
-
 func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	scales, err := parseIntList(f.scales)
 	if err != nil {
@@ -118,7 +92,7 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	}
 	kinds := strings.Split(f.kinds, ",")
 	for _, k := range kinds {
-		if k != memoryKindBFS && k != memoryKindBFS2D && k != memoryKindPageRank {
+		if k != bench.MemoryBFS && k != bench.MemoryBFS2D && k != bench.MemoryPageRank {
 			return flagError("kinds", "unknown kind %q (want bfs, bfs-2d or pagerank)", k)
 		}
 	}
@@ -149,11 +123,11 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	stderr := cmd.ErrOrStderr()
 	total := len(kinds) * len(scales) * len(ranks)
 	bar := newMatrixProgress(stderr, "memory", total)
-	var runs []memoryRun
+	var runs []bench.MemoryRun
 	for _, kind := range kinds {
 		for _, s := range scales {
 			for _, p := range ranks {
-				r, err := measureMemory(cmd.Context(), self, scratch, kind, s, p, f.roots)
+				r, err := bench.MeasureMemory(cmd.Context(), self, scratch, kind, s, p, f.roots)
 				if err != nil {
 					return fmt.Errorf("bench memory: %w", err)
 				}
@@ -166,7 +140,7 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 				}
 				runs = append(runs, r)
 				bar.step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
-					float64(r.PeakBytes)/1e9, float64(r.PeakBytes)/float64(r.Units), memoryUnit(kind)))
+					float64(r.PeakBytes)/1e9, float64(r.PeakBytes)/float64(r.Units), bench.MemoryUnit(kind)))
 			}
 		}
 	}
@@ -174,106 +148,13 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	f.out.finish()
 	summary := struct {
 		benchMeta
-		Runs []memoryRun `json:"runs"`
+		Runs []bench.MemoryRun `json:"runs"`
 	}{f.out.meta(), runs}
 	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
-	table := memoryTable(runs)
+	table := bench.MemoryTable(runs)
 	fmt.Fprint(cmd.OutOrStdout(), table)
 	return f.out.regenerate(stderr, "each run a process of its own, peak resident set size from getrusage",
 		"The model is graph500.EstimateMemory (bfs only); ratio = model / measured.", table)
-}
-
-func memoryUnit(kind string) string {
-	if kind == memoryKindPageRank {
-		return "arc"
-	}
-	return "tuple"
-}
-
-// measureMemory runs one configuration as a child process and returns its
-// peak resident set size.
-func measureMemory(ctx context.Context, self, dir, kind string, scale, ranks, roots int) (memoryRun, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	file := fmt.Sprintf("memory-%s-s%d-p%d.json", kind, scale, ranks)
-	r := memoryRun{Kind: kind, Scale: scale, Ranks: ranks, File: file}
-	tuples := int64(16) << scale
-	var args []string
-	switch kind {
-	case memoryKindBFS, memoryKindBFS2D:
-		r.Units = tuples
-		args = []string{"bfs", "--scale", fmt.Sprint(scale), "--ranks", fmt.Sprint(ranks), "--roots", fmt.Sprint(roots)}
-		cfg := graph500.MemoryConfig{Scale: scale, EdgeFactor: 16, Ranks: ranks, Validate: true,
-			Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionAuto}
-		if kind == memoryKindBFS2D {
-			args = append(args, "--partition", "2d")
-			cfg.Partition2D = true
-		}
-		if est, err := graph500.EstimateMemory(cfg); err == nil {
-			r.Model = est.Machine
-		}
-	case memoryKindPageRank:
-		r.Units = 2 * tuples
-		args = []string{"pagerank", "--kron", fmt.Sprint(scale), "--undirected", "--iterations", "5", "--ranks", fmt.Sprint(ranks)}
-	}
-	args = append(args, "--json", filepath.Join(dir, file))
-	c := exec.CommandContext(ctx, self, args...)
-	var errOut bytes.Buffer
-	c.Stderr = &errOut
-	t0 := time.Now()
-	if err := c.Run(); err != nil {
-		return r, fmt.Errorf("graphrun %s: %w\n%s", strings.Join(args, " "), err, errOut.String())
-	}
-	r.Seconds = time.Since(t0).Seconds()
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.PeakBytes = int64(ru.Maxrss) << 10 // kilobytes on Linux
-	}
-	// The run's own report of its peak (VmHWM) agrees with getrusage; take
-	// it where getrusage said nothing.
-	if r.PeakBytes == 0 {
-		var doc struct {
-			Peak int64 `json:"peak_memory_bytes"`
-		}
-		if b, err := os.ReadFile(filepath.Join(dir, file)); err == nil && json.Unmarshal(b, &doc) == nil {
-			r.PeakBytes = doc.Peak
-		}
-	}
-	if r.PeakBytes == 0 {
-		return r, fmt.Errorf("graphrun %s: its peak memory is not known on this system", strings.Join(args, " "))
-	}
-	return r, nil
-}
-
-// siCount writes a count with an SI prefix: 67.1 M.
-func siCount(v int64) string {
-	switch {
-	case v >= 1e9:
-		return fmt.Sprintf("%.2f G", float64(v)/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.1f M", float64(v)/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.1f k", float64(v)/1e3)
-	}
-	return fmt.Sprint(v)
-}
-
-// memoryTable renders the runs as a Markdown table.
-func memoryTable(runs []memoryRun) string {
-	var b strings.Builder
-	b.WriteString("| run | SCALE | ranks | tuples or arcs | peak RSS | bytes per tuple or arc | model | model / measured | wall s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
-	for _, r := range runs {
-		model, ratio := "—", "—"
-		if r.Model > 0 {
-			model = fmt.Sprintf("%.2f GB", float64(r.Model)/1e9)
-			ratio = fmt.Sprintf("%.2f", float64(r.Model)/float64(r.PeakBytes))
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %s %ss | %.3f GB | %.1f | %s | %s | %.1f |\n", r.Kind, r.Scale, r.Ranks,
-			siCount(r.Units), memoryUnit(r.Kind), float64(r.PeakBytes)/1e9,
-			float64(r.PeakBytes)/float64(r.Units), model, ratio, r.Seconds)
-	}
-	return b.String()
 }

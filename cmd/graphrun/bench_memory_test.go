@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/bench"
 )
 
 // TestBenchMemory measures two tiny runs of each kind in child processes
@@ -26,7 +28,7 @@ func TestBenchMemory(t *testing.T) {
 		}
 	}
 	var summary struct {
-		Runs []memoryRun `json:"runs"`
+		Runs []bench.MemoryRun `json:"runs"`
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err != nil {
@@ -41,7 +43,7 @@ func TestBenchMemory(t *testing.T) {
 	for _, r := range summary.Runs {
 		// A Go process holds a few MB at least, and these graphs need far
 		// less than a GB.
-		if r.PeakBytes < 1<<20 || r.PeakBytes > 1<<30 || (r.Kind != memoryKindPageRank && r.Model <= 0) {
+		if r.PeakBytes < 1<<20 || r.PeakBytes > 1<<30 || (r.Kind != bench.MemoryPageRank && r.Model <= 0) {
 			t.Errorf("%+v", r)
 		}
 	}

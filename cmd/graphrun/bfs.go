@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
@@ -196,7 +197,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 				return flagError("algo", "cannot be combined with --%s (it sets both --exchange and --codec)", flag)
 			}
 		}
-		ex, codec, err := parseAlgo(f.algo)
+		ex, codec, err := bench.ParseAlgorithm(f.algo)
 		if err != nil {
 			return flagError("algo", "%v", err)
 		}
@@ -436,32 +437,6 @@ func byteSize(b int64) string {
 		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
 	}
 	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
-}
-
-// paperCodecs maps the codec part of paper 004's algorithm names (Table V
-// and §VII-C) to graphrun's codec names.
-var paperCodecs = map[string]string{"BIT": "raw", "WAH": "wah", "ZLB-BS": "zlib-bs", "ZLB-DF": "zlib-df", "ZLB-BC": "zlib-bc"}
-
-// parseAlgo turns a paper 004 algorithm name — BIT, WAH, ZLB-BS/DF/BC, and
-// DIR- in front of any of them for the sieved exchange — into an exchange
-// and a codec. graphrun's own codec names are accepted as well (DIR-snappy,
-// DIR-auto, ...), and PDIR- names graphrun's packed sieve (PDIR-WAH, ...).
-func parseAlgo(name string) (exchange, codec string, err error) {
-	exchange = "allgather"
-	rest := name
-	upper := strings.ToUpper(name)
-	if r, ok := strings.CutPrefix(upper, "DIR-"); ok {
-		exchange, rest = "sieve", name[len(name)-len(r):]
-	} else if r, ok := strings.CutPrefix(upper, "PDIR-"); ok {
-		exchange, rest = "packed", name[len(name)-len(r):]
-	}
-	if c, ok := paperCodecs[strings.ToUpper(rest)]; ok {
-		return exchange, c, nil
-	}
-	if _, err := frontier.New(strings.ToLower(rest)); err == nil {
-		return exchange, strings.ToLower(rest), nil
-	}
-	return "", "", fmt.Errorf("unknown algorithm %q (want BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, or DIR- or PDIR- followed by one of them or a codec name)", name)
 }
 
 // parseGrid checks --partition and --grid against the job's rank count and

@@ -201,26 +201,6 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-func TestParseAlgo(t *testing.T) {
-	for name, want := range map[string][2]string{
-		"BIT": {"allgather", "raw"}, "WAH": {"allgather", "wah"}, "ZLB-BS": {"allgather", "zlib-bs"},
-		"ZLB-DF": {"allgather", "zlib-df"}, "zlb-bc": {"allgather", "zlib-bc"}, "DIR-WAH": {"sieve", "wah"},
-		"DIR-ZLB-BS": {"sieve", "zlib-bs"}, "DIR-ZLB-DF": {"sieve", "zlib-df"}, "DIR-BIT": {"sieve", "raw"},
-		"DIR-snappy": {"sieve", "snappy"}, "roaring": {"allgather", "roaring"}, "DIR-auto": {"sieve", "auto"},
-		"PDIR-WAH": {"packed", "wah"}, "pdir-zlb-bs": {"packed", "zlib-bs"}, "PDIR-auto": {"packed", "auto"},
-	} {
-		ex, codec, err := parseAlgo(name)
-		if err != nil || ex != want[0] || codec != want[1] {
-			t.Errorf("parseAlgo(%q) = %q, %q, %v; want %v", name, ex, codec, err, want)
-		}
-	}
-	for _, bad := range []string{"", "DIR-", "DIR-XYZ", "BITS", "PDIR-", "PDIR-DIR-WAH"} {
-		if _, _, err := parseAlgo(bad); err == nil {
-			t.Errorf("parseAlgo(%q) accepted", bad)
-		}
-	}
-}
-
 // TestBFSPaperAlgorithmsAndBreakdown: the paper's algorithms run end to end,
 // agree with each other on every search's nedge and level count, and
 // --breakdown prints the per-level table.

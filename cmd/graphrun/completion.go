@@ -1,13 +1,13 @@
 package main
 
 import (
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -27,7 +27,7 @@ func flagValues(cmd *cobra.Command, name string) []string {
 	case "codec":
 		return frontier.Names()
 	case "algo":
-		return paperAlgorithms()
+		return bench.AlgorithmNames()
 	case "direction":
 		return []string{"auto", "top-down", "bottom-up"}
 	case "transport":
@@ -46,24 +46,6 @@ func flagValues(cmd *cobra.Command, name string) []string {
 		return []string{"auto", "snap", "el", "wel", "mtx", "bel"}
 	}
 	return nil
-}
-
-// paperAlgorithms are the --algo names of paper 004's algorithms: BIT, WAH
-// and the ZLB codecs, each also with DIR- (the sieve) and PDIR- (the
-// packed sieve) in front.
-func paperAlgorithms() []string {
-	var names []string
-	for name := range paperCodecs {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	out := slices.Clone(names)
-	for _, prefix := range []string{"DIR-", "PDIR-"} {
-		for _, n := range names {
-			out = append(out, prefix+n)
-		}
-	}
-	return out
 }
 
 // registerCompletions registers the values of the enumerated flags of cmd

@@ -471,8 +471,12 @@ func (d *Dir) ensure() error {
 }
 
 // WriteFile writes the file name of the folder with write (see File) and
-// returns its path.
+// returns its path. A nil Dir (a folder the command was not given) writes
+// nothing and returns "".
 func (d *Dir) WriteFile(name string, write func(io.Writer) error) (string, error) {
+	if d == nil {
+		return "", nil
+	}
 	if err := d.ensure(); err != nil {
 		return "", err
 	}
@@ -490,8 +494,12 @@ func (d *Dir) WriteFile(name string, write func(io.Writer) error) (string, error
 	return path, nil
 }
 
-// Done marks the folder complete: Abort leaves it alone.
+// Done marks the folder complete: Abort leaves it alone. Nothing for a nil
+// Dir.
 func (d *Dir) Done() {
+	if d == nil {
+		return
+	}
 	d.done = true
 	if d.forget != nil {
 		d.forget()
