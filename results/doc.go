@@ -1,8 +1,10 @@
-// Package results implements the Graph500 output and statistics of a graphrun
-// BFS run: the order statistics, mean and standard deviation the Graph500
-// reference computes over the NBFS searches, the TEPS statistics derived from
-// them, the Graph500 text block (byte for byte in the reference's layout), and
-// the machine-readable run JSON written by `graphrun bfs --json FILE|-`.
+// Package results is the data model of graphrun's runs and what is made
+// from it: the Graph500 statistics of a BFS run (the order statistics, mean
+// and standard deviation the Graph500 reference computes over the NBFS
+// searches, the TEPS statistics derived from them, and the text block byte
+// for byte in the reference's layout), the run JSON of bfs and pagerank with
+// its common envelope, the BENCHMARKS tables of the bench matrices, the
+// charts, and the HTML report that compares runs.
 //
 // The performance metric is the one of paper 004 §VII (defined in §VII-A and
 // used for every result of §VII-B): for a search that traverses a component
