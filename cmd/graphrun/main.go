@@ -1,8 +1,8 @@
 // Command graphrun is the command line of graphrun, a distributed graph
-// analytics engine: Graph500 breadth-first search on Kronecker graphs, with
-// more kernels to come. This package only turns flags into job
-// configurations and prints results; the algorithms live in the library
-// packages.
+// analytics engine: Graph500 breadth-first search on Kronecker graphs and on
+// the user's graphs, PageRank, benchmark matrices and reports. This package
+// only turns flags into job configurations and prints results; the
+// algorithms live in the library packages.
 package main
 
 import (
