@@ -60,7 +60,7 @@ standard output, as text unless --format says.`,
 			m := params.NumEdges()
 			if grb {
 				// Relabelled: the vertices are the ids that occur in a tuple.
-				share := &kronShare{kp: params, count: m, threads: threads}
+				share := params.Share(0, 1, threads).Edges()
 				var h graph.GRBHeader
 				err := file.WriteAll(func(w io.Writer) (err error) {
 					h, err = graph.WriteGRB(cmd.Context(), w, share, false, false, 0)

@@ -122,7 +122,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		threads = f.threads
 	}
-	in.threads = threads
+	in.Threads = threads
 	cfg := pagerank.Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: f.top, Gather: f.out != ""}
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
@@ -157,7 +157,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	var outFile, jsonOut *output.File
 	var plotsOut *output.Dir
 	if plan.reports() {
-		outs.Input(in.path)
+		outs.Input(in.Path())
 		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
 		if err := outs.Check(); err != nil {
 			return err
@@ -168,7 +168,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		if !fl.Changed("threads") {
 			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
 		}
-		plan.stdin = in.stdinForChildren()
+		plan.stdin = in.StdinForChildren()
 		return plan.launchLocal(cmd, extra...)
 	}
 	// The run holds a few large pointer-free arrays: a lean heap target,
@@ -182,7 +182,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.join {
 		return pagerankJoin(ctx, plan, in, cfg, cmd.ErrOrStderr())
 	}
-	input, logf := pagerankDriverInput(in), stderrLogf(cmd.ErrOrStderr())
+	input, logf := in.Input(), stderrLogf(cmd.ErrOrStderr())
 	var (
 		mu     sync.Mutex
 		report *pagerank.Report
@@ -193,7 +193,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		var rep *pagerank.Report
 		var err error
 		if f.elastic {
-			rep, err = pagerank.RunElasticRank(ctx, c, input, cfg, joinTag(in, cfg.PageRankConfig), logf)
+			rep, err = pagerank.RunElasticRank(ctx, c, input, cfg, in.JoinTag(cfg.PageRankConfig), logf)
 		} else {
 			rep, err = pagerank.RunRank(ctx, c, input, cfg)
 		}
@@ -217,16 +217,9 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	}
 	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine
 	if report.Vertices == 0 {
-		return usageError{fmt.Errorf("%s: no edges", in.name)}
+		return usageError{fmt.Errorf("%s: no edges", in.Name())}
 	}
 	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
-}
-
-// pagerankDriverInput is the driver's view of the input: its one loader
-// (pagerank_input.go) serves both the fixed-size run and an elastic job's
-// re-reads.
-func pagerankDriverInput(in *pagerankInput) pagerank.Input {
-	return pagerank.Input{Name: in.name, IDOffset: in.idOffset, Share: in.share, Load: in.load}
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -74,16 +73,6 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 	return jobPlan{job: job}, nil
 }
 
-// joinTag is the tag of the job (pagerank.JoinTag): the input's base name
-// and the configuration.
-func joinTag(in *pagerankInput, cfg spmv.PageRankConfig) string {
-	input := in.name
-	if in.path != "" {
-		input = filepath.Base(in.path)
-	}
-	return pagerank.JoinTag(input, cfg)
-}
-
 // stderrLogf writes log lines to stderr, one at a time.
 func stderrLogf(stderr io.Writer) func(format string, args ...any) {
 	var mu sync.Mutex
@@ -99,15 +88,15 @@ func stderrLogf(stderr io.Writer) func(format string, args ...any) {
 // two iterations, then goes on in step with the job's ranks
 // (pagerank.RunJoined). It prints nothing but log lines: rank 0 reports. A
 // job that ends before it takes the process in is not an error.
-func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerankInput, cfg pagerank.Config, stderr io.Writer) error {
+func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerank.Source, cfg pagerank.Config, stderr io.Writer) error {
 	logf := stderrLogf(stderr)
 	tcfg, err := plan.job.TCPConfig(logf)
 	if err != nil {
 		return err
 	}
 	coordinator := plan.job.Coordinator
-	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.name)
-	tc, err := tcp.Join(ctx, tcfg, joinTag(in, cfg.PageRankConfig))
+	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.Name())
+	tc, err := tcp.Join(ctx, tcfg, in.JoinTag(cfg.PageRankConfig))
 	if errors.Is(err, tcp.ErrJobEnded) {
 		logf("pagerank --join: the job at %s ended before it took this process in: nothing to do", coordinator)
 		return nil
@@ -124,5 +113,5 @@ func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerankInput, cfg page
 		return err
 	}
 	logf("pagerank --join: joined as rank %d of %d (epoch %d)", tc.Rank(), tc.Size(), tc.Epoch())
-	return pagerank.RunJoined(ctx, tc, pagerankDriverInput(in), cfg, plan.job.PeerTimeout, logf)
+	return pagerank.RunJoined(ctx, tc, in.Input(), cfg, plan.job.PeerTimeout, logf)
 }
