@@ -9,15 +9,11 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"runtime"
-	"strconv"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -226,34 +222,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 // --plots and the text summary on textOut.
 func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
 	if outFile != nil {
-		err := outFile.WriteAll(func(w io.Writer) error {
-			buf := make([]byte, 0, 64<<10)
-			for _, v := range rep.All {
-				buf = strconv.AppendInt(buf, v.ID, 10)
-				buf = append(buf, '\t')
-				buf = strconv.AppendFloat(buf, v.Score, 'g', -1, 64)
-				buf = append(buf, '\n')
-				if len(buf) > 60<<10 {
-					if _, err := w.Write(buf); err != nil {
-						return err
-					}
-					buf = buf[:0]
-				}
-			}
-			_, err := w.Write(buf)
-			return err
-		})
-		if err != nil {
+		if err := outFile.WriteAll(rep.WriteScores); err != nil {
 			return err
 		}
 	}
 	if jsonOut != nil {
-		err := jsonOut.WriteAll(func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		})
-		if err != nil {
+		if err := jsonOut.WriteAll(func(w io.Writer) error { return writeIndentedJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -267,45 +241,7 @@ func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut
 		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
 			rep.Iterations, rep.Residual, rep.Tol)
 	}
-	fmt.Fprintf(textOut, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition\n",
-		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition)
-	if len(rep.Top) > 0 {
-		fmt.Fprintf(textOut, "%6s\t%12s\t%s\n", "#", "vertex", "score")
-		for i, v := range rep.Top {
-			fmt.Fprintf(textOut, "%6d\t%12d\t%.12e\n", i+1, v.ID, v.Score)
-		}
-	}
-	fmt.Fprintf(textOut, "iterations: %d\n", rep.Iterations)
-	fmt.Fprintf(textOut, "final L1 change: %.6e\n", rep.Residual)
-	fmt.Fprintf(textOut, "total rank: %.15f\n", rep.TotalRank)
-	fmt.Fprintf(textOut, "time of set-up: %s (allreduce configuration %s)\n",
-		secondsDuration(rep.Setup.Total), secondsDuration(rep.Setup.Configuration))
-	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
-		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
-		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
-	fmt.Fprintln(stderr, peakMemoryLine(rep, rep.Undirected))
+	rep.WriteSummary(textOut)
+	fmt.Fprintln(stderr, rep.PeakMemoryLine())
 	return nil
-}
-
-// peakMemoryLine is the text summary's line about memory: the job's
-// largest process peak, and per edge read (per arc, an edge or its
-// reverse, with --undirected).
-func peakMemoryLine(rep *pagerank.Report, undirected bool) string {
-	mb := float64(rep.PeakMemoryBytes) / 1e6
-	if rep.InputEdges == 0 {
-		return fmt.Sprintf("peak memory: %.1f MB", mb)
-	}
-	if undirected {
-		arcs := 2 * rep.InputEdges
-		return fmt.Sprintf("peak memory: %.1f MB (%.1f B per arc: %d edges read and their reverses)", mb, float64(rep.PeakMemoryBytes)/float64(arcs), rep.InputEdges)
-	}
-	return fmt.Sprintf("peak memory: %.1f MB (%.1f B per edge read, %d edges)", mb, float64(rep.PeakMemoryBytes)/float64(rep.InputEdges), rep.InputEdges)
-}
-
-// secondsDuration renders seconds as a rounded duration.
-func secondsDuration(s float64) time.Duration {
-	if math.IsNaN(s) || s < 0 {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Microsecond)
 }
