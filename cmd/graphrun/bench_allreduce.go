@@ -209,7 +209,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	}
 	cfg := benchDenseConfig{algs: algs, repeat: f.repeat, stat: f.stat, bandwidth: bandwidth, latency: f.latency,
 		opts: allreduce.DenseOptions{Phase: "bench.dense", Workers: f.workers, Pieces: f.pieces}}
-	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	outs := outputsOf(cmd)
 	var jsonOut *output.File
 	var plotsOut *output.Dir
@@ -222,8 +222,8 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
-		return plan.launchLocal(cmd, "--"+fromProcsFlag)
+	if plan.Procs > 0 {
+		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
 	if report {
 		key, command, title := f.denseKey(cmd, plan, rankCounts, sizes, cfg)
@@ -245,12 +245,12 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	what := "in-process ranks"
-	if plan.multiProcess() {
-		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
-		if plan.mpi() {
-			what = fmt.Sprintf("mpi, %d processes", plan.totalRanks())
-		} else if s := plan.replication(); s > 1 {
-			what = fmt.Sprintf("tcp, %d ranks × %d replicas (%d processes)", plan.totalRanks(), s, plan.totalRanks()*s)
+	if plan.MultiProcess() {
+		what = fmt.Sprintf("tcp, %d processes", plan.TotalRanks())
+		if plan.MPI() {
+			what = fmt.Sprintf("mpi, %d processes", plan.TotalRanks())
+		} else if s := plan.Replication(); s > 1 {
+			what = fmt.Sprintf("tcp, %d ranks × %d replicas (%d processes)", plan.TotalRanks(), s, plan.TotalRanks()*s)
 		}
 	}
 	var rows []benchDenseRow
@@ -269,12 +269,12 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		bar.step(denseProgressLine(cfg, r))
 		return nil
 	}
-	if plan.multiProcess() {
-		p := plan.totalRanks()
+	if plan.MultiProcess() {
+		p := plan.TotalRanks()
 		var run []int
 		var skipped []benchDenseRow
 		for _, n := range sizes {
-			if why := fits(plan.localRanks(), n); why != "" {
+			if why := fits(plan.LocalRanks(), n); why != "" {
 				skipped = append(skipped, benchDenseRow{ranks: p, n: n, skipped: why})
 			} else {
 				run = append(run, n)
@@ -288,7 +288,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 				}
 			}
 		}
-		err := plan.runRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
+		err := plan.RunRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
 			var onRow func(benchDenseRow) error
 			if c.Rank() == 0 && report {
 				onRow = record
@@ -440,7 +440,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 			add("link-latency", f.latency.String())
 		}
 	}
-	if plan.multiProcess() && f.replicas > 1 {
+	if plan.MultiProcess() && f.replicas > 1 {
 		add("replicas", strconv.Itoa(f.replicas))
 	}
 	if f.tag != "" {

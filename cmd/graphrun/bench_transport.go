@@ -107,14 +107,14 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err != nil {
 		return err
 	}
-	if plan.totalRanks() < 2 {
+	if plan.TotalRanks() < 2 {
 		flag := "ranks"
-		if plan.procs > 0 {
+		if plan.Procs > 0 {
 			flag = "procs"
 		}
-		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.totalRanks())
+		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.TotalRanks())
 	}
-	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	outs := outputsOf(cmd)
 	if report {
 		if err := f.out.declare(outs); err != nil {
@@ -124,15 +124,15 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
-		return plan.launchLocal(cmd, "--"+fromProcsFlag)
+	if plan.Procs > 0 {
+		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
-	ranks := plan.totalRanks()
+	ranks := plan.TotalRanks()
 	what := fmt.Sprintf("%d in-process ranks", ranks)
 	switch {
-	case plan.tcp():
+	case plan.TCP():
 		what = fmt.Sprintf("tcp, %d processes", ranks)
-	case plan.mpi():
+	case plan.MPI():
 		what = fmt.Sprintf("mpi, %d processes", ranks)
 	}
 	var bar *matrixProgress
@@ -158,7 +158,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 
 	ctx := cmd.Context()
 	var rows []benchRow
-	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+	err = plan.RunRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var onRow func(benchRow) error
 		if c.Rank() == 0 && report {
 			onRow = record
@@ -229,7 +229,7 @@ type benchTransportSummary struct {
 func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, sizes []int) (key, command, title string) {
 	keys, flags, suffix, multi := benchJobSpec(plan, f.fromProcs)
 	if !multi {
-		p := plan.totalRanks()
+		p := plan.TotalRanks()
 		keys = append(keys, fmt.Sprintf("ranks=%d", p))
 		flags = append(flags, fmt.Sprintf("--ranks %d", p))
 	}
@@ -239,7 +239,7 @@ func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, siz
 	}
 	keys = append(keys, "sizes="+strings.Join(ss, ","), "min-time="+f.minTime.String())
 	flags = append(flags, "--sizes "+strings.Join(ss, ","), "--min-time "+f.minTime.String())
-	if plan.multiProcess() && f.replicas > 1 {
+	if plan.MultiProcess() && f.replicas > 1 {
 		keys = append(keys, fmt.Sprintf("replicas=%d", f.replicas))
 		flags = append(flags, fmt.Sprintf("--replicas %d", f.replicas))
 	}

@@ -185,11 +185,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	threads, err := f.threadCount(cmd, plan.localRanks())
+	threads, err := f.threadCount(cmd, plan.LocalRanks())
 	if err != nil {
 		return err
 	}
-	exchangeDefaulted := plan.defaultExchange(cmd, &f.exchange, &f.codec)
+	exchangeDefaulted := defaultExchange(plan, cmd, &f.exchange, &f.codec)
 	if f.algo != "" {
 		for _, flag := range []string{"exchange", "codec"} {
 			if cmd.Flags().Changed(flag) {
@@ -229,7 +229,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return flagError("placement", "%v", err)
 	}
-	gridNote, err := f.parseGrid(cmd, plan.totalRanks()*f.blocks)
+	gridNote, err := f.parseGrid(cmd, plan.TotalRanks()*f.blocks)
 	if err != nil {
 		return err
 	}
@@ -262,7 +262,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	outs := outputsOf(cmd)
 	var tree, jsonOut *output.File
 	var plotsOut *output.Dir
-	if plan.reports() {
+	if plan.Reports() {
 		if in != nil {
 			outs.Input(in.Path)
 		}
@@ -271,22 +271,22 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
+	if plan.Procs > 0 {
 		var extra []string
 		if !cmd.Flags().Changed("threads") {
 			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
 		}
 		if in != nil {
-			plan.stdin = in.StdinForChildren()
+			plan.Stdin = in.StdinForChildren()
 		}
-		return plan.launchLocal(cmd, append(extra, args...)...)
+		return launchLocal(cmd, plan, append(extra, args...)...)
 	}
 
 	stderr := cmd.ErrOrStderr()
-	if gridNote != "" && plan.rank() == 0 {
+	if gridNote != "" && plan.Rank() == 0 {
 		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
 	}
-	if f.noPermute && plan.rank() == 0 {
+	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
 	progress := newProgress(stderr, params, f.roots, rootSet)
@@ -317,13 +317,13 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if in != nil {
 		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, stderr)
 	} else {
-		run, err = plan.runGraph500(cmd.Context(), cfg, stderr)
+		run, err = runGraph500(plan, cmd.Context(), cfg, stderr)
 	}
 	progress.clear()
 	if err != nil {
 		return err
 	}
-	if run == nil || !plan.reports() {
+	if run == nil || !plan.Reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	run.Version, run.StartedAt, run.ExchangeDefaulted = version, started.UTC(), exchangeDefaulted
@@ -376,11 +376,11 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 // whose counts overflow is refused even with --force.
 func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange spmv.Exchange, direction spmv.Direction) error {
 	memCfg := graph500.MemoryConfig{
-		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.totalRanks(), LocalRanks: plan.localRanks(),
+		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.TotalRanks(), LocalRanks: plan.LocalRanks(),
 		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
 	}
-	if plan.procs > 0 || plan.multiProcess() {
-		memCfg.Processes = plan.localRanks()
+	if plan.Procs > 0 || plan.MultiProcess() {
+		memCfg.Processes = plan.LocalRanks()
 	}
 	need, err := graph500.EstimateMemory(memCfg)
 	if err != nil {
@@ -399,15 +399,15 @@ func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange s
 // and returns the report, or nil on a TCP or MPI rank other than 0. Bad
 // input (a malformed file, a root not in the graph) is a usage error.
 func runGraph500File(ctx context.Context, plan jobPlan, cfg graph500.FileConfig, stderr io.Writer) (*results.Graph500Run, error) {
-	if plan.multiProcess() {
-		cfg.Ranks = plan.job.Size
+	if plan.MultiProcess() {
+		cfg.Ranks = plan.Job.Size
 	}
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
 	var mu sync.Mutex
 	var run *results.Graph500Run
-	err := plan.runRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
+	err := plan.RunRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
 		r, err := graph500.RunFileRank(ctx, c, cfg)
 		if r != nil {
 			mu.Lock()

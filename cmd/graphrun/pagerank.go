@@ -19,6 +19,7 @@ import (
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/pagerank"
@@ -110,8 +111,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := plan.totalRanks()
-	threads := max(1, runtime.GOMAXPROCS(0)/plan.localRanks())
+	p := plan.TotalRanks()
+	threads := max(1, runtime.GOMAXPROCS(0)/plan.LocalRanks())
 	if fl.Changed("threads") {
 		if f.threads < 1 {
 			return flagError("threads", "%d is less than 1", f.threads)
@@ -147,25 +148,25 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		if err := checkElastic(plan, f); err != nil {
 			return err
 		}
-		plan.elastic = true
+		plan.Elastic = true
 	}
 	outs := outputsOf(cmd)
 	var outFile, jsonOut *output.File
 	var plotsOut *output.Dir
-	if plan.reports() {
+	if plan.Reports() {
 		outs.Input(in.Path())
 		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
 		if err := outs.Check(); err != nil {
 			return err
 		}
 	}
-	if plan.procs > 0 {
+	if plan.Procs > 0 {
 		extra := args // the FILE argument, after the flags
 		if !fl.Changed("threads") {
 			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
 		}
-		plan.stdin = in.StdinForChildren()
-		return plan.launchLocal(cmd, extra...)
+		plan.Stdin = in.StdinForChildren()
+		return launchLocal(cmd, plan, extra...)
 	}
 	// The run holds a few large pointer-free arrays: a lean heap target,
 	// and the set-up's garbage returned to the system before the
@@ -178,14 +179,14 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.join {
 		return pagerankJoin(ctx, plan, in, cfg, cmd.ErrOrStderr())
 	}
-	input, logf := in.Input(), stderrLogf(cmd.ErrOrStderr())
+	input, logf := in.Input(), launch.StderrLogf(cmd.ErrOrStderr())
 	var (
 		mu     sync.Mutex
 		report *pagerank.Report
 	)
 	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = progress.update
-	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+	err = plan.RunRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var rep *pagerank.Report
 		var err error
 		if f.elastic {
@@ -208,7 +209,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	}
-	if report == nil || !plan.reports() {
+	if report == nil || !plan.Reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine

@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -25,9 +24,9 @@ import (
 // checkElastic rejects --elastic where it cannot work.
 func checkElastic(plan jobPlan, f *pagerankFlags) error {
 	switch {
-	case plan.procs == 0 && !plan.tcp():
+	case plan.Procs == 0 && !plan.TCP():
 		return flagError("elastic", "needs the TCP transport (--procs N, or a TCP job under a launcher)")
-	case plan.replicas > 1 || plan.job.Replicas > 1:
+	case plan.Replicas > 1 || plan.Job.Replicas > 1:
 		return flagError("elastic", "cannot be combined with --replicas: a replicated job survives losses through its replicas")
 	case f.allreduce == spmv.AllreduceDense:
 		return flagError("elastic", "runs on the sparse allreduces, not --allreduce %s", spmv.AllreduceDense)
@@ -70,17 +69,7 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 	}
 	job.Rank = -1 // not rank 0: prints nothing
 	job.Source = "--join"
-	return jobPlan{job: job}, nil
-}
-
-// stderrLogf writes log lines to stderr, one at a time.
-func stderrLogf(stderr io.Writer) func(format string, args ...any) {
-	var mu sync.Mutex
-	return func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "graphrun: "+format+"\n", args...)
-	}
+	return jobPlan{Job: job}, nil
 }
 
 // pagerankJoin runs a process that joins a running elastic pagerank job
@@ -89,12 +78,12 @@ func stderrLogf(stderr io.Writer) func(format string, args ...any) {
 // (pagerank.RunJoined). It prints nothing but log lines: rank 0 reports. A
 // job that ends before it takes the process in is not an error.
 func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerank.Source, cfg pagerank.Config, stderr io.Writer) error {
-	logf := stderrLogf(stderr)
-	tcfg, err := plan.job.TCPConfig(logf)
+	logf := launch.StderrLogf(stderr)
+	tcfg, err := plan.Job.TCPConfig(logf)
 	if err != nil {
 		return err
 	}
-	coordinator := plan.job.Coordinator
+	coordinator := plan.Job.Coordinator
 	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.Name())
 	tc, err := tcp.Join(ctx, tcfg, in.JoinTag(cfg.PageRankConfig))
 	if errors.Is(err, tcp.ErrJobEnded) {
@@ -104,7 +93,7 @@ func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerank.Source, cfg pa
 	if err != nil {
 		err = fmt.Errorf("--join: %w", err)
 		if errors.Is(err, tcp.ErrForeignLobby) {
-			if plan.job.JobIDFromToken {
+			if plan.Job.JobIDFromToken {
 				err = fmt.Errorf("%w: wrong token? The job id is derived from %s when %s is not set", err, launch.EnvToken, launch.EnvJob)
 			} else {
 				err = fmt.Errorf("%w: wrong %s?", err, launch.EnvJob)
@@ -113,5 +102,5 @@ func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerank.Source, cfg pa
 		return err
 	}
 	logf("pagerank --join: joined as rank %d of %d (epoch %d)", tc.Rank(), tc.Size(), tc.Epoch())
-	return pagerank.RunJoined(ctx, tc, in.Input(), cfg, plan.job.PeerTimeout, logf)
+	return pagerank.RunJoined(ctx, tc, in.Input(), cfg, plan.Job.PeerTimeout, logf)
 }

@@ -44,7 +44,7 @@ func resolvePageRankInput(cmd *cobra.Command, f *pagerankFlags, args []string, p
 		switch {
 		case f.elastic:
 			return nil, flagError("elastic", "%s is a stream, read once: an elastic job re-reads its input when it changes size; give a regular file", file.Path)
-		case plan.replicas > 1 || plan.replication() > 1:
+		case plan.Replicas > 1 || plan.Replication() > 1:
 			return nil, flagError("replicas", "%s is a stream, read once by rank 0: replicas cannot read it too; give a regular file", file.Path)
 		}
 	}
@@ -58,7 +58,7 @@ func resolvePageRankInput(cmd *cobra.Command, f *pagerankFlags, args []string, p
 // finds a stream (and fails opening the file otherwise, as it would have).
 func resolveFileInput(cmd *cobra.Command, format, path string, plan jobPlan) (*graph.Input, error) {
 	stream, err := graph.IsStream(path)
-	if err != nil && !(plan.multiProcess() && plan.rank() != 0) {
+	if err != nil && !(plan.MultiProcess() && plan.Rank() != 0) {
 		return nil, usageError{err}
 	}
 	if !cmd.Flags().Changed("format") {
