@@ -26,7 +26,10 @@ func TestBenchMatrices(t *testing.T) {
 	doc := `{"input":"kron:8","vertices":256,"edges":4096,"num_ranks":8,"iterations":2,"allreduce":"direct"}`
 	var recorded []string
 	runs, err := RunMatrix("pagerank-allreduce", m[:2], func([]string) ([]byte, error) { return []byte(doc), nil },
-		func(br BenchRun, _ []byte, r *results.PageRankRun) error { recorded = append(recorded, br.File); return nil })
+		func(br BenchRun, _ []byte, r *results.PageRankRun) error {
+			recorded = append(recorded, br.File)
+			return nil
+		})
 	if err != nil || len(runs) != 2 || runs[1].Vertices != 256 || len(recorded) != 2 {
 		t.Fatalf("RunMatrix: %v, %d runs, recorded %v", err, len(runs), recorded)
 	}
