@@ -128,3 +128,18 @@ func TestPlanInProcess(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinPlan: a joining process needs the job's token, takes its
+// coordinator from the flags or the environment, and reports nothing.
+func TestJoinPlan(t *testing.T) {
+	if _, err := JoinPlan(flags(), MapLookup(map[string]string{EnvCoordinator: "127.0.0.1:1"})); err == nil || !strings.HasPrefix(err.Error(), EnvToken+": not set") {
+		t.Fatalf("no token: %v", err)
+	}
+	if _, err := JoinPlan(flags(), MapLookup(map[string]string{EnvToken: testToken})); err == nil || !strings.HasPrefix(err.Error(), "--join: ") {
+		t.Fatalf("no coordinator: %v", err)
+	}
+	plan, err := JoinPlan(flags(), MapLookup(tcpEnv(nil)))
+	if err != nil || !plan.TCP() || plan.Reports() || plan.Job.Source != "--join" || plan.Job.Coordinator != "10.0.0.1:7000" {
+		t.Fatalf("plan %+v, %v", plan, err)
+	}
+}
