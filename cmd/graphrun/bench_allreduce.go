@@ -21,6 +21,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -256,7 +257,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	var rows []benchDenseRow
 	var files []string
 	var runs []benchDenseRun
-	var bar *matrixProgress
+	var bar *progress.Matrix
 	// record keeps a finished row: its JSON in --dir and a progress step.
 	record := func(r benchDenseRow) error {
 		rows = append(rows, r)
@@ -266,7 +267,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return err
 		}
 		files, runs = append(files, file), append(runs, run)
-		bar.step(denseProgressLine(cfg, r))
+		bar.Step(denseProgressLine(cfg, r))
 		return nil
 	}
 	if plan.MultiProcess() {
@@ -281,7 +282,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			}
 		}
 		if report {
-			bar = newMatrixProgress(stderr, "allreduce-dense", len(sizes))
+			bar = progress.NewMatrix(stderr, "allreduce-dense", len(sizes))
 			for _, r := range skipped {
 				if err := record(r); err != nil {
 					return err
@@ -303,7 +304,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return nil
 		}
 	} else {
-		bar = newMatrixProgress(stderr, "allreduce-dense", len(rankCounts)*len(sizes))
+		bar = progress.NewMatrix(stderr, "allreduce-dense", len(rankCounts)*len(sizes))
 		for _, p := range rankCounts {
 			for _, n := range sizes {
 				if why := fits(p, n); why != "" {
@@ -332,7 +333,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			}
 		}
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	order := func(a, b benchDenseRow) int {
 		if a.ranks != b.ranks {

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -148,7 +149,7 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	defer os.RemoveAll(scratch)
 	stderr := cmd.ErrOrStderr()
 	total := len(kinds) * len(scales) * len(ranks)
-	bar := newMatrixProgress(stderr, "memory", total)
+	bar := progress.NewMatrix(stderr, "memory", total)
 	var runs []memoryRun
 	for _, kind := range kinds {
 		for _, s := range scales {
@@ -165,12 +166,12 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 					return err
 				}
 				runs = append(runs, r)
-				bar.step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
+				bar.Step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
 					float64(r.PeakBytes)/1e9, float64(r.PeakBytes)/float64(r.Units), memoryUnit(kind)))
 			}
 		}
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	summary := struct {
 		benchMeta

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 )
@@ -100,7 +101,7 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 	}
 	stderr := cmd.ErrOrStderr()
 	matrix := pagerank.AllreduceMatrix(graphArgs, f.ranks, f.iterations, degrees)
-	bar := newMatrixProgress(stderr, "pagerank-allreduce", len(matrix))
+	bar := progress.NewMatrix(stderr, "pagerank-allreduce", len(matrix))
 	var files []string
 	runs, err := pagerank.RunMatrix("pagerank-allreduce", matrix, func(args []string) ([]byte, error) {
 		var data, errOut bytes.Buffer
@@ -117,13 +118,13 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		}
 		files = append(files, br.File)
 		it := float64(max(1, r.Iterations))
-		bar.step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
+		bar.Step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	table := pagerank.AllreduceTable(runs)
 	fmt.Fprint(textOut(cmd, outs), table)
@@ -236,7 +237,7 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 	f.out.start("pagerank", key, command)
 	stderr := cmd.ErrOrStderr()
 	matrix := pagerank.SpeedMatrix(graphs, ranks, f.iterations)
-	bar := newMatrixProgress(stderr, "pagerank", len(matrix))
+	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
 	var rows []pagerank.SpeedRow
 	var files []string
 	_, err = pagerank.RunMatrix("pagerank", matrix, func(args []string) ([]byte, error) {
@@ -256,13 +257,13 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 			return err
 		}
 		rows, files = append(rows, pagerank.SpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
-		bar.step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
+		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	table := pagerank.SpeedTable(rows)
 	fmt.Fprint(textOut(cmd, outs), table)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/progress"
 )
 
 // defaultBenchSizes are bench transport's message sizes: powers of 4 from
@@ -135,14 +136,14 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	case plan.MPI():
 		what = fmt.Sprintf("mpi, %d processes", ranks)
 	}
-	var bar *matrixProgress
+	var bar *progress.Matrix
 	var files []string
 	var runs []benchTransportRun
 	if report {
 		key, command, title := f.transportKey(cmd, plan, sizes)
 		f.out.title = title
 		f.out.start("transport", key, command)
-		bar = newMatrixProgress(cmd.ErrOrStderr(), "transport", len(sizes))
+		bar = progress.NewMatrix(cmd.ErrOrStderr(), "transport", len(sizes))
 	}
 	// record keeps a measured size: its JSON in --dir and a progress step.
 	record := func(r benchRow) error {
@@ -152,7 +153,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 			return err
 		}
 		files, runs = append(files, file), append(runs, run)
-		bar.step(fmt.Sprintf("%s: %.1f µs, %.1f MB/s per rank", formatSize(r.size), r.seconds*1e6, r.bandwidth(ranks)/1e6))
+		bar.Step(fmt.Sprintf("%s: %.1f µs, %.1f MB/s per rank", formatSize(r.size), r.seconds*1e6, r.bandwidth(ranks)/1e6))
 		return nil
 	}
 
@@ -175,7 +176,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if !report {
 		return nil
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	var table strings.Builder
 	if err := writeBenchTable(&table, what, ranks, rows); err != nil {

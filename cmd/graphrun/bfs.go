@@ -2,14 +2,11 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -21,6 +18,7 @@ import (
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -289,14 +287,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
-	progress := newProgress(stderr, params, f.roots, rootSet)
+	bar := progress.NewStages(stderr, params.Scale, f.roots, rootSet)
 	cfg := graph500.Config{
 		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
 		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
 		Partition2D: f.partition == "2d", GridRows: f.gridRows, GridCols: f.gridCols,
 		BlocksPerRank: f.blocks, Placement: placement,
-		Progress: progress.update,
-		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
+		Progress: bar.Update,
+		Warn:     func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}
 	if f.out != "" {
 		// Every rank takes part in gathering the tree; rank 0 writes it.
@@ -314,12 +312,22 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
 	var run *results.Graph500Run
-	if in != nil {
-		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, stderr)
-	} else {
-		run, err = runGraph500(plan, cmd.Context(), cfg, stderr)
+	size := 0 // in-process ranks
+	if plan.MultiProcess() {
+		size = plan.Job.Size
 	}
-	progress.clear()
+	runner := func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return plan.RunRanks(ctx, stderr, fn)
+	}
+	if in != nil {
+		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, size, runner)
+	} else {
+		run, err = graph500.RunJob(cmd.Context(), cfg, size, runner)
+	}
+	bar.Clear()
+	if in != nil && graph500.IsInputError(err) {
+		return usageError{err} // bad input: a malformed file, a root not in the graph
+	}
 	if err != nil {
 		return err
 	}
@@ -393,39 +401,6 @@ func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange s
 		}
 	}
 	return nil
-}
-
-// runGraph500File runs the benchmark on a file on this process's ranks
-// and returns the report, or nil on a TCP or MPI rank other than 0. Bad
-// input (a malformed file, a root not in the graph) is a usage error.
-func runGraph500File(ctx context.Context, plan jobPlan, cfg graph500.FileConfig, stderr io.Writer) (*results.Graph500Run, error) {
-	if plan.MultiProcess() {
-		cfg.Ranks = plan.Job.Size
-	}
-	if err := cfg.Check(); err != nil {
-		return nil, err
-	}
-	var mu sync.Mutex
-	var run *results.Graph500Run
-	err := plan.RunRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
-		r, err := graph500.RunFileRank(ctx, c, cfg)
-		if r != nil {
-			mu.Lock()
-			run = r
-			mu.Unlock()
-		}
-		return err
-	})
-	if err != nil {
-		var le *graph.EdgeListError
-		var pe *fs.PathError
-		var ie *graph500.InputError
-		if errors.As(err, &le) || errors.As(err, &pe) || errors.As(err, &ie) {
-			return nil, usageError{err}
-		}
-		return nil, err
-	}
-	return run, nil
 }
 
 func gib(b int64) float64 { return float64(b) / (1 << 30) }

@@ -22,6 +22,7 @@ import (
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -184,8 +185,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		mu     sync.Mutex
 		report *pagerank.Report
 	)
-	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
-	cfg.Progress = progress.update
+	bar := progress.NewIterations(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
+	cfg.Progress = bar.Update
 	err = plan.RunRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var rep *pagerank.Report
 		var err error
@@ -202,7 +203,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	})
-	progress.clear()
+	bar.Clear()
 	if err != nil {
 		if pagerank.IsInputError(err) {
 			return usageError{err}

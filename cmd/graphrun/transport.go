@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"slices"
 	"time"
@@ -12,11 +10,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/comm/launch"
-	"github.com/graphrun/graphrun/graph500"
-	"github.com/graphrun/graphrun/results"
 )
 
 // transportFlags choose how a command's ranks run: as goroutines of this
@@ -121,28 +116,6 @@ func forwardedArgs(cmd *cobra.Command, skip ...string) []string {
 		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	return args
-}
-
-// runGraph500 runs the benchmark on this process's ranks and returns the
-// report, or nil on a TCP or MPI rank other than 0.
-func runGraph500(p jobPlan, ctx context.Context, cfg graph500.Config, stderr io.Writer) (*results.Graph500Run, error) {
-	if !p.MultiProcess() {
-		return graph500.Run(ctx, cfg)
-	}
-	cfg.Ranks = p.Job.Size
-	if err := cfg.Check(); err != nil {
-		return nil, err
-	}
-	var run *results.Graph500Run
-	err := p.RunRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
-		r, err := graph500.RunRank(ctx, c, cfg)
-		run = r
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return run, nil
 }
 
 // The frontier exchange bfs uses by default in a job of processes (--procs,
