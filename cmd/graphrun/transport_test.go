@@ -52,10 +52,6 @@ func clearJobEnv(t *testing.T) {
 // root, nedge and every level's frontier size.
 func searchShape(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var run struct {
 		NBFS      int  `json:"NBFS"`
 		NumRanks  int  `json:"num_ranks"`
@@ -68,9 +64,7 @@ func searchShape(t *testing.T, path string) string {
 			} `json:"levels"`
 		} `json:"searches"`
 	}
-	if err := json.Unmarshal(data, &run); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	readJSONFile(t, path, &run)
 	if !run.Validated || run.NBFS != len(run.Searches) || run.NBFS == 0 {
 		t.Fatalf("%s: validated %v, NBFS %d, %d searches", path, run.Validated, run.NBFS, len(run.Searches))
 	}
