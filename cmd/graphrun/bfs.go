@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -390,20 +391,13 @@ func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange s
 	if plan.Procs > 0 || plan.MultiProcess() {
 		memCfg.Processes = plan.LocalRanks()
 	}
-	need, err := graph500.EstimateMemory(memCfg)
-	if err != nil {
-		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
+	err := graph500.CheckMemory(memCfg, f.force)
+	var me *graph500.MemoryError
+	if errors.As(err, &me) {
+		return flagError(me.Field, "%s", me.Msg)
 	}
-	if !f.force {
-		if avail, err := graph500.AvailableMemory(); err == nil && !graph500.Fits(need, avail) {
-			return flagError("scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
-				params.Scale, gib(need.Machine), gib(avail), 100*graph500.GuardMargin, graph500.LargestScale(avail, memCfg))
-		}
-	}
-	return nil
+	return err
 }
-
-func gib(b int64) float64 { return float64(b) / (1 << 30) }
 
 // byteSize writes a byte count in MB or GB (SI).
 func byteSize(b int64) string {
