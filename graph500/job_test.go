@@ -17,7 +17,9 @@ import (
 func TestRunJob(t *testing.T) {
 	ctx := context.Background()
 	runner := func(p int) Runner {
-		return func(ctx context.Context, fn func(context.Context, comm.Comm) error) error { return inproc.Run(ctx, p, fn) }
+		return func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+			return inproc.Run(ctx, p, fn)
+		}
 	}
 	cfg := Config{Graph: kronecker.DefaultParams(8), Ranks: 1, Threads: 1, NumRoots: 4, Root: -1, Validate: true}
 	want, err := RunJob(ctx, cfg, 0, nil)
