@@ -127,3 +127,18 @@ func TestRunElasticRankNeedsTCP(t *testing.T) {
 		t.Fatal("an in-process rank ran elastic PageRank")
 	}
 }
+
+// TestRunJob: the job's report is rank 0's, whichever runner runs the
+// ranks, and equals RunRank's.
+func TestRunJob(t *testing.T) {
+	in := memInput([]graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 2, V: 0}, {U: 2, V: 3}}, 0)
+	cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: 2}
+	cfg.Threads = 1
+	want := runRanks(t, 2, in, cfg)
+	rep, err := RunJob(context.Background(), func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return inproc.Run(ctx, 2, fn)
+	}, in, cfg, "", nil)
+	if err != nil || rep == nil || rep.Iterations != want.Iterations || rep.TotalRank != want.TotalRank || rep.Top[0] != want.Top[0] {
+		t.Fatalf("RunJob: %+v, %v; RunRank's %+v", rep, err, want)
+	}
+}

@@ -73,13 +73,19 @@ func (f *graphFlags) params() (kronecker.Params, error) {
 }
 
 func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
+	return threadsOf(cmd, f.threads, ranks)
+}
+
+// threadsOf is --threads (threads) of cmd, checked, or by default the
+// CPUs shared among the ranks on this machine, at least 1.
+func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
 	if !cmd.Flags().Changed("threads") {
 		return max(1, runtime.GOMAXPROCS(0)/ranks), nil
 	}
-	if f.threads < 1 {
-		return 0, flagError("threads", "%d is less than 1", f.threads)
+	if threads < 1 {
+		return 0, flagError("threads", "%d is less than 1", threads)
 	}
-	return f.threads, nil
+	return threads, nil
 }
 
 type bfsFlags struct {

@@ -12,7 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -113,12 +112,9 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		return err
 	}
 	p := plan.TotalRanks()
-	threads := max(1, runtime.GOMAXPROCS(0)/plan.LocalRanks())
-	if fl.Changed("threads") {
-		if f.threads < 1 {
-			return flagError("threads", "%d is less than 1", f.threads)
-		}
-		threads = f.threads
+	threads, err := threadsOf(cmd, f.threads, plan.LocalRanks())
+	if err != nil {
+		return err
 	}
 	in.Threads = threads
 	cfg := pagerank.Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: f.top, Gather: f.out != ""}
@@ -180,29 +176,15 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.join {
 		return pagerankJoin(ctx, plan, in, cfg, cmd.ErrOrStderr())
 	}
-	input, logf := in.Input(), launch.StderrLogf(cmd.ErrOrStderr())
-	var (
-		mu     sync.Mutex
-		report *pagerank.Report
-	)
+	var tag string // elastic: the job's join tag
+	if f.elastic {
+		tag = in.JoinTag(cfg.PageRankConfig)
+	}
 	bar := progress.NewIterations(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = bar.Update
-	err = plan.RunRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
-		var rep *pagerank.Report
-		var err error
-		if f.elastic {
-			rep, err = pagerank.RunElasticRank(ctx, c, input, cfg, in.JoinTag(cfg.PageRankConfig), logf)
-		} else {
-			rep, err = pagerank.RunRank(ctx, c, input, cfg)
-		}
-		if rep != nil {
-			rep.Version = version
-			mu.Lock()
-			report = rep
-			mu.Unlock()
-		}
-		return err
-	})
+	report, err := pagerank.RunJob(ctx, func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return plan.RunRanks(ctx, cmd.ErrOrStderr(), fn)
+	}, in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
 	bar.Clear()
 	if err != nil {
 		if pagerank.IsInputError(err) {
@@ -213,6 +195,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report == nil || !plan.Reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
+	report.Version = version
 	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine
 	if report.Vertices == 0 {
 		return usageError{fmt.Errorf("%s: no edges", in.Name())}
