@@ -10,6 +10,7 @@ package pagerank
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -89,10 +90,11 @@ func SpeedMatrix(graphs []SpeedGraph, ranks []int, iterations int) []BenchRun {
 }
 
 // RunMatrix runs a matrix: run returns the --json output of one run's
-// command line, record keeps it (its JSON file, a progress step). It
-// returns every run's results, in order; errors name the matrix.
-func RunMatrix(matrix string, runs []BenchRun, run func(args []string) ([]byte, error),
-	record func(br BenchRun, data []byte, r *results.PageRankRun) error) ([]*results.PageRankRun, error) {
+// command line, which is written as the run's File into dir; then done
+// sees the run's results (a progress step). It returns every run's
+// results, in order; errors name the matrix.
+func RunMatrix(matrix string, runs []BenchRun, dir results.FileWriter, run func(args []string) ([]byte, error),
+	done func(br BenchRun, r *results.PageRankRun)) ([]*results.PageRankRun, error) {
 	var out []*results.PageRankRun
 	for _, br := range runs {
 		data, err := run(br.Args)
@@ -103,9 +105,10 @@ func RunMatrix(matrix string, runs []BenchRun, run func(args []string) ([]byte, 
 		if err != nil {
 			return nil, fmt.Errorf("bench %s: %s: %w", matrix, br.File, err)
 		}
-		if err := record(br, data, r); err != nil {
+		if _, err := dir.WriteFile(br.File, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 			return nil, fmt.Errorf("bench %s: %w", matrix, err)
 		}
+		done(br, r)
 		out = append(out, r)
 	}
 	return out, nil

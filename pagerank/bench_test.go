@@ -2,6 +2,7 @@ package pagerank
 
 import (
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -24,27 +25,39 @@ func TestBenchMatrices(t *testing.T) {
 		t.Fatalf("speed matrix %+v", s)
 	}
 	doc := `{"input":"kron:8","vertices":256,"edges":4096,"num_ranks":8,"iterations":2,"allreduce":"direct"}`
-	var recorded []string
-	runs, err := RunMatrix("pagerank-allreduce", m[:2], func([]string) ([]byte, error) { return []byte(doc), nil },
-		func(br BenchRun, _ []byte, r *results.PageRankRun) error {
-			recorded = append(recorded, br.File)
-			return nil
-		})
-	if err != nil || len(runs) != 2 || runs[1].Vertices != 256 || len(recorded) != 2 {
-		t.Fatalf("RunMatrix: %v, %d runs, recorded %v", err, len(runs), recorded)
+	files := fileNames{}
+	var done []string
+	runs, err := RunMatrix("pagerank-allreduce", m[:2], files, func([]string) ([]byte, error) { return []byte(doc), nil },
+		func(br BenchRun, _ *results.PageRankRun) { done = append(done, br.File) })
+	if err != nil || len(runs) != 2 || runs[1].Vertices != 256 || len(done) != 2 || files[m[1].File] != doc {
+		t.Fatalf("RunMatrix: %v, %d runs, done %v, files %v", err, len(runs), done, files)
 	}
-	_, err = RunMatrix("pagerank", m[:1], func([]string) ([]byte, error) { return []byte("{"), nil },
-		func(BenchRun, []byte, *results.PageRankRun) error { return nil })
+	_, err = RunMatrix("pagerank", m[:1], files, func([]string) ([]byte, error) { return []byte("{"), nil }, func(BenchRun, *results.PageRankRun) {})
 	if err == nil || !strings.HasPrefix(err.Error(), "bench pagerank: pagerank-allreduce-p8-01-direct.json: ") {
 		t.Fatalf("bad JSON: %v", err)
 	}
-	full := errors.New("disk full")
-	_, err = RunMatrix("pagerank", m[:1], func([]string) ([]byte, error) { return []byte(doc), nil },
-		func(BenchRun, []byte, *results.PageRankRun) error { return full })
-	if !errors.Is(err, full) || !strings.HasPrefix(err.Error(), "bench pagerank: ") {
-		t.Fatalf("record error: %v", err)
+	_, err = RunMatrix("pagerank", m[:1], fullDisk{}, func([]string) ([]byte, error) { return []byte(doc), nil }, func(BenchRun, *results.PageRankRun) {})
+	if !errors.Is(err, errFull) || !strings.HasPrefix(err.Error(), "bench pagerank: ") {
+		t.Fatalf("write error: %v", err)
 	}
 }
+
+// fileNames is a results.FileWriter keeping every file's contents.
+type fileNames map[string]string
+
+func (f fileNames) WriteFile(name string, write func(io.Writer) error) (string, error) {
+	var b strings.Builder
+	err := write(&b)
+	f[name] = b.String()
+	return name, err
+}
+
+var errFull = errors.New("disk full")
+
+// fullDisk is a results.FileWriter that writes nothing.
+type fullDisk struct{}
+
+func (fullDisk) WriteFile(string, func(io.Writer) error) (string, error) { return "", errFull }
 
 // TestSpeedTableRatio: each graph's first row is its ratio's base.
 func TestSpeedTableRatio(t *testing.T) {

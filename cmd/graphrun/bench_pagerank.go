@@ -103,7 +103,7 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 	matrix := pagerank.AllreduceMatrix(graphArgs, f.ranks, f.iterations, degrees)
 	bar := progress.NewMatrix(stderr, "pagerank-allreduce", len(matrix))
 	var files []string
-	runs, err := pagerank.RunMatrix("pagerank-allreduce", matrix, func(args []string) ([]byte, error) {
+	runs, err := pagerank.RunMatrix("pagerank-allreduce", matrix, f.out.dirOut, func(args []string) ([]byte, error) {
 		var data, errOut bytes.Buffer
 		if code := runContext(cmd.Context(), args, &data, &errOut); code != 0 {
 			if err := cmd.Context().Err(); err != nil {
@@ -112,14 +112,10 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 			return nil, fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
 		}
 		return data.Bytes(), nil
-	}, func(br pagerank.BenchRun, data []byte, r *results.PageRankRun) error {
-		if _, err := f.out.dirOut.WriteFile(br.File, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return err
-		}
+	}, func(br pagerank.BenchRun, r *results.PageRankRun) {
 		files = append(files, br.File)
 		it := float64(max(1, r.Iterations))
 		bar.Step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
-		return nil
 	})
 	if err != nil {
 		return err
@@ -240,7 +236,7 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
 	var rows []pagerank.SpeedRow
 	var files []string
-	_, err = pagerank.RunMatrix("pagerank", matrix, func(args []string) ([]byte, error) {
+	_, err = pagerank.RunMatrix("pagerank", matrix, f.out.dirOut, func(args []string) ([]byte, error) {
 		// A child process per run, so that its peak memory is its own.
 		var data, errOut bytes.Buffer
 		c := exec.CommandContext(cmd.Context(), self, args...)
@@ -252,13 +248,9 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 			return nil, fmt.Errorf("bench pagerank: graphrun %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 		}
 		return data.Bytes(), nil
-	}, func(br pagerank.BenchRun, data []byte, r *results.PageRankRun) error {
-		if _, err := f.out.dirOut.WriteFile(br.File, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
-			return err
-		}
+	}, func(br pagerank.BenchRun, r *results.PageRankRun) {
 		rows, files = append(rows, pagerank.SpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
 		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
-		return nil
 	})
 	if err != nil {
 		return err
