@@ -370,14 +370,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 			return err
 		}
 	}
-	if run.PeakMemoryBytes > 0 {
-		tuples := float64(int64(run.EdgeFactor) << run.Scale)
-		if run.Tuples > 0 {
-			tuples = float64(run.Tuples)
-		}
-		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
-			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
-	}
+	fmt.Fprint(stderr, run.PeakMemoryLine())
 	results.NoteDominance(stderr, run.Searches)
 	if !run.ValidationSkipped && !run.Validated() {
 		fmt.Fprint(textOut, results.InvalidRunText)
@@ -403,14 +396,6 @@ func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange s
 		return flagError(me.Field, "%s", me.Msg)
 	}
 	return err
-}
-
-// byteSize writes a byte count in MB or GB (SI).
-func byteSize(b int64) string {
-	if b >= 1e9 {
-		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
-	}
-	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
 }
 
 // paperCodecs maps the codec part of paper 004's algorithm names (Table V
