@@ -84,3 +84,45 @@ func WriteEdgeListOf(ctx context.Context, w io.Writer, share EdgeShare, format s
 	}
 	return enc.Close()
 }
+
+// ReadInputEntries reads the whole of in as ReadEntries does (a symmetric
+// matrix's entries once; its EdgeFile says Symmetric), from stdin when in
+// is a stream: `graphrun convert`'s input.
+func ReadInputEntries(ctx context.Context, in *Input, stdin io.Reader) (*EdgeFile, error) {
+	if in.Stream {
+		return ReadStreamEntries(ctx, stdin, in.Path, in.Format)
+	}
+	return ReadEntries(in.Path, in.Format)
+}
+
+// WriteConverted writes ef to w as kind: "grb" (WriteGRB, keeping the
+// symmetric flag) or an edge list, EdgeListText or EdgeListBinary
+// (WriteEdgeListOf, a symmetric matrix's entries with their mirrors, as
+// the edge readers give them: an edge list has no symmetric flag), with
+// idOffset added to the ids. It returns what it wrote, for a message:
+// "T tuples" or "V vertices and T tuples".
+func WriteConverted(ctx context.Context, w io.Writer, ef *EdgeFile, kind string, idOffset int64) (string, error) {
+	if kind == "grb" {
+		h, err := WriteGRB(ctx, w, EdgeChunks{ef.Edges}, ef.Directed, ef.Symmetric, idOffset)
+		return fmt.Sprintf("%d vertices and %d tuples", h.Vertices, h.Tuples), err
+	}
+	edges := ef.Edges
+	if ef.Symmetric {
+		edges = mirrored(edges)
+	}
+	n := int64(len(edges))
+	return fmt.Sprintf("%d tuples", n), WriteEdgeListOf(ctx, w, EdgeChunks{edges}, kind, n, idOffset)
+}
+
+// mirrored returns a symmetric matrix's entries with the mirror (v, u) of
+// each off-diagonal (u, v) right after it, as the edge readers give them.
+func mirrored(es []Edge) []Edge {
+	out := make([]Edge, 0, 2*len(es))
+	for _, e := range es {
+		out = append(out, e)
+		if e.U != e.V {
+			out = append(out, Edge{U: e.V, V: e.U})
+		}
+	}
+	return out
+}

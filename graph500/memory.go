@@ -296,3 +296,38 @@ func AvailableMemory() (int64, error) {
 	}
 	return 0, fmt.Errorf("available memory: no MemAvailable in /proc/meminfo")
 }
+
+// MemoryError is a run this machine cannot hold. Field is the setting at
+// fault: "edgefactor" when the run's counts overflow, "scale" when its
+// estimate does not fit the available memory.
+type MemoryError struct{ Field, Msg string }
+
+func (e *MemoryError) Error() string { return e.Field + ": " + e.Msg }
+
+// CheckMemory refuses, unless force, a run whose estimate (EstimateMemory)
+// does not fit the memory available (AvailableMemory, with GuardMargin;
+// where that is unknown the run is allowed), naming the largest scale that
+// fits; a run whose counts overflow is refused even with force. Its errors
+// are *MemoryError.
+func CheckMemory(cfg MemoryConfig, force bool) error {
+	return checkMemoryIn(cfg, force, AvailableMemory)
+}
+
+// checkMemoryIn is CheckMemory with the available memory read by avail.
+func checkMemoryIn(cfg MemoryConfig, force bool, avail func() (int64, error)) error {
+	need, err := EstimateMemory(cfg)
+	if err != nil {
+		return &MemoryError{"edgefactor", fmt.Sprintf("scale %d with edgefactor %d: %v", cfg.Scale, cfg.EdgeFactor, err)}
+	}
+	if force {
+		return nil
+	}
+	if have, err := avail(); err == nil && !Fits(need, have) {
+		return &MemoryError{"scale", fmt.Sprintf("scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
+			cfg.Scale, gib(need.Machine), gib(have), 100*GuardMargin, LargestScale(have, cfg))}
+	}
+	return nil
+}
+
+// gib is b in GiB.
+func gib(b int64) float64 { return float64(b) / (1 << 30) }

@@ -3,7 +3,6 @@ package pagerank
 import (
 	"context"
 	"errors"
-	"sync"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -28,22 +27,13 @@ func memInput(edges []graph.Edge, offset int64) Input {
 	}
 }
 
+// runRanks runs the job on p in-process ranks (RunJob) and returns rank
+// 0's report.
 func runRanks(t *testing.T, p int, in Input, cfg Config) *Report {
 	t.Helper()
-	var mu sync.Mutex
-	var rep *Report
-	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		r, err := RunRank(ctx, c, in, cfg)
-		if (r != nil) != (c.Rank() == 0) {
-			t.Errorf("rank %d: report %v", c.Rank(), r != nil)
-		}
-		if r != nil {
-			mu.Lock()
-			rep = r
-			mu.Unlock()
-		}
-		return err
-	})
+	rep, err := RunJob(context.Background(), func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return inproc.Run(ctx, p, fn)
+	}, in, cfg, "", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

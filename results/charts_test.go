@@ -185,6 +185,15 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 	if inputs[2].PageRank == nil || inputs[0].BFS == nil {
 		t.Fatal("run kinds not recognised")
 	}
+	// WriteCharts: the same 13 charts, three files each, each run's own
+	// names prefixed with its position.
+	names := chartNames{}
+	if err := WriteCharts(names, inputs, 20); err != nil {
+		t.Fatal(err)
+	}
+	if len(names) != 3*13 || !hasPrefix(names, "run1-") || !hasPrefix(names, "run3-") {
+		t.Fatalf("WriteCharts wrote %d files: %v", len(names), names)
+	}
 	var html bytes.Buffer
 	model, err := ParseClusterModel("bw=10Gbit/s,lat=50us,min-packet=5MB")
 	if err != nil {
@@ -233,4 +242,22 @@ func TestReadRunFileErrors(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming the file", name, err)
 		}
 	}
+}
+
+// chartNames is a FileWriter that keeps only the names written.
+type chartNames map[string]bool
+
+func (n chartNames) WriteFile(name string, write func(io.Writer) error) (string, error) {
+	n[name] = true
+	return name, write(io.Discard)
+}
+
+// hasPrefix reports whether a name of n starts with prefix.
+func hasPrefix(n chartNames, prefix string) bool {
+	for name := range n {
+		if strings.HasPrefix(name, prefix) {
+			return true
+		}
+	}
+	return false
 }

@@ -192,6 +192,35 @@ func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
 	return charts, err
 }
 
+// WriteCharts writes the charts comparing the inputs (ComparisonCharts)
+// and every input's own charts in every format of ChartFormats at dpi into
+// dir, each run's file names prefixed with its position ("run2-...") when
+// there are several.
+func WriteCharts(dir FileWriter, inputs []ReportInput, dpi int) error {
+	charts, err := ComparisonCharts(inputs)
+	if err != nil {
+		return fmt.Errorf("comparison plots: %w", err)
+	}
+	for i, in := range inputs {
+		own, err := in.Charts()
+		if err != nil {
+			return fmt.Errorf("plots of %s: %w", in.Path, err)
+		}
+		for _, c := range own {
+			if len(inputs) > 1 {
+				c.Name = fmt.Sprintf("run%d-%s", i+1, c.Name)
+			}
+			charts = append(charts, c)
+		}
+	}
+	for _, c := range charts {
+		if _, err := c.WriteFilesDPI(dir, dpi); err != nil {
+			return fmt.Errorf("plots: %w", err)
+		}
+	}
+	return nil
+}
+
 // reportChart is a chart as the template shows it.
 type reportChart struct {
 	Title string

@@ -314,3 +314,21 @@ func line(b *strings.Builder, name, value string) {
 	b.WriteString(value)
 	b.WriteByte('\n')
 }
+
+// PeakMemoryLine is the line about the run's memory graphrun bfs prints on
+// stderr ("" when the peak is unknown): the largest process's peak in MB
+// or GB (SI), and per tuple read or generated.
+func (r *Graph500Run) PeakMemoryLine() string {
+	if r.PeakMemoryBytes <= 0 {
+		return ""
+	}
+	tuples := float64(int64(r.EdgeFactor) << r.Scale)
+	if r.Tuples > 0 {
+		tuples = float64(r.Tuples)
+	}
+	size := fmt.Sprintf("%.1f MB", float64(r.PeakMemoryBytes)/1e6)
+	if r.PeakMemoryBytes >= 1e9 {
+		size = fmt.Sprintf("%.2f GB", float64(r.PeakMemoryBytes)/1e9)
+	}
+	return fmt.Sprintf("graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n", size, float64(r.PeakMemoryBytes)/tuples)
+}

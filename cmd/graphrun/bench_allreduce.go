@@ -19,6 +19,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/internal/units"
 	"github.com/graphrun/graphrun/results"
 )
@@ -198,7 +199,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	}
 	cfg := bench.DenseConfig{Algorithms: algs, Repeat: f.repeat, Stat: f.stat, Bandwidth: bandwidth, Latency: f.latency,
 		Options: allreduce.DenseOptions{Phase: "bench.dense", Workers: f.workers, Pieces: f.pieces}}
-	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	outs := outputsOf(cmd)
 	var jsonOut *output.File
 	var plotsOut *output.Dir
@@ -211,8 +212,8 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
-		return plan.launchLocal(cmd, "--"+fromProcsFlag)
+	if plan.Procs > 0 {
+		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
 	if report {
 		key, command, title := f.denseKey(cmd, plan, rankCounts, sizes, cfg)
@@ -234,18 +235,18 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	ctx := cmd.Context()
 	stderr := cmd.ErrOrStderr()
 	what := "in-process ranks"
-	if plan.multiProcess() {
-		what = fmt.Sprintf("tcp, %d processes", plan.totalRanks())
-		if plan.mpi() {
-			what = fmt.Sprintf("mpi, %d processes", plan.totalRanks())
-		} else if s := plan.replication(); s > 1 {
-			what = fmt.Sprintf("tcp, %d ranks × %d replicas (%d processes)", plan.totalRanks(), s, plan.totalRanks()*s)
+	if plan.MultiProcess() {
+		what = fmt.Sprintf("tcp, %d processes", plan.TotalRanks())
+		if plan.MPI() {
+			what = fmt.Sprintf("mpi, %d processes", plan.TotalRanks())
+		} else if s := plan.Replication(); s > 1 {
+			what = fmt.Sprintf("tcp, %d ranks × %d replicas (%d processes)", plan.TotalRanks(), s, plan.TotalRanks()*s)
 		}
 	}
 	var rows []bench.DenseRow
 	var files []string
 	var runs []benchDenseRun
-	var bar *matrixProgress
+	var bar *progress.Matrix
 	// record keeps a finished row: its JSON in --dir and a progress step.
 	record := func(r bench.DenseRow) error {
 		rows = append(rows, r)
@@ -255,29 +256,29 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return err
 		}
 		files, runs = append(files, file), append(runs, run)
-		bar.step(denseProgressLine(cfg, r))
+		bar.Step(denseProgressLine(cfg, r))
 		return nil
 	}
-	if plan.multiProcess() {
-		p := plan.totalRanks()
+	if plan.MultiProcess() {
+		p := plan.TotalRanks()
 		var run []int
 		var skipped []bench.DenseRow
 		for _, n := range sizes {
-			if why := fits(plan.localRanks(), n); why != "" {
+			if why := fits(plan.LocalRanks(), n); why != "" {
 				skipped = append(skipped, bench.DenseRow{Ranks: p, N: n, Skipped: why})
 			} else {
 				run = append(run, n)
 			}
 		}
 		if report {
-			bar = newMatrixProgress(stderr, "allreduce-dense", len(sizes))
+			bar = progress.NewMatrix(stderr, "allreduce-dense", len(sizes))
 			for _, r := range skipped {
 				if err := record(r); err != nil {
 					return err
 				}
 			}
 		}
-		err := plan.runRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
+		err := plan.RunRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
 			var onRow func(bench.DenseRow) error
 			if c.Rank() == 0 && report {
 				onRow = record
@@ -292,7 +293,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			return nil
 		}
 	} else {
-		bar = newMatrixProgress(stderr, "allreduce-dense", len(rankCounts)*len(sizes))
+		bar = progress.NewMatrix(stderr, "allreduce-dense", len(rankCounts)*len(sizes))
 		for _, p := range rankCounts {
 			for _, n := range sizes {
 				if why := fits(p, n); why != "" {
@@ -321,7 +322,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 			}
 		}
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	order := func(a, b bench.DenseRow) int {
 		if a.Ranks != b.Ranks {
@@ -429,7 +430,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 			add("link-latency", f.latency.String())
 		}
 	}
-	if plan.multiProcess() && f.replicas > 1 {
+	if plan.MultiProcess() && f.replicas > 1 {
 		add("replicas", strconv.Itoa(f.replicas))
 	}
 	if f.tag != "" {

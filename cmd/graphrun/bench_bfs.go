@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -94,7 +95,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	stderr := cmd.ErrOrStderr()
 	summary := benchSummary{Scale: params.Scale, Ranks: f.ranks, Roots: f.roots}
 	var rows []results.BFSMatrixRow
-	bar := newMatrixProgress(stderr, matrix, len(entries))
+	bar := progress.NewMatrix(stderr, matrix, len(entries))
 	for i, e := range entries {
 		ranks := f.ranks
 		if e.Ranks > 0 {
@@ -128,9 +129,9 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 		hm := results.ComputeTEPS(run.Searches).HarmonicMean
 		summary.Runs = append(summary.Runs, benchSummaryRun{Label: e.Label, File: file, Ranks: ranks, Exchange: e.Exchange, Codec: e.Codec,
 			Direction: e.Direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
-		bar.step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.Label, float64(run.CommBytes)/1e6, hm))
+		bar.Step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.Label, float64(run.CommBytes)/1e6, hm))
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	summary.benchMeta = f.out.meta()
 	if err := f.out.writeSummary(summary); err != nil {

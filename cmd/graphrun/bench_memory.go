@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/internal/progress"
 )
 
 type benchMemoryFlags struct {
@@ -122,7 +123,7 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 	defer os.RemoveAll(scratch)
 	stderr := cmd.ErrOrStderr()
 	total := len(kinds) * len(scales) * len(ranks)
-	bar := newMatrixProgress(stderr, "memory", total)
+	bar := progress.NewMatrix(stderr, "memory", total)
 	var runs []bench.MemoryRun
 	for _, kind := range kinds {
 		for _, s := range scales {
@@ -139,12 +140,12 @@ func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
 					return err
 				}
 				runs = append(runs, r)
-				bar.step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
+				bar.Step(fmt.Sprintf("%s scale %d, %d ranks: %.2f GB, %.1f B per %s", kind, s, p,
 					float64(r.PeakBytes)/1e9, float64(r.PeakBytes)/float64(r.Units), bench.MemoryUnit(kind)))
 			}
 		}
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	summary := struct {
 		benchMeta

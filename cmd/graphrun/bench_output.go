@@ -138,14 +138,14 @@ func (o *benchOutput) regenerate(stderr io.Writer, what, caption, table string) 
 // differs from one started by --procs (fromProcs). multi is false for an
 // in-process run, whose rank counts each matrix names itself.
 func benchJobSpec(plan jobPlan, fromProcs bool) (keys, flags []string, suffix string, multi bool) {
-	p := plan.totalRanks()
+	p := plan.TotalRanks()
 	switch {
-	case plan.mpi():
+	case plan.MPI():
 		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, fmt.Sprintf(" on %d MPI processes", p), true
-	case plan.tcp() && fromProcs:
+	case plan.TCP() && fromProcs:
 		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, "", true
-	case plan.tcp():
-		n := p * plan.replication()
+	case plan.TCP():
+		n := p * plan.Replication()
 		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, fmt.Sprintf(", R = 0 … %d", n-1), true
 	}
 	return nil, nil, "", false

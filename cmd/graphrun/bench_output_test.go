@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -87,14 +86,3 @@ func regenerated(t *testing.T, doc string, once ...string) string {
 	return text
 }
 
-// readJSONFile decodes the JSON file path into v.
-func readJSONFile(t *testing.T, path string, v any) {
-	t.Helper()
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-}

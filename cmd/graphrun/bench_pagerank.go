@@ -13,7 +13,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
-	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
+	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -99,47 +100,29 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		graphArgs, graphName = []string{f.input}, filepath.Base(f.input)
 	}
 	stderr := cmd.ErrOrStderr()
-	// Each run: the allreduce and, for kylix on a given network, its degrees.
-	type method struct{ allreduce, degrees string }
-	methods := []method{{"direct", ""}, {"binary", ""}, {"kylix", ""}}
-	for _, d := range degrees {
-		methods = append(methods, method{"kylix", d})
-	}
-	bar := newMatrixProgress(stderr, "pagerank-allreduce", len(methods))
-	var runs []*results.PageRankRun
+	matrix := pagerank.AllreduceMatrix(graphArgs, f.ranks, f.iterations, degrees)
+	bar := progress.NewMatrix(stderr, "pagerank-allreduce", len(matrix))
 	var files []string
-	for i, m := range methods {
-		name := m.allreduce
-		if m.degrees != "" {
-			name += "-" + m.degrees
-		}
-		file := fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", f.ranks, i+1, name)
-		args := append([]string{"pagerank"}, graphArgs...)
-		args = append(args, "--ranks", fmt.Sprint(f.ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(f.iterations), "--json", output.Stdout)
-		if m.degrees != "" {
-			args = append(args, "--degrees", m.degrees)
-		}
+	runs, err := pagerank.RunMatrix("pagerank-allreduce", matrix, f.out.dirOut, func(args []string) ([]byte, error) {
 		var data, errOut bytes.Buffer
 		if code := runContext(cmd.Context(), args, &data, &errOut); code != 0 {
 			if err := cmd.Context().Err(); err != nil {
-				return err
+				return nil, err
 			}
-			return fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
+			return nil, fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
 		}
-		r, err := results.ReadPageRankJSON(bytes.NewReader(data.Bytes()))
-		if err != nil {
-			return fmt.Errorf("bench pagerank-allreduce: %s: %w", file, err)
-		}
-		if _, err := f.out.dirOut.WriteFile(file, func(w io.Writer) error { _, err := w.Write(data.Bytes()); return err }); err != nil {
-			return fmt.Errorf("bench pagerank-allreduce: %w", err)
-		}
-		runs, files = append(runs, r), append(files, file)
+		return data.Bytes(), nil
+	}, func(br pagerank.BenchRun, r *results.PageRankRun) {
+		files = append(files, br.File)
 		it := float64(max(1, r.Iterations))
-		bar.step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
+		bar.Step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
+	})
+	if err != nil {
+		return err
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
-	table := pageRankMatrixTable(runs)
+	table := pagerank.AllreduceTable(runs)
 	fmt.Fprint(textOut(cmd, outs), table)
 	summary := struct {
 		benchMeta
@@ -152,35 +135,6 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 		return err
 	}
 	return f.out.regenerate(stderr, graphName+", in-process ranks", "Per iteration, all ranks:", table)
-}
-
-// pageRankMatrixTable renders the runs per iteration: messages (and their
-// ratio to the first run's), bytes, per-layer bytes, time.
-func pageRankMatrixTable(runs []*results.PageRankRun) string {
-	var b strings.Builder
-	b.WriteString("| allreduce | messages | × first | bytes | × first | per-layer bytes (layer 1 → last) | compute s | communication s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	var baseMsgs, baseBytes float64
-	ratio := func(v, base float64) string {
-		if base > 0 {
-			return fmt.Sprintf("%.3f", v/base)
-		}
-		return "—"
-	}
-	for i, r := range runs {
-		it := float64(max(1, r.Iterations))
-		msgs, bytes := float64(r.CommMessages)/it, float64(r.CommBytes)/it
-		if i == 0 {
-			baseMsgs, baseBytes = msgs, bytes
-		}
-		var layers []string
-		for _, l := range r.LayerVolumes() {
-			layers = append(layers, fmt.Sprintf("%.2f MB", l.Bytes/1e6))
-		}
-		fmt.Fprintf(&b, "| %s | %.0f | %s | %.2f MB | %s | %s | %.4f | %.4f |\n", r.Allreduce, msgs, ratio(msgs, baseMsgs), bytes/1e6, ratio(bytes, baseBytes),
-			strings.Join(layers, ", "), r.TimePerIteration.Compute, r.TimePerIteration.Communication)
-	}
-	return b.String()
 }
 
 // writeIndentedJSON writes v as indented JSON (a matrix's summary.json).
@@ -217,14 +171,7 @@ func newBenchPageRankSpeedCommand() *cobra.Command {
 	return cmd
 }
 
-// speedGraph is one graph of the matrix: its pagerank arguments and name.
-type speedGraph struct {
-	args       []string
-	name, file string
-}
-
 func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error {
-	var graphs []speedGraph
 	var inputs []string
 	if strings.TrimSpace(f.inputs) != "" {
 		for _, in := range strings.Split(f.inputs, ",") {
@@ -233,8 +180,6 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 				return flagError("inputs", "%v", err)
 			}
 			inputs = append(inputs, in)
-			base := filepath.Base(in)
-			graphs = append(graphs, speedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
 		}
 	}
 	var scales []int
@@ -248,8 +193,8 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 		if s < 1 || s > 32 {
 			return flagError("scales", "%d is outside 1..32", s)
 		}
-		graphs = append(graphs, speedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
 	}
+	graphs := pagerank.SpeedGraphs(inputs, scales)
 	if len(graphs) == 0 {
 		return flagError("inputs", "no graph: give --inputs or --scales")
 	}
@@ -287,77 +232,41 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error
 	}
 	f.out.start("pagerank", key, command)
 	stderr := cmd.ErrOrStderr()
-	bar := newMatrixProgress(stderr, "pagerank", len(graphs)*len(ranks))
-	var rows []speedRow
+	matrix := pagerank.SpeedMatrix(graphs, ranks, f.iterations)
+	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
+	var rows []pagerank.SpeedRow
 	var files []string
-	for _, g := range graphs {
-		for _, p := range ranks {
-			file := fmt.Sprintf("pagerank-%s-p%d.json", g.file, p)
-			args := append([]string{"pagerank"}, g.args...)
-			args = append(args, "--ranks", fmt.Sprint(p), "--iterations", fmt.Sprint(f.iterations), "--top", "0", "--json", output.Stdout)
-			// A child process per run, so that its peak memory is its own.
-			var data, errOut bytes.Buffer
-			c := exec.CommandContext(cmd.Context(), self, args...)
-			c.Stdout, c.Stderr = &data, &errOut
-			if err := c.Run(); err != nil {
-				if err := cmd.Context().Err(); err != nil {
-					return err
-				}
-				return fmt.Errorf("bench pagerank: graphrun %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
+	_, err = pagerank.RunMatrix("pagerank", matrix, f.out.dirOut, func(args []string) ([]byte, error) {
+		// A child process per run, so that its peak memory is its own.
+		var data, errOut bytes.Buffer
+		c := exec.CommandContext(cmd.Context(), self, args...)
+		c.Stdout, c.Stderr = &data, &errOut
+		if err := c.Run(); err != nil {
+			if err := cmd.Context().Err(); err != nil {
+				return nil, err
 			}
-			r, err := results.ReadPageRankJSON(bytes.NewReader(data.Bytes()))
-			if err != nil {
-				return fmt.Errorf("bench pagerank: %s: %w", file, err)
-			}
-			if _, err := f.out.dirOut.WriteFile(file, func(w io.Writer) error { _, err := w.Write(data.Bytes()); return err }); err != nil {
-				return fmt.Errorf("bench pagerank: %w", err)
-			}
-			rows, files = append(rows, speedRow{Graph: g.name, Run: r}), append(files, file)
-			bar.step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", g.name, p, r.IterationTime.Median*1e3))
+			return nil, fmt.Errorf("bench pagerank: graphrun %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
 		}
+		return data.Bytes(), nil
+	}, func(br pagerank.BenchRun, r *results.PageRankRun) {
+		rows, files = append(rows, pagerank.SpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
+		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
+	})
+	if err != nil {
+		return err
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
-	table := pageRankSpeedTable(rows)
+	table := pagerank.SpeedTable(rows)
 	fmt.Fprint(textOut(cmd, outs), table)
 	summary := struct {
 		benchMeta
-		Iterations int        `json:"iterations"`
-		Files      []string   `json:"files"`
-		Runs       []speedRow `json:"runs"`
+		Iterations int                 `json:"iterations"`
+		Files      []string            `json:"files"`
+		Runs       []pagerank.SpeedRow `json:"runs"`
 	}{f.out.meta(), f.iterations, files, rows}
 	if err := f.out.writeSummary(summary); err != nil {
 		return err
 	}
 	return f.out.regenerate(stderr, "in-process ranks, default threads (CPUs / ranks), one process per run", "Per iteration, the slowest rank's time; the peak is the run's process's:", table)
-}
-
-// speedRow is one run of the pagerank matrix.
-type speedRow struct {
-	Graph string               `json:"graph"`
-	Run   *results.PageRankRun `json:"run"`
-}
-
-// pageRankSpeedTable renders the pagerank matrix: per graph and rank
-// count, the median and fastest iteration (the slowest rank's), its ratio
-// to the graph's first row, the set-up and the peak memory.
-func pageRankSpeedTable(rows []speedRow) string {
-	var b strings.Builder
-	b.WriteString("| graph | edges | ranks × threads | iteration, median | fastest | × first row | set-up | peak memory |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
-	var first float64
-	for i, row := range rows {
-		r := row.Run
-		med := r.IterationTime.Median
-		if i == 0 || row.Graph != rows[i-1].Graph {
-			first = med
-		}
-		ratio := "—"
-		if first > 0 {
-			ratio = fmt.Sprintf("%.2f", med/first)
-		}
-		fmt.Fprintf(&b, "| %s | %d | %d × %d | %.3f ms | %.3f ms | %s | %.2f s | %.0f MB |\n", row.Graph, r.Edges, r.NumRanks, r.Threads,
-			med*1e3, r.IterationTime.Min*1e3, ratio, r.Setup.Total, float64(r.PeakMemoryBytes)/1e6)
-	}
-	return b.String()
 }

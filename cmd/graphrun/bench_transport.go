@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/internal/units"
 )
 
@@ -105,14 +106,14 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err != nil {
 		return err
 	}
-	if plan.totalRanks() < 2 {
+	if plan.TotalRanks() < 2 {
 		flag := "ranks"
-		if plan.procs > 0 {
+		if plan.Procs > 0 {
 			flag = "procs"
 		}
-		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.totalRanks())
+		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.TotalRanks())
 	}
-	report := plan.reports() // only rank 0 (its first replica) prints and writes
+	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	outs := outputsOf(cmd)
 	if report {
 		if err := f.out.declare(outs); err != nil {
@@ -122,25 +123,25 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
-		return plan.launchLocal(cmd, "--"+fromProcsFlag)
+	if plan.Procs > 0 {
+		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
-	ranks := plan.totalRanks()
+	ranks := plan.TotalRanks()
 	what := fmt.Sprintf("%d in-process ranks", ranks)
 	switch {
-	case plan.tcp():
+	case plan.TCP():
 		what = fmt.Sprintf("tcp, %d processes", ranks)
-	case plan.mpi():
+	case plan.MPI():
 		what = fmt.Sprintf("mpi, %d processes", ranks)
 	}
-	var bar *matrixProgress
+	var bar *progress.Matrix
 	var files []string
 	var runs []benchTransportRun
 	if report {
 		key, command, title := f.transportKey(cmd, plan, sizes)
 		f.out.title = title
 		f.out.start("transport", key, command)
-		bar = newMatrixProgress(cmd.ErrOrStderr(), "transport", len(sizes))
+		bar = progress.NewMatrix(cmd.ErrOrStderr(), "transport", len(sizes))
 	}
 	// record keeps a measured size: its JSON in --dir and a progress step.
 	record := func(r bench.TransportRow) error {
@@ -150,13 +151,13 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 			return err
 		}
 		files, runs = append(files, file), append(runs, run)
-		bar.step(fmt.Sprintf("%s: %.1f µs, %.1f MB/s per rank", bench.FormatSize(r.Size), r.Seconds*1e6, r.Bandwidth(ranks)/1e6))
+		bar.Step(fmt.Sprintf("%s: %.1f µs, %.1f MB/s per rank", bench.FormatSize(r.Size), r.Seconds*1e6, r.Bandwidth(ranks)/1e6))
 		return nil
 	}
 
 	ctx := cmd.Context()
 	var rows []bench.TransportRow
-	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
+	err = plan.RunRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
 		var onRow func(bench.TransportRow) error
 		if c.Rank() == 0 && report {
 			onRow = record
@@ -173,7 +174,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if !report {
 		return nil
 	}
-	bar.finish()
+	bar.Finish()
 	f.out.finish()
 	var table strings.Builder
 	if err := bench.WriteTransportTable(&table, what, ranks, rows); err != nil {
@@ -227,7 +228,7 @@ type benchTransportSummary struct {
 func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, sizes []int) (key, command, title string) {
 	keys, flags, suffix, multi := benchJobSpec(plan, f.fromProcs)
 	if !multi {
-		p := plan.totalRanks()
+		p := plan.TotalRanks()
 		keys = append(keys, fmt.Sprintf("ranks=%d", p))
 		flags = append(flags, fmt.Sprintf("--ranks %d", p))
 	}
@@ -237,7 +238,7 @@ func (f *benchTransportFlags) transportKey(cmd *cobra.Command, plan jobPlan, siz
 	}
 	keys = append(keys, "sizes="+strings.Join(ss, ","), "min-time="+f.minTime.String())
 	flags = append(flags, "--sizes "+strings.Join(ss, ","), "--min-time "+f.minTime.String())
-	if plan.multiProcess() && f.replicas > 1 {
+	if plan.MultiProcess() && f.replicas > 1 {
 		keys = append(keys, fmt.Sprintf("replicas=%d", f.replicas))
 		flags = append(flags, fmt.Sprintf("--replicas %d", f.replicas))
 	}

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,6 +20,7 @@ import (
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -75,13 +74,19 @@ func (f *graphFlags) params() (kronecker.Params, error) {
 }
 
 func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
+	return threadsOf(cmd, f.threads, ranks)
+}
+
+// threadsOf is --threads (threads) of cmd, checked, or by default the
+// CPUs shared among the ranks on this machine, at least 1.
+func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
 	if !cmd.Flags().Changed("threads") {
 		return max(1, runtime.GOMAXPROCS(0)/ranks), nil
 	}
-	if f.threads < 1 {
-		return 0, flagError("threads", "%d is less than 1", f.threads)
+	if threads < 1 {
+		return 0, flagError("threads", "%d is less than 1", threads)
 	}
-	return f.threads, nil
+	return threads, nil
 }
 
 type bfsFlags struct {
@@ -186,11 +191,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	threads, err := f.threadCount(cmd, plan.localRanks())
+	threads, err := f.threadCount(cmd, plan.LocalRanks())
 	if err != nil {
 		return err
 	}
-	exchangeDefaulted := plan.defaultExchange(cmd, &f.exchange, &f.codec)
+	exchangeDefaulted := defaultExchange(plan, cmd, &f.exchange, &f.codec)
 	if f.algo != "" {
 		for _, flag := range []string{"exchange", "codec"} {
 			if cmd.Flags().Changed(flag) {
@@ -230,7 +235,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return flagError("placement", "%v", err)
 	}
-	gridNote, err := f.parseGrid(cmd, plan.totalRanks()*f.blocks)
+	gridNote, err := f.parseGrid(cmd, plan.TotalRanks()*f.blocks)
 	if err != nil {
 		return err
 	}
@@ -263,7 +268,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	outs := outputsOf(cmd)
 	var tree, jsonOut *output.File
 	var plotsOut *output.Dir
-	if plan.reports() {
+	if plan.Reports() {
 		if in != nil {
 			outs.Input(in.Path)
 		}
@@ -272,32 +277,32 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 			return err
 		}
 	}
-	if plan.procs > 0 {
+	if plan.Procs > 0 {
 		var extra []string
 		if !cmd.Flags().Changed("threads") {
 			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
 		}
 		if in != nil {
-			plan.stdin = in.StdinForChildren()
+			plan.Stdin = in.StdinForChildren()
 		}
-		return plan.launchLocal(cmd, append(extra, args...)...)
+		return launchLocal(cmd, plan, append(extra, args...)...)
 	}
 
 	stderr := cmd.ErrOrStderr()
-	if gridNote != "" && plan.rank() == 0 {
+	if gridNote != "" && plan.Rank() == 0 {
 		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
 	}
-	if f.noPermute && plan.rank() == 0 {
+	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
-	progress := newProgress(stderr, params, f.roots, rootSet)
+	bar := progress.NewStages(stderr, params.Scale, f.roots, rootSet)
 	cfg := graph500.Config{
 		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
 		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
 		Partition2D: f.partition == "2d", GridRows: f.gridRows, GridCols: f.gridCols,
 		BlocksPerRank: f.blocks, Placement: placement,
-		Progress: progress.update,
-		Warn:     func(msg string) { progress.clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
+		Progress: bar.Update,
+		Warn:     func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
 	}
 	if f.out != "" {
 		// Every rank takes part in gathering the tree; rank 0 writes it.
@@ -315,16 +320,26 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
 	var run *results.Graph500Run
-	if in != nil {
-		run, err = runGraph500File(cmd.Context(), plan, graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, stderr)
-	} else {
-		run, err = plan.runGraph500(cmd.Context(), cfg, stderr)
+	size := 0 // in-process ranks
+	if plan.MultiProcess() {
+		size = plan.Job.Size
 	}
-	progress.clear()
+	runner := func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return plan.RunRanks(ctx, stderr, fn)
+	}
+	if in != nil {
+		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, size, runner)
+	} else {
+		run, err = graph500.RunJob(cmd.Context(), cfg, size, runner)
+	}
+	bar.Clear()
+	if in != nil && graph500.IsInputError(err) {
+		return usageError{err} // bad input: a malformed file, a root not in the graph
+	}
 	if err != nil {
 		return err
 	}
-	if run == nil || !plan.reports() {
+	if run == nil || !plan.Reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
 	run.Version, run.StartedAt, run.ExchangeDefaulted = version, started.UTC(), exchangeDefaulted
@@ -356,14 +371,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 			return err
 		}
 	}
-	if run.PeakMemoryBytes > 0 {
-		tuples := float64(int64(run.EdgeFactor) << run.Scale)
-		if run.Tuples > 0 {
-			tuples = float64(run.Tuples)
-		}
-		fmt.Fprintf(stderr, "graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n",
-			byteSize(run.PeakMemoryBytes), float64(run.PeakMemoryBytes)/tuples)
-	}
+	fmt.Fprint(stderr, run.PeakMemoryLine())
 	results.NoteDominance(stderr, run.Searches)
 	if !run.ValidationSkipped && !run.Validated() {
 		fmt.Fprint(textOut, results.InvalidRunText)
@@ -377,66 +385,18 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 // whose counts overflow is refused even with --force.
 func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange spmv.Exchange, direction spmv.Direction) error {
 	memCfg := graph500.MemoryConfig{
-		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.totalRanks(), LocalRanks: plan.localRanks(),
+		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.TotalRanks(), LocalRanks: plan.LocalRanks(),
 		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
 	}
-	if plan.procs > 0 || plan.multiProcess() {
-		memCfg.Processes = plan.localRanks()
+	if plan.Procs > 0 || plan.MultiProcess() {
+		memCfg.Processes = plan.LocalRanks()
 	}
-	need, err := graph500.EstimateMemory(memCfg)
-	if err != nil {
-		return flagError("edgefactor", "scale %d with edgefactor %d: %v", params.Scale, params.EdgeFactor, err)
+	err := graph500.CheckMemory(memCfg, f.force)
+	var me *graph500.MemoryError
+	if errors.As(err, &me) {
+		return flagError(me.Field, "%s", me.Msg)
 	}
-	if !f.force {
-		if avail, err := graph500.AvailableMemory(); err == nil && !graph500.Fits(need, avail) {
-			return flagError("scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
-				params.Scale, gib(need.Machine), gib(avail), 100*graph500.GuardMargin, graph500.LargestScale(avail, memCfg))
-		}
-	}
-	return nil
-}
-
-// runGraph500File runs the benchmark on a file on this process's ranks
-// and returns the report, or nil on a TCP or MPI rank other than 0. Bad
-// input (a malformed file, a root not in the graph) is a usage error.
-func runGraph500File(ctx context.Context, plan jobPlan, cfg graph500.FileConfig, stderr io.Writer) (*results.Graph500Run, error) {
-	if plan.multiProcess() {
-		cfg.Ranks = plan.job.Size
-	}
-	if err := cfg.Check(); err != nil {
-		return nil, err
-	}
-	var mu sync.Mutex
-	var run *results.Graph500Run
-	err := plan.runRanks(ctx, stderr, func(ctx context.Context, c comm.Comm) error {
-		r, err := graph500.RunFileRank(ctx, c, cfg)
-		if r != nil {
-			mu.Lock()
-			run = r
-			mu.Unlock()
-		}
-		return err
-	})
-	if err != nil {
-		var le *graph.EdgeListError
-		var pe *fs.PathError
-		var ie *graph500.InputError
-		if errors.As(err, &le) || errors.As(err, &pe) || errors.As(err, &ie) {
-			return nil, usageError{err}
-		}
-		return nil, err
-	}
-	return run, nil
-}
-
-func gib(b int64) float64 { return float64(b) / (1 << 30) }
-
-// byteSize writes a byte count in MB or GB (SI).
-func byteSize(b int64) string {
-	if b >= 1e9 {
-		return fmt.Sprintf("%.2f GB", float64(b)/1e9)
-	}
-	return fmt.Sprintf("%.1f MB", float64(b)/1e6)
+	return err
 }
 
 // parseGrid checks --partition and --grid against the job's rank count and

@@ -66,14 +66,8 @@ func TestBFSJSON(t *testing.T) {
 	if !strings.Contains(out, "NBFS:                           5\n") {
 		t.Fatalf("text block missing:\n%s", out)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var obj map[string]any
-	if err := json.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, path, &obj)
 	for _, key := range []string{"SCALE", "edgefactor", "NBFS", "num_ranks", "construction_time", "harmonic_mean_TEPS", "validated", "comm_bytes", "searches"} {
 		if _, ok := obj[key]; !ok {
 			t.Errorf("JSON lacks key %q", key)
@@ -81,6 +75,10 @@ func TestBFSJSON(t *testing.T) {
 	}
 	if obj["validated"] != true || obj["exchange"] != "push" {
 		t.Errorf("validated=%v exchange=%v", obj["validated"], obj["exchange"])
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
 	}
 	run, err := results.ReadRunJSON(bytes.NewReader(data))
 	if err != nil {
@@ -289,14 +287,8 @@ func TestBFS2DPartition(t *testing.T) {
 		!strings.Contains(errOut, "partition 2d, grid 7x1") || !strings.Contains(errOut, "per-rank load over 7 ranks") {
 		t.Fatalf("stderr lacks the grid note or the breakdown's partition:\n%s", errOut)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var obj map[string]any
-	if err := json.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, path, &obj)
 	if obj["partition"] != "2d" || obj["grid"] != "7x1" || len(obj["rank_loads"].([]any)) != 7 || obj["load_imbalance"] == nil || obj["validated"] != true {
 		t.Fatalf("JSON partition %v grid %v loads %v imbalance %v validated %v", obj["partition"], obj["grid"], obj["rank_loads"], obj["load_imbalance"], obj["validated"])
 	}
@@ -309,7 +301,7 @@ func TestBFS2DPartition(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, _ = os.ReadFile(path)
+	data, _ := os.ReadFile(path)
 	if !strings.Contains(string(data), `"partition": "1d"`) || strings.Contains(string(data), `"grid"`) {
 		t.Fatalf("1D JSON: %s", data)
 	}

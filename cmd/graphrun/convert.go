@@ -1,7 +1,8 @@
 // graphrun convert: an edge list to graphrun's binary graph (.grb, read by
 // every command without parsing), or any input — a .grb or a gapbs .sg
 // included — back to a text or binary edge list. The conversions are
-// graph.WriteGRB and graph.WriteEdgeListOf; this file maps the flags.
+// graph.ReadInputEntries and graph.WriteConverted; this file maps the
+// flags.
 
 package main
 
@@ -51,30 +52,13 @@ OUT's extension chooses, or --to.`,
 			if err := outs.Check(); err != nil {
 				return err
 			}
-			ctx := cmd.Context()
-			var ef *graph.EdgeFile
-			if in.Stream {
-				ef, err = graph.ReadStreamEntries(ctx, cmd.InOrStdin(), in.Path, in.Format)
-			} else {
-				ef, err = graph.ReadEntries(in.Path, in.Format) // a symmetric matrix's entries once: the .grb says Symmetric
-			}
+			ef, err := graph.ReadInputEntries(cmd.Context(), in, cmd.InOrStdin())
 			if err != nil {
 				return usageError{err}
 			}
-			share := graph.EdgeChunks{ef.Edges}
 			var what string
-			err = file.WriteAll(func(w io.Writer) error {
-				if kind != "grb" {
-					if ef.Symmetric {
-						// An edge list has no symmetric flag: both directions, as the readers give them.
-						share = graph.EdgeChunks{mirrored(ef.Edges)}
-					}
-					n := int64(len(share[0]))
-					what = fmt.Sprintf("%d tuples", n)
-					return graph.WriteEdgeListOf(ctx, w, share, kind, n, in.IDOffset)
-				}
-				h, err := graph.WriteGRB(ctx, w, share, ef.Directed, ef.Symmetric, in.IDOffset)
-				what = fmt.Sprintf("%d vertices and %d tuples", h.Vertices, h.Tuples)
+			err = file.WriteAll(func(w io.Writer) (err error) {
+				what, err = graph.WriteConverted(cmd.Context(), w, ef, kind, in.IDOffset)
 				return err
 			})
 			if err != nil {
@@ -88,17 +72,4 @@ OUT's extension chooses, or --to.`,
 	cmd.Flags().StringVar(&format, "format", "auto", "IN's format: snap, el, wel, mtx or bel (optionally .gz), grb, sg or wsg (auto: from the name; needed for -)")
 	cmd.Flags().StringVar(&to, "to", "", "OUT's format, grb, el or bel (default: from -o's extension)")
 	return cmd
-}
-
-// mirrored returns a symmetric matrix's entries with the mirror (v, u) of
-// each off-diagonal (u, v) right after it, as the edge readers give them.
-func mirrored(es []graph.Edge) []graph.Edge {
-	out := make([]graph.Edge, 0, 2*len(es))
-	for _, e := range es {
-		out = append(out, e)
-		if e.U != e.V {
-			out = append(out, graph.Edge{U: e.V, V: e.U})
-		}
-	}
-	return out
 }

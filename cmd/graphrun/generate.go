@@ -12,9 +12,6 @@ import (
 	"github.com/graphrun/graphrun/internal/output"
 )
 
-// generateChunk is how many tuples are generated and written at a time.
-const generateChunk = 1 << 20
-
 func newGenerateCommand() *cobra.Command {
 	var f graphFlags
 	var out, format string
@@ -60,7 +57,7 @@ standard output, as text unless --format says.`,
 			m := params.NumEdges()
 			if grb {
 				// Relabelled: the vertices are the ids that occur in a tuple.
-				share := &kronShare{kp: params, count: m, threads: threads}
+				share := params.Share(0, 1, threads).Edges()
 				var h graph.GRBHeader
 				err := file.WriteAll(func(w io.Writer) (err error) {
 					h, err = graph.WriteGRB(cmd.Context(), w, share, false, false, 0)
@@ -73,22 +70,7 @@ standard output, as text unless --format says.`,
 				return nil
 			}
 			err = file.WriteAll(func(w io.Writer) error {
-				enc, err := graph.NewEdgeListEncoder(w, fmtName, m)
-				if err != nil {
-					return err
-				}
-				buf := make([]graph.Edge, min(m, generateChunk))
-				for first := int64(0); first < m; first += int64(len(buf)) {
-					if err := cmd.Context().Err(); err != nil {
-						return err
-					}
-					chunk := buf[:min(int64(len(buf)), m-first)]
-					params.GenerateParallel(first, chunk, threads)
-					if err := enc.Write(chunk); err != nil {
-						return err
-					}
-				}
-				return enc.Close()
+				return graph.WriteEdgeListOf(cmd.Context(), w, params.Share(0, 1, threads).Edges(), fmtName, m, 0)
 			})
 			if err != nil {
 				return err

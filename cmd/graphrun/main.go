@@ -11,14 +11,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
 )
 
@@ -195,92 +193,13 @@ func main() {
 	os.Exit(runMain(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// interruptGrace is how long an interrupted command has to return before
-// the process exits without it: every phase that checks its context
-// returns well within it; one that cannot be interrupted (an open(2) of a
-// FIFO that no process reads, a computation without cancellation checks)
-// is left behind, and the process exits anyway, removing its temporary
-// files first.
-const interruptGrace = 600 * time.Millisecond
-
-// errInterrupted is the cause of an interrupted command's context.
-var errInterrupted = errors.New("interrupted")
-
 // runMain is graphrun as a process: runContext with SIGINT and SIGTERM
-// handled. A signal cancels the command's context and silences its output
-// (no cascade of per-rank "context canceled" errors); once the command
-// returned, or after interruptGrace, or at a second signal, the temporary
-// files are removed and the process ends with one line, "graphrun:
+// handled (internal/interrupt): a signal cancels the command's context and
+// silences its output; the process ends with one line, "graphrun:
 // interrupted", and the shell's status for the signal: 130 for SIGINT, 143
 // for SIGTERM.
 func runMain(args []string, stdout, stderr io.Writer) int {
-	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	reg := output.NewRegistry()
-	ctx, cancel := context.WithCancelCause(output.WithRegistry(context.Background(), reg))
-	defer cancel(nil)
-	out, errOut := &gate{w: stdout}, &gate{w: stderr}
-	done := make(chan int, 1)
-	go func() { done <- runContext(ctx, args, out, errOut) }()
-	var sig os.Signal
-	select {
-	case code := <-done:
-		return code
-	case sig = <-sigs:
-	}
-	out.close()
-	errOut.close()
-	cancel(errInterrupted)
-	grace := time.NewTimer(interruptGrace)
-	defer grace.Stop()
-	select {
-	case <-done:
-	case <-grace.C:
-	case <-sigs:
-	}
-	reg.Cleanup()
-	fmt.Fprintln(stderr, "graphrun: interrupted")
-	return signalStatus(sig)
-}
-
-// signalStatus is the exit status a shell gives a process that sig ended:
-// 128 + the signal's number.
-func signalStatus(sig os.Signal) int {
-	if s, ok := sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return 128 + int(syscall.SIGINT)
-}
-
-// gate passes writes on until it is closed, then drops them: an
-// interrupted command prints nothing more.
-type gate struct {
-	mu     sync.Mutex
-	w      io.Writer
-	closed bool
-}
-
-func (g *gate) Write(p []byte) (int, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.closed {
-		return len(p), nil
-	}
-	return g.w.Write(p)
-}
-
-func (g *gate) close() {
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
-}
-
-// Fd is the file descriptor under the gate (progress bars draw only on a
-// terminal), or ^0 if it is not a file.
-func (g *gate) Fd() uintptr {
-	if f, ok := g.w.(interface{ Fd() uintptr }); ok {
-		return f.Fd()
-	}
-	return ^uintptr(0)
+	return interrupt.Run(stdout, stderr, func(ctx context.Context, stdout, stderr io.Writer) int {
+		return runContext(ctx, args, stdout, stderr)
+	})
 }

@@ -9,22 +9,19 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"runtime"
-	"strconv"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -114,15 +111,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := plan.totalRanks()
-	threads := max(1, runtime.GOMAXPROCS(0)/plan.localRanks())
-	if fl.Changed("threads") {
-		if f.threads < 1 {
-			return flagError("threads", "%d is less than 1", f.threads)
-		}
-		threads = f.threads
+	p := plan.TotalRanks()
+	threads, err := threadsOf(cmd, f.threads, plan.LocalRanks())
+	if err != nil {
+		return err
 	}
-	in.threads = threads
+	in.Threads = threads
 	cfg := pagerank.Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: f.top, Gather: f.out != ""}
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
@@ -151,25 +145,25 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		if err := checkElastic(plan, f); err != nil {
 			return err
 		}
-		plan.elastic = true
+		plan.Elastic = true
 	}
 	outs := outputsOf(cmd)
 	var outFile, jsonOut *output.File
 	var plotsOut *output.Dir
-	if plan.reports() {
-		outs.Input(in.path)
+	if plan.Reports() {
+		outs.Input(in.Path())
 		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
 		if err := outs.Check(); err != nil {
 			return err
 		}
 	}
-	if plan.procs > 0 {
+	if plan.Procs > 0 {
 		extra := args // the FILE argument, after the flags
 		if !fl.Changed("threads") {
 			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
 		}
-		plan.stdin = in.stdinForChildren()
-		return plan.launchLocal(cmd, extra...)
+		plan.Stdin = in.StdinForChildren()
+		return launchLocal(cmd, plan, extra...)
 	}
 	// The run holds a few large pointer-free arrays: a lean heap target,
 	// and the set-up's garbage returned to the system before the
@@ -182,85 +176,43 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.join {
 		return pagerankJoin(ctx, plan, in, cfg, cmd.ErrOrStderr())
 	}
-	input, logf := pagerankDriverInput(in), stderrLogf(cmd.ErrOrStderr())
-	var (
-		mu     sync.Mutex
-		report *pagerank.Report
-	)
-	progress := newIterationProgress(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
-	cfg.Progress = progress.update
-	err = plan.runRanks(ctx, cmd.ErrOrStderr(), func(ctx context.Context, c comm.Comm) error {
-		var rep *pagerank.Report
-		var err error
-		if f.elastic {
-			rep, err = pagerank.RunElasticRank(ctx, c, input, cfg, joinTag(in, cfg.PageRankConfig), logf)
-		} else {
-			rep, err = pagerank.RunRank(ctx, c, input, cfg)
-		}
-		if rep != nil {
-			rep.Version = version
-			mu.Lock()
-			report = rep
-			mu.Unlock()
-		}
-		return err
-	})
-	progress.clear()
+	var tag string // elastic: the job's join tag
+	if f.elastic {
+		tag = in.JoinTag(cfg.PageRankConfig)
+	}
+	bar := progress.NewIterations(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
+	cfg.Progress = bar.Update
+	report, err := pagerank.RunJob(ctx, func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
+		return plan.RunRanks(ctx, cmd.ErrOrStderr(), fn)
+	}, in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
+	bar.Clear()
 	if err != nil {
 		if pagerank.IsInputError(err) {
 			return usageError{err}
 		}
 		return err
 	}
-	if report == nil || !plan.reports() {
+	if report == nil || !plan.Reports() {
 		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
 	}
+	report.Version = version
 	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine
 	if report.Vertices == 0 {
-		return usageError{fmt.Errorf("%s: no edges", in.name)}
+		return usageError{fmt.Errorf("%s: no edges", in.Name())}
 	}
 	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
-}
-
-// pagerankDriverInput is the driver's view of the input: its one loader
-// (pagerank_input.go) serves both the fixed-size run and an elastic job's
-// re-reads.
-func pagerankDriverInput(in *pagerankInput) pagerank.Input {
-	return pagerank.Input{Name: in.name, IDOffset: in.idOffset, Share: in.share, Load: in.load}
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,
 // --plots and the text summary on textOut.
 func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
 	if outFile != nil {
-		err := outFile.WriteAll(func(w io.Writer) error {
-			buf := make([]byte, 0, 64<<10)
-			for _, v := range rep.All {
-				buf = strconv.AppendInt(buf, v.ID, 10)
-				buf = append(buf, '\t')
-				buf = strconv.AppendFloat(buf, v.Score, 'g', -1, 64)
-				buf = append(buf, '\n')
-				if len(buf) > 60<<10 {
-					if _, err := w.Write(buf); err != nil {
-						return err
-					}
-					buf = buf[:0]
-				}
-			}
-			_, err := w.Write(buf)
-			return err
-		})
-		if err != nil {
+		if err := outFile.WriteAll(rep.WriteScores); err != nil {
 			return err
 		}
 	}
 	if jsonOut != nil {
-		err := jsonOut.WriteAll(func(w io.Writer) error {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rep)
-		})
-		if err != nil {
+		if err := jsonOut.WriteAll(func(w io.Writer) error { return writeIndentedJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
@@ -274,45 +226,7 @@ func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut
 		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
 			rep.Iterations, rep.Residual, rep.Tol)
 	}
-	fmt.Fprintf(textOut, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition\n",
-		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition)
-	if len(rep.Top) > 0 {
-		fmt.Fprintf(textOut, "%6s\t%12s\t%s\n", "#", "vertex", "score")
-		for i, v := range rep.Top {
-			fmt.Fprintf(textOut, "%6d\t%12d\t%.12e\n", i+1, v.ID, v.Score)
-		}
-	}
-	fmt.Fprintf(textOut, "iterations: %d\n", rep.Iterations)
-	fmt.Fprintf(textOut, "final L1 change: %.6e\n", rep.Residual)
-	fmt.Fprintf(textOut, "total rank: %.15f\n", rep.TotalRank)
-	fmt.Fprintf(textOut, "time of set-up: %s (allreduce configuration %s)\n",
-		secondsDuration(rep.Setup.Total), secondsDuration(rep.Setup.Configuration))
-	fmt.Fprintf(textOut, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
-		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
-		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
-	fmt.Fprintln(stderr, peakMemoryLine(rep, rep.Undirected))
+	rep.WriteSummary(textOut)
+	fmt.Fprintln(stderr, rep.PeakMemoryLine())
 	return nil
-}
-
-// peakMemoryLine is the text summary's line about memory: the job's
-// largest process peak, and per edge read (per arc, an edge or its
-// reverse, with --undirected).
-func peakMemoryLine(rep *pagerank.Report, undirected bool) string {
-	mb := float64(rep.PeakMemoryBytes) / 1e6
-	if rep.InputEdges == 0 {
-		return fmt.Sprintf("peak memory: %.1f MB", mb)
-	}
-	if undirected {
-		arcs := 2 * rep.InputEdges
-		return fmt.Sprintf("peak memory: %.1f MB (%.1f B per arc: %d edges read and their reverses)", mb, float64(rep.PeakMemoryBytes)/float64(arcs), rep.InputEdges)
-	}
-	return fmt.Sprintf("peak memory: %.1f MB (%.1f B per edge read, %d edges)", mb, float64(rep.PeakMemoryBytes)/float64(rep.InputEdges), rep.InputEdges)
-}
-
-// secondsDuration renders seconds as a rounded duration.
-func secondsDuration(s float64) time.Duration {
-	if math.IsNaN(s) || s < 0 {
-		return 0
-	}
-	return time.Duration(s * float64(time.Second)).Round(time.Microsecond)
 }

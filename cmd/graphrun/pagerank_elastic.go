@@ -1,24 +1,20 @@
-// pagerank --elastic and --join: the checks of the flags, the plan of a
-// process joining a running TCP job, and the join itself (tcp.Join); the
-// elastic run is the driver's (pagerank.RunElasticRank, pagerank.RunJoined;
-// paper 002 §II, §III, §V, REFERENCES.md).
+// pagerank --elastic and --join: the checks of the flags; the plan of a
+// process joining a running TCP job and the join are launch.JoinPlan and
+// launch.Plan.Join, the elastic run the driver's (pagerank.RunElasticRank,
+// pagerank.RunJoined; paper 002 §II, §III, §V, REFERENCES.md).
 
 package main
 
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/comm/launch"
-	"github.com/graphrun/graphrun/comm/tcp"
 	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -26,9 +22,9 @@ import (
 // checkElastic rejects --elastic where it cannot work.
 func checkElastic(plan jobPlan, f *pagerankFlags) error {
 	switch {
-	case plan.procs == 0 && !plan.tcp():
+	case plan.Procs == 0 && !plan.TCP():
 		return flagError("elastic", "needs the TCP transport (--procs N, or a TCP job under a launcher)")
-	case plan.replicas > 1 || plan.job.Replicas > 1:
+	case plan.Replicas > 1 || plan.Job.Replicas > 1:
 		return flagError("elastic", "cannot be combined with --replicas: a replicated job survives losses through its replicas")
 	case f.allreduce == spmv.AllreduceDense:
 		return flagError("elastic", "runs on the sparse allreduces, not --allreduce %s", spmv.AllreduceDense)
@@ -57,41 +53,11 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 	if fl.Changed("degrees") && !strings.EqualFold(strings.TrimSpace(f.degrees), "auto") {
 		return jobPlan{}, flagError("degrees", "cannot be combined with --join: the degrees are designed anew whenever the job changes size")
 	}
-	if v, ok := os.LookupEnv(launch.EnvToken); !ok || strings.TrimSpace(v) == "" {
-		return jobPlan{}, usageError{fmt.Errorf("%s: not set: --join needs the running job's token", launch.EnvToken)}
-	}
-	// Discover checks the coordinator, the listen address, the token and
-	// the job id; the rank and the size come from the job.
-	job, err := launch.Discover(launch.Flags{
-		Transport: launch.TCP, Rank: 0, HasRank: true, Size: 1, HasSize: true,
-		Coordinator: f.coordinator, Listen: f.listen, PeerTimeout: f.peerTimeout,
-	}, os.LookupEnv)
+	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.coordinator, Listen: f.listen, PeerTimeout: f.peerTimeout}, os.LookupEnv)
 	if err != nil {
-		return jobPlan{}, usageError{fmt.Errorf("--join: %w", err)}
+		return jobPlan{}, usageError{err}
 	}
-	job.Rank = -1 // not rank 0: prints nothing
-	job.Source = "--join"
-	return jobPlan{job: job}, nil
-}
-
-// joinTag is the tag of the job (pagerank.JoinTag): the input's base name
-// and the configuration.
-func joinTag(in *pagerankInput, cfg spmv.PageRankConfig) string {
-	input := in.name
-	if in.path != "" {
-		input = filepath.Base(in.path)
-	}
-	return pagerank.JoinTag(input, cfg)
-}
-
-// stderrLogf writes log lines to stderr, one at a time.
-func stderrLogf(stderr io.Writer) func(format string, args ...any) {
-	var mu sync.Mutex
-	return func(format string, args ...any) {
-		mu.Lock()
-		defer mu.Unlock()
-		fmt.Fprintf(stderr, "graphrun: "+format+"\n", args...)
-	}
+	return plan, nil
 }
 
 // pagerankJoin runs a process that joins a running elastic pagerank job
@@ -99,30 +65,18 @@ func stderrLogf(stderr io.Writer) func(format string, args ...any) {
 // two iterations, then goes on in step with the job's ranks
 // (pagerank.RunJoined). It prints nothing but log lines: rank 0 reports. A
 // job that ends before it takes the process in is not an error.
-func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerankInput, cfg pagerank.Config, stderr io.Writer) error {
-	logf := stderrLogf(stderr)
-	tcfg, err := plan.job.TCPConfig(logf)
-	if err != nil {
-		return err
-	}
-	coordinator := plan.job.Coordinator
-	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.name)
-	tc, err := tcp.Join(ctx, tcfg, joinTag(in, cfg.PageRankConfig))
-	if errors.Is(err, tcp.ErrJobEnded) {
+func pagerankJoin(ctx context.Context, plan jobPlan, in *pagerank.Source, cfg pagerank.Config, stderr io.Writer) error {
+	logf := launch.StderrLogf(stderr)
+	coordinator := plan.Job.Coordinator
+	logf("pagerank --join: asking the job at %s to take this process in (%s)", coordinator, in.Name())
+	tc, err := plan.Join(ctx, in.JoinTag(cfg.PageRankConfig), logf)
+	if errors.Is(err, launch.ErrJobEnded) {
 		logf("pagerank --join: the job at %s ended before it took this process in: nothing to do", coordinator)
 		return nil
 	}
 	if err != nil {
-		err = fmt.Errorf("--join: %w", err)
-		if errors.Is(err, tcp.ErrForeignLobby) {
-			if plan.job.JobIDFromToken {
-				err = fmt.Errorf("%w: wrong token? The job id is derived from %s when %s is not set", err, launch.EnvToken, launch.EnvJob)
-			} else {
-				err = fmt.Errorf("%w: wrong %s?", err, launch.EnvJob)
-			}
-		}
 		return err
 	}
 	logf("pagerank --join: joined as rank %d of %d (epoch %d)", tc.Rank(), tc.Size(), tc.Epoch())
-	return pagerank.RunJoined(ctx, tc, pagerankDriverInput(in), cfg, plan.job.PeerTimeout, logf)
+	return pagerank.RunJoined(ctx, tc, in.Input(), cfg, plan.Job.PeerTimeout, logf)
 }

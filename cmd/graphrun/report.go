@@ -96,31 +96,11 @@ func writePlots(dir *output.Dir, inputs []results.ReportInput) error {
 	return writeCharts(dir, inputs, results.DefaultDPI)
 }
 
-// writeCharts writes the charts comparing the inputs (results.ComparisonCharts)
-// and every input's own charts as SVG, PDF and PNG (at dpi) into dir, each
-// run's file names prefixed with its position when there are several, and
-// marks the folder complete.
+// writeCharts writes the charts of the inputs (results.WriteCharts) at
+// dpi into dir and marks the folder complete.
 func writeCharts(dir *output.Dir, inputs []results.ReportInput, dpi int) error {
-	charts, err := results.ComparisonCharts(inputs)
-	if err != nil {
-		return fmt.Errorf("comparison plots: %w", err)
-	}
-	for i, in := range inputs {
-		own, err := in.Charts()
-		if err != nil {
-			return fmt.Errorf("plots of %s: %w", in.Path, err)
-		}
-		for _, c := range own {
-			if len(inputs) > 1 {
-				c.Name = fmt.Sprintf("run%d-%s", i+1, c.Name)
-			}
-			charts = append(charts, c)
-		}
-	}
-	for _, c := range charts {
-		if _, err := c.WriteFilesDPI(dir, dpi); err != nil {
-			return fmt.Errorf("plots: %w", err)
-		}
+	if err := results.WriteCharts(dir, inputs, dpi); err != nil {
+		return err
 	}
 	dir.Done()
 	return nil

@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/graphrun/graphrun/internal/interrupt"
 )
 
 // exitBound is how long an interrupted graphrun may take to exit in these
@@ -18,10 +20,10 @@ import (
 // loaded machine.
 const exitBound = 5 * time.Second
 
-// interrupt sends sig to a graphrun process after it has run for after,
+// signalAfter sends sig to a graphrun process after it has run for after,
 // waits for it to exit, and returns its exit status and how long it took
 // after the signal.
-func interrupt(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, after time.Duration) (int, time.Duration) {
+func signalAfter(t *testing.T, cmd *exec.Cmd, sig syscall.Signal, after time.Duration) (int, time.Duration) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() { _ = cmd.Wait(); close(done) }()
@@ -100,7 +102,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 		args := c.args(dir)
 		t.Run(args[0], func(t *testing.T) {
 			cmd, stdout, stderr := rankProcess(t, nil, args...)
-			code, took := interrupt(t, cmd, c.sig, 700*time.Millisecond)
+			code, took := signalAfter(t, cmd, c.sig, 700*time.Millisecond)
 			checkInterrupted(t, c.sig, code, took, stdout, stderr)
 			assertEntries(t, dir)
 		})
@@ -153,7 +155,7 @@ func TestInterruptProcs(t *testing.T) {
 	if len(kids) < 2 {
 		t.Fatalf("the launcher started %d rank processes", len(kids))
 	}
-	code, took := interrupt(t, cmd, syscall.SIGINT, 500*time.Millisecond)
+	code, took := signalAfter(t, cmd, syscall.SIGINT, 500*time.Millisecond)
 	checkInterrupted(t, syscall.SIGINT, code, took, stdout, stderr)
 	for _, k := range kids {
 		for !gone(k) {
@@ -185,7 +187,7 @@ func TestInterruptBlockedOpen(t *testing.T) {
 	if !blocked {
 		t.Log("no thread seen waiting in the FIFO's open (wchan wait_for_partner): signalling anyway")
 	}
-	code, took := interrupt(t, cmd, syscall.SIGTERM, 0)
+	code, took := signalAfter(t, cmd, syscall.SIGTERM, 0)
 	checkInterrupted(t, syscall.SIGTERM, code, took, stdout, stderr)
 	if blocked && took < interruptGrace/2 {
 		t.Errorf("exited %v after the signal, before the grace period of %v", took, interruptGrace)
@@ -213,6 +215,9 @@ func inFIFOOpen(pid int) bool {
 func TestInterruptManyRanks(t *testing.T) {
 	clearJobEnv(t)
 	cmd, stdout, stderr := rankProcess(t, nil, "bfs", "--scale", "12", "--ranks", "1000", "--threads", "1")
-	code, took := interrupt(t, cmd, syscall.SIGTERM, 500*time.Millisecond)
+	code, took := signalAfter(t, cmd, syscall.SIGTERM, 500*time.Millisecond)
 	checkInterrupted(t, syscall.SIGTERM, code, took, stdout, stderr)
 }
+
+// interruptGrace is how long an interrupted command has to return.
+const interruptGrace = interrupt.Grace

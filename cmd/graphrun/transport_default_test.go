@@ -1,8 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,18 +10,12 @@ import (
 // run's JSON.
 func exchangeOf(t *testing.T, path string) (exchange, codec string, defaulted bool) {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var run struct {
 		Exchange  string `json:"exchange"`
 		Codec     string `json:"codec"`
 		Defaulted bool   `json:"exchange_defaulted"`
 	}
-	if err := json.Unmarshal(data, &run); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	readJSONFile(t, path, &run)
 	return run.Exchange, run.Codec, run.Defaulted
 }
 

@@ -52,10 +52,6 @@ func clearJobEnv(t *testing.T) {
 // root, nedge and every level's frontier size.
 func searchShape(t *testing.T, path string) string {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var run struct {
 		NBFS      int  `json:"NBFS"`
 		NumRanks  int  `json:"num_ranks"`
@@ -68,9 +64,7 @@ func searchShape(t *testing.T, path string) string {
 			} `json:"levels"`
 		} `json:"searches"`
 	}
-	if err := json.Unmarshal(data, &run); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
+	readJSONFile(t, path, &run)
 	if !run.Validated || run.NBFS != len(run.Searches) || run.NBFS == 0 {
 		t.Fatalf("%s: validated %v, NBFS %d, %d searches", path, run.Validated, run.NBFS, len(run.Searches))
 	}
@@ -192,7 +186,7 @@ func TestTransportBadInput(t *testing.T) {
 // a graphrun with the MPI backend: without the backend, every such command
 // line fails saying how to build one.
 func mpiWant(withBackend string) string {
-	if mpiBuilt {
+	if launch.MPIBuilt {
 		return withBackend
 	}
 	return "--transport: mpi: this graphrun was built without the MPI backend; build it with: go build -tags mpi ./cmd/graphrun"
@@ -202,84 +196,10 @@ func mpiWant(withBackend string) string {
 // an MPI launcher: its MPI job's with the MPI backend, where MPI is the
 // default there, else its TCP job's.
 func mpiDefaultWant(withBackend, without string) string {
-	if mpiBuilt {
+	if launch.MPIBuilt {
 		return withBackend
 	}
 	return without
-}
-
-// planOf parses args as a command with the transport flags and returns
-// their plan.
-func planOf(t *testing.T, args ...string) (jobPlan, error) {
-	t.Helper()
-	var f transportFlags
-	cmd := &cobra.Command{Use: "x", RunE: func(*cobra.Command, []string) error { return nil }}
-	f.register(cmd)
-	cmd.SetArgs(args)
-	if err := cmd.Execute(); err != nil {
-		t.Fatal(err)
-	}
-	return f.plan(cmd, 1)
-}
-
-// TestPlanMPI: under Open MPI's mpirun, --transport mpi takes rank, size
-// and the ranks on this machine from the launcher's variables.
-func TestPlanMPI(t *testing.T) {
-	if !mpiBuilt {
-		t.Skip("graphrun built without the MPI backend (-tags mpi)")
-	}
-	clearJobEnv(t)
-	t.Setenv("OMPI_COMM_WORLD_RANK", "3")
-	t.Setenv("OMPI_COMM_WORLD_SIZE", "4")
-	t.Setenv("OMPI_COMM_WORLD_LOCAL_SIZE", "2")
-	plan, err := planOf(t, "--transport", "mpi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !plan.mpi() || !plan.multiProcess() || plan.tcp() || plan.rank() != 3 || plan.totalRanks() != 4 || plan.localRanks() != 2 {
-		t.Fatalf("plan %+v: mpi %v, rank %d, total %d, local %d", plan, plan.mpi(), plan.rank(), plan.totalRanks(), plan.localRanks())
-	}
-}
-
-// TestPlanMPIByDefault (issue 19): without --transport, a process started
-// by an MPI launcher (Open MPI's mpirun, MPICH's Hydra, srun) is one rank
-// of an MPI job in a graphrun with the MPI backend, and of a TCP job
-// without it; --transport tcp, the TCP job's flags and a Kubernetes
-// Indexed Job still make a TCP job.
-func TestPlanMPIByDefault(t *testing.T) {
-	tcpEnv := map[string]string{launch.EnvCoordinator: "127.0.0.1:1", launch.EnvToken: "0123456789abcdef0123456789abcdef"}
-	cases := []struct {
-		name    string
-		env     map[string]string
-		args    []string
-		wantMPI bool // with the MPI backend; without it every case is TCP
-	}{
-		{"Open MPI", map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"}, nil, true},
-		{"MPICH", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2", "MPI_LOCALNRANKS": "2"}, nil, true},
-		{"srun", map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "2"}, nil, true},
-		{"Open MPI, --transport tcp", map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"}, []string{"--transport", "tcp"}, false},
-		{"MPICH, --coordinator", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, []string{"--coordinator", "127.0.0.1:1"}, false},
-		{"Kubernetes", map[string]string{"JOB_COMPLETION_INDEX": "1", launch.EnvSize: "2"}, nil, false},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			clearJobEnv(t)
-			for k, v := range tcpEnv {
-				t.Setenv(k, v)
-			}
-			for k, v := range tc.env {
-				t.Setenv(k, v)
-			}
-			plan, err := planOf(t, tc.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			wantMPI := tc.wantMPI && mpiBuilt
-			if plan.mpi() != wantMPI || plan.tcp() == wantMPI || plan.rank() != 1 || plan.totalRanks() != 2 {
-				t.Fatalf("plan %+v: mpi %v, tcp %v, rank %d of %d; want mpi %v, rank 1 of 2", plan, plan.mpi(), plan.tcp(), plan.rank(), plan.totalRanks(), wantMPI)
-			}
-		})
-	}
 }
 
 // freeAddr returns a 127.0.0.1 address whose port was free a moment ago.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"runtime/debug"
 	"strings"
 	"testing"
 )
@@ -16,30 +15,6 @@ func TestVersionFlag(t *testing.T) {
 	code, out2, _ := runCLI(t, "version")
 	if code != 0 || out2 != out {
 		t.Fatalf("version: exit %d, %q; --version printed %q", code, out2, out)
-	}
-}
-
-// TestVersionFromBuildInfo: a module version from `go install ...@v1.2.3`
-// wins over the release constant, "(devel)" does not; the revision is
-// shortened and marked dirty.
-func TestVersionFromBuildInfo(t *testing.T) {
-	info := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}
-	if got := versionOf("0.1.0", info); got != "1.2.3" {
-		t.Errorf("versionOf = %q, want 1.2.3", got)
-	}
-	info.Main.Version = "(devel)"
-	if got := versionOf("0.1.0", info); got != "0.1.0" {
-		t.Errorf("versionOf (devel) = %q, want 0.1.0", got)
-	}
-	if got := versionOf("0.1.0", nil); got != "0.1.0" {
-		t.Errorf("versionOf(nil) = %q", got)
-	}
-	info.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}
-	if got := revisionOf(info); got != "0123456789ab+dirty" {
-		t.Errorf("revisionOf = %q", got)
-	}
-	if got := revisionOf(&debug.BuildInfo{}); got != "" {
-		t.Errorf("revisionOf without VCS = %q", got)
 	}
 }
 

@@ -516,3 +516,38 @@ func TestShareReadsTheRankRange(t *testing.T) {
 		t.Fatal("cancelled read succeeded")
 	}
 }
+
+// TestShareEdgesScansTheRankRange checks that Share.Edges hands out the
+// rank's range in order on every scan, and stops on a cancelled context.
+func TestShareEdgesScansTheRankRange(t *testing.T) {
+	p := DefaultParams(12)
+	all := generateAll(p)
+	for _, size := range []int{1, 3} {
+		var got []graph.Edge
+		for r := range size {
+			e := p.Share(r, size, 2).Edges()
+			for pass := range 2 {
+				var share []graph.Edge
+				err := e.Scan(context.Background(), func(c []graph.Edge) error { share = append(share, c...); return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				first, count := p.RankRange(r, size)
+				if !slices.Equal(share, all[first:first+count]) {
+					t.Fatalf("rank %d of %d, pass %d: the scan is not the rank's range", r, size, pass)
+				}
+				if pass == 0 {
+					got = append(got, share...)
+				}
+			}
+		}
+		if !slices.Equal(got, all) {
+			t.Fatalf("%d ranks: the scans are not the tuple list", size)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := p.Share(0, 1, 1).Edges().Scan(ctx, func([]graph.Edge) error { return nil }); err == nil {
+		t.Fatal("cancelled scan succeeded")
+	}
+}

@@ -42,3 +42,37 @@ func (s Share) Read(ctx context.Context, first int64, out []graph.Edge) error {
 	s.params.GenerateParallel(s.first+first, out, s.threads)
 	return nil
 }
+
+// scanChunk is the number of tuples an Edges scan generates at once.
+const scanChunk = 1 << 17
+
+// Edges returns the share as a graph.EdgeShare: every Scan generates the
+// tuples again, a chunk at a time, into one buffer the share keeps (the
+// generator is counter-based: tuple k depends only on the parameters and
+// k), so that the share never holds more than a chunk.
+func (s Share) Edges() graph.EdgeShare { return &edges{s: s} }
+
+// edges is Share.Edges.
+type edges struct {
+	s   Share
+	buf []graph.Edge
+}
+
+// Scan generates the share's tuples and hands them to emit in chunks.
+func (e *edges) Scan(ctx context.Context, emit func([]graph.Edge) error) error {
+	if e.buf == nil {
+		e.buf = make([]graph.Edge, min(e.s.count, scanChunk))
+	}
+	for done := int64(0); done < e.s.count; {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		n := min(int64(len(e.buf)), e.s.count-done)
+		e.s.params.GenerateParallel(e.s.first+done, e.buf[:n], e.s.threads)
+		if err := emit(e.buf[:n]); err != nil {
+			return err
+		}
+		done += n
+	}
+	return nil
+}

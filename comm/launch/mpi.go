@@ -1,6 +1,6 @@
 //go:build mpi
 
-package main
+package launch
 
 import (
 	"context"
@@ -8,19 +8,18 @@ import (
 	"io"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/comm/mpi"
 )
 
-// mpiBuilt says that this graphrun has the MPI backend (build tag mpi).
-const mpiBuilt = true
+// MPIBuilt says that this graphrun has the MPI backend (build tag mpi).
+const MPIBuilt = true
 
 // runMPI runs fn as this process's rank of the MPI job: it starts MPI,
-// checks that MPI agrees with the launcher's variables plan read, runs the
-// rank (comm/mpi.Run) and finalises MPI, waiting at most the peer timeout
-// for the other processes. A failed rank aborts the job first, so every
-// other rank fails at once, naming it.
-func runMPI(ctx context.Context, job launch.Job, stderr io.Writer, fn func(ctx context.Context, c comm.Comm) error) error {
+// checks that MPI agrees with the launcher's variables NewPlan read, runs
+// the rank (comm/mpi.Run) and finalises MPI, waiting at most the peer
+// timeout for the other processes. A failed rank aborts the job first, so
+// every other rank fails at once, naming it.
+func runMPI(ctx context.Context, job Job, stderr io.Writer, fn func(ctx context.Context, c comm.Comm) error) error {
 	w, err := mpi.Init()
 	if err != nil {
 		return fmt.Errorf("rank %d of %d: %w", job.Rank, job.Size, err)

@@ -1,0 +1,286 @@
+package launch
+
+// A process's place in a job as a whole: it starts the job's processes on
+// this machine (--procs), or it runs in-process ranks, one TCP rank or one
+// MPI rank; NewPlan works it out from the command line's transport
+// settings and the launcher's environment, and Plan runs the ranks.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+)
+
+// MPI is --transport's name for the MPI backend (comm/mpi, in a graphrun
+// built with -tags mpi: MPIBuilt).
+const MPI = "mpi"
+
+// mpiBuildHint says how to get a graphrun with the MPI backend.
+const mpiBuildHint = "build it with: go build -tags mpi ./cmd/graphrun " +
+	"(needs an MPI library with its headers and pkg-config, e.g. Debian's libopenmpi-dev and pkg-config)"
+
+// PlanFlags are a command line's job settings: Discover's Flags (Transport
+// may also be MPI), --procs, --ranks (in-process ranks) and --verbose, with
+// whether each flag was given.
+type PlanFlags struct {
+	Flags
+	Procs                     int
+	HasProcs                  bool
+	HasCoordinator, HasListen bool
+	Ranks                     int
+	HasRanks                  bool
+	Verbose                   bool
+}
+
+// jobFlag returns the first of --rank, --size, --coordinator and --listen
+// that was given, or "".
+func (f PlanFlags) jobFlag() string {
+	for _, s := range []struct {
+		name string
+		set  bool
+	}{{"rank", f.HasRank}, {"size", f.HasSize}, {"coordinator", f.HasCoordinator}, {"listen", f.HasListen}} {
+		if s.set {
+			return s.name
+		}
+	}
+	return ""
+}
+
+// Plan is how this process takes part in a job.
+type Plan struct {
+	// Procs > 0: this process only starts Procs rank processes and waits.
+	Procs int
+	// Stdin, with Procs > 0: rank 0's standard input (an input read from -).
+	Stdin io.Reader
+	// Job is this process's part otherwise: in-process ranks, one TCP rank
+	// or one MPI rank (Transport MPI).
+	Job Job
+	// Ranks is the number of in-process ranks of an in-process job.
+	Ranks int
+	// Replicas is the replication factor of a --procs launch.
+	Replicas int
+	// Elastic: a --procs launch survives losing a process other than 0
+	// (pagerank --elastic).
+	Elastic bool
+}
+
+// NewPlan works out the job from the flags and the environment. Every
+// error names the flag ("--procs: ...") or the variable at fault.
+func NewPlan(f PlanFlags, env Lookup) (Plan, error) {
+	ranksSet := f.HasRanks && f.Ranks > 1
+	if f.HasProcs {
+		if f.Procs < 1 {
+			return Plan{}, settingError("--procs", "%d is less than 1", f.Procs)
+		}
+		if ranksSet {
+			return Plan{}, settingError("--procs", "cannot be combined with --ranks %d: --procs starts one rank per process, --ranks runs ranks as goroutines of one process", f.Ranks)
+		}
+		if f.Transport == InProc || f.Transport == MPI {
+			return Plan{}, settingError("--procs", "cannot be combined with --transport %s (the processes talk TCP; start MPI ranks with mpirun -np N)", f.Transport)
+		}
+		if name := f.jobFlag(); name != "" {
+			return Plan{}, settingError("--"+name, "cannot be combined with --procs, which sets it for the processes it starts")
+		}
+		if l, ok := Detect(env); ok {
+			return Plan{}, settingError("--procs", "cannot be used inside a %s job (%s is set): the launcher starts the processes already", l.Name, l.RankVar)
+		}
+		if f.PeerTimeout <= 0 {
+			return Plan{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
+		}
+		if f.Replicas < 1 {
+			return Plan{}, settingError("--replicas", "%d is less than 1", f.Replicas)
+		}
+		return Plan{Procs: f.Procs, Replicas: f.Replicas}, nil
+	}
+	if f.Transport == "" && mpiByDefault(f, env) {
+		return planMPI(f, env, ranksSet)
+	}
+	switch f.Transport {
+	case "", InProc, TCP:
+	case MPI:
+		return planMPI(f, env, ranksSet)
+	default:
+		return Plan{}, settingError("--transport", "unknown transport %q (want %s, %s or %s)", f.Transport, InProc, TCP, MPI)
+	}
+	job, err := Discover(f.Flags, env)
+	if err != nil {
+		return Plan{}, err
+	}
+	// The ranks --procs starts (Local sets EnvLocal) keep the addresses
+	// they listen on to themselves unless --verbose: they are all on
+	// 127.0.0.1 and the launcher's.
+	local, _ := env(EnvLocal)
+	job.QuietSetup = !f.Verbose && local == "1"
+	if job.Transport == TCP && ranksSet {
+		return Plan{}, settingError("--ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
+	}
+	return Plan{Job: job, Ranks: f.Ranks}, nil
+}
+
+// mpiByDefault reports whether a command line without --transport runs as
+// one rank of an MPI job: in a graphrun built with -tags mpi, started by an
+// MPI launcher (mpirun, mpiexec, srun: OMPI_COMM_WORLD_*, PMI_*, SLURM_*
+// set; not a Kubernetes Indexed Job, which starts no MPI processes), with
+// none of the TCP job's flags (--rank, --size, --coordinator, --listen),
+// which ask for TCP.
+func mpiByDefault(f PlanFlags, env Lookup) bool {
+	if !MPIBuilt || f.jobFlag() != "" {
+		return false
+	}
+	l, ok := Detect(env)
+	return ok && l.SizeVar != EnvSize
+}
+
+// planMPI is NewPlan for --transport mpi. The rank, the size and the number
+// of ranks on this machine come from the MPI launcher's variables, so that
+// bad flags fail before MPI starts; MPI confirms rank and size when the
+// ranks run (runMPI).
+func planMPI(f PlanFlags, env Lookup, ranksSet bool) (Plan, error) {
+	if !MPIBuilt {
+		return Plan{}, settingError("--transport", "%s: this graphrun was built without the MPI backend; %s", MPI, mpiBuildHint)
+	}
+	if name := f.jobFlag(); name != "" {
+		return Plan{}, settingError("--"+name, "cannot be combined with --transport %s (MPI gives every process its rank; start graphrun with mpirun, mpiexec or srun)", MPI)
+	}
+	if f.PeerTimeout <= 0 {
+		return Plan{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
+	}
+	l, ok := Detect(env)
+	if !ok || l.SizeVar == EnvSize { // a Kubernetes Indexed Job starts no MPI processes
+		return Plan{}, settingError("--transport", "%s needs an MPI launcher: start graphrun with mpirun -np N, mpiexec -n N or srun -n N "+
+			"(none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set)", MPI)
+	}
+	job := Job{Transport: MPI, LocalSize: 1, Source: l.Name, PeerTimeout: f.PeerTimeout}
+	var err error
+	if job.Rank, err = envInt(env, l.RankVar); err != nil {
+		return Plan{}, err
+	}
+	if job.Size, err = envInt(env, l.SizeVar); err != nil {
+		return Plan{}, err
+	}
+	if job.Size < 1 || job.Rank < 0 || job.Rank >= job.Size {
+		return Plan{}, fmt.Errorf("%s: rank %d is outside [0, %d) (the job size from %s)", l.RankVar, job.Rank, job.Size, l.SizeVar)
+	}
+	if v, ok := env(l.LocalSize); ok && l.LocalSize != "" && strings.TrimSpace(v) != "" {
+		if job.LocalSize, err = envInt(env, l.LocalSize); err != nil {
+			return Plan{}, err
+		}
+		if job.LocalSize < 1 || job.LocalSize > job.Size {
+			return Plan{}, fmt.Errorf("%s: %d processes on this machine is outside [1, %d]", l.LocalSize, job.LocalSize, job.Size)
+		}
+	}
+	if ranksSet {
+		return Plan{}, settingError("--ranks", "%d in-process ranks cannot be combined with an MPI job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
+	}
+	return Plan{Job: job, Ranks: f.Ranks}, nil
+}
+
+// envInt reads an integer variable of the launcher's environment.
+func envInt(env Lookup, name string) (int, error) {
+	v, _ := env(name)
+	v = strings.TrimSpace(v)
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %q is not an integer", name, v)
+	}
+	return n, nil
+}
+
+// TCP reports whether this process is one rank of a TCP job.
+func (p Plan) TCP() bool { return p.Procs == 0 && p.Job.Transport == TCP }
+
+// MPI reports whether this process is one rank of an MPI job.
+func (p Plan) MPI() bool { return p.Procs == 0 && p.Job.Transport == MPI }
+
+// MultiProcess reports whether this process is one rank of a job of
+// processes (TCP or MPI).
+func (p Plan) MultiProcess() bool { return p.TCP() || p.MPI() }
+
+// Rank is this process's rank (0 for the launcher and in-process jobs,
+// whose rank 0 reports).
+func (p Plan) Rank() int {
+	if p.MultiProcess() {
+		return p.Job.Rank
+	}
+	return 0
+}
+
+// Reports reports whether this process prints and writes the job's
+// results: in-process jobs and the --procs launcher (which checks the
+// outputs before starting the ranks), and process 0 of a multi-process
+// job — the first replica of rank 0, not its other replicas.
+func (p Plan) Reports() bool { return p.Rank() == 0 }
+
+// Replication is the replication factor S of the job (1: none): the
+// processes of a multi-process job are S per logical rank.
+func (p Plan) Replication() int {
+	if p.MultiProcess() {
+		return max(p.Job.Replicas, 1)
+	}
+	return max(p.Replicas, 1)
+}
+
+// TotalRanks is the number of ranks of the whole job.
+func (p Plan) TotalRanks() int {
+	switch {
+	case p.Procs > 0:
+		return p.Procs
+	case p.MultiProcess():
+		return p.Job.LogicalSize()
+	}
+	return p.Ranks
+}
+
+// LocalRanks is the number of the job's ranks on this machine, which share
+// its threads and memory.
+func (p Plan) LocalRanks() int {
+	switch {
+	case p.Procs > 0:
+		return p.Procs * max(p.Replicas, 1)
+	case p.MultiProcess():
+		return p.Job.LocalSize
+	}
+	return p.Ranks
+}
+
+// LaunchLocal runs the job's Procs rank processes of the program path with
+// args (plus --transport=tcp) and waits for them (Local.Run). env is their
+// environment, usually os.Environ().
+func (p Plan) LaunchLocal(ctx context.Context, path string, args, env []string, stdout, stderr io.Writer) error {
+	args = append(args, "--transport="+TCP)
+	l := Local{Procs: p.Procs * max(p.Replicas, 1), Replicas: p.Replicas, Elastic: p.Elastic, Path: path, Args: args, Env: env, Stdout: stdout, Stderr: stderr, Stdin: p.Stdin}
+	if err := l.Run(ctx); err != nil {
+		return fmt.Errorf("--procs %d: %w", p.Procs, err)
+	}
+	return nil
+}
+
+// RunRanks runs fn on this process's ranks: every in-process rank, or this
+// process's rank of a TCP or MPI job. Log lines of the TCP transport go to
+// stderr.
+func (p Plan) RunRanks(ctx context.Context, stderr io.Writer, fn func(ctx context.Context, c comm.Comm) error) error {
+	if p.MPI() {
+		return runMPI(ctx, p.Job, stderr, fn)
+	}
+	if !p.TCP() {
+		return inproc.Run(ctx, p.Ranks, fn)
+	}
+	return RunTCP(ctx, p.Job, StderrLogf(stderr), fn)
+}
+
+// StderrLogf writes log lines behind "graphrun: " to stderr, one at a
+// time.
+func StderrLogf(stderr io.Writer) func(format string, args ...any) {
+	var mu sync.Mutex
+	return func(format string, args ...any) {
+		mu.Lock()
+		defer mu.Unlock()
+		fmt.Fprintf(stderr, "graphrun: "+format+"\n", args...)
+	}
+}

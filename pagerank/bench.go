@@ -1,0 +1,175 @@
+package pagerank
+
+// The PageRank benchmark matrices (graphrun bench pagerank-allreduce and
+// bench pagerank): which runs they make, how a run's JSON is read back, and
+// their tables. paper 000 (Kylix) §VII compares the direct, binary and
+// Kylix networks by messages, bytes and per-layer volume per iteration;
+// REFERENCES.md. Each run is a pagerank command line whose --json the caller
+// runs (in this process or a child process) and records.
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/graphrun/graphrun/results"
+)
+
+// BenchRun is one run of a matrix: the pagerank command line below
+// graphrun that makes it (ending in --json -), the JSON file that records
+// it, and its graph's name and rank count.
+type BenchRun struct {
+	Args  []string
+	File  string
+	Graph string
+	Ranks int
+}
+
+// AllreduceMatrix is bench pagerank-allreduce: on the graph of graphArgs
+// (pagerank's FILE or --kron S), ranks in-process ranks, iterations
+// iterations, PageRank with the direct, binary and kylix (auto degrees)
+// allreduce, then kylix on each network of degrees ("8x8", ...).
+func AllreduceMatrix(graphArgs []string, ranks, iterations int, degrees []string) []BenchRun {
+	type method struct{ allreduce, degrees string }
+	methods := []method{{"direct", ""}, {"binary", ""}, {"kylix", ""}}
+	for _, d := range degrees {
+		methods = append(methods, method{"kylix", d})
+	}
+	var runs []BenchRun
+	for i, m := range methods {
+		name := m.allreduce
+		if m.degrees != "" {
+			name += "-" + m.degrees
+		}
+		args := append([]string{"pagerank"}, graphArgs...)
+		args = append(args, "--ranks", fmt.Sprint(ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(iterations), "--json", "-")
+		if m.degrees != "" {
+			args = append(args, "--degrees", m.degrees)
+		}
+		runs = append(runs, BenchRun{Args: args, File: fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", ranks, i+1, name), Ranks: ranks})
+	}
+	return runs
+}
+
+// SpeedGraph is one graph of bench pagerank: its pagerank arguments, its
+// name in the table and in the JSON files' names.
+type SpeedGraph struct {
+	Args       []string
+	Name, File string
+}
+
+// SpeedGraphs are bench pagerank's graphs: the edge lists of inputs,
+// directed as in the files, then the symmetric Kronecker graphs of scales
+// (pagerank --kron S --undirected).
+func SpeedGraphs(inputs []string, scales []int) []SpeedGraph {
+	var graphs []SpeedGraph
+	for _, in := range inputs {
+		base := filepath.Base(in)
+		graphs = append(graphs, SpeedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
+	}
+	for _, s := range scales {
+		graphs = append(graphs, SpeedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
+	}
+	return graphs
+}
+
+// SpeedMatrix is bench pagerank: every graph on every in-process rank
+// count, iterations iterations, no top list.
+func SpeedMatrix(graphs []SpeedGraph, ranks []int, iterations int) []BenchRun {
+	var runs []BenchRun
+	for _, g := range graphs {
+		for _, p := range ranks {
+			args := append([]string{"pagerank"}, g.Args...)
+			args = append(args, "--ranks", fmt.Sprint(p), "--iterations", fmt.Sprint(iterations), "--top", "0", "--json", "-")
+			runs = append(runs, BenchRun{Args: args, File: fmt.Sprintf("pagerank-%s-p%d.json", g.File, p), Graph: g.Name, Ranks: p})
+		}
+	}
+	return runs
+}
+
+// RunMatrix runs a matrix: run returns the --json output of one run's
+// command line, which is written as the run's File into dir; then done
+// sees the run's results (a progress step). It returns every run's
+// results, in order; errors name the matrix.
+func RunMatrix(matrix string, runs []BenchRun, dir results.FileWriter, run func(args []string) ([]byte, error),
+	done func(br BenchRun, r *results.PageRankRun)) ([]*results.PageRankRun, error) {
+	var out []*results.PageRankRun
+	for _, br := range runs {
+		data, err := run(br.Args)
+		if err != nil {
+			return nil, err
+		}
+		r, err := results.ReadPageRankJSON(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("bench %s: %s: %w", matrix, br.File, err)
+		}
+		if _, err := dir.WriteFile(br.File, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
+			return nil, fmt.Errorf("bench %s: %w", matrix, err)
+		}
+		done(br, r)
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// AllreduceTable renders bench pagerank-allreduce's runs per iteration:
+// messages (and their ratio to the first run's), bytes, per-layer bytes,
+// time.
+func AllreduceTable(runs []*results.PageRankRun) string {
+	var b strings.Builder
+	b.WriteString("| allreduce | messages | × first | bytes | × first | per-layer bytes (layer 1 → last) | compute s | communication s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	var baseMsgs, baseBytes float64
+	ratio := func(v, base float64) string {
+		if base > 0 {
+			return fmt.Sprintf("%.3f", v/base)
+		}
+		return "—"
+	}
+	for i, r := range runs {
+		it := float64(max(1, r.Iterations))
+		msgs, bytes := float64(r.CommMessages)/it, float64(r.CommBytes)/it
+		if i == 0 {
+			baseMsgs, baseBytes = msgs, bytes
+		}
+		var layers []string
+		for _, l := range r.LayerVolumes() {
+			layers = append(layers, fmt.Sprintf("%.2f MB", l.Bytes/1e6))
+		}
+		fmt.Fprintf(&b, "| %s | %.0f | %s | %.2f MB | %s | %s | %.4f | %.4f |\n", r.Allreduce, msgs, ratio(msgs, baseMsgs), bytes/1e6, ratio(bytes, baseBytes),
+			strings.Join(layers, ", "), r.TimePerIteration.Compute, r.TimePerIteration.Communication)
+	}
+	return b.String()
+}
+
+// SpeedRow is one run of bench pagerank, as its summary.json lists it.
+type SpeedRow struct {
+	Graph string               `json:"graph"`
+	Run   *results.PageRankRun `json:"run"`
+}
+
+// SpeedTable renders bench pagerank: per graph and rank count, the median
+// and fastest iteration (the slowest rank's), its ratio to the graph's
+// first row, the set-up and the peak memory.
+func SpeedTable(rows []SpeedRow) string {
+	var b strings.Builder
+	b.WriteString("| graph | edges | ranks × threads | iteration, median | fastest | × first row | set-up | peak memory |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	var first float64
+	for i, row := range rows {
+		r := row.Run
+		med := r.IterationTime.Median
+		if i == 0 || row.Graph != rows[i-1].Graph {
+			first = med
+		}
+		ratio := "—"
+		if first > 0 {
+			ratio = fmt.Sprintf("%.2f", med/first)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d × %d | %.3f ms | %.3f ms | %s | %.2f s | %.0f MB |\n", row.Graph, r.Edges, r.NumRanks, r.Threads,
+			med*1e3, r.IterationTime.Min*1e3, ratio, r.Setup.Total, float64(r.PeakMemoryBytes)/1e6)
+	}
+	return b.String()
+}

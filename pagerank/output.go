@@ -1,0 +1,80 @@
+package pagerank
+
+// The text forms of a finished run's Report: every vertex's score
+// (pagerank --out) and the summary a run prints (paper 000 §VII's PageRank;
+// REFERENCES.md).
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/graphrun/graphrun/results"
+)
+
+// WriteScores writes every gathered vertex (Report.All) as "id<TAB>score"
+// lines, the score in the shortest form that reads back exactly.
+func (rep *Report) WriteScores(w io.Writer) error {
+	buf := make([]byte, 0, 64<<10)
+	for _, v := range rep.All {
+		buf = strconv.AppendInt(buf, v.ID, 10)
+		buf = append(buf, '\t')
+		buf = strconv.AppendFloat(buf, v.Score, 'g', -1, 64)
+		buf = append(buf, '\n')
+		if len(buf) > 60<<10 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// WriteSummary writes the run's text summary: the input and the job, the
+// top vertices, the iterations, the final L1 change, the total rank and
+// the times of the set-up and of an iteration.
+func (rep *Report) WriteSummary(w io.Writer) {
+	fmt.Fprintf(w, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition\n",
+		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition)
+	if len(rep.Top) > 0 {
+		fmt.Fprintf(w, "%6s\t%12s\t%s\n", "#", "vertex", "score")
+		for i, v := range rep.Top {
+			fmt.Fprintf(w, "%6d\t%12d\t%.12e\n", i+1, v.ID, v.Score)
+		}
+	}
+	fmt.Fprintf(w, "iterations: %d\n", rep.Iterations)
+	fmt.Fprintf(w, "final L1 change: %.6e\n", rep.Residual)
+	fmt.Fprintf(w, "total rank: %.15f\n", rep.TotalRank)
+	fmt.Fprintf(w, "time of set-up: %s (allreduce configuration %s)\n",
+		secondsDuration(rep.Setup.Total), secondsDuration(rep.Setup.Configuration))
+	fmt.Fprintf(w, "time per iteration: compute %s, communication %s (fastest %s, median %s)\n",
+		secondsDuration(rep.TimePerIteration.Compute), secondsDuration(rep.TimePerIteration.Communication),
+		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
+}
+
+// PeakMemoryLine is the summary's line about memory: the job's largest
+// process peak, and per edge read (per arc, an edge or its reverse, for an
+// undirected run).
+func (rep *Report) PeakMemoryLine() string {
+	mb := float64(rep.PeakMemoryBytes) / 1e6
+	if rep.InputEdges == 0 {
+		return fmt.Sprintf("peak memory: %.1f MB", mb)
+	}
+	if rep.Undirected {
+		arcs := 2 * rep.InputEdges
+		return fmt.Sprintf("peak memory: %.1f MB (%.1f B per arc: %d edges read and their reverses)", mb, float64(rep.PeakMemoryBytes)/float64(arcs), rep.InputEdges)
+	}
+	return fmt.Sprintf("peak memory: %.1f MB (%.1f B per edge read, %d edges)", mb, float64(rep.PeakMemoryBytes)/float64(rep.InputEdges), rep.InputEdges)
+}
+
+// secondsDuration renders seconds as a rounded duration.
+func secondsDuration(s float64) time.Duration {
+	if math.IsNaN(s) || s < 0 {
+		return 0
+	}
+	return time.Duration(s * float64(time.Second)).Round(time.Microsecond)
+}

@@ -1,0 +1,40 @@
+package pagerank
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
+)
+
+// TestReportText: --out's lines read back exactly, and the summary and the
+// memory line say what the report holds.
+func TestReportText(t *testing.T) {
+	rep := &Report{All: []spmv.VertexScore{{ID: 0, Score: 0.1}, {ID: 7, Score: 1.0 / 3}}}
+	var b bytes.Buffer
+	if err := rep.WriteScores(&b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "0\t0.1\n7\t0.3333333333333333\n"; got != want {
+		t.Fatalf("scores %q, want %q", got, want)
+	}
+	rep.PageRankRun = results.PageRankRun{Input: "g.el", Vertices: 8, Edges: 9, NumRanks: 2, Iterations: 4, TotalRank: 1, Partition: "random-edge", Allreduce: "kylix"}
+	rep.Top = []results.TopVertex{{ID: 7, Score: 1.0 / 3}}
+	b.Reset()
+	rep.WriteSummary(&b)
+	for _, want := range []string{"PageRank of g.el: 8 vertices, 9 edges", "     1\t           7\t3.333333333333e-01\n", "iterations: 4\n", "total rank: 1.000000000000000\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+	rep.PeakMemoryBytes, rep.InputEdges = 8e6, 100
+	if got, want := rep.PeakMemoryLine(), "peak memory: 8.0 MB (80000.0 B per edge read, 100 edges)"; got != want {
+		t.Errorf("memory line %q, want %q", got, want)
+	}
+	rep.Undirected = true
+	if got, want := rep.PeakMemoryLine(), "peak memory: 8.0 MB (40000.0 B per arc: 100 edges read and their reverses)"; got != want {
+		t.Errorf("memory line %q, want %q", got, want)
+	}
+}
