@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"syscall"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 )
@@ -42,6 +43,14 @@ func IsStream(path string) (bool, error) {
 	return !st.Mode().IsRegular(), nil
 }
 
+// openResult is the outcome of OpenStream's open in another goroutine.
+type openResult struct {
+	f   *os.File
+	err error
+}
+
+func (o openResult) file() *os.File { return o.f }
+
 // OpenStream opens the stream input at path for reading: stdin for "-".
 // Opening a FIFO blocks until it has a writer; OpenStream waits in another
 // goroutine and returns ctx's error as soon as ctx is done, after making
@@ -52,14 +61,10 @@ func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadClose
 	if path == StdinName {
 		return &ctxReader{ctx: ctx, r: stdin, closer: io.NopCloser(nil)}, nil
 	}
-	type opened struct {
-		f   *os.File
-		err error
-	}
-	done := make(chan opened, 1)
+	done := make(chan openResult, 1)
 	go func() {
 		f, err := os.Open(path)
-		done <- opened{f, err}
+		done <- openResult{f, err}
 	}()
 	select {
 	case o := <-done:
@@ -69,16 +74,46 @@ func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadClose
 		return &ctxReader{ctx: ctx, r: o.f, closer: o.f}, nil
 	case <-ctx.Done():
 	}
-	if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-		w.Close() // a FIFO's blocked open returns now, and reads EOF
-	}
-	go func() {
-		if o := <-done; o.f != nil {
-			o.f.Close()
-		}
-	}()
+	releaseBlockedOpen(path, done)
 	return nil, fmt.Errorf("open %s: %w", path, ctx.Err())
 }
+
+// releaseBlockedOpen ends OpenStream's abandoned open of a FIFO and closes
+// what it opened: it opens the FIFO for writing for a moment (without
+// blocking) until the open returns, which is at once if the open had
+// already started and waits for a writer, and otherwise as soon as it
+// starts. Without the retry an open that had not yet reached the kernel
+// stayed blocked and later took the next writer of the FIFO for itself.
+// It waits at most releaseWait; after that the open is left to return
+// when a writer comes, and to be closed then.
+func releaseBlockedOpen[T interface{ file() *os.File }](path string, done <-chan T) {
+	closeOpened := func(o T) {
+		if f := o.file(); f != nil {
+			f.Close()
+		}
+	}
+	st, err := os.Stat(path)
+	fifo := err == nil && st.Mode()&os.ModeNamedPipe != 0
+	deadline := time.Now().Add(releaseWait)
+	for fifo && time.Now().Before(deadline) {
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close() // the blocked open returns, and reads EOF
+		}
+		select {
+		case o := <-done:
+			closeOpened(o)
+			return
+		case <-time.After(releasePoll):
+		}
+	}
+	go func() { closeOpened(<-done) }()
+}
+
+// How long and how often releaseBlockedOpen tries to end an abandoned open.
+const (
+	releaseWait = 2 * time.Second
+	releasePoll = 2 * time.Millisecond
+)
 
 // ctxReader reads r in another goroutine, into a buffer of its own, so
 // that a read blocked in the kernel (a pipe whose writer is idle) does not
