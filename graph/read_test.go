@@ -24,25 +24,9 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/partition"
 )
-
-// sharedData is the directory of the shared test graphs.
-const sharedData = "../../shared/data"
-
-// sharedFile returns the path of a shared test graph, skipping the test when
-// it is missing.
-func sharedFile(t testing.TB, name string) string {
-	t.Helper()
-	for _, dir := range []string{sharedData, "/work/shared/data"} {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("shared test graph %s not found", name)
-	return ""
-}
 
 // memSource is an edge source over data in memory (compressed when gz).
 func memSource(name string, data []byte, format EdgeFormat, gz bool, bufSize int) *edgeSource {
@@ -131,7 +115,7 @@ func TestDetectEdgeFormat(t *testing.T) {
 }
 
 func TestReadSlashdot(t *testing.T) {
-	path := sharedFile(t, "soc-Slashdot0902.txt.gz")
+	path := testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +186,7 @@ func gunzipFile(t testing.TB, path string) []byte {
 }
 
 func TestReadLuxembourg(t *testing.T) {
-	path := sharedFile(t, "road-luxembourg-osm.mtx")
+	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)

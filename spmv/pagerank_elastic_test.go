@@ -106,26 +106,14 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 						loads.Add(1)
 						return graph.EdgeChunks{edges[len(edges)*rank/size : len(edges)*(rank+1)/size]}, nil
 					},
-					Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
-						var tc *tcp.Comm
-						switch c := c.(type) {
-						case *dyingComm:
-							if c.die > 0 && c.calls >= c.die {
-								return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
-							}
-							tc = c.Comm
-						case *tcp.Comm:
-							tc = c
-						}
-						return tc.Shrink(ctx, cause, epoch)
-					},
+					Shrink: shrinkSurvivor,
 				}
 				res, err := PageRankElastic(ctx, c, cfg, el)
 				if err != nil {
 					return err
 				}
 				if res.Comm != c {
-					defer res.Comm.(*tcp.Comm).Close()
+					defer closeElastic(res.Comm)
 				}
 				tk, err := res.TopK(ctx, res.Comm, k)
 				if err != nil {
@@ -214,15 +202,34 @@ func TestPageRankElasticUnrecoverable(t *testing.T) {
 	}
 }
 
-// unwrapTCP is the TCP Comm under a test's Comm.
-func unwrapTCP(c comm.Comm) *tcp.Comm {
-	switch c := c.(type) {
-	case *dyingComm:
-		return c.Comm
-	case *tcp.Comm:
-		return c
+// elastic is the elastic transport under a test's Comm (a dyingComm or a
+// Comm a Shrink or Grow returned), found as the kernels find it.
+func elastic(c comm.Comm) (comm.Elastic, error) {
+	e, ok := comm.AsElastic(c)
+	if !ok {
+		return nil, fmt.Errorf("%T is not elastic", c)
 	}
-	return nil
+	return e, nil
+}
+
+// shrinkSurvivor is the tests' Elastic.Shrink: a rank that died refuses,
+// the survivors shrink their transport.
+func shrinkSurvivor(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
+	if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
+		return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
+	}
+	e, err := elastic(c)
+	if err != nil {
+		return nil, err
+	}
+	return e.Shrink(ctx, cause, epoch)
+}
+
+// closeElastic closes the Comm a Shrink or Grow returned.
+func closeElastic(c comm.Comm) {
+	if e, err := elastic(c); err == nil {
+		_ = e.Close()
+	}
 }
 
 // joinOpts shape joinJob's run.
@@ -300,20 +307,23 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 				}
 				return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
 			},
-			Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
-				if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
-					return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
-				}
-				return unwrapTCP(c).Shrink(ctx, cause, epoch)
-			},
+			Shrink: shrinkSurvivor,
 			Grow: func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error) {
-				return unwrapTCP(c).Grow(ctx, joiners, epoch)
+				e, err := elastic(c)
+				if err != nil {
+					return nil, err
+				}
+				return e.Grow(ctx, joiners, epoch)
 			},
 			Pending: func(c comm.Comm) int {
 				if pending++; pending < opts.growAt {
 					return 0
 				}
-				return unwrapTCP(c).PendingJoins()
+				e, err := elastic(c)
+				if err != nil {
+					return 0
+				}
+				return e.PendingJoins()
 			},
 		}
 	}
@@ -347,12 +357,13 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 					}
 					lobby <- tc
 				}
-				res, err := PageRankElastic(ctx, &dyingComm{Comm: tc}, cfg, hooks(r, true))
+				dc := &dyingComm{Comm: tc}
+				res, err := PageRankElastic(ctx, dc, cfg, hooks(r, true))
 				if err != nil {
 					return err
 				}
-				if unwrapTCP(res.Comm) != tc {
-					defer unwrapTCP(res.Comm).Close()
+				if res.Comm != comm.Comm(dc) {
+					defer closeElastic(res.Comm)
 				}
 				return collect(res)
 			}()
@@ -365,12 +376,13 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 				return err
 			}
 			defer tc.Close()
-			res, err := PageRankJoin(ctx, &dyingComm{Comm: tc, die: opts.joinerDie}, cfg, hooks(-1, false))
+			dc := &dyingComm{Comm: tc, die: opts.joinerDie}
+			res, err := PageRankJoin(ctx, dc, cfg, hooks(-1, false))
 			if err != nil {
 				return err
 			}
-			if unwrapTCP(res.Comm) != tc {
-				defer unwrapTCP(res.Comm).Close()
+			if res.Comm != comm.Comm(dc) {
+				defer closeElastic(res.Comm)
 			}
 			mu.Lock()
 			out.joiner = res.Joins
