@@ -105,14 +105,14 @@ func fuzzGhostWidth[G ghostValue](t *testing.T, msg []byte, n int, maxVal uint32
 // range, and must accept (as violations or not) every record in range.
 func FuzzParentRecords(f *testing.F) {
 	g, _ := mutationGraph()
-	grid, err := partition.NewGrid(g.n, 2, 2)
+	grid, err := partition.NewGrid(g.N, 2, 2)
 	if err != nil {
 		f.Fatal(err)
 	}
 	var v *Validator2D
 	err = inproc.Run(context.Background(), 4, func(ctx context.Context, cm comm.Comm) error {
-		lo, hi := len(g.edges)*cm.Rank()/4, len(g.edges)*(cm.Rank()+1)/4
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.edges[lo:hi]), 1)
+		lo, hi := len(g.Edges)*cm.Rank()/4, len(g.Edges)*(cm.Rank()+1)/4
+		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.Edges[lo:hi]), 1)
 		if err != nil {
 			return err
 		}
