@@ -424,79 +424,70 @@ func checkAgainstFaultFree(t *testing.T, got map[int64]float64, top []VertexScor
 // TestPageRankElasticJoin: a process joins a 3-rank run after its 10th
 // iteration; the run goes on with 4 ranks to the fault-free result.
 func TestPageRankElasticJoin(t *testing.T) {
-	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
-	cfg.Tol = 1e-12
-	const k = 20
-	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 10})
-	for r, err := range o.errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+	runJoinTest(t, joinOpts{growAt: 10}, func(o joinOutcome) {
+		if o.joinerErr != nil {
+			t.Fatalf("joiner: %v", o.joinerErr)
 		}
-	}
-	if o.joinerErr != nil {
-		t.Fatalf("joiner: %v", o.joinerErr)
-	}
-	if len(o.joins) != 1 || o.joins[0].Err != nil || o.joins[0].Ranks != 4 || o.joins[0].Joiners != 1 || o.joins[0].Iteration != 10 || o.joins[0].Epoch != 1 {
-		t.Fatalf("rank 0's joins %+v, want one of 1 process to 4 ranks after iteration 10 at epoch 1", o.joins)
-	}
-	if len(o.joiner) != 1 || o.joiner[0].Iteration != 10 || o.joiner[0].Ranks != 4 || o.joiner[0].Epoch != 1 || o.joiner[0].Joiners != 1 {
-		t.Errorf("the joiner's joins %+v, want its arrival after iteration 10", o.joiner)
-	}
-	t.Logf("joined after iteration %d; the growth took %v on rank 0, %v on the joiner", o.joins[0].Iteration, o.joins[0].Took, o.joiner[0].Took)
-	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+		if len(o.joins) != 1 || o.joins[0].Err != nil || o.joins[0].Ranks != 4 || o.joins[0].Joiners != 1 || o.joins[0].Iteration != 10 || o.joins[0].Epoch != 1 {
+			t.Fatalf("rank 0's joins %+v, want one of 1 process to 4 ranks after iteration 10 at epoch 1", o.joins)
+		}
+		if len(o.joiner) != 1 || o.joiner[0].Iteration != 10 || o.joiner[0].Ranks != 4 || o.joiner[0].Epoch != 1 || o.joiner[0].Joiners != 1 {
+			t.Errorf("the joiner's joins %+v, want its arrival after iteration 10", o.joiner)
+		}
+		t.Logf("joined after iteration %d; the growth took %v on rank 0, %v on the joiner", o.joins[0].Iteration, o.joins[0].Took, o.joiner[0].Took)
+	})
 }
 
 // TestPageRankElasticJoinerLost: the process that joined is lost later on;
 // the others recover from its loss (epoch 2) and still reach the
 // fault-free result.
 func TestPageRankElasticJoinerLost(t *testing.T) {
-	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
-	cfg.Tol = 1e-12
-	const k = 20
-	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
 	// Its 60th collective is well inside the iterations after the growth.
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerDie: 60})
-	for r, err := range o.errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+	runJoinTest(t, joinOpts{growAt: 5, joinerDie: 60}, func(o joinOutcome) {
+		if o.joinerErr == nil {
+			t.Errorf("the lost joiner finished")
 		}
-	}
-	if o.joinerErr == nil {
-		t.Errorf("the lost joiner finished")
-	}
-	if len(o.joins) != 1 || o.joins[0].Ranks != 4 || len(o.recs) != 1 || o.recs[0].Epoch != 2 || o.recs[0].Ranks != 3 {
-		t.Fatalf("joins %+v, recoveries %+v; want a growth to 4 ranks, then a recovery to 3 at epoch 2", o.joins, o.recs)
-	}
-	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+		if len(o.joins) != 1 || o.joins[0].Ranks != 4 || len(o.recs) != 1 || o.recs[0].Epoch != 2 || o.recs[0].Ranks != 3 {
+			t.Fatalf("joins %+v, recoveries %+v; want a growth to 4 ranks, then a recovery to 3 at epoch 2", o.joins, o.recs)
+		}
+	})
 }
 
 // TestPageRankElasticJoinFails: the process admitted cannot connect (its
 // listen address is not this machine's); the growth fails on every rank
 // in bounded time and the run goes on with its 3 ranks.
 func TestPageRankElasticJoinFails(t *testing.T) {
+	// 192.0.2.1 is in TEST-NET-1: never local.
+	runJoinTest(t, joinOpts{growAt: 5, joinerListen: "192.0.2.1:0"}, func(o joinOutcome) {
+		if o.joinerErr == nil {
+			t.Errorf("the joiner that cannot listen joined")
+		}
+		if len(o.joins) != 1 || o.joins[0].Err == nil || o.joins[0].Ranks != 3 || !strings.Contains(o.joins[0].Err.Error(), "rank 3") {
+			t.Fatalf("joins %+v, want one failed growth naming rank 3", o.joins)
+		}
+		if d := o.joins[0].Took; d > 10*time.Second {
+			t.Errorf("the failed growth took %v", d)
+		}
+		t.Logf("failed growth after %v: %v", o.joins[0].Took, o.joins[0].Err)
+	})
+}
+
+// runJoinTest runs joinJob on 3 ranks of the elastic test graph, fails the
+// test if one of the 3 failed, lets check judge the outcome, and compares
+// the result with the fault-free run's.
+func runJoinTest(t *testing.T, opts joinOpts, check func(o joinOutcome)) {
+	t.Helper()
 	edges := elasticTestGraph()
 	cfg := DefaultPageRankConfig()
 	cfg.Tol = 1e-12
 	const k = 20
 	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerListen: "192.0.2.1:0"}) // TEST-NET-1: never local
+	o := joinJob(t, 3, edges, cfg, k, opts)
 	for r, err := range o.errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	if o.joinerErr == nil {
-		t.Errorf("the joiner that cannot listen joined")
-	}
-	if len(o.joins) != 1 || o.joins[0].Err == nil || o.joins[0].Ranks != 3 || !strings.Contains(o.joins[0].Err.Error(), "rank 3") {
-		t.Fatalf("joins %+v, want one failed growth naming rank 3", o.joins)
-	}
-	if d := o.joins[0].Took; d > 10*time.Second {
-		t.Errorf("the failed growth took %v", d)
-	}
-	t.Logf("failed growth after %v: %v", o.joins[0].Took, o.joins[0].Err)
+	check(o)
 	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
 }
