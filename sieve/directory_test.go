@@ -97,14 +97,7 @@ func TestSieveLemmaV1(t *testing.T) {
 		g := csrtest.Random(rng, gi)
 		for p := 1; p <= 8; p++ {
 			part, csrs := csrtest.Build(t, g, p, 2)
-			dirs := make([]*Directory, p)
-			for j := range p {
-				d, err := Build(csrs[j], part, j, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dirs[j] = d
-			}
+			dirs := buildAll(t, part, csrs, 2)
 			for _, density := range []float64{0, 0.02, 0.3, 1} {
 				// f is the global frontier; each rank's part may carry
 				// garbage in the bits beyond its vertices.

@@ -14,6 +14,20 @@ import (
 	"github.com/graphrun/graphrun/partition"
 )
 
+// buildAll runs Build for every rank's CSR.
+func buildAll(t testing.TB, part partition.Block1D, csrs []*graph.CSR, threads int) []*Directory {
+	t.Helper()
+	dirs := make([]*Directory, len(csrs))
+	for j, g := range csrs {
+		d, err := Build(g, part, j, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[j] = d
+	}
+	return dirs
+}
+
 // buildExchangedAll runs BuildExchanged on p in-process ranks.
 func buildExchangedAll(t testing.TB, part partition.Block1D, csrs []*graph.CSR, threads int) []*Directory {
 	t.Helper()

@@ -76,14 +76,7 @@ func TestBuildRowIsTheDirectoryTransposed(t *testing.T) {
 		g := csrtest.Random(rng, i)
 		p := 1 + rng.IntN(6)
 		part, csrs := csrtest.Build(t, g, p, 2)
-		dirs := make([]*Directory, p)
-		for j := range p {
-			d, err := Build(csrs[j], part, j, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dirs[j] = d
-		}
+		dirs := buildAll(t, part, csrs, 2)
 		for r := range p {
 			x, err := BuildRowIndex(csrs[r], part, r, 2)
 			if err != nil {
