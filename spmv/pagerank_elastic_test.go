@@ -68,19 +68,27 @@ func (d *dyingComm) AllreduceFloat64(ctx context.Context, phase string, vals []f
 	return d.Comm.AllreduceFloat64(ctx, phase, vals, op)
 }
 
-// elasticJob runs elastic PageRank on p loopback TCP ranks; rank r dies at
-// its die[r]-th collective (0: never). It returns rank 0's scores by
-// original id and top k, and every rank's error.
-func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
+// loopbackJob returns a free loopback address for a job's coordinator and
+// a fresh token.
+func loopbackJob(t *testing.T) (addr string, token []byte) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	addr = ln.Addr().String()
 	_ = ln.Close()
-	token := make([]byte, 32)
+	token = make([]byte, 32)
 	_, _ = rand.Read(token)
+	return addr, token
+}
+
+// elasticJob runs elastic PageRank on p loopback TCP ranks; rank r dies at
+// its die[r]-th collective (0: never). It returns rank 0's scores by
+// original id and top k, and every rank's error.
+func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
+	t.Helper()
+	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var (
@@ -257,14 +265,7 @@ type joinOutcome struct {
 // exactly that iteration.
 func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, opts joinOpts) joinOutcome {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	token := make([]byte, 32)
-	_, _ = rand.Read(token)
+	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const tag = "pagerank join test"
