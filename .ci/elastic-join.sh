@@ -14,8 +14,7 @@ cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 tcp_scratch
 tcp_build
-data=../shared/data/soc-Slashdot0902.txt.gz
-[ -f "$data" ] || tcp_fail "$data is missing"
+tcp_slashdot
 
 echo "== reference: --procs 3, not elastic"
 "$GRAPHRUN" pagerank "$data" --iterations 600 --top 20 --procs 3 >"$TCP_TMP/ref.out" 2>"$TCP_TMP/ref.err" ||

@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 tcp_scratch
 tcp_build
-data=../shared/data/soc-Slashdot0902.txt.gz
-[ -f "$data" ] || tcp_fail "$data is missing"
+tcp_slashdot
 # Enough iterations that a kill after a few seconds lands in the iterations.
 args=(pagerank "$data" --iterations 600 --top 20 --peer-timeout 10s)
 strip() { grep -v '^time \(per iteration\|of set-up\)' "$1"; }

@@ -9,6 +9,14 @@ tcp_fail() {
   exit 1
 }
 
+# tcp_slashdot sets data to the shared Slashdot graph
+# ($GRAPHRUN_SHARED_DATA, default ../shared/data beside the checkout, as
+# internal/testgraph finds it), failing when it is missing.
+tcp_slashdot() {
+  data=${GRAPHRUN_SHARED_DATA:-../shared/data}/soc-Slashdot0902.txt.gz
+  [ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout, or set GRAPHRUN_SHARED_DATA)"
+}
+
 # tcp_need_cmd CMD PACKAGE: installs the Debian PACKAGE if CMD is missing
 # (apt-get as root). Fails loudly when it cannot.
 tcp_need_cmd() {
