@@ -35,23 +35,13 @@ type search2D struct {
 // tuple degrees must equal the CSR's.
 func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads int, mode BFSConfig) search2D {
 	t.Helper()
-	grid, err := partition.NewGrid(g.N, r, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := grid.P()
+	p := r * c
 	out := search2D{parent: make([]int64, g.N), level: make([]int32, g.N)}
 	verrs := make([]error, p)
 	nedges := make([]int64, p)
 	mode.Threads = threads
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
+	csrtest.OnGrid(t, g, r, c, threads, func(ctx context.Context, cm comm.Comm, blk *graph.Block2D, grid partition.Grid, mine []graph.Edge) error {
 		rank := cm.Rank()
-		lo, hi := len(g.Edges)*rank/p, len(g.Edges)*(rank+1)/p
-		mine := slices.Clone(g.Edges[lo:hi])
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, mine, threads)
-		if err != nil {
-			return err
-		}
 		csr, err := graph.BuildUndirected(ctx, cm, grid.Part, mine, threads)
 		if err != nil {
 			return err
@@ -95,9 +85,6 @@ func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads i
 		verrs[rank] = verr2D
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for k := 1; k < p; k++ {
 		if nedges[k] != nedges[0] || (verrs[k] == nil) != (verrs[0] == nil) {
 			t.Fatalf("ranks disagree: nedge %v, validation %v", nedges, verrs)

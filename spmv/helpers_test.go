@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
@@ -176,19 +175,10 @@ func allModes() []BFSConfig {
 // mod 3); all ranks must agree.
 func validateGlobal2D(t *testing.T, g csrtest.Graph, r, c int, root int64, parent []int64, level []int32, claimed int64, cfg Validator2DConfig) error {
 	t.Helper()
-	grid, err := partition.NewGrid(g.N, r, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := grid.P()
+	p := r * c
 	errs := make([]error, p)
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
+	csrtest.OnGrid(t, g, r, c, 2, func(ctx context.Context, cm comm.Comm, blk *graph.Block2D, _ partition.Grid, _ []graph.Edge) error {
 		rank := cm.Rank()
-		lo, hi := len(g.Edges)*rank/p, len(g.Edges)*(rank+1)/p
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.Edges[lo:hi]), 2)
-		if err != nil {
-			return err
-		}
 		first := blk.OwnedFirst
 		var lv []int32
 		if level != nil {
@@ -203,9 +193,6 @@ func validateGlobal2D(t *testing.T, g csrtest.Graph, r, c int, root int64, paren
 		_, errs[rank] = v.Validate(ctx, root, slices.Clone(parent[first:first+int64(blk.NumOwned)]), lv, claimed)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for k := 1; k < p; k++ {
 		if (errs[k] == nil) != (errs[0] == nil) {
 			t.Fatalf("ranks disagree on validation: %v", errs)

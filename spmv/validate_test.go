@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
@@ -528,69 +527,65 @@ func TestValidatorReuse(t *testing.T) {
 	g, _ := mutationGraph()
 	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve, ExchangePacked} {
 		for _, ranks := range []int{2, 5} {
-			part, err := partition.NewBlock1D(g.N, ranks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
-				r := c.Rank()
-				lo, hi := len(g.Edges)*r/ranks, len(g.Edges)*(r+1)/ranks
-				csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.Edges[lo:hi]), 2)
-				if err != nil {
-					return err
-				}
-				bfs, err := NewBFS(c, csr, part, BFSConfig{Exchange: ex, Codec: "auto", Threads: 2})
-				if err != nil {
-					return err
-				}
-				v, err := NewValidator(ctx, c, csr, part, ValidatorConfig{Threads: 2, Share: bfs})
-				if err != nil {
-					return err
-				}
-				dir, err := sieve.Build(csr, part, r, 1)
-				if err != nil {
-					return err
-				}
-				var boundary int64
-				for k := range ranks {
-					if k != r {
-						boundary += dir.Ones(k)
-					}
-				}
-				for i, root := range []int64{3, 77, 410, 3} {
-					bfs.Prepare()
-					res, err := bfs.Run(ctx, root)
-					if err != nil {
-						return err
-					}
-					nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
-					if err != nil {
-						return err
-					}
-					if i == 2 { // corrupt: a level of rank 0 off by one
-						if r == 0 {
-							res.Level[part.Local(3)] = 1
-						}
-						if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err == nil {
-							return fmt.Errorf("search %d: a root at level 1 accepted", i)
-						}
-						continue
-					}
-					before := c.Stats().Phase(PhaseValidateGhosts)
-					if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err != nil {
-						return fmt.Errorf("search %d from %d: %w", i, root, err)
-					}
-					if sent := c.Stats().Phase(PhaseValidateGhosts).Sub(before).BytesSent; sent != boundary {
-						return fmt.Errorf("search %d: rank %d sent %d bytes of ghost levels for a boundary of %d vertices", i, r, sent, boundary)
-					}
-				}
-				return nil
+			t.Run(fmt.Sprintf("%v/ranks=%d", ex, ranks), func(t *testing.T) {
+				csrtest.OnRanks(t, g, ranks, 2, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+					return validateSearches(ctx, c, csr, part, ex)
+				})
 			})
-			if err != nil {
-				t.Fatalf("%v, %d ranks: %v", ex, ranks, err)
-			}
 		}
 	}
+}
+
+// validateSearches is one rank of TestValidatorReuse: four searches with
+// one validator, the third corrupted, and the ghost bytes of each checked.
+func validateSearches(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D, ex Exchange) error {
+	r, ranks := c.Rank(), c.Size()
+	bfs, err := NewBFS(c, csr, part, BFSConfig{Exchange: ex, Codec: "auto", Threads: 2})
+	if err != nil {
+		return err
+	}
+	v, err := NewValidator(ctx, c, csr, part, ValidatorConfig{Threads: 2, Share: bfs})
+	if err != nil {
+		return err
+	}
+	dir, err := sieve.Build(csr, part, r, 1)
+	if err != nil {
+		return err
+	}
+	var boundary int64
+	for k := range ranks {
+		if k != r {
+			boundary += dir.Ones(k)
+		}
+	}
+	for i, root := range []int64{3, 77, 410, 3} {
+		bfs.Prepare()
+		res, err := bfs.Run(ctx, root)
+		if err != nil {
+			return err
+		}
+		nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
+		if err != nil {
+			return err
+		}
+		if i == 2 { // corrupt: a level of rank 0 off by one
+			if r == 0 {
+				res.Level[part.Local(3)] = 1
+			}
+			if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err == nil {
+				return fmt.Errorf("search %d: a root at level 1 accepted", i)
+			}
+			continue
+		}
+		before := c.Stats().Phase(PhaseValidateGhosts)
+		if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err != nil {
+			return fmt.Errorf("search %d from %d: %w", i, root, err)
+		}
+		if sent := c.Stats().Phase(PhaseValidateGhosts).Sub(before).BytesSent; sent != boundary {
+			return fmt.Errorf("search %d: rank %d sent %d bytes of ghost levels for a boundary of %d vertices", i, r, sent, boundary)
+		}
+	}
+	return nil
 }
 
 // TestValidatorHoldsNothingPerSearch: after the first search a validator

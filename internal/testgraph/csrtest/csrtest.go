@@ -3,7 +3,8 @@
 // directory, spmv's searches and validator; paper 004 §III, kernel 1 of the
 // Graph500 specification): the random shapes of internal/testgraph as
 // edge lists, and one launcher that builds a graph on p ranks, each given a
-// different slice of the tuples, and runs a function on every rank.
+// different slice of the tuples (1D blocks or a 2D grid), and runs a
+// function on every rank.
 //
 // It is a package of its own, not part of internal/testgraph, because it
 // imports graph, whose own tests use internal/testgraph.
@@ -74,6 +75,36 @@ func Build(tb testing.TB, g Graph, p, threads int) (partition.Block1D, []*graph.
 		return nil
 	})
 	return part, csrs
+}
+
+// GridFunc is what OnGrid runs on every rank, given its block of the graph
+// and mine, its slice of the tuples (which the block was built from).
+type GridFunc func(ctx context.Context, c comm.Comm, blk *graph.Block2D, grid partition.Grid, mine []graph.Edge) error
+
+// OnGrid builds g's 2D blocks on a rows×cols grid of in-process ranks
+// (graph.BuildUndirected2D on threads threads), each rank given a different
+// contiguous slice of the tuples, and calls fn on each; any error fails the
+// test.
+func OnGrid(tb testing.TB, g Graph, rows, cols, threads int, fn GridFunc) {
+	tb.Helper()
+	grid, err := partition.NewGrid(g.N, rows, cols)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := grid.P()
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		r := c.Rank()
+		lo, hi := len(g.Edges)*r/p, len(g.Edges)*(r+1)/p
+		mine := slices.Clone(g.Edges[lo:hi])
+		blk, err := graph.BuildUndirected2D(ctx, c, grid, mine, threads)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, c, blk, grid, mine)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
 }
 
 // OnKronecker builds the Graph500 graph of params on p in-process ranks, each
