@@ -25,7 +25,6 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/internal/testgraph"
-	"github.com/graphrun/graphrun/partition"
 )
 
 // memSource is an edge source over data in memory (compressed when gz).
@@ -708,10 +707,7 @@ func checkRelabel(t *testing.T, what string, ids []int64, dense [][]Edge, origin
 		}
 		return
 	}
-	part, err := partition.NewBlock1D(int64(len(ids)), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, int64(len(ids)), p)
 	for r := range p {
 		if len(original[r]) != part.Count(r) {
 			t.Fatalf("%s: rank %d holds %d original ids, owns %d vertices", what, r, len(original[r]), part.Count(r))
