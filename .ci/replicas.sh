@@ -103,10 +103,5 @@ echo "elastic: launcher exit $elastic_rc, $((SECONDS - killed_at)) s after the k
 grep -q 'process 2 was killed by signal 9.*survivors finished' "$TCP_TMP/elastic.err" ||
   { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "the launcher does not report the lost process"; }
 grep 'elastic: recovery 1' "$TCP_TMP/elastic.err" || { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "rank 0 reports no recovery"; }
-top20() { awk '$1 ~ /^[0-9]+$/ && NF == 3 && $1 <= 20' "$1"; }
-[ "$(top20 "$TCP_TMP/ref.out" | wc -l)" = 20 ] || tcp_fail "the reference has no top 20"
-paste <(top20 "$TCP_TMP/ref.out") <(top20 "$TCP_TMP/elastic.out") | awk '
-  NF != 6 || $1 != $4 || $2 != $5 { bad = 1; print "differs: " $0 }
-  { d = $3 - $6; if (d < 0) d = -d; if (d > 1e-9 * $3) { bad = 1; print "score differs: " $0 } }
-  END { exit bad }' || tcp_fail "the elastic run's top 20 differ from the reference"
+tcp_top20_close "$TCP_TMP/ref.out" "$TCP_TMP/elastic.out" "the elastic run"
 echo "replicas: OK"
