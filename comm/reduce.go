@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
 // Check reports whether o is one of the built-in operators.
@@ -172,20 +174,14 @@ const (
 	CollectiveBarrier
 )
 
-func (k Collective) String() string {
-	switch k {
-	case CollectiveAlltoallv:
-		return "Alltoallv"
-	case CollectiveAllgatherv:
-		return "Allgatherv"
-	case CollectiveAllreduceInt64:
-		return "AllreduceInt64"
-	case CollectiveAllreduceFloat64:
-		return "AllreduceFloat64"
-	case CollectiveBcast:
-		return "Bcast"
-	case CollectiveBarrier:
-		return "Barrier"
-	}
-	return fmt.Sprintf("collective(%d)", uint8(k))
+// collectiveNames are the Collectives' names (enum.Name).
+var collectiveNames = [...]string{
+	CollectiveAlltoallv:        "Alltoallv",
+	CollectiveAllgatherv:       "Allgatherv",
+	CollectiveAllreduceInt64:   "AllreduceInt64",
+	CollectiveAllreduceFloat64: "AllreduceFloat64",
+	CollectiveBcast:            "Bcast",
+	CollectiveBarrier:          "Barrier",
 }
+
+func (k Collective) String() string { return enum.Name(collectiveNames[:], "collective", k) }

@@ -1,14 +1,18 @@
-// Package enum is the one way graphrun's int enums with flag values
-// (spmv.Exchange, spmv.Direction, graph500.Placement) print and parse: a
-// table of names indexed by value, read by the type's String and Parse
-// functions, so a name is written once.
+// Package enum is the one way graphrun's integer enums print and parse: a
+// table of names indexed by value (empty for a value with no name), read
+// by the type's String method and, for flag values (spmv.Exchange,
+// spmv.Direction, graph500.Placement), its Parse function, so that a name
+// is written once.
 package enum
 
 import "fmt"
 
-// Name returns names[v], or "kind(v)" for a value outside the table.
-func Name[T ~int](names []string, kind string, v T) string {
-	if int(v) >= 0 && int(v) < len(names) {
+// Integer is the underlying types of graphrun's enums.
+type Integer interface{ ~int | ~uint8 }
+
+// Name returns names[v], or "kind(v)" for a value without a name.
+func Name[T Integer](names []string, kind string, v T) string {
+	if int(v) >= 0 && int(v) < len(names) && names[v] != "" {
 		return names[v]
 	}
 	return fmt.Sprintf("%s(%d)", kind, int(v))
@@ -16,9 +20,9 @@ func Name[T ~int](names []string, kind string, v T) string {
 
 // Parse returns the value named s, or an error naming the kind, s and want
 // (the accepted names as the error lists them).
-func Parse[T ~int](names []string, kind, want, s string) (T, error) {
+func Parse[T Integer](names []string, kind, want, s string) (T, error) {
 	for i, n := range names {
-		if n == s {
+		if n != "" && n == s {
 			return T(i), nil
 		}
 	}

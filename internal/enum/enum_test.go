@@ -32,3 +32,22 @@ func TestParseRejects(t *testing.T) {
 		}
 	}
 }
+
+type frame uint8
+
+// frameNames starts at 1, as the tables of enums whose zero is invalid.
+var frameNames = []string{1: "data", 2: "abort"}
+
+func TestSparseTable(t *testing.T) {
+	for v, want := range map[frame]string{0: "frame(0)", 1: "data", 2: "abort", 3: "frame(3)", 255: "frame(255)"} {
+		if got := Name(frameNames, "frame", v); got != want {
+			t.Errorf("Name(%d) = %q, want %q", v, got, want)
+		}
+	}
+	if v, err := Parse[frame](frameNames, "frame", "data or abort", "abort"); err != nil || v != 2 {
+		t.Errorf("Parse(abort) = %d, %v", v, err)
+	}
+	if _, err := Parse[frame](frameNames, "frame", "data or abort", ""); err == nil {
+		t.Error("the empty name of value 0 parsed")
+	}
+}
