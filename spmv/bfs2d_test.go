@@ -101,30 +101,11 @@ var grids2D = [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 1}, {1, 3}, {3, 2}, {
 // every grid of grids2D: levels, parents and nedge equal the serial
 // reference (hence the 1D engine), and the 1D validator accepts them.
 func TestBFS2DMatchesSerialReference(t *testing.T) {
-	graphs := 160
-	if testing.Short() {
-		graphs = 32
-	}
-	rng := rand.New(rand.NewPCG(2, 2))
-	everyMode := allModes()
-	for i := range graphs {
-		g := csrtest.Random(rng, i)
-		root := rng.Int64N(g.N)
-		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
+	checkRandomSearches(t, 2, 160, 32, func(i int) int { return 7 * i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
 		shape := grids2D[i%len(grids2D)]
-		threads := 1 + rng.IntN(3)
-		modes := append(slices.Clone(searchModes), everyMode[(7*i)%len(everyMode)])
-		for _, mode := range modes {
-			got := distributedBFS2D(t, g, root, shape[0], shape[1], threads, mode)
-			if !slices.Equal(got.level, wantLevel) || !slices.Equal(got.parent, wantParent) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %dx%d, %v:\nlevels  %v\nwant    %v\nparents %v\nwant    %v",
-					i, g.Name, g.N, root, shape[0], shape[1], mode, got.level, wantLevel, got.parent, wantParent)
-			}
-			if got.nedge != wantNEdge || got.verr != nil {
-				t.Fatalf("graph %d (%s) on %dx%d, %v: nedge %d (want %d), validation %v", i, g.Name, shape[0], shape[1], mode, got.nedge, wantNEdge, got.verr)
-			}
-		}
-	}
+		got := distributedBFS2D(t, g, root, shape[0], shape[1], threads, mode)
+		return fmt.Sprintf("%dx%d", shape[0], shape[1]), searchResult{got.parent, got.level, got.nedge, got.verr}
+	})
 }
 
 // TestBFS2DEveryModeCodecAndDirection: every exchange × codec × direction on

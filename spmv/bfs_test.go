@@ -19,32 +19,54 @@ import (
 // 1..8 ranks, both exchanges: levels, parents and nedge equal the serial
 // reference, and every result validates.
 func TestBFSMatchesSerialReference(t *testing.T) {
-	graphs := 240
+	checkRandomSearches(t, 1, 240, 40, func(i int) int { return i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
+		p := 1 + i%8
+		parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, mode)
+		return fmt.Sprintf("%d ranks", p), searchResult{parent, level, nedge, verr}
+	})
+}
+
+// searchResult is a distributed search's gathered global result and its
+// validator's verdict.
+type searchResult struct {
+	parent []int64
+	level  []int32
+	nedge  int64
+	verr   error
+}
+
+// checkRandomSearches is the property test of the 1D and 2D engines:
+// graphs random graphs of every nasty shape (short under -short) drawn
+// from seed, each searched from a random root by search (graph i's layout,
+// a random thread count 1..3) in every mode of searchModes and
+// allModes()[extraMode(i)], must give the serial reference's levels,
+// parents and nedge, and validate.
+func checkRandomSearches(t *testing.T, seed uint64, graphs, short int, extraMode func(i int) int, search func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (where string, got searchResult)) {
+	t.Helper()
 	if testing.Short() {
-		graphs = 40
+		graphs = short
 	}
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := rand.New(rand.NewPCG(seed, 2))
 	everyMode := allModes()
-	for i := 0; i < graphs; i++ {
+	for i := range graphs {
 		g := csrtest.Random(rng, i)
 		root := rng.Int64N(g.N)
 		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
-		p := 1 + i%8
 		threads := 1 + rng.IntN(3)
-		modes := append(slices.Clone(searchModes), everyMode[i%len(everyMode)])
-		for _, ex := range modes {
-			parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, ex)
-			if !slices.Equal(level, wantLevel) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %d ranks, %v: levels\n got %v\nwant %v", i, g.Name, g.N, root, p, ex, level, wantLevel)
+		modes := append(slices.Clone(searchModes), everyMode[extraMode(i)%len(everyMode)])
+		for _, mode := range modes {
+			where, got := search(i, g, root, threads, mode)
+			if !slices.Equal(got.level, wantLevel) {
+				t.Fatalf("graph %d (%s, n=%d, root %d) on %s, %v: levels\n got %v\nwant %v", i, g.Name, g.N, root, where, mode, got.level, wantLevel)
 			}
-			if !slices.Equal(parent, wantParent) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %d ranks, %v: parents\n got %v\nwant %v", i, g.Name, g.N, root, p, ex, parent, wantParent)
+			if !slices.Equal(got.parent, wantParent) {
+				t.Fatalf("graph %d (%s, n=%d, root %d) on %s, %v: parents\n got %v\nwant %v", i, g.Name, g.N, root, where, mode, got.parent, wantParent)
 			}
-			if nedge != wantNEdge {
-				t.Fatalf("graph %d (%s) on %d ranks, %v: nedge %d, want %d", i, g.Name, p, ex, nedge, wantNEdge)
+			if got.nedge != wantNEdge {
+				t.Fatalf("graph %d (%s) on %s, %v: nedge %d, want %d", i, g.Name, where, mode, got.nedge, wantNEdge)
 			}
-			if verr != nil {
-				t.Fatalf("graph %d (%s) on %d ranks, %v: valid result rejected: %v", i, g.Name, p, ex, verr)
+			if got.verr != nil {
+				t.Fatalf("graph %d (%s) on %s, %v: valid result rejected: %v", i, g.Name, where, mode, got.verr)
 			}
 		}
 	}
