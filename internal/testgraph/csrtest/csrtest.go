@@ -2,9 +2,10 @@
 // for the tests and benchmarks of the kernels that take a graph.CSR (sieve's
 // directory, spmv's searches and validator; paper 004 §III, kernel 1 of the
 // Graph500 specification): the random shapes of internal/testgraph as
-// edge lists, and one launcher that builds a graph on p ranks, each given a
-// different slice of the tuples (1D blocks or a 2D grid), and runs a
-// function on every rank.
+// edge lists, and the launchers that build a graph on p ranks, each rank
+// given a different slice of the tuples (1D blocks: OnRanks, Build; a 2D
+// grid: OnGrid) or generating its own Kronecker tuples (OnKronecker), and
+// run a function on every rank.
 //
 // It is a package of its own, not part of internal/testgraph, because it
 // imports graph, whose own tests use internal/testgraph.
