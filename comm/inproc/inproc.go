@@ -307,11 +307,7 @@ func (w *World) runRank(ctx context.Context, rank int, fn func(ctx context.Conte
 	returned := false
 	var err error
 	defer func() {
-		if v := recover(); v != nil {
-			err = comm.NewPanicError(v, ".(*World).runRank")
-		} else if !returned {
-			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
-		}
+		err = comm.RankExit(recover(), returned, ".(*World).runRank", err)
 		*result = err
 		if err != nil {
 			w.Abort(rank, err)
