@@ -116,8 +116,7 @@ tcp_same_searches "$MPI_TMP/mpi.json" "$MPI_TMP/ranks.json"
 grep -E '^bfs  harmonic_mean_TEPS:' "$MPI_TMP/mpi.out"
 
 echo "== graphrun pagerank on Slashdot: mpirun -np 4 --transport mpi vs --ranks 4"
-data=../shared/data/soc-Slashdot0902.txt.gz
-[ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout)"
+tcp_slashdot
 if ! timeout 600 "${MPIRUN[@]}" -np 4 "$GRAPHRUN" pagerank "$data" --transport mpi --top 20 >"$MPI_TMP/pr-mpi.out" 2>"$MPI_TMP/pr-mpi.err"; then
   cat "$MPI_TMP/pr-mpi.err" >&2
   tcp_fail "mpirun graphrun pagerank --transport mpi failed"

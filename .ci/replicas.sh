@@ -13,8 +13,7 @@ cd "$(dirname "$0")/.."
 . .ci/tcp-lib.sh
 tcp_scratch
 tcp_build
-data=../shared/data/soc-Slashdot0902.txt.gz
-[ -f "$data" ] || tcp_fail "$data is missing"
+tcp_slashdot
 # Enough iterations that a kill after a few seconds lands in the iterations.
 args=(pagerank "$data" --iterations 600 --top 20 --peer-timeout 10s)
 strip() { grep -v '^time \(per iteration\|of set-up\)' "$1"; }
@@ -104,10 +103,5 @@ echo "elastic: launcher exit $elastic_rc, $((SECONDS - killed_at)) s after the k
 grep -q 'process 2 was killed by signal 9.*survivors finished' "$TCP_TMP/elastic.err" ||
   { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "the launcher does not report the lost process"; }
 grep 'elastic: recovery 1' "$TCP_TMP/elastic.err" || { cat "$TCP_TMP/elastic.err" >&2; tcp_fail "rank 0 reports no recovery"; }
-top20() { awk '$1 ~ /^[0-9]+$/ && NF == 3 && $1 <= 20' "$1"; }
-[ "$(top20 "$TCP_TMP/ref.out" | wc -l)" = 20 ] || tcp_fail "the reference has no top 20"
-paste <(top20 "$TCP_TMP/ref.out") <(top20 "$TCP_TMP/elastic.out") | awk '
-  NF != 6 || $1 != $4 || $2 != $5 { bad = 1; print "differs: " $0 }
-  { d = $3 - $6; if (d < 0) d = -d; if (d > 1e-9 * $3) { bad = 1; print "score differs: " $0 } }
-  END { exit bad }' || tcp_fail "the elastic run's top 20 differ from the reference"
+tcp_top20_close "$TCP_TMP/ref.out" "$TCP_TMP/elastic.out" "the elastic run"
 echo "replicas: OK"

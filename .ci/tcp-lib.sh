@@ -9,6 +9,27 @@ tcp_fail() {
   exit 1
 }
 
+# tcp_slashdot sets data to the shared Slashdot graph
+# ($GRAPHRUN_SHARED_DATA, default ../shared/data beside the checkout, as
+# internal/testgraph finds it), failing when it is missing.
+tcp_slashdot() {
+  data=${GRAPHRUN_SHARED_DATA:-../shared/data}/soc-Slashdot0902.txt.gz
+  [ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout, or set GRAPHRUN_SHARED_DATA)"
+}
+
+# tcp_top20_close REF OUT WHAT: fails unless pagerank output OUT's top 20
+# has REF's ids in REF's order with scores within a relative 1e-9 (a run
+# whose sums ran in another order, on another number of ranks); WHAT names
+# OUT's run in the failure.
+tcp_top20_close() {
+  local top20='$1 ~ /^[0-9]+$/ && NF == 3 && $1 <= 20'
+  [ "$(awk "$top20" "$1" | wc -l)" = 20 ] || tcp_fail "the reference has no top 20"
+  paste <(awk "$top20" "$1") <(awk "$top20" "$2") | awk '
+    NF != 6 || $1 != $4 || $2 != $5 { bad = 1; print "differs: " $0 }
+    { d = $3 - $6; if (d < 0) d = -d; if (d > 1e-9 * $3) { bad = 1; print "score differs: " $0 } }
+    END { exit bad }' || tcp_fail "$3's top 20 differ from the reference"
+}
+
 # tcp_need_cmd CMD PACKAGE: installs the Debian PACKAGE if CMD is missing
 # (apt-get as root). Fails loudly when it cannot.
 tcp_need_cmd() {

@@ -30,8 +30,7 @@ echo "== one search's tree: --root --out over --procs 3 vs --ranks 3"
 cmp "$TCP_TMP/procs.tree" "$TCP_TMP/ranks.tree" || tcp_fail "the trees differ"
 echo "trees identical ($(wc -l <"$TCP_TMP/procs.tree") vertices)"
 echo "== graphrun pagerank on Slashdot: --procs 4 vs --ranks 4"
-data=../shared/data/soc-Slashdot0902.txt.gz
-[ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout)"
+tcp_slashdot
 "$GRAPHRUN" pagerank "$data" --procs 4 --top 20 >"$TCP_TMP/pr-procs.out" 2>"$TCP_TMP/pr-procs.err" ||
   { cat "$TCP_TMP/pr-procs.err" >&2; tcp_fail "graphrun pagerank --procs 4 failed"; }
 "$GRAPHRUN" pagerank "$data" --ranks 4 --top 20 >"$TCP_TMP/pr-ranks.out"

@@ -31,7 +31,8 @@ package comm
 import (
 	"context"
 	"errors"
-	"fmt"
+
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
 // ErrAborted is wrapped by every error a Comm returns after the job has failed.
@@ -47,17 +48,10 @@ const (
 	Min
 )
 
-func (o Op) String() string {
-	switch o {
-	case Sum:
-		return "sum"
-	case Max:
-		return "max"
-	case Min:
-		return "min"
-	}
-	return fmt.Sprintf("op(%d)", uint8(o))
-}
+// opNames are the Ops' names (enum.Name).
+var opNames = [...]string{Sum: "sum", Max: "max", Min: "min"}
+
+func (o Op) String() string { return enum.Name(opNames[:], "op", o) }
 
 // Comm is one rank's handle on a job of Size() ranks. All collective calls must
 // be made by every rank in the same order with the same phase name; a backend

@@ -1,6 +1,7 @@
 package comm
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -31,9 +32,37 @@ const MaxPanicFrames = 12
 // first function whose name ends in stopAt (the launcher's rank wrapper). It
 // must be called directly from the deferred function that recovered v.
 func NewPanicError(v any, stopAt string) *PanicError {
+	// Skip runtime.Callers, newPanicError, NewPanicError and the deferred
+	// function.
+	return newPanicError(v, stopAt, 4)
+}
+
+// ErrRankGoexit is the error of a rank function that exited through
+// runtime.Goexit instead of returning.
+var ErrRankGoexit = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
+
+// RankExit is how every launcher's deferred rank wrapper judges the end of
+// a rank's function: a PanicError when it panicked with recovered (the
+// deferred function's recover(), passed straight in; stopAt as for
+// NewPanicError), ErrRankGoexit when it neither panicked nor returned,
+// else err, what it returned.
+func RankExit(recovered any, returned bool, stopAt string, err error) error {
+	switch {
+	case recovered != nil:
+		// Skip runtime.Callers, newPanicError, RankExit and the deferred
+		// function.
+		return newPanicError(recovered, stopAt, 4)
+	case !returned:
+		return ErrRankGoexit
+	}
+	return err
+}
+
+// newPanicError is NewPanicError skipping skip frames of the panicking
+// goroutine's stack, the first the deferred function's callees.
+func newPanicError(v any, stopAt string, skip int) *PanicError {
 	pcs := make([]uintptr, 64)
-	// Skip runtime.Callers, NewPanicError and the deferred function.
-	n := runtime.Callers(3, pcs)
+	n := runtime.Callers(skip, pcs)
 	frames := runtime.CallersFrames(pcs[:n])
 	var stack strings.Builder
 	kept, atPanicSite := 0, false

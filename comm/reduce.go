@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
 // Check reports whether o is one of the built-in operators.
@@ -127,6 +129,27 @@ func ReduceFloat64Bytes(acc []float64, b []byte, op Op) {
 	}
 }
 
+// ValueCodec is how an allreduce's values of one type travel and combine,
+// for the backends' and Sub's allreduces written once for both types: each
+// function handles a whole vector, so the loops over values are the
+// type's own.
+type ValueCodec[T int64 | float64] struct {
+	Encode      func(dst []byte, vals []T) []byte // append vals, 8 bytes each, little-endian
+	Decode      func(dst []T, b []byte)           // the inverse of Encode into dst
+	Reduce      func(acc, vals []T, op Op)        // acc[i] = op(acc[i], vals[i])
+	ReduceBytes func(acc []T, b []byte, op Op)    // the same with encoded vals
+}
+
+// Int64Values is the ValueCodec of AllreduceInt64.
+func Int64Values() ValueCodec[int64] {
+	return ValueCodec[int64]{Encode: AppendInt64s, Decode: DecodeInt64s, Reduce: ReduceInt64, ReduceBytes: ReduceInt64Bytes}
+}
+
+// Float64Values is the ValueCodec of AllreduceFloat64.
+func Float64Values() ValueCodec[float64] {
+	return ValueCodec[float64]{Encode: AppendFloat64s, Decode: DecodeFloat64s, Reduce: ReduceFloat64, ReduceBytes: ReduceFloat64Bytes}
+}
+
 // PeerMessages is the message count the counters record for a payload of n
 // bytes (or elements) sent to each of the p−1 other ranks: empty payloads
 // are not messages.
@@ -151,20 +174,14 @@ const (
 	CollectiveBarrier
 )
 
-func (k Collective) String() string {
-	switch k {
-	case CollectiveAlltoallv:
-		return "Alltoallv"
-	case CollectiveAllgatherv:
-		return "Allgatherv"
-	case CollectiveAllreduceInt64:
-		return "AllreduceInt64"
-	case CollectiveAllreduceFloat64:
-		return "AllreduceFloat64"
-	case CollectiveBcast:
-		return "Bcast"
-	case CollectiveBarrier:
-		return "Barrier"
-	}
-	return fmt.Sprintf("collective(%d)", uint8(k))
+// collectiveNames are the Collectives' names (enum.Name).
+var collectiveNames = [...]string{
+	CollectiveAlltoallv:        "Alltoallv",
+	CollectiveAllgatherv:       "Allgatherv",
+	CollectiveAllreduceInt64:   "AllreduceInt64",
+	CollectiveAllreduceFloat64: "AllreduceFloat64",
+	CollectiveBcast:            "Bcast",
+	CollectiveBarrier:          "Barrier",
 }
+
+func (k Collective) String() string { return enum.Name(collectiveNames[:], "collective", k) }

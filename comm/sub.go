@@ -153,38 +153,31 @@ func (s *Sub) gatherValues(ctx context.Context, phase string, n int) error {
 // AllreduceInt64 reduces vals over the group, in place, combining the
 // ranks in group rank order.
 func (s *Sub) AllreduceInt64(ctx context.Context, phase string, vals []int64, op Op) error {
-	if err := op.Check(); err != nil {
-		return fmt.Errorf("comm: sub-communicator: %w", err)
-	}
-	s.enc = AppendInt64s(s.enc[:0], vals)
-	if err := s.gatherValues(ctx, phase, len(vals)); err != nil {
-		return err
-	}
-	for k, b := range s.recv {
-		if k == 0 {
-			DecodeInt64s(vals, b)
-		} else {
-			ReduceInt64Bytes(vals, b, op)
-		}
-	}
-	return nil
+	return subAllreduce(ctx, s, phase, vals, op, Int64Values())
 }
 
 // AllreduceFloat64 reduces vals over the group, in place, combining the
 // ranks in group rank order, so every member gets the same bits.
 func (s *Sub) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op Op) error {
+	return subAllreduce(ctx, s, phase, vals, op, Float64Values())
+}
+
+// subAllreduce is Sub's allreduce of either type: every member's values
+// reach every other (gatherValues), and each member combines them in
+// group rank order.
+func subAllreduce[T int64 | float64](ctx context.Context, s *Sub, phase string, vals []T, op Op, vc ValueCodec[T]) error {
 	if err := op.Check(); err != nil {
 		return fmt.Errorf("comm: sub-communicator: %w", err)
 	}
-	s.enc = AppendFloat64s(s.enc[:0], vals)
+	s.enc = vc.Encode(s.enc[:0], vals)
 	if err := s.gatherValues(ctx, phase, len(vals)); err != nil {
 		return err
 	}
 	for k, b := range s.recv {
 		if k == 0 {
-			DecodeFloat64s(vals, b)
+			vc.Decode(vals, b)
 		} else {
-			ReduceFloat64Bytes(vals, b, op)
+			vc.ReduceBytes(vals, b, op)
 		}
 	}
 	return nil

@@ -6,7 +6,6 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
-	"github.com/graphrun/graphrun/partition"
 )
 
 // rmatEdges returns m R-MAT tuples (a=0.57, b=c=0.19, Graph500's skew) on
@@ -58,10 +57,7 @@ func BenchmarkBuildUndirected(b *testing.B) {
 	n := int64(1) << scale
 	m := int(n) * edgeFactor
 	edges := rmatEdges(scale, m, 20261121)
-	part, err := partition.NewBlock1D(n, p)
-	if err != nil {
-		b.Fatal(err)
-	}
+	part := block1D(b, n, p)
 	var stored int64
 	b.ResetTimer()
 	for b.Loop() {

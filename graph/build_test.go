@@ -122,6 +122,17 @@ func splitEdges(rng *rand.Rand, edges []Edge, p int) [][]Edge {
 	return out
 }
 
+// block1D is the 1D partition of n vertices over p ranks, failing the test
+// when there is none.
+func block1D(t testing.TB, n int64, p int) partition.Block1D {
+	t.Helper()
+	part, err := partition.NewBlock1D(n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return part
+}
+
 // runBuild builds on p in-process ranks and returns every rank's CSR. The
 // round size varies with the shares, so most builds take several rounds.
 func runBuild(part partition.Block1D, perRank [][]Edge, threads int, wide bool) ([]*CSR, error) {
@@ -209,10 +220,7 @@ func TestBuildUndirectedRandom(t *testing.T) {
 		edges := randomGraph(rng, n, m)
 		ref := buildReference(n, edges)
 		for p := 1; p <= 8; p++ {
-			part, err := partition.NewBlock1D(n, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			part := block1D(t, n, p)
 			perRank := splitEdges(rng, edges, p)
 			for threads := 1; threads <= 4; threads++ {
 				wide := (int(seed)+p+threads)%5 == 0 // the 64-bit path on some runs too
@@ -234,10 +242,7 @@ func TestBuildUndirectedWideAllThreads(t *testing.T) {
 	edges := randomGraph(rng, n, 5000)
 	ref := buildReference(n, edges)
 	for _, p := range []int{1, 3, 8} {
-		part, err := partition.NewBlock1D(n, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		part := block1D(t, n, p)
 		perRank := splitEdges(rng, edges, p)
 		for threads := 1; threads <= 4; threads++ {
 			gs, err := runBuild(part, perRank, threads, true)
@@ -279,10 +284,7 @@ func TestBuildUndirectedSpecialGraphs(t *testing.T) {
 	for _, tc := range cases {
 		ref := buildReference(tc.n, tc.edges)
 		for _, p := range []int{1, 2, 5, 8} {
-			part, err := partition.NewBlock1D(tc.n, p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			part := block1D(t, tc.n, p)
 			perRank := splitEdges(rand.New(rand.NewPCG(uint64(p), 1)), tc.edges, p)
 			for _, threads := range []int{1, 3} {
 				gs, err := runBuild(part, perRank, threads, false)
@@ -300,13 +302,10 @@ func TestBuildUndirectedPublicAPI(t *testing.T) {
 	n := int64(300)
 	edges := randomGraph(rng, n, 1500)
 	ref := buildReference(n, edges)
-	part, err := partition.NewBlock1D(n, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, n, 3)
 	perRank := splitEdges(rng, edges, 3)
 	gs := make([]*CSR, 3)
-	err = inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
+	err := inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
 		g, st, err := BuildUndirectedFrom(ctx, c, part, EdgeSlice(perRank[c.Rank()]), 0) // 0: GOMAXPROCS threads
 		gs[c.Rank()] = g
 		if err != nil {
@@ -331,10 +330,7 @@ func TestHasEdgeOnBuiltRows(t *testing.T) {
 	edges := randomGraph(rng, n, 3000)
 	ref := buildReference(n, edges)
 	for _, wide := range []bool{false, true} {
-		part, err := partition.NewBlock1D(n, 4)
-		if err != nil {
-			t.Fatal(err)
-		}
+		part := block1D(t, n, 4)
 		gs, err := runBuild(part, splitEdges(rng, edges, 4), 2, wide)
 		if err != nil {
 			t.Fatal(err)
@@ -473,10 +469,7 @@ func TestRouteBytesPerHalfEdge(t *testing.T) {
 
 func TestBuildUndirectedBadIDs(t *testing.T) {
 	n := int64(200)
-	part, err := partition.NewBlock1D(n, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, n, 3)
 	for _, bad := range []Edge{{-1, 4}, {4, -1}, {n, 0}, {0, n}, {1 << 62, 1}, {-1 << 63, -1 << 63}} {
 		for _, threads := range []int{1, 4} {
 			perRank := [][]Edge{{{1, 2}}, make([]Edge, 9), {{5, 6}}}
@@ -490,11 +483,8 @@ func TestBuildUndirectedBadIDs(t *testing.T) {
 }
 
 func TestBuildUndirectedBadPartition(t *testing.T) {
-	part, err := partition.NewBlock1D(100, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
+	part := block1D(t, 100, 2)
+	err := inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
 		_, err := BuildUndirected(ctx, c, part, nil, 1)
 		return err
 	})
@@ -516,13 +506,10 @@ func TestBuildUndirectedBadPartition(t *testing.T) {
 }
 
 func TestBuildUndirectedCancelled(t *testing.T) {
-	part, err := partition.NewBlock1D(100, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, 100, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	err = inproc.Run(ctx, 2, func(ctx context.Context, c comm.Comm) error {
+	err := inproc.Run(ctx, 2, func(ctx context.Context, c comm.Comm) error {
 		_, err := BuildUndirected(ctx, c, part, []Edge{{1, 2}}, 1)
 		return err
 	})
@@ -627,10 +614,7 @@ func TestBuildCorruptMessages(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
 	n := int64(512)
 	edges := randomGraph(rng, n, 4000)
-	part, err := partition.NewBlock1D(n, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, n, 2)
 	perRank := splitEdges(rng, edges, 2)
 	// Structural damage only: a flipped neighbour bit that stays in range
 	// is a valid message of another graph (the TCP transport's CRC32C
@@ -695,11 +679,8 @@ func (s *unstableSource) Read(ctx context.Context, first int64, out []Edge) erro
 }
 
 func TestBuildUnstableSource(t *testing.T) {
-	part, err := partition.NewBlock1D(100, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
+	part := block1D(t, 100, 1)
+	err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
 		src := &unstableSource{EdgeSlice: EdgeSlice{{1, 2}, {3, 4}, {5, 6}, {7, 8}, {9, 9}}}
 		_, _, err := BuildUndirectedFrom(ctx, c, part, src, 1)
 		return err
@@ -726,13 +707,10 @@ func (s *cancellingSource) Read(ctx context.Context, first int64, out []Edge) er
 func TestBuildCancelledBetweenRounds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 9))
 	edges := randomGraph(rng, 300, 3000)
-	part, err := partition.NewBlock1D(300, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, 300, 1)
 	for _, k := range []int{1, 3, 12} { // in the count pass, at its end, in the fill pass
 		ctx, cancel := context.WithCancel(context.Background())
-		err = inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
+		err := inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
 			_, _, err := buildUndirected(ctx, c, part, &cancellingSource{EdgeSlice: edges, cancel: cancel, k: k}, 1, false, 300)
 			return err
 		})
@@ -751,10 +729,7 @@ func TestBuildManyRounds(t *testing.T) {
 	edges := randomGraph(rng, n, 900)
 	ref := buildReference(n, edges)
 	for _, p := range []int{1, 2, 5} {
-		part, err := partition.NewBlock1D(n, p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		part := block1D(t, n, p)
 		perRank := splitEdges(rng, edges, p)
 		if p > 1 { // unequal shares, one of them empty
 			perRank[0] = slices.Concat(perRank[0], perRank[p-1])
@@ -771,12 +746,9 @@ func TestBuildManyRounds(t *testing.T) {
 }
 
 func TestBuildUndirectedAbortedPeer(t *testing.T) {
-	part, err := partition.NewBlock1D(100, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, 100, 2)
 	boom := errors.New("peer failed")
-	err = inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
+	err := inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
 		if c.Rank() == 1 {
 			return boom
 		}
@@ -891,11 +863,8 @@ func TestRowOffsetsOverflow(t *testing.T) {
 }
 
 func TestBuildNarrowTooBig(t *testing.T) {
-	part, err := partition.NewBlock1D(1<<33, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = inproc.Run(context.Background(), 4, func(ctx context.Context, c comm.Comm) error {
+	part := block1D(t, 1<<33, 4)
+	err := inproc.Run(context.Background(), 4, func(ctx context.Context, c comm.Comm) error {
 		_, _, err := buildUndirected(ctx, c, part, EdgeSlice(nil), 1, false, 0)
 		return err
 	})

@@ -24,6 +24,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // synthSNAP writes a SNAP-style file of about size bytes: a '#' header,
@@ -105,7 +106,7 @@ func BenchmarkReadEdgesSNAP(b *testing.B) {
 }
 
 func BenchmarkReadSlashdotGz(b *testing.B) {
-	path := sharedFile(b, "soc-Slashdot0902.txt.gz")
+	path := testgraph.SharedFile(b, "soc-Slashdot0902.txt.gz")
 	measureCPU(b, 0, func() {
 		ef, err := ReadEdges(path, "")
 		if err != nil || len(ef.Edges) != 948464 {
@@ -115,7 +116,7 @@ func BenchmarkReadSlashdotGz(b *testing.B) {
 }
 
 func BenchmarkReadLuxembourgMTX(b *testing.B) {
-	path := sharedFile(b, "road-luxembourg-osm.mtx")
+	path := testgraph.SharedFile(b, "road-luxembourg-osm.mtx")
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -128,7 +129,7 @@ func BenchmarkReadLuxembourgMTX(b *testing.B) {
 }
 
 func BenchmarkRelabelSlashdot(b *testing.B) {
-	ef, err := ReadEdges(sharedFile(b, "soc-Slashdot0902.txt.gz"), "")
+	ef, err := ReadEdges(testgraph.SharedFile(b, "soc-Slashdot0902.txt.gz"), "")
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -152,13 +152,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 			// the general path below.
 			if r, c, next, ok := fastPair(b, i); ok && r > 0 && c > 0 && r <= h.rows && c <= h.cols {
 				p.entries++
-				u, v := r-1, c-1
-				p.maxID = max(p.maxID, u, v)
-				p.edges = append(p.edges, Edge{U: u, V: v})
-				if p.mirror && u != v {
-					p.edges = append(p.edges, Edge{U: v, V: u})
-				}
-				p.line++
+				p.addEntry(r, c)
 				i = next
 				continue
 			}
@@ -212,13 +206,19 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 		case c > h.cols:
 			return 0, false, p.errorf("column index %d > %d columns", c, h.cols)
 		}
-		u, v := r-1, c-1
-		p.maxID = max(p.maxID, u, v)
-		p.edges = append(p.edges, Edge{U: u, V: v})
-		if p.mirror && u != v {
-			p.edges = append(p.edges, Edge{U: v, V: u})
-		}
-		p.line++
+		p.addEntry(r, c)
 	}
 	return len(b), false, nil
+}
+
+// addEntry appends the edge of the checked 1-based entry (r, c), and its
+// mirror when the symmetric matrix is mirrored, and counts its line.
+func (p *edgeParser) addEntry(r, c int64) {
+	u, v := r-1, c-1
+	p.maxID = max(p.maxID, u, v)
+	p.edges = append(p.edges, Edge{U: u, V: v})
+	if p.mirror && u != v {
+		p.edges = append(p.edges, Edge{U: v, V: u})
+	}
+	p.line++
 }

@@ -24,25 +24,8 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
-	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
-
-// sharedData is the directory of the shared test graphs.
-const sharedData = "../../shared/data"
-
-// sharedFile returns the path of a shared test graph, skipping the test when
-// it is missing.
-func sharedFile(t testing.TB, name string) string {
-	t.Helper()
-	for _, dir := range []string{sharedData, "/work/shared/data"} {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("shared test graph %s not found", name)
-	return ""
-}
 
 // memSource is an edge source over data in memory (compressed when gz).
 func memSource(name string, data []byte, format EdgeFormat, gz bool, bufSize int) *edgeSource {
@@ -131,17 +114,12 @@ func TestDetectEdgeFormat(t *testing.T) {
 }
 
 func TestReadSlashdot(t *testing.T) {
-	path := sharedFile(t, "soc-Slashdot0902.txt.gz")
+	path := testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	loops := 0
-	for _, e := range ef.Edges {
-		if e.U == e.V {
-			loops++
-		}
-	}
+	loops := selfLoops(ef.Edges)
 	ids := distinctIDs(ef.Edges)
 	if len(ef.Edges) != 948464 || len(ids) != 82168 || loops != 78303 {
 		t.Fatalf("read %d edges, %d distinct vertices, %d self-loops; want 948464, 82168, 78303", len(ef.Edges), len(ids), loops)
@@ -155,15 +133,32 @@ func TestReadSlashdot(t *testing.T) {
 	// The same bytes uncompressed split by byte ranges, and the gzip stream
 	// split by line shares, both concatenate to ReadEdges' list.
 	plain := writeFile(t, "slashdot.txt", gunzipFile(t, path))
-	for _, size := range []int{1, 2, 3, 7} {
-		if got := readRanksConcurrently(t, path, size); !slices.Equal(got, ef.Edges) {
-			t.Errorf("gz, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
-		}
-		if got := readRanksConcurrently(t, plain, size); !slices.Equal(got, ef.Edges) {
-			t.Errorf("plain, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
+	checkSharesConcatenate(t, ef.Edges, "gz", path, "plain", plain)
+	t.Run("Relabel", func(t *testing.T) { testRelabelSlashdot(t, ef.Edges, ids) })
+}
+
+// selfLoops counts the edges u→u.
+func selfLoops(edges []Edge) int {
+	loops := 0
+	for _, e := range edges {
+		if e.U == e.V {
+			loops++
 		}
 	}
-	t.Run("Relabel", func(t *testing.T) { testRelabelSlashdot(t, ef.Edges, ids) })
+	return loops
+}
+
+// checkSharesConcatenate checks that each named file (label, path pairs)
+// read by 1, 2, 3 and 7 ranks at once concatenates to want.
+func checkSharesConcatenate(t *testing.T, want []Edge, labelPaths ...string) {
+	t.Helper()
+	for _, size := range []int{1, 2, 3, 7} {
+		for i := 0; i+1 < len(labelPaths); i += 2 {
+			if got := readRanksConcurrently(t, labelPaths[i+1], size); !slices.Equal(got, want) {
+				t.Errorf("%s, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", labelPaths[i], size, len(got), len(want))
+			}
+		}
+	}
 }
 
 // readRanksConcurrently is readAllRanks with the ranks reading at the same
@@ -202,17 +197,12 @@ func gunzipFile(t testing.TB, path string) []byte {
 }
 
 func TestReadLuxembourg(t *testing.T) {
-	path := sharedFile(t, "road-luxembourg-osm.mtx")
+	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	diag := 0
-	for _, e := range ef.Edges {
-		if e.U == e.V {
-			diag++
-		}
-	}
+	diag := selfLoops(ef.Edges)
 	// Every stored entry gives two edges, a diagonal one only one.
 	if entries := (len(ef.Edges) + diag) / 2; entries != 119666 {
 		t.Fatalf("%d edges with %d self-loops: %d entries, want 119666", len(ef.Edges), diag, entries)
@@ -245,14 +235,7 @@ func TestReadLuxembourg(t *testing.T) {
 		t.Fatal(err)
 	}
 	gz := writeFile(t, "lux.mtx.gz", gzipBytes(t, raw))
-	for _, size := range []int{1, 2, 3, 7} {
-		if got := readRanksConcurrently(t, path, size); !slices.Equal(got, ef.Edges) {
-			t.Errorf("mtx, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
-		}
-		if got := readRanksConcurrently(t, gz, size); !slices.Equal(got, ef.Edges) {
-			t.Errorf("mtx.gz, %d ranks: concatenated shares differ from ReadEdges (%d vs %d edges)", size, len(got), len(ef.Edges))
-		}
-	}
+	checkSharesConcatenate(t, ef.Edges, "mtx", path, "mtx.gz", gz)
 }
 
 // TestReadTraps covers each trap of the shared graphs' README on small
@@ -262,45 +245,34 @@ func TestReadLuxembourg(t *testing.T) {
 func TestReadTraps(t *testing.T) {
 	snap := "# Directed graph: x.txt\r\n# Nodes: 4 Edges: 5\r\n# FromNodeId\tToNodeId\r\n" +
 		"0\t0\r\n0\t9223372036854775807\r\n5\t3\r\n\r\n3 \t 5\r\n4000000000000\t0\r\n"
-	want := []Edge{{0, 0}, {0, math.MaxInt64}, {5, 3}, {3, 5}, {4000000000000, 0}}
-	for _, name := range []string{"g.txt", "g.txt.gz", "g.edges", "g.el"} {
-		data := []byte(snap)
-		if strings.HasSuffix(name, ".gz") {
-			data = gzipBytes(t, data)
-		}
-		path := writeFile(t, name, data)
-		ef, err := ReadEdges(path, "")
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !slices.Equal(ef.Edges, want) || !ef.Directed || ef.Vertices != math.MaxInt64 {
-			t.Errorf("%s: %v, directed %v, vertices %d; want %v, true, MaxInt64", name, ef.Edges, ef.Directed, ef.Vertices, want)
-		}
-		for size := 1; size <= 6; size++ {
-			if got := readAllRanks(t, path, "", size); !slices.Equal(got, want) {
-				t.Errorf("%s, %d ranks: %v, want %v", name, size, got, want)
-			}
-		}
-	}
-
 	mtx := "%%MatrixMarket matrix coordinate pattern symmetric\n% comment\n%\n\n 3 3 4 \n2 1\n3 3\n% between\n3 1\n1 2\n"
-	wantM := []Edge{{1, 0}, {0, 1}, {2, 2}, {2, 0}, {0, 2}, {0, 1}, {1, 0}}
-	for _, name := range []string{"g.mtx", "g.mtx.gz"} {
-		data := []byte(mtx)
-		if strings.HasSuffix(name, ".gz") {
-			data = gzipBytes(t, data)
-		}
-		path := writeFile(t, name, data)
-		ef, err := ReadEdges(path, "")
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if !slices.Equal(ef.Edges, wantM) || ef.Directed || ef.Vertices != 3 {
-			t.Errorf("%s: %v, directed %v, vertices %d; want %v, false, 3", name, ef.Edges, ef.Directed, ef.Vertices, wantM)
-		}
-		for size := 1; size <= 6; size++ {
-			if got := readAllRanks(t, path, "", size); !slices.Equal(got, wantM) {
-				t.Errorf("%s, %d ranks: %v, want %v", name, size, got, wantM)
+	for _, c := range []struct {
+		data     string
+		names    []string
+		want     []Edge
+		directed bool
+		vertices int64
+	}{
+		{snap, []string{"g.txt", "g.txt.gz", "g.edges", "g.el"}, []Edge{{0, 0}, {0, math.MaxInt64}, {5, 3}, {3, 5}, {4000000000000, 0}}, true, math.MaxInt64},
+		{mtx, []string{"g.mtx", "g.mtx.gz"}, []Edge{{1, 0}, {0, 1}, {2, 2}, {2, 0}, {0, 2}, {0, 1}, {1, 0}}, false, 3},
+	} {
+		for _, name := range c.names {
+			data := []byte(c.data)
+			if strings.HasSuffix(name, ".gz") {
+				data = gzipBytes(t, data)
+			}
+			path := writeFile(t, name, data)
+			ef, err := ReadEdges(path, "")
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if !slices.Equal(ef.Edges, c.want) || ef.Directed != c.directed || ef.Vertices != c.vertices {
+				t.Errorf("%s: %v, directed %v, vertices %d; want %v, %v, %d", name, ef.Edges, ef.Directed, ef.Vertices, c.want, c.directed, c.vertices)
+			}
+			for size := 1; size <= 6; size++ {
+				if got := readAllRanks(t, path, "", size); !slices.Equal(got, c.want) {
+					t.Errorf("%s, %d ranks: %v, want %v", name, size, got, c.want)
+				}
 			}
 		}
 	}
@@ -735,10 +707,7 @@ func checkRelabel(t *testing.T, what string, ids []int64, dense [][]Edge, origin
 		}
 		return
 	}
-	part, err := partition.NewBlock1D(int64(len(ids)), p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	part := block1D(t, int64(len(ids)), p)
 	for r := range p {
 		if len(original[r]) != part.Count(r) {
 			t.Fatalf("%s: rank %d holds %d original ids, owns %d vertices", what, r, len(original[r]), part.Count(r))

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // edgeSet is the set of edges without self-loops, both directions when
@@ -25,22 +27,13 @@ func edgeSet(es []Edge, undirected bool) map[Edge]bool {
 }
 
 // bfsLevels is a plain serial BFS over the undirected view of es.
-func bfsLevels(es []Edge, root int64) map[int64]int {
+func bfsLevels(es []Edge, root int64) map[int64]int32 {
 	adj := map[int64][]int64{}
 	for _, e := range es {
 		adj[e.U] = append(adj[e.U], e.V)
 		adj[e.V] = append(adj[e.V], e.U)
 	}
-	level := map[int64]int{root: 0}
-	for queue := []int64{root}; len(queue) > 0; queue = queue[1:] {
-		for _, v := range adj[queue[0]] {
-			if _, ok := level[v]; !ok {
-				level[v] = level[queue[0]] + 1
-				queue = append(queue, v)
-			}
-		}
-	}
-	return level
+	return testgraph.Levels(adj, root)
 }
 
 // TestGapbsSerialized reads the .sg and .wsg files gapbs's converter made

@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 )
@@ -32,21 +33,11 @@ const (
 
 var placementNames = [...]string{PlaceLSHS: "lshs", PlaceRoundRobin: "round-robin"}
 
-func (p Placement) String() string {
-	if int(p) >= 0 && int(p) < len(placementNames) {
-		return placementNames[p]
-	}
-	return fmt.Sprintf("placement(%d)", int(p))
-}
+func (p Placement) String() string { return enum.Name(placementNames[:], "placement", p) }
 
 // ParsePlacement turns a flag value into a Placement.
 func ParsePlacement(s string) (Placement, error) {
-	for i, n := range placementNames {
-		if n == s {
-			return Placement(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown placement %q (want lshs or round-robin)", s)
+	return enum.Parse[Placement](placementNames[:], "placement", "lshs or round-robin", s)
 }
 
 // runBlocks is RunRank with cfg.BlocksPerRank blocks per rank: it places the

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // serialDirectedBFS is the oracle of a directed search: a queue BFS along
@@ -23,16 +24,7 @@ func serialDirectedBFS(t *testing.T, path string, root int64) map[int64]int32 {
 	for _, e := range ef.Edges {
 		out[e.U] = append(out[e.U], e.V)
 	}
-	level := map[int64]int32{root: 0}
-	for queue := []int64{root}; len(queue) > 0; queue = queue[1:] {
-		for _, v := range out[queue[0]] {
-			if _, ok := level[v]; !ok {
-				level[v] = level[queue[0]] + 1
-				queue = append(queue, v)
-			}
-		}
-	}
-	return level
+	return testgraph.Levels(out, root)
 }
 
 // TestFileBFSDirected checks the directed search on the Slashdot graph

@@ -126,27 +126,27 @@ func TestLSHSSkewedKronecker(t *testing.T) {
 	}
 }
 
-// memoryBound is the least max/mean memory imbalance any placement of pb's
-// blocks can have, counting the blocks alone: max(largest, mean) / mean.
-func memoryBound(pb partition.PlacementProblem) float64 {
+// imbalanceBound is the least max/mean imbalance of the quantity of
+// pb's blocks that size gives that any placement can have, counting the
+// blocks alone: max(largest, mean) / mean.
+func imbalanceBound(pb partition.PlacementProblem, size func(partition.PlacementBlock) int64) float64 {
 	var sum, top int64
 	for _, b := range pb.Blocks {
-		sum += b.Memory
-		top = max(top, b.Memory)
+		sum += size(b)
+		top = max(top, size(b))
 	}
 	mean := float64(sum) / float64(pb.Ranks)
 	return max(float64(top), mean) / mean
 }
 
-// edgeBound is memoryBound for the edges.
+// memoryBound is imbalanceBound for the memory.
+func memoryBound(pb partition.PlacementProblem) float64 {
+	return imbalanceBound(pb, func(b partition.PlacementBlock) int64 { return b.Memory })
+}
+
+// edgeBound is imbalanceBound for the edges.
 func edgeBound(pb partition.PlacementProblem) float64 {
-	var sum, top int64
-	for _, b := range pb.Blocks {
-		sum += b.Edges
-		top = max(top, b.Edges)
-	}
-	mean := float64(sum) / float64(pb.Ranks)
-	return max(float64(top), mean) / mean
+	return imbalanceBound(pb, func(b partition.PlacementBlock) int64 { return b.Edges })
 }
 
 // TestLSHSReport prints the LSHS vs round-robin tables of BENCHMARKS.md when

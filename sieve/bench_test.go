@@ -8,10 +8,10 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -19,23 +19,12 @@ import (
 // on p in-process ranks and returns the partition and every rank's CSR.
 func kroneckerCSRs(b *testing.B, scale, p int) (partition.Block1D, []*graph.CSR) {
 	b.Helper()
-	params := kronecker.DefaultParams(scale)
-	part, err := partition.NewBlock1D(params.NumVertices(), p)
-	if err != nil {
-		b.Fatal(err)
-	}
 	csrs := make([]*graph.CSR, p)
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		first, count := params.RankRange(c.Rank(), p)
-		edges := make([]graph.Edge, count)
-		params.GenerateParallel(first, edges, 1)
-		g, err := graph.BuildUndirected(ctx, c, part, edges, 1)
-		csrs[c.Rank()] = g
-		return err
+	var part partition.Block1D
+	csrtest.OnKronecker(b, kronecker.DefaultParams(scale), p, 1, func(_ context.Context, c comm.Comm, g *graph.CSR, pt partition.Block1D) error {
+		csrs[c.Rank()], part = g, pt
+		return nil
 	})
-	if err != nil {
-		b.Fatal(err)
-	}
 	return part, csrs
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -22,17 +23,10 @@ const (
 	Full
 )
 
-func (k Kind) String() string {
-	switch k {
-	case Mixed:
-		return "mixed"
-	case Empty:
-		return "empty"
-	case Full:
-		return "full"
-	}
-	return fmt.Sprintf("kind(%d)", uint8(k))
-}
+// kindNames are the Kinds' names (enum.Name).
+var kindNames = [...]string{Mixed: "mixed", Empty: "empty", Full: "full"}
+
+func (k Kind) String() string { return enum.Name(kindNames[:], "kind", k) }
 
 // Directory is one rank's column of the cross directory (paper 004 eq. 5,
 // Fig. 4): for every peer i, itself included, V(i, rank), the bitmap over

@@ -14,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -29,10 +30,10 @@ func TestDirectoryMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 1))
 	var kinds [3]int
 	for gi := range testgraph.Shapes * graphsPerShape {
-		g := randomTestGraph(rng, gi)
+		g := csrtest.Random(rng, gi)
 		for p := 1; p <= 8; p++ {
-			t.Run(fmt.Sprintf("%s%d/n=%d/p=%d", g.name, gi, g.n, p), func(t *testing.T) {
-				part, csrs := buildCSRs(t, g, p)
+			t.Run(fmt.Sprintf("%s%d/n=%d/p=%d", g.Name, gi, g.N, p), func(t *testing.T) {
+				part, csrs := csrtest.Build(t, g, p, 2)
 				owners := neighbourOwners(g, part)
 				exchanged := buildExchangedAll(t, part, csrs, 1+gi%3)
 				for j := range p {
@@ -71,9 +72,9 @@ func TestDirectoryMatchesDefinition(t *testing.T) {
 // TestBuildExchangedCols64 runs the paper's construction on 64-bit columns.
 func TestBuildExchangedCols64(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 2))
-	g := randomTestGraph(rng, testgraph.ShapeRandom)
+	g := csrtest.Random(rng, testgraph.ShapeRandom)
 	for p := 1; p <= 5; p++ {
-		part, csrs := buildCSRs(t, g, p)
+		part, csrs := csrtest.Build(t, g, p, 2)
 		wides := make([]*graph.CSR, p)
 		for r, c := range csrs {
 			wides[r] = wide(c)
@@ -93,17 +94,10 @@ func TestBuildExchangedCols64(t *testing.T) {
 func TestSieveLemmaV1(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 3))
 	for gi := range testgraph.Shapes * graphsPerShape {
-		g := randomTestGraph(rng, gi)
+		g := csrtest.Random(rng, gi)
 		for p := 1; p <= 8; p++ {
-			part, csrs := buildCSRs(t, g, p)
-			dirs := make([]*Directory, p)
-			for j := range p {
-				d, err := Build(csrs[j], part, j, 2)
-				if err != nil {
-					t.Fatal(err)
-				}
-				dirs[j] = d
-			}
+			part, csrs := csrtest.Build(t, g, p, 2)
+			dirs := buildAll(t, part, csrs, 2)
 			for _, density := range []float64{0, 0.02, 0.3, 1} {
 				// f is the global frontier; each rank's part may carry
 				// garbage in the bits beyond its vertices.
@@ -124,11 +118,11 @@ func TestSieveLemmaV1(t *testing.T) {
 						col := dirs[j].Column(i)
 						for k := range sj {
 							if want := fj[k] & col[k]; sj[k] != want {
-								t.Fatalf("%s n=%d p=%d: sieve of rank %d for %d, word %d = %#x, want %#x", g.name, g.n, p, j, i, k, sj[k], want)
+								t.Fatalf("%s n=%d p=%d: sieve of rank %d for %d, word %d = %#x, want %#x", g.Name, g.N, p, j, i, k, sj[k], want)
 							}
 						}
 						if w := len(sj); w > 0 && sj[w-1]&^tailMask(part.Count(j)) != 0 {
-							t.Fatalf("%s n=%d p=%d: sieve of rank %d for %d keeps padding bits", g.name, g.n, p, j, i)
+							t.Fatalf("%s n=%d p=%d: sieve of rank %d for %d keeps padding bits", g.Name, g.N, p, j, i)
 						}
 						copy(sieved[w0:], sj)
 					}
@@ -165,13 +159,13 @@ func checkSameFrontierNeighbours(t *testing.T, g *graph.CSR, f, s frontier.Bitma
 // it is handed: nil, too short, long with garbage, or the frontier itself.
 func TestSieveDestinations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	g := testGraph{name: "mixed", n: 1000}
+	g := csrtest.Graph{Name: "mixed", N: 1000}
 	for e := 0; e < 300; e++ {
-		g.edges = append(g.edges, graph.Edge{U: rng.Int64N(g.n), V: rng.Int64N(g.n)})
+		g.Edges = append(g.Edges, graph.Edge{U: rng.Int64N(g.N), V: rng.Int64N(g.N)})
 	}
-	g.edges = append(g.edges, graph.Edge{U: 0, V: 999}) // vertex 0 reaches the last rank
+	g.Edges = append(g.Edges, graph.Edge{U: 0, V: 999}) // vertex 0 reaches the last rank
 	const p = 3
-	part, csrs := buildCSRs(t, g, p)
+	part, csrs := csrtest.Build(t, g, p, 2)
 	for j := range p {
 		d, err := Build(csrs[j], part, j, 1)
 		if err != nil {
@@ -206,8 +200,8 @@ func TestSieveDestinations(t *testing.T) {
 // race detector checks that Sieve does not write shared state).
 func TestSieveConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 5))
-	g := randomTestGraph(rng, testgraph.ShapeSparse)
-	part, csrs := buildCSRs(t, g, 2)
+	g := csrtest.Random(rng, testgraph.ShapeSparse)
+	part, csrs := csrtest.Build(t, g, 2, 2)
 	d, err := Build(csrs[0], part, 0, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +228,7 @@ func TestSieveConcurrent(t *testing.T) {
 }
 
 func TestSievePanicsOnWrongLength(t *testing.T) {
-	part, csrs := buildCSRs(t, testGraph{n: 200, edges: []graph.Edge{{U: 1, V: 150}}}, 2)
+	part, csrs := csrtest.Build(t, csrtest.Graph{N: 200, Edges: []graph.Edge{{U: 1, V: 150}}}, 2, 2)
 	d, err := Build(csrs[0], part, 0, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -254,11 +248,11 @@ func TestEmptyAndFullShareStorage(t *testing.T) {
 	// isolated. On rank 0, V(0,0), V(4,0) are empty and V(1..3,0) mixed
 	// (only vertex 0 has a neighbour). On ranks 1..3, V(0,j) is full.
 	const p, block = 5, 64
-	g := testGraph{name: "star", n: p * block}
+	g := csrtest.Graph{Name: "star", N: p * block}
 	for v := int64(block); v < 4*block; v++ {
-		g.edges = append(g.edges, graph.Edge{U: 0, V: v})
+		g.Edges = append(g.Edges, graph.Edge{U: 0, V: v})
 	}
-	part, csrs := buildCSRs(t, g, p)
+	part, csrs := csrtest.Build(t, g, p, 2)
 	owners := neighbourOwners(g, part)
 	for j := range p {
 		d, err := Build(csrs[j], part, j, 1)
@@ -359,7 +353,7 @@ func TestBuildRejectsBadInput(t *testing.T) {
 // others instead of hanging them, and that a mismatched job size and a
 // cancelled context are reported.
 func TestBuildExchangedFailures(t *testing.T) {
-	part, csrs := buildCSRs(t, testGraph{n: 300, edges: []graph.Edge{{U: 1, V: 250}, {U: 70, V: 140}}}, 3)
+	part, csrs := csrtest.Build(t, csrtest.Graph{N: 300, Edges: []graph.Edge{{U: 1, V: 250}, {U: 70, V: 140}}}, 3, 2)
 	errs := make([]error, 3)
 	_ = inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
 		g := csrs[c.Rank()]

@@ -10,44 +10,22 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
-// testGraph is an undirected edge list over vertices [0, n).
-type testGraph struct {
-	name  string
-	n     int64
-	edges []graph.Edge
-}
-
-// randomTestGraph draws the graph of shape i (testgraph.Random).
-func randomTestGraph(rng *rand.Rand, i int) testGraph {
-	var g testGraph
-	g.name, g.n = testgraph.Random(rng, i, func(u, v int64) { g.edges = append(g.edges, graph.Edge{U: u, V: v}) })
-	return g
-}
-
-// buildCSRs runs kernel 1 on p in-process ranks, each given a different
-// slice of the tuples, and returns every rank's CSR.
-func buildCSRs(t testing.TB, g testGraph, p int) (partition.Block1D, []*graph.CSR) {
+// buildAll runs Build for every rank's CSR.
+func buildAll(t testing.TB, part partition.Block1D, csrs []*graph.CSR, threads int) []*Directory {
 	t.Helper()
-	part, err := partition.NewBlock1D(g.n, p)
-	if err != nil {
-		t.Fatal(err)
+	dirs := make([]*Directory, len(csrs))
+	for j, g := range csrs {
+		d, err := Build(g, part, j, threads)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs[j] = d
 	}
-	csrs := make([]*graph.CSR, p)
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		r := c.Rank()
-		lo, hi := len(g.edges)*r/p, len(g.edges)*(r+1)/p
-		csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.edges[lo:hi]), 2)
-		csrs[r] = csr
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return part, csrs
+	return dirs
 }
 
 // buildExchangedAll runs BuildExchanged on p in-process ranks.
@@ -78,12 +56,12 @@ func wide(g *graph.CSR) *graph.CSR {
 
 // neighbourOwners returns, per vertex, the set of ranks owning one of its
 // neighbours (self-loops are not adjacency), straight from the edge list.
-func neighbourOwners(g testGraph, part partition.Block1D) [][]bool {
-	owners := make([][]bool, g.n)
+func neighbourOwners(g csrtest.Graph, part partition.Block1D) [][]bool {
+	owners := make([][]bool, g.N)
 	for v := range owners {
 		owners[v] = make([]bool, part.P)
 	}
-	for _, e := range g.edges {
+	for _, e := range g.Edges {
 		if e.U != e.V {
 			owners[e.U][part.Owner(e.V)] = true
 			owners[e.V][part.Owner(e.U)] = true

@@ -9,13 +9,14 @@ import (
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
 // buildPackers builds every rank's Directory and Packer.
-func buildPackers(t *testing.T, g testGraph, p int) (partition.Block1D, []*Directory, []*Packer) {
+func buildPackers(t *testing.T, g csrtest.Graph, p int) (partition.Block1D, []*Directory, []*Packer) {
 	t.Helper()
-	part, csrs := buildCSRs(t, g, p)
+	part, csrs := csrtest.Build(t, g, p, 2)
 	dirs := make([]*Directory, p)
 	packers := make([]*Packer, p)
 	for j := range p {
@@ -59,7 +60,7 @@ func disjointFrontiers(rng *rand.Rand, part partition.Block1D, rank, levels int)
 func TestPackedEqualsSieve(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 1))
 	for gi := range testgraph.Shapes * graphsPerShape {
-		g := randomTestGraph(rng, gi)
+		g := csrtest.Random(rng, gi)
 		for p := 1; p <= 6; p++ {
 			part, dirs, packers := buildPackers(t, g, p)
 			for search := range 2 {
@@ -78,7 +79,7 @@ func TestPackedEqualsSieve(t *testing.T) {
 							live := packers[j].Live(i)
 							if packers[i].Expected(j) != frontier.WordsFor(int64(live)) {
 								t.Fatalf("%s p=%d: rank %d expects %d words from %d, which has %d live positions",
-									g.name, p, i, packers[i].Expected(j), j, live)
+									g.Name, p, i, packers[i].Expected(j), j, live)
 							}
 							packed = packers[j].Pack(packed, fs[j][l], i)
 							got = slices.Grow(got[:0], part.Words(j))[:part.Words(j)]
@@ -86,14 +87,14 @@ func TestPackedEqualsSieve(t *testing.T) {
 								got[k] = rng.Uint64() // Unpack must overwrite
 							}
 							if err := packers[i].Unpack(got, packed, j); err != nil {
-								t.Fatalf("%s p=%d search %d level %d %d→%d: %v", g.name, p, search, l, j, i, err)
+								t.Fatalf("%s p=%d search %d level %d %d→%d: %v", g.Name, p, search, l, j, i, err)
 							}
 							want := dirs[j].Sieve(nil, fs[j][l], i)
 							if !slices.Equal(got, want) {
-								t.Fatalf("%s p=%d search %d level %d %d→%d: unpacked %x, sieved %x", g.name, p, search, l, j, i, got, want)
+								t.Fatalf("%s p=%d search %d level %d %d→%d: unpacked %x, sieved %x", g.Name, p, search, l, j, i, got, want)
 							}
 							if sent := int(want.Count()); packers[j].Live(i) != live-sent {
-								t.Fatalf("%s p=%d: %d live positions after sending %d of %d", g.name, p, packers[j].Live(i), sent, live)
+								t.Fatalf("%s p=%d: %d live positions after sending %d of %d", g.Name, p, packers[j].Live(i), sent, live)
 							}
 						}
 					}
@@ -102,7 +103,7 @@ func TestPackedEqualsSieve(t *testing.T) {
 					packers[j].Reset()
 					for i := range p {
 						if i != j && int64(packers[j].Live(i)) != dirs[j].Ones(i) {
-							t.Fatalf("%s p=%d: after Reset %d live positions towards %d, directory has %d", g.name, p, packers[j].Live(i), i, dirs[j].Ones(i))
+							t.Fatalf("%s p=%d: after Reset %d live positions towards %d, directory has %d", g.Name, p, packers[j].Live(i), i, dirs[j].Ones(i))
 						}
 					}
 				}
@@ -114,9 +115,9 @@ func TestPackedEqualsSieve(t *testing.T) {
 // TestUnpackRejectsBadMessages checks the length and padding checks, and that
 // a rejected message leaves the live positions as they were.
 func TestUnpackRejectsBadMessages(t *testing.T) {
-	g := testGraph{name: "path", n: 300}
-	for v := int64(0); v+1 < g.n; v++ {
-		g.edges = append(g.edges, graph.Edge{U: v, V: (v*7 + 1) % g.n})
+	g := csrtest.Graph{Name: "path", N: 300}
+	for v := int64(0); v+1 < g.N; v++ {
+		g.Edges = append(g.Edges, graph.Edge{U: v, V: (v*7 + 1) % g.N})
 	}
 	part, _, packers := buildPackers(t, g, 2)
 	want := packers[0].Expected(1)
@@ -149,7 +150,7 @@ func TestUnpackRejectsBadMessages(t *testing.T) {
 
 // TestPackPanicsOnWrongLength mirrors Sieve's contract.
 func TestPackPanicsOnWrongLength(t *testing.T) {
-	g := testGraph{name: "pair", n: 200, edges: []graph.Edge{{U: 0, V: 199}}}
+	g := csrtest.Graph{Name: "pair", N: 200, Edges: []graph.Edge{{U: 0, V: 199}}}
 	_, _, packers := buildPackers(t, g, 2)
 	defer func() {
 		if recover() == nil {

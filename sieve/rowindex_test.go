@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -72,17 +73,10 @@ func TestRowIndexCountsEveryPosition(t *testing.T) {
 func TestBuildRowIsTheDirectoryTransposed(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 1))
 	for i := range 30 {
-		g := randomTestGraph(rng, i)
+		g := csrtest.Random(rng, i)
 		p := 1 + rng.IntN(6)
-		part, csrs := buildCSRs(t, g, p)
-		dirs := make([]*Directory, p)
-		for j := range p {
-			d, err := Build(csrs[j], part, j, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			dirs[j] = d
-		}
+		part, csrs := csrtest.Build(t, g, p, 2)
+		dirs := buildAll(t, part, csrs, 2)
 		for r := range p {
 			x, err := BuildRowIndex(csrs[r], part, r, 2)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -40,21 +41,11 @@ const (
 // exchangeNames are the flag values accepted by ParseExchange.
 var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve", ExchangePacked: "packed"}
 
-func (e Exchange) String() string {
-	if int(e) >= 0 && int(e) < len(exchangeNames) {
-		return exchangeNames[e]
-	}
-	return fmt.Sprintf("exchange(%d)", int(e))
-}
+func (e Exchange) String() string { return enum.Name(exchangeNames[:], "exchange", e) }
 
 // ParseExchange turns a flag value into an Exchange.
 func ParseExchange(s string) (Exchange, error) {
-	for i, n := range exchangeNames {
-		if n == s {
-			return Exchange(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown exchange %q (want allgather, sieve, packed or push)", s)
+	return enum.Parse[Exchange](exchangeNames[:], "exchange", "allgather, sieve, packed or push", s)
 }
 
 // Direction is the traversal direction of a level (Beamer et al.,
@@ -78,21 +69,11 @@ const (
 
 var directionNames = [...]string{DirectionAuto: "auto", DirectionTopDown: "top-down", DirectionBottomUp: "bottom-up"}
 
-func (d Direction) String() string {
-	if int(d) >= 0 && int(d) < len(directionNames) {
-		return directionNames[d]
-	}
-	return fmt.Sprintf("direction(%d)", int(d))
-}
+func (d Direction) String() string { return enum.Name(directionNames[:], "direction", d) }
 
 // ParseDirection turns a flag value into a Direction.
 func ParseDirection(s string) (Direction, error) {
-	for i, n := range directionNames {
-		if n == s {
-			return Direction(i), nil
-		}
-	}
-	return 0, fmt.Errorf("unknown direction %q (want auto, top-down or bottom-up)", s)
+	return enum.Parse[Direction](directionNames[:], "direction", "auto, top-down or bottom-up", s)
 }
 
 // Default switching parameters of DirectionAuto, as in Beamer et al. and the

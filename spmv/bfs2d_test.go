@@ -15,6 +15,7 @@ import (
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -32,25 +33,15 @@ type search2D struct {
 // and with the 1D validator on the 1D CSR of the same tuples (the 2D result
 // is in the 1D layout already): both must agree, and nedge from the blocks'
 // tuple degrees must equal the CSR's.
-func distributedBFS2D(t *testing.T, g testGraph, root int64, r, c, threads int, mode BFSConfig) search2D {
+func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads int, mode BFSConfig) search2D {
 	t.Helper()
-	grid, err := partition.NewGrid(g.n, r, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := grid.P()
-	out := search2D{parent: make([]int64, g.n), level: make([]int32, g.n)}
+	p := r * c
+	out := search2D{parent: make([]int64, g.N), level: make([]int32, g.N)}
 	verrs := make([]error, p)
 	nedges := make([]int64, p)
 	mode.Threads = threads
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
+	csrtest.OnGrid(t, g, r, c, threads, func(ctx context.Context, cm comm.Comm, blk *graph.Block2D, grid partition.Grid, mine []graph.Edge) error {
 		rank := cm.Rank()
-		lo, hi := len(g.edges)*rank/p, len(g.edges)*(rank+1)/p
-		mine := slices.Clone(g.edges[lo:hi])
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, mine, threads)
-		if err != nil {
-			return err
-		}
 		csr, err := graph.BuildUndirected(ctx, cm, grid.Part, mine, threads)
 		if err != nil {
 			return err
@@ -94,9 +85,6 @@ func distributedBFS2D(t *testing.T, g testGraph, root int64, r, c, threads int, 
 		verrs[rank] = verr2D
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for k := 1; k < p; k++ {
 		if nedges[k] != nedges[0] || (verrs[k] == nil) != (verrs[0] == nil) {
 			t.Fatalf("ranks disagree: nedge %v, validation %v", nedges, verrs)
@@ -113,30 +101,11 @@ var grids2D = [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 1}, {1, 3}, {3, 2}, {
 // every grid of grids2D: levels, parents and nedge equal the serial
 // reference (hence the 1D engine), and the 1D validator accepts them.
 func TestBFS2DMatchesSerialReference(t *testing.T) {
-	graphs := 160
-	if testing.Short() {
-		graphs = 32
-	}
-	rng := rand.New(rand.NewPCG(2, 2))
-	everyMode := allModes()
-	for i := range graphs {
-		g := randomTestGraph(rng, i)
-		root := rng.Int64N(g.n)
-		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
+	checkRandomSearches(t, 2, 160, 32, func(i int) int { return 7 * i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
 		shape := grids2D[i%len(grids2D)]
-		threads := 1 + rng.IntN(3)
-		modes := append(slices.Clone(searchModes), everyMode[(7*i)%len(everyMode)])
-		for _, mode := range modes {
-			got := distributedBFS2D(t, g, root, shape[0], shape[1], threads, mode)
-			if !slices.Equal(got.level, wantLevel) || !slices.Equal(got.parent, wantParent) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %dx%d, %v:\nlevels  %v\nwant    %v\nparents %v\nwant    %v",
-					i, g.name, g.n, root, shape[0], shape[1], mode, got.level, wantLevel, got.parent, wantParent)
-			}
-			if got.nedge != wantNEdge || got.verr != nil {
-				t.Fatalf("graph %d (%s) on %dx%d, %v: nedge %d (want %d), validation %v", i, g.name, shape[0], shape[1], mode, got.nedge, wantNEdge, got.verr)
-			}
-		}
-	}
+		got := distributedBFS2D(t, g, root, shape[0], shape[1], threads, mode)
+		return fmt.Sprintf("%dx%d", shape[0], shape[1]), searchResult{got.parent, got.level, got.nedge, got.verr}
+	})
 }
 
 // TestBFS2DEveryModeCodecAndDirection: every exchange × codec × direction on
@@ -144,22 +113,22 @@ func TestBFS2DMatchesSerialReference(t *testing.T) {
 // ranks, gives the serial reference's levels and parents, and validates.
 func TestBFS2DEveryModeCodecAndDirection(t *testing.T) {
 	params := kronecker.DefaultParams(9)
-	kron := testGraph{name: "kronecker", n: params.NumVertices(), edges: make([]graph.Edge, params.NumEdges())}
-	params.Generate(0, kron.edges)
-	path := randomTestGraph(rand.New(rand.NewPCG(5, 6)), testgraph.ShapePath)
+	kron := csrtest.Graph{Name: "kronecker", N: params.NumVertices(), Edges: make([]graph.Edge, params.NumEdges())}
+	params.Generate(0, kron.Edges)
+	path := csrtest.Random(rand.New(rand.NewPCG(5, 6)), testgraph.ShapePath)
 	shapes := [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 2}, {2, 5}, {4, 4}}
 	if testing.Short() {
 		shapes = [][2]int{{1, 2}, {3, 2}, {4, 4}}
 	}
-	for _, g := range []testGraph{kron, path} {
-		root := g.edges[0].U
+	for _, g := range []csrtest.Graph{kron, path} {
+		root := g.Edges[0].U
 		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
 		for _, shape := range shapes {
 			for _, mode := range allModes() {
 				got := distributedBFS2D(t, g, root, shape[0], shape[1], 2, mode)
 				if got.verr != nil || got.nedge != wantNEdge || !slices.Equal(got.level, wantLevel) || !slices.Equal(got.parent, wantParent) {
 					t.Fatalf("%s on %dx%d, %v: nedge %d (want %d), levels equal %v, parents equal %v, validation %v",
-						g.name, shape[0], shape[1], mode, got.nedge, wantNEdge, slices.Equal(got.level, wantLevel),
+						g.Name, shape[0], shape[1], mode, got.nedge, wantNEdge, slices.Equal(got.level, wantLevel),
 						slices.Equal(got.parent, wantParent), got.verr)
 				}
 			}
@@ -172,13 +141,13 @@ func TestBFS2DEveryModeCodecAndDirection(t *testing.T) {
 // engine, and sends fewer messages per rank.
 func TestBFS2DSameStepsAs1D(t *testing.T) {
 	params := kronecker.DefaultParams(11)
-	kron := testGraph{name: "kronecker", n: params.NumVertices(), edges: make([]graph.Edge, params.NumEdges())}
-	params.Generate(0, kron.edges)
-	root := kron.edges[3].U
+	kron := csrtest.Graph{Name: "kronecker", N: params.NumVertices(), Edges: make([]graph.Edge, params.NumEdges())}
+	params.Generate(0, kron.Edges)
+	root := kron.Edges[3].U
 	for _, mode := range []BFSConfig{{Exchange: ExchangeAllgather, Codec: "raw"}, {Exchange: ExchangeSieve, Codec: "wah", Direction: DirectionBottomUp},
 		{Exchange: ExchangePacked, Codec: "auto"}} {
 		var steps1D []LevelStats
-		onRanks(t, kron, 16, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+		csrtest.OnRanks(t, kron, 16, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 			m := mode
 			m.Threads = 1
 			b, err := NewBFS(c, csr, part, m)
@@ -215,13 +184,13 @@ func TestBFS2DSameStepsAs1D(t *testing.T) {
 }
 
 func TestBFS2DRejects(t *testing.T) {
-	g := testGraph{name: "pair", n: 2, edges: []graph.Edge{{U: 0, V: 1}}}
-	grid, err := partition.NewGrid(g.n, 2, 1)
+	g := csrtest.Graph{Name: "pair", N: 2, Edges: []graph.Edge{{U: 0, V: 1}}}
+	grid, err := partition.NewGrid(g.N, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	err = inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
-		blk, err := graph.BuildUndirected2D(ctx, c, grid, g.edges[:c.Rank()], 1)
+		blk, err := graph.BuildUndirected2D(ctx, c, grid, g.Edges[:c.Rank()], 1)
 		if err != nil {
 			return err
 		}

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -21,21 +21,10 @@ import (
 func BenchmarkBFS(b *testing.B) {
 	params := kronecker.DefaultParams(18)
 	const ranks = 2
-	part, err := partition.NewBlock1D(params.NumVertices(), ranks)
-	if err != nil {
-		b.Fatal(err)
-	}
 	for _, mode := range searchModes {
 		mode.Threads = 1
 		b.Run(mode.String(), func(b *testing.B) {
-			err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
-				first, count := params.RankRange(c.Rank(), ranks)
-				edges := make([]graph.Edge, count)
-				params.GenerateParallel(first, edges, 1)
-				g, err := graph.BuildUndirected(ctx, c, part, edges, 1)
-				if err != nil {
-					return err
-				}
+			csrtest.OnKronecker(b, params, ranks, 1, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
 				bfs, err := NewBFS(c, g, part, mode)
 				if err != nil {
 					return err
@@ -70,9 +59,6 @@ func BenchmarkBFS(b *testing.B) {
 				}
 				return nil
 			})
-			if err != nil {
-				b.Fatal(err)
-			}
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -18,32 +19,54 @@ import (
 // 1..8 ranks, both exchanges: levels, parents and nedge equal the serial
 // reference, and every result validates.
 func TestBFSMatchesSerialReference(t *testing.T) {
-	graphs := 240
-	if testing.Short() {
-		graphs = 40
-	}
-	rng := rand.New(rand.NewPCG(1, 2))
-	everyMode := allModes()
-	for i := 0; i < graphs; i++ {
-		g := randomTestGraph(rng, i)
-		root := rng.Int64N(g.n)
-		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
+	checkRandomSearches(t, 1, 240, 40, func(i int) int { return i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
 		p := 1 + i%8
+		parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, mode)
+		return fmt.Sprintf("%d ranks", p), searchResult{parent, level, nedge, verr}
+	})
+}
+
+// searchResult is a distributed search's gathered global result and its
+// validator's verdict.
+type searchResult struct {
+	parent []int64
+	level  []int32
+	nedge  int64
+	verr   error
+}
+
+// checkRandomSearches is the property test of the 1D and 2D engines:
+// graphs random graphs of every nasty shape (short under -short) drawn
+// from seed, each searched from a random root by search (graph i's layout,
+// a random thread count 1..3) in every mode of searchModes and
+// allModes()[extraMode(i)], must give the serial reference's levels,
+// parents and nedge, and validate.
+func checkRandomSearches(t *testing.T, seed uint64, graphs, short int, extraMode func(i int) int, search func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (where string, got searchResult)) {
+	t.Helper()
+	if testing.Short() {
+		graphs = short
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	everyMode := allModes()
+	for i := range graphs {
+		g := csrtest.Random(rng, i)
+		root := rng.Int64N(g.N)
+		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
 		threads := 1 + rng.IntN(3)
-		modes := append(slices.Clone(searchModes), everyMode[i%len(everyMode)])
-		for _, ex := range modes {
-			parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, ex)
-			if !slices.Equal(level, wantLevel) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %d ranks, %v: levels\n got %v\nwant %v", i, g.name, g.n, root, p, ex, level, wantLevel)
+		modes := append(slices.Clone(searchModes), everyMode[extraMode(i)%len(everyMode)])
+		for _, mode := range modes {
+			where, got := search(i, g, root, threads, mode)
+			if !slices.Equal(got.level, wantLevel) {
+				t.Fatalf("graph %d (%s, n=%d, root %d) on %s, %v: levels\n got %v\nwant %v", i, g.Name, g.N, root, where, mode, got.level, wantLevel)
 			}
-			if !slices.Equal(parent, wantParent) {
-				t.Fatalf("graph %d (%s, n=%d, root %d) on %d ranks, %v: parents\n got %v\nwant %v", i, g.name, g.n, root, p, ex, parent, wantParent)
+			if !slices.Equal(got.parent, wantParent) {
+				t.Fatalf("graph %d (%s, n=%d, root %d) on %s, %v: parents\n got %v\nwant %v", i, g.Name, g.N, root, where, mode, got.parent, wantParent)
 			}
-			if nedge != wantNEdge {
-				t.Fatalf("graph %d (%s) on %d ranks, %v: nedge %d, want %d", i, g.name, p, ex, nedge, wantNEdge)
+			if got.nedge != wantNEdge {
+				t.Fatalf("graph %d (%s) on %s, %v: nedge %d, want %d", i, g.Name, where, mode, got.nedge, wantNEdge)
 			}
-			if verr != nil {
-				t.Fatalf("graph %d (%s) on %d ranks, %v: valid result rejected: %v", i, g.name, p, ex, verr)
+			if got.verr != nil {
+				t.Fatalf("graph %d (%s) on %s, %v: valid result rejected: %v", i, g.Name, where, mode, got.verr)
 			}
 		}
 	}
@@ -53,13 +76,13 @@ func TestBFSMatchesSerialReference(t *testing.T) {
 // and thread count gives bit-identical results.
 func TestBFSRankAndThreadInvariance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
-	g := testGraph{name: "random", n: 3000}
+	g := csrtest.Graph{Name: "random", N: 3000}
 	for e := 0; e < 20000; e++ {
 		// skewed endpoints so that some rows are long
-		u := rng.Int64N(1 + rng.Int64N(g.n))
-		g.edges = append(g.edges, graphEdge(u, rng.Int64N(g.n)))
+		u := rng.Int64N(1 + rng.Int64N(g.N))
+		g.Edges = append(g.Edges, graphEdge(u, rng.Int64N(g.N)))
 	}
-	root := g.edges[0].U
+	root := g.Edges[0].U
 	wantParent, wantLevel, _, err := distributedBFS(t, g, root, 1, 1, searchModes[1])
 	if err != nil {
 		t.Fatal(err)
@@ -101,9 +124,9 @@ func TestParseExchange(t *testing.T) {
 }
 
 func TestBFSRejectsBadRoot(t *testing.T) {
-	g := testGraph{name: "pair", n: 2, edges: []graph.Edge{{U: 0, V: 1}}}
+	g := csrtest.Graph{Name: "pair", N: 2, Edges: []graph.Edge{{U: 0, V: 1}}}
 	for _, root := range []int64{-1, 2, 1 << 40} {
-		onRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+		csrtest.OnRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 			b, err := NewBFS(c, csr, part, BFSConfig{Threads: 1})
 			if err != nil {
 				return err
@@ -123,23 +146,23 @@ func graphEdge(u, v int64) graph.Edge { return graph.Edge{U: u, V: v} }
 // Kronecker graph and a path, for 1..16 ranks.
 func TestEveryModeCodecAndDirection(t *testing.T) {
 	params := kronecker.DefaultParams(9)
-	kron := testGraph{name: "kronecker", n: params.NumVertices(), edges: make([]graph.Edge, params.NumEdges())}
-	params.Generate(0, kron.edges)
+	kron := csrtest.Graph{Name: "kronecker", N: params.NumVertices(), Edges: make([]graph.Edge, params.NumEdges())}
+	params.Generate(0, kron.Edges)
 	rng := rand.New(rand.NewPCG(5, 6))
-	path := randomTestGraph(rng, testgraph.ShapePath)
+	path := csrtest.Random(rng, testgraph.ShapePath)
 	ranks := []int{1, 2, 3, 5, 8, 16}
 	if testing.Short() {
 		ranks = []int{1, 3, 16}
 	}
-	for _, g := range []testGraph{kron, path} {
-		root := g.edges[0].U
+	for _, g := range []csrtest.Graph{kron, path} {
+		root := g.Edges[0].U
 		wantParent, wantLevel, wantNEdge := serialBFS(g, root)
 		for _, p := range ranks {
 			for _, mode := range allModes() {
 				parent, level, nedge, verr := distributedBFS(t, g, root, p, 2, mode)
 				if verr != nil || nedge != wantNEdge || !slices.Equal(level, wantLevel) || !slices.Equal(parent, wantParent) {
 					t.Fatalf("%s on %d ranks, %v: nedge %d (want %d), levels equal %v, parents equal %v, validation %v",
-						g.name, p, mode, nedge, wantNEdge, slices.Equal(level, wantLevel), slices.Equal(parent, wantParent), verr)
+						g.Name, p, mode, nedge, wantNEdge, slices.Equal(level, wantLevel), slices.Equal(parent, wantParent), verr)
 				}
 			}
 		}

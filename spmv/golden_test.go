@@ -14,11 +14,12 @@ import (
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 )
 
 // goldenGraph reads a golden graph and relabels its ids densely in id order,
 // as the serial oracle would: the BFS engine's input.
-func goldenGraph(t *testing.T, name string) (g testGraph, dense map[int64]int64, ef *graph.EdgeFile) {
+func goldenGraph(t *testing.T, name string) (g csrtest.Graph, dense map[int64]int64, ef *graph.EdgeFile) {
 	t.Helper()
 	ef, err := graph.ReadEdges(testgraph.GoldenFile(name), "")
 	if err != nil {
@@ -34,9 +35,9 @@ func goldenGraph(t *testing.T, name string) (g testGraph, dense map[int64]int64,
 	for i, id := range ids {
 		dense[id] = int64(i)
 	}
-	g = testGraph{name: name, n: int64(len(ids))}
+	g = csrtest.Graph{Name: name, N: int64(len(ids))}
 	for _, e := range ef.Edges {
-		g.edges = append(g.edges, graph.Edge{U: dense[e.U], V: dense[e.V]})
+		g.Edges = append(g.Edges, graph.Edge{U: dense[e.U], V: dense[e.V]})
 	}
 	return g, dense, ef
 }
@@ -63,8 +64,8 @@ func TestGoldenGraphsBFSLevels(t *testing.T) {
 			t.Fatal(err)
 		}
 		g, dense, _ := goldenGraph(t, name)
-		if g.n != ref.Vertices {
-			t.Fatalf("%s: %d vertices, reference %d", name, g.n, ref.Vertices)
+		if g.N != ref.Vertices {
+			t.Fatalf("%s: %d vertices, reference %d", name, g.N, ref.Vertices)
 		}
 		root := dense[fileID(name, ref.Source)]
 		for _, p := range []int{1, 3, 4} {

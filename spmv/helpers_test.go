@@ -2,45 +2,29 @@ package spmv
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/internal/testgraph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
-
-// testGraph is an undirected edge list over vertices [0, n).
-type testGraph struct {
-	name  string
-	n     int64
-	edges []graph.Edge
-}
-
-// randomTestGraph draws the graph of shape i (testgraph.Random).
-func randomTestGraph(rng *rand.Rand, i int) testGraph {
-	var g testGraph
-	g.name, g.n = testgraph.Random(rng, i, func(u, v int64) { g.edges = append(g.edges, graph.Edge{U: u, V: v}) })
-	return g
-}
 
 // serialBFS is the obviously-correct reference: a queue-based BFS over
 // adjacency sets, with each vertex's parent the largest neighbour one level up
 // (the (select, max) rule), and nedge counted from the tuples.
-func serialBFS(g testGraph, root int64) (parent []int64, level []int32, nedge int64) {
-	adj := make([][]int64, g.n)
-	for _, e := range g.edges {
+func serialBFS(g csrtest.Graph, root int64) (parent []int64, level []int32, nedge int64) {
+	adj := make([][]int64, g.N)
+	for _, e := range g.Edges {
 		if e.U != e.V {
 			adj[e.U] = append(adj[e.U], e.V)
 			adj[e.V] = append(adj[e.V], e.U)
 		}
 	}
-	level = make([]int32, g.n)
-	parent = make([]int64, g.n)
+	level = make([]int32, g.N)
+	parent = make([]int64, g.N)
 	for i := range level {
 		level[i], parent[i] = -1, -1
 	}
@@ -56,7 +40,7 @@ func serialBFS(g testGraph, root int64) (parent []int64, level []int32, nedge in
 			}
 		}
 	}
-	for v := int64(0); v < g.n; v++ {
+	for v := int64(0); v < g.N; v++ {
 		if v == root || level[v] < 0 {
 			continue
 		}
@@ -66,7 +50,7 @@ func serialBFS(g testGraph, root int64) (parent []int64, level []int32, nedge in
 			}
 		}
 	}
-	for _, e := range g.edges {
+	for _, e := range g.Edges {
 		if e.U != e.V && level[e.U] >= 0 {
 			nedge++
 		}
@@ -74,38 +58,16 @@ func serialBFS(g testGraph, root int64) (parent []int64, level []int32, nedge in
 	return parent, level, nedge
 }
 
-// onRanks builds the graph on p in-process ranks and calls fn on each.
-func onRanks(t *testing.T, g testGraph, p, threads int, fn func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error) {
-	t.Helper()
-	part, err := partition.NewBlock1D(g.n, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		// Each rank gets a different contiguous slice of the tuples.
-		r := c.Rank()
-		lo, hi := len(g.edges)*r/p, len(g.edges)*(r+1)/p
-		csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.edges[lo:hi]), threads)
-		if err != nil {
-			return err
-		}
-		return fn(ctx, c, csr, part)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // distributedBFS runs one search on p ranks and returns the gathered global
 // parent and level arrays, the search's nedge and the validator's verdict.
-func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode BFSConfig) (parent []int64, level []int32, nedge int64, verr error) {
+func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, mode BFSConfig) (parent []int64, level []int32, nedge int64, verr error) {
 	t.Helper()
-	parent = make([]int64, g.n)
-	level = make([]int32, g.n)
+	parent = make([]int64, g.N)
+	level = make([]int32, g.N)
 	verrs := make([]error, p)
 	nedges := make([]int64, p)
 	mode.Threads = threads
-	onRanks(t, g, p, threads, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+	csrtest.OnRanks(t, g, p, threads, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 		b, err := NewBFS(c, csr, part, mode)
 		if err != nil {
 			return err
@@ -137,17 +99,17 @@ func distributedBFS(t *testing.T, g testGraph, root int64, p, threads int, mode 
 
 // validateGlobal distributes global parent/level arrays over p ranks and
 // validates them; all ranks must agree.
-func validateGlobal(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64) error {
+func validateGlobal(t *testing.T, g csrtest.Graph, p int, root int64, parent []int64, level []int32, claimed int64) error {
 	t.Helper()
 	return validateGlobalWith(t, g, p, root, parent, level, claimed, ValidatorConfig{})
 }
 
 // validateGlobalWith is validateGlobal with a validator configured by cfg
 // (its Threads is set per rank: 1 + rank mod 3).
-func validateGlobalWith(t *testing.T, g testGraph, p int, root int64, parent []int64, level []int32, claimed int64, cfg ValidatorConfig) error {
+func validateGlobalWith(t *testing.T, g csrtest.Graph, p int, root int64, parent []int64, level []int32, claimed int64, cfg ValidatorConfig) error {
 	t.Helper()
 	errs := make([]error, p)
-	onRanks(t, g, p, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+	csrtest.OnRanks(t, g, p, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 		lo, hi := csr.FirstGlobal, csr.FirstGlobal+int64(csr.NumLocal)
 		var lv []int32
 		if level != nil {
@@ -211,21 +173,12 @@ func allModes() []BFSConfig {
 // validateGlobal2D distributes global parent/level arrays over an r×c grid
 // and validates them with the 2D validator on the blocks (threads 1 + rank
 // mod 3); all ranks must agree.
-func validateGlobal2D(t *testing.T, g testGraph, r, c int, root int64, parent []int64, level []int32, claimed int64, cfg Validator2DConfig) error {
+func validateGlobal2D(t *testing.T, g csrtest.Graph, r, c int, root int64, parent []int64, level []int32, claimed int64, cfg Validator2DConfig) error {
 	t.Helper()
-	grid, err := partition.NewGrid(g.n, r, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := grid.P()
+	p := r * c
 	errs := make([]error, p)
-	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
+	csrtest.OnGrid(t, g, r, c, 2, func(ctx context.Context, cm comm.Comm, blk *graph.Block2D, _ partition.Grid, _ []graph.Edge) error {
 		rank := cm.Rank()
-		lo, hi := len(g.edges)*rank/p, len(g.edges)*(rank+1)/p
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.edges[lo:hi]), 2)
-		if err != nil {
-			return err
-		}
 		first := blk.OwnedFirst
 		var lv []int32
 		if level != nil {
@@ -240,9 +193,6 @@ func validateGlobal2D(t *testing.T, g testGraph, r, c int, root int64, parent []
 		_, errs[rank] = v.Validate(ctx, root, slices.Clone(parent[first:first+int64(blk.NumOwned)]), lv, claimed)
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for k := 1; k < p; k++ {
 		if (errs[k] == nil) != (errs[0] == nil) {
 			t.Fatalf("ranks disagree on validation: %v", errs)

@@ -68,19 +68,27 @@ func (d *dyingComm) AllreduceFloat64(ctx context.Context, phase string, vals []f
 	return d.Comm.AllreduceFloat64(ctx, phase, vals, op)
 }
 
-// elasticJob runs elastic PageRank on p loopback TCP ranks; rank r dies at
-// its die[r]-th collective (0: never). It returns rank 0's scores by
-// original id and top k, and every rank's error.
-func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
+// loopbackJob returns a free loopback address for a job's coordinator and
+// a fresh token.
+func loopbackJob(t *testing.T) (addr string, token []byte) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := ln.Addr().String()
+	addr = ln.Addr().String()
 	_ = ln.Close()
-	token := make([]byte, 32)
+	token = make([]byte, 32)
 	_, _ = rand.Read(token)
+	return addr, token
+}
+
+// elasticJob runs elastic PageRank on p loopback TCP ranks; rank r dies at
+// its die[r]-th collective (0: never). It returns rank 0's scores by
+// original id and top k, and every rank's error.
+func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
+	t.Helper()
+	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	var (
@@ -106,26 +114,14 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 						loads.Add(1)
 						return graph.EdgeChunks{edges[len(edges)*rank/size : len(edges)*(rank+1)/size]}, nil
 					},
-					Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
-						var tc *tcp.Comm
-						switch c := c.(type) {
-						case *dyingComm:
-							if c.die > 0 && c.calls >= c.die {
-								return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
-							}
-							tc = c.Comm
-						case *tcp.Comm:
-							tc = c
-						}
-						return tc.Shrink(ctx, cause, epoch)
-					},
+					Shrink: shrinkSurvivor,
 				}
 				res, err := PageRankElastic(ctx, c, cfg, el)
 				if err != nil {
 					return err
 				}
 				if res.Comm != c {
-					defer res.Comm.(*tcp.Comm).Close()
+					defer closeElastic(res.Comm)
 				}
 				tk, err := res.TopK(ctx, res.Comm, k)
 				if err != nil {
@@ -214,15 +210,34 @@ func TestPageRankElasticUnrecoverable(t *testing.T) {
 	}
 }
 
-// unwrapTCP is the TCP Comm under a test's Comm.
-func unwrapTCP(c comm.Comm) *tcp.Comm {
-	switch c := c.(type) {
-	case *dyingComm:
-		return c.Comm
-	case *tcp.Comm:
-		return c
+// elastic is the elastic transport under a test's Comm (a dyingComm or a
+// Comm a Shrink or Grow returned), found as the kernels find it.
+func elastic(c comm.Comm) (comm.Elastic, error) {
+	e, ok := comm.AsElastic(c)
+	if !ok {
+		return nil, fmt.Errorf("%T is not elastic", c)
 	}
-	return nil
+	return e, nil
+}
+
+// shrinkSurvivor is the tests' Elastic.Shrink: a rank that died refuses,
+// the survivors shrink their transport.
+func shrinkSurvivor(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
+	if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
+		return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
+	}
+	e, err := elastic(c)
+	if err != nil {
+		return nil, err
+	}
+	return e.Shrink(ctx, cause, epoch)
+}
+
+// closeElastic closes the Comm a Shrink or Grow returned.
+func closeElastic(c comm.Comm) {
+	if e, err := elastic(c); err == nil {
+		_ = e.Close()
+	}
 }
 
 // joinOpts shape joinJob's run.
@@ -250,14 +265,7 @@ type joinOutcome struct {
 // exactly that iteration.
 func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, opts joinOpts) joinOutcome {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	token := make([]byte, 32)
-	_, _ = rand.Read(token)
+	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	const tag = "pagerank join test"
@@ -300,20 +308,23 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 				}
 				return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
 			},
-			Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
-				if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
-					return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
-				}
-				return unwrapTCP(c).Shrink(ctx, cause, epoch)
-			},
+			Shrink: shrinkSurvivor,
 			Grow: func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error) {
-				return unwrapTCP(c).Grow(ctx, joiners, epoch)
+				e, err := elastic(c)
+				if err != nil {
+					return nil, err
+				}
+				return e.Grow(ctx, joiners, epoch)
 			},
 			Pending: func(c comm.Comm) int {
 				if pending++; pending < opts.growAt {
 					return 0
 				}
-				return unwrapTCP(c).PendingJoins()
+				e, err := elastic(c)
+				if err != nil {
+					return 0
+				}
+				return e.PendingJoins()
 			},
 		}
 	}
@@ -347,12 +358,13 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 					}
 					lobby <- tc
 				}
-				res, err := PageRankElastic(ctx, &dyingComm{Comm: tc}, cfg, hooks(r, true))
+				dc := &dyingComm{Comm: tc}
+				res, err := PageRankElastic(ctx, dc, cfg, hooks(r, true))
 				if err != nil {
 					return err
 				}
-				if unwrapTCP(res.Comm) != tc {
-					defer unwrapTCP(res.Comm).Close()
+				if res.Comm != comm.Comm(dc) {
+					defer closeElastic(res.Comm)
 				}
 				return collect(res)
 			}()
@@ -365,12 +377,13 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 				return err
 			}
 			defer tc.Close()
-			res, err := PageRankJoin(ctx, &dyingComm{Comm: tc, die: opts.joinerDie}, cfg, hooks(-1, false))
+			dc := &dyingComm{Comm: tc, die: opts.joinerDie}
+			res, err := PageRankJoin(ctx, dc, cfg, hooks(-1, false))
 			if err != nil {
 				return err
 			}
-			if unwrapTCP(res.Comm) != tc {
-				defer unwrapTCP(res.Comm).Close()
+			if res.Comm != comm.Comm(dc) {
+				defer closeElastic(res.Comm)
 			}
 			mu.Lock()
 			out.joiner = res.Joins
@@ -412,79 +425,70 @@ func checkAgainstFaultFree(t *testing.T, got map[int64]float64, top []VertexScor
 // TestPageRankElasticJoin: a process joins a 3-rank run after its 10th
 // iteration; the run goes on with 4 ranks to the fault-free result.
 func TestPageRankElasticJoin(t *testing.T) {
-	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
-	cfg.Tol = 1e-12
-	const k = 20
-	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 10})
-	for r, err := range o.errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+	runJoinTest(t, joinOpts{growAt: 10}, func(o joinOutcome) {
+		if o.joinerErr != nil {
+			t.Fatalf("joiner: %v", o.joinerErr)
 		}
-	}
-	if o.joinerErr != nil {
-		t.Fatalf("joiner: %v", o.joinerErr)
-	}
-	if len(o.joins) != 1 || o.joins[0].Err != nil || o.joins[0].Ranks != 4 || o.joins[0].Joiners != 1 || o.joins[0].Iteration != 10 || o.joins[0].Epoch != 1 {
-		t.Fatalf("rank 0's joins %+v, want one of 1 process to 4 ranks after iteration 10 at epoch 1", o.joins)
-	}
-	if len(o.joiner) != 1 || o.joiner[0].Iteration != 10 || o.joiner[0].Ranks != 4 || o.joiner[0].Epoch != 1 || o.joiner[0].Joiners != 1 {
-		t.Errorf("the joiner's joins %+v, want its arrival after iteration 10", o.joiner)
-	}
-	t.Logf("joined after iteration %d; the growth took %v on rank 0, %v on the joiner", o.joins[0].Iteration, o.joins[0].Took, o.joiner[0].Took)
-	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+		if len(o.joins) != 1 || o.joins[0].Err != nil || o.joins[0].Ranks != 4 || o.joins[0].Joiners != 1 || o.joins[0].Iteration != 10 || o.joins[0].Epoch != 1 {
+			t.Fatalf("rank 0's joins %+v, want one of 1 process to 4 ranks after iteration 10 at epoch 1", o.joins)
+		}
+		if len(o.joiner) != 1 || o.joiner[0].Iteration != 10 || o.joiner[0].Ranks != 4 || o.joiner[0].Epoch != 1 || o.joiner[0].Joiners != 1 {
+			t.Errorf("the joiner's joins %+v, want its arrival after iteration 10", o.joiner)
+		}
+		t.Logf("joined after iteration %d; the growth took %v on rank 0, %v on the joiner", o.joins[0].Iteration, o.joins[0].Took, o.joiner[0].Took)
+	})
 }
 
 // TestPageRankElasticJoinerLost: the process that joined is lost later on;
 // the others recover from its loss (epoch 2) and still reach the
 // fault-free result.
 func TestPageRankElasticJoinerLost(t *testing.T) {
-	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
-	cfg.Tol = 1e-12
-	const k = 20
-	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
 	// Its 60th collective is well inside the iterations after the growth.
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerDie: 60})
-	for r, err := range o.errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
+	runJoinTest(t, joinOpts{growAt: 5, joinerDie: 60}, func(o joinOutcome) {
+		if o.joinerErr == nil {
+			t.Errorf("the lost joiner finished")
 		}
-	}
-	if o.joinerErr == nil {
-		t.Errorf("the lost joiner finished")
-	}
-	if len(o.joins) != 1 || o.joins[0].Ranks != 4 || len(o.recs) != 1 || o.recs[0].Epoch != 2 || o.recs[0].Ranks != 3 {
-		t.Fatalf("joins %+v, recoveries %+v; want a growth to 4 ranks, then a recovery to 3 at epoch 2", o.joins, o.recs)
-	}
-	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
+		if len(o.joins) != 1 || o.joins[0].Ranks != 4 || len(o.recs) != 1 || o.recs[0].Epoch != 2 || o.recs[0].Ranks != 3 {
+			t.Fatalf("joins %+v, recoveries %+v; want a growth to 4 ranks, then a recovery to 3 at epoch 2", o.joins, o.recs)
+		}
+	})
 }
 
 // TestPageRankElasticJoinFails: the process admitted cannot connect (its
 // listen address is not this machine's); the growth fails on every rank
 // in bounded time and the run goes on with its 3 ranks.
 func TestPageRankElasticJoinFails(t *testing.T) {
+	// 192.0.2.1 is in TEST-NET-1: never local.
+	runJoinTest(t, joinOpts{growAt: 5, joinerListen: "192.0.2.1:0"}, func(o joinOutcome) {
+		if o.joinerErr == nil {
+			t.Errorf("the joiner that cannot listen joined")
+		}
+		if len(o.joins) != 1 || o.joins[0].Err == nil || o.joins[0].Ranks != 3 || !strings.Contains(o.joins[0].Err.Error(), "rank 3") {
+			t.Fatalf("joins %+v, want one failed growth naming rank 3", o.joins)
+		}
+		if d := o.joins[0].Took; d > 10*time.Second {
+			t.Errorf("the failed growth took %v", d)
+		}
+		t.Logf("failed growth after %v: %v", o.joins[0].Took, o.joins[0].Err)
+	})
+}
+
+// runJoinTest runs joinJob on 3 ranks of the elastic test graph, fails the
+// test if one of the 3 failed, lets check judge the outcome, and compares
+// the result with the fault-free run's.
+func runJoinTest(t *testing.T, opts joinOpts, check func(o joinOutcome)) {
+	t.Helper()
 	edges := elasticTestGraph()
 	cfg := DefaultPageRankConfig()
 	cfg.Tol = 1e-12
 	const k = 20
 	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)
-	o := joinJob(t, 3, edges, cfg, k, joinOpts{growAt: 5, joinerListen: "192.0.2.1:0"}) // TEST-NET-1: never local
+	o := joinJob(t, 3, edges, cfg, k, opts)
 	for r, err := range o.errs {
 		if err != nil {
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	if o.joinerErr == nil {
-		t.Errorf("the joiner that cannot listen joined")
-	}
-	if len(o.joins) != 1 || o.joins[0].Err == nil || o.joins[0].Ranks != 3 || !strings.Contains(o.joins[0].Err.Error(), "rank 3") {
-		t.Fatalf("joins %+v, want one failed growth naming rank 3", o.joins)
-	}
-	if d := o.joins[0].Took; d > 10*time.Second {
-		t.Errorf("the failed growth took %v", d)
-	}
-	t.Logf("failed growth after %v: %v", o.joins[0].Took, o.joins[0].Err)
+	check(o)
 	checkAgainstFaultFree(t, o.scores, o.top, want, wantTop, cfg.Tol)
 }

@@ -1,16 +1,12 @@
 package spmv
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 
@@ -18,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // serialPageRank is a plain power iteration with NetworkX's semantics over
@@ -274,49 +271,17 @@ func TestPageRankNoEdges(t *testing.T) {
 	}
 }
 
-// dataDir is the shared real-graph folder, ../shared/data from the module
-// root.
-func dataDir(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared data: %v", err)
-	}
-	return dir
-}
-
-// readTop20 reads a *.pagerank_top20.tsv reference: vertex and converged
-// score (column 4) by rank.
+// readTop20 reads a shared *.pagerank_top20.tsv reference: vertex and
+// converged score by rank (testgraph.ReadPageRank, columns 1 and 3).
 func readTop20(t *testing.T, path string) []VertexScore {
 	t.Helper()
-	f, err := os.Open(path)
+	scores, err := testgraph.ReadPageRank(path, 1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var ref []VertexScore
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.TrimSpace(line) == "" {
-			continue
-		}
-		fields := strings.Fields(line)
-		if len(fields) != 4 {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		id, err1 := strconv.ParseInt(fields[1], 10, 64)
-		s, err2 := strconv.ParseFloat(fields[3], 64)
-		if err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad line %q", path, line)
-		}
-		ref = append(ref, VertexScore{ID: id, Score: s})
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
+	ref := make([]VertexScore, len(scores))
+	for i, s := range scores {
+		ref[i] = VertexScore{ID: s.ID, Score: s.Score}
 	}
 	return ref
 }
@@ -325,7 +290,7 @@ func readTop20(t *testing.T, path string) []VertexScore {
 // against NetworkX's converged answer, for every network and several rank
 // counts, each rank streaming its own share of the file (graph.FileShare).
 func TestPageRankRealGraphs(t *testing.T) {
-	dir := dataDir(t)
+	dir := testgraph.SharedData(t)
 	// The reader makes Matrix Market indices 0-based; the reference
 	// keeps the file's 1-based ids.
 	graphs := []struct {

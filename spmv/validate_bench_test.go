@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -29,18 +29,7 @@ func BenchmarkValidate(b *testing.B) {
 	for _, ranks := range []int{1, 2, 4} {
 		threads := max(1, 2/ranks)
 		b.Run(fmt.Sprintf("ranks=%d", ranks), func(b *testing.B) {
-			part, err := partition.NewBlock1D(params.NumVertices(), ranks)
-			if err != nil {
-				b.Fatal(err)
-			}
-			err = inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
-				first, count := params.RankRange(c.Rank(), ranks)
-				edges := make([]graph.Edge, count)
-				params.GenerateParallel(first, edges, threads)
-				g, err := graph.BuildUndirected(ctx, c, part, edges, threads)
-				if err != nil {
-					return err
-				}
+			csrtest.OnKronecker(b, params, ranks, threads, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
 				bfs, err := NewBFS(c, g, part, BFSConfig{Threads: threads})
 				if err != nil {
 					return err
@@ -104,9 +93,6 @@ func BenchmarkValidate(b *testing.B) {
 				}
 				return nil
 			})
-			if err != nil {
-				b.Fatal(err)
-			}
 		})
 	}
 }

@@ -3,13 +3,12 @@ package spmv
 import (
 	"context"
 	"encoding/binary"
-	"slices"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -105,26 +104,17 @@ func fuzzGhostWidth[G ghostValue](t *testing.T, msg []byte, n int, maxVal uint32
 // range, and must accept (as violations or not) every record in range.
 func FuzzParentRecords(f *testing.F) {
 	g, _ := mutationGraph()
-	grid, err := partition.NewGrid(g.n, 2, 2)
-	if err != nil {
-		f.Fatal(err)
-	}
-	var v *Validator2D
-	err = inproc.Run(context.Background(), 4, func(ctx context.Context, cm comm.Comm) error {
-		lo, hi := len(g.edges)*cm.Rank()/4, len(g.edges)*(cm.Rank()+1)/4
-		blk, err := graph.BuildUndirected2D(ctx, cm, grid, slices.Clone(g.edges[lo:hi]), 1)
-		if err != nil {
-			return err
-		}
+	var (
+		v    *Validator2D
+		grid partition.Grid
+	)
+	csrtest.OnGrid(f, g, 2, 2, 1, func(ctx context.Context, cm comm.Comm, blk *graph.Block2D, gr partition.Grid, _ []graph.Edge) error {
 		val, err := NewValidator2D(ctx, cm, blk, Validator2DConfig{Threads: 2})
 		if cm.Rank() == 0 {
-			v = val
+			v, grid = val, gr
 		}
 		return err
 	})
-	if err != nil {
-		f.Fatal(err)
-	}
 	rowVals, colVals := ghostsOf[uint8](&v.rowVals), ghostsOf[uint8](&v.colVals)
 	f.Add([]byte{0, 0, 0, 0, 1, 0, 0, 0}, uint8(0))
 	f.Add([]byte{5, 0, 0, 0, 200, 0, 0, 0, 7, 0, 0, 0, 3, 0, 0, 0}, uint8(1))

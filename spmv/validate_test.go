@@ -11,33 +11,33 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/sieve"
 )
 
 // mutationGraph is a random graph with one big component, a second small
 // component and isolated vertices, so that every mutation class has material.
-func mutationGraph() (testGraph, int64) {
+func mutationGraph() (csrtest.Graph, int64) {
 	rng := rand.New(rand.NewPCG(11, 13))
-	g := testGraph{name: "mutation", n: 500}
+	g := csrtest.Graph{Name: "mutation", N: 500}
 	for e := 0; e < 1500; e++ {
-		g.edges = append(g.edges, graph.Edge{U: rng.Int64N(400), V: rng.Int64N(400)})
+		g.Edges = append(g.Edges, graph.Edge{U: rng.Int64N(400), V: rng.Int64N(400)})
 	}
 	for v := int64(401); v < 420; v++ { // a path component 400..419
-		g.edges = append(g.edges, graph.Edge{U: v - 1, V: v})
+		g.Edges = append(g.Edges, graph.Edge{U: v - 1, V: v})
 	}
-	g.edges = append(g.edges, graph.Edge{U: 3, V: 3}, graph.Edge{U: 5, V: 9}, graph.Edge{U: 9, V: 5})
-	return g, g.edges[0].U
+	g.Edges = append(g.Edges, graph.Edge{U: 3, V: 3}, graph.Edge{U: 5, V: 9}, graph.Edge{U: 9, V: 5})
+	return g, g.Edges[0].U
 }
 
-func adjacency(g testGraph) []map[int64]bool {
-	adj := make([]map[int64]bool, g.n)
+func adjacency(g csrtest.Graph) []map[int64]bool {
+	adj := make([]map[int64]bool, g.N)
 	for i := range adj {
 		adj[i] = map[int64]bool{}
 	}
-	for _, e := range g.edges {
+	for _, e := range g.Edges {
 		if e.U != e.V {
 			adj[e.U][e.V] = true
 			adj[e.V][e.U] = true
@@ -55,7 +55,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 
 	// findVertex returns the first vertex satisfying ok.
 	findVertex := func(ok func(v int64) bool) int64 {
-		for v := int64(0); v < g.n; v++ {
+		for v := int64(0); v < g.N; v++ {
 			if ok(v) {
 				return v
 			}
@@ -92,7 +92,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			// u with a matching level keeps checks 1, 2 and 5 happy, but the
 			// edge to v's old parent now spans two levels.
 			isLeaf := func(v int64) bool {
-				for w := int64(0); w < g.n; w++ {
+				for w := int64(0); w < g.N; w++ {
 					if p[w] == v && w != v {
 						return false
 					}
@@ -110,7 +110,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 				}
 				return false
 			})
-			for u := int64(0); u < g.n; u++ {
+			for u := int64(0); u < g.N; u++ {
 				if adj[v][u] && level[u] == level[v] {
 					p[v] = u
 					break
@@ -124,7 +124,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 				if !reachedNonRoot(v) {
 					return false
 				}
-				for w := int64(0); w < g.n; w++ {
+				for w := int64(0); w < g.N; w++ {
 					if p[w] == v && w != v {
 						return false // a leaf, so that nothing else breaks first
 					}
@@ -142,7 +142,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			return nedge
 		}},
 		{"parent out of range", "out of range", func(p []int64, l []int32) int64 {
-			p[findVertex(reachedNonRoot)] = g.n + 5
+			p[findVertex(reachedNonRoot)] = g.N + 5
 			return nedge
 		}},
 		{"negative parent other than -1", "out of range", func(p []int64, l []int32) int64 {
@@ -277,7 +277,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 // TestValidatorRejectsDepthFirstTree: a spanning tree that is a tree and uses
 // only input edges, but is not breadth-first, fails check 3.
 func TestValidatorRejectsDepthFirstTree(t *testing.T) {
-	g := testGraph{name: "square", n: 4, edges: []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 2, V: 3}, {U: 3, V: 0}}}
+	g := csrtest.Graph{Name: "square", N: 4, Edges: []graph.Edge{{U: 0, V: 1}, {U: 1, V: 2}, {U: 2, V: 3}, {U: 3, V: 0}}}
 	parent := []int64{0, 0, 1, 2}
 	level := []int32{0, 1, 2, 3}
 	for _, ranks := range []int{1, 2, 4} {
@@ -351,9 +351,9 @@ func deepen(p []int64, l []int32, w int64) {
 // 1- or 2-byte encoding would wrap to the right value — is still caught.
 func TestValidatorDeepLevels(t *testing.T) {
 	for _, n := range []int64{700, 70000} {
-		g := testGraph{name: "path", n: n}
+		g := csrtest.Graph{Name: "path", N: n}
 		for v := int64(1); v < n; v++ {
-			g.edges = append(g.edges, graph.Edge{U: v - 1, V: v})
+			g.Edges = append(g.Edges, graph.Edge{U: v - 1, V: v})
 		}
 		parent, level, nedge := serialBFS(g, 0)
 		shift := int32(256)
@@ -386,7 +386,7 @@ func TestValidatorParentsAnywhereInTheRow(t *testing.T) {
 	g, root := mutationGraph()
 	_, level, nedge := serialBFS(g, root)
 	adj := adjacency(g)
-	parent := make([]int64, g.n)
+	parent := make([]int64, g.N)
 	for v := range parent {
 		parent[v] = -1
 		if level[v] > 0 {
@@ -399,7 +399,7 @@ func TestValidatorParentsAnywhereInTheRow(t *testing.T) {
 	}
 	parent[root] = root
 	const ranks = 4
-	part, err := partition.NewBlock1D(g.n, ranks)
+	part, err := partition.NewBlock1D(g.N, ranks)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -426,7 +426,7 @@ func TestValidatorParentsAnywhereInTheRow(t *testing.T) {
 		}
 		for _, r := range regions {
 			w := int64(-1)
-			for x := range g.n {
+			for x := range g.N {
 				if r.in(x) && level[x] == level[v]-1 && !adj[v][x] {
 					w = x
 					break
@@ -456,14 +456,14 @@ func TestValidatorChecksEveryEdge(t *testing.T) {
 	g, root := mutationGraph()
 	parent, level, nedge := serialBFS(g, root)
 	adj := adjacency(g)
-	children := make([]int, g.n)
+	children := make([]int, g.N)
 	for v, p := range parent {
 		if p >= 0 && int64(v) != root {
 			children[p]++
 		}
 	}
 	tried := 0
-	for v := range g.n {
+	for v := range g.N {
 		if v == root || level[v] <= 0 || children[v] > 0 {
 			continue
 		}
@@ -506,13 +506,13 @@ func TestValidatorChecksEveryEdge(t *testing.T) {
 func TestValidatorLayoutsAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 8))
 	for i := range 60 {
-		g := randomTestGraph(rng, i)
-		root := rng.Int64N(g.n)
+		g := csrtest.Random(rng, i)
+		root := rng.Int64N(g.N)
 		parent, level, nedge := serialBFS(g, root)
 		ranks := 2 + i%4
 		for _, cfg := range []ValidatorConfig{{layout: layoutSparse}, {layout: layoutDense}, {layout: layoutSparse, chunk: 1}, {layout: layoutDense, chunk: 5}} {
 			if err := validateGlobalWith(t, g, ranks, root, parent, level, nedge, cfg); err != nil {
-				t.Fatalf("graph %d (%s) on %d ranks, layout %d chunk %d: %v", i, g.name, ranks, cfg.layout, cfg.chunk, err)
+				t.Fatalf("graph %d (%s) on %d ranks, layout %d chunk %d: %v", i, g.Name, ranks, cfg.layout, cfg.chunk, err)
 			}
 		}
 	}
@@ -527,69 +527,65 @@ func TestValidatorReuse(t *testing.T) {
 	g, _ := mutationGraph()
 	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve, ExchangePacked} {
 		for _, ranks := range []int{2, 5} {
-			part, err := partition.NewBlock1D(g.n, ranks)
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
-				r := c.Rank()
-				lo, hi := len(g.edges)*r/ranks, len(g.edges)*(r+1)/ranks
-				csr, err := graph.BuildUndirected(ctx, c, part, slices.Clone(g.edges[lo:hi]), 2)
-				if err != nil {
-					return err
-				}
-				bfs, err := NewBFS(c, csr, part, BFSConfig{Exchange: ex, Codec: "auto", Threads: 2})
-				if err != nil {
-					return err
-				}
-				v, err := NewValidator(ctx, c, csr, part, ValidatorConfig{Threads: 2, Share: bfs})
-				if err != nil {
-					return err
-				}
-				dir, err := sieve.Build(csr, part, r, 1)
-				if err != nil {
-					return err
-				}
-				var boundary int64
-				for k := range ranks {
-					if k != r {
-						boundary += dir.Ones(k)
-					}
-				}
-				for i, root := range []int64{3, 77, 410, 3} {
-					bfs.Prepare()
-					res, err := bfs.Run(ctx, root)
-					if err != nil {
-						return err
-					}
-					nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
-					if err != nil {
-						return err
-					}
-					if i == 2 { // corrupt: a level of rank 0 off by one
-						if r == 0 {
-							res.Level[part.Local(3)] = 1
-						}
-						if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err == nil {
-							return fmt.Errorf("search %d: a root at level 1 accepted", i)
-						}
-						continue
-					}
-					before := c.Stats().Phase(PhaseValidateGhosts)
-					if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err != nil {
-						return fmt.Errorf("search %d from %d: %w", i, root, err)
-					}
-					if sent := c.Stats().Phase(PhaseValidateGhosts).Sub(before).BytesSent; sent != boundary {
-						return fmt.Errorf("search %d: rank %d sent %d bytes of ghost levels for a boundary of %d vertices", i, r, sent, boundary)
-					}
-				}
-				return nil
+			t.Run(fmt.Sprintf("%v/ranks=%d", ex, ranks), func(t *testing.T) {
+				csrtest.OnRanks(t, g, ranks, 2, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+					return validateSearches(ctx, c, csr, part, ex)
+				})
 			})
-			if err != nil {
-				t.Fatalf("%v, %d ranks: %v", ex, ranks, err)
-			}
 		}
 	}
+}
+
+// validateSearches is one rank of TestValidatorReuse: four searches with
+// one validator, the third corrupted, and the ghost bytes of each checked.
+func validateSearches(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D, ex Exchange) error {
+	r, ranks := c.Rank(), c.Size()
+	bfs, err := NewBFS(c, csr, part, BFSConfig{Exchange: ex, Codec: "auto", Threads: 2})
+	if err != nil {
+		return err
+	}
+	v, err := NewValidator(ctx, c, csr, part, ValidatorConfig{Threads: 2, Share: bfs})
+	if err != nil {
+		return err
+	}
+	dir, err := sieve.Build(csr, part, r, 1)
+	if err != nil {
+		return err
+	}
+	var boundary int64
+	for k := range ranks {
+		if k != r {
+			boundary += dir.Ones(k)
+		}
+	}
+	for i, root := range []int64{3, 77, 410, 3} {
+		bfs.Prepare()
+		res, err := bfs.Run(ctx, root)
+		if err != nil {
+			return err
+		}
+		nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
+		if err != nil {
+			return err
+		}
+		if i == 2 { // corrupt: a level of rank 0 off by one
+			if r == 0 {
+				res.Level[part.Local(3)] = 1
+			}
+			if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err == nil {
+				return fmt.Errorf("search %d: a root at level 1 accepted", i)
+			}
+			continue
+		}
+		before := c.Stats().Phase(PhaseValidateGhosts)
+		if _, err := v.Validate(ctx, root, res.Parent, res.Level, nedge); err != nil {
+			return fmt.Errorf("search %d from %d: %w", i, root, err)
+		}
+		if sent := c.Stats().Phase(PhaseValidateGhosts).Sub(before).BytesSent; sent != boundary {
+			return fmt.Errorf("search %d: rank %d sent %d bytes of ghost levels for a boundary of %d vertices", i, r, sent, boundary)
+		}
+	}
+	return nil
 }
 
 // TestValidatorHoldsNothingPerSearch: after the first search a validator
@@ -599,20 +595,20 @@ func TestValidatorReuse(t *testing.T) {
 func TestValidatorHoldsNothingPerSearch(t *testing.T) {
 	perSearch := func(scale int) uint64 {
 		var bytes uint64
-		g := testGraph{name: "random", n: 1 << scale}
+		g := csrtest.Graph{Name: "random", N: 1 << scale}
 		rng := rand.New(rand.NewPCG(uint64(scale), 3))
 		for range 8 << scale {
-			g.edges = append(g.edges, graph.Edge{U: rng.Int64N(g.n), V: rng.Int64N(g.n)})
+			g.Edges = append(g.Edges, graph.Edge{U: rng.Int64N(g.N), V: rng.Int64N(g.N)})
 		}
-		parent, level, nedge := serialBFS(g, g.edges[0].U)
-		onRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+		parent, level, nedge := serialBFS(g, g.Edges[0].U)
+		csrtest.OnRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 			lo, hi := csr.FirstGlobal, csr.FirstGlobal+int64(csr.NumLocal)
 			v, err := NewValidator(ctx, c, csr, part, ValidatorConfig{Threads: 2})
 			if err != nil {
 				return err
 			}
 			p, l := parent[lo:hi], level[lo:hi]
-			if _, err := v.Validate(ctx, g.edges[0].U, p, l, nedge); err != nil {
+			if _, err := v.Validate(ctx, g.Edges[0].U, p, l, nedge); err != nil {
 				return err
 			}
 			const rounds = 20
@@ -622,7 +618,7 @@ func TestValidatorHoldsNothingPerSearch(t *testing.T) {
 			}
 			runtime.ReadMemStats(&m0)
 			for range rounds {
-				if _, err := v.Validate(ctx, g.edges[0].U, p, l, nedge); err != nil {
+				if _, err := v.Validate(ctx, g.Edges[0].U, p, l, nedge); err != nil {
 					return err
 				}
 			}

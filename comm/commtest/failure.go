@@ -55,41 +55,36 @@ func awaitAbort(ctx context.Context, c comm.Comm, v *violations) error {
 
 func testFailingRank(t *testing.T, launch Launcher, p int) {
 	failing := p - 1
-	injected := fmt.Sprintf("commtest: injected failure of rank %d", failing)
-	var v violations
-	err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
-		warmUp(ctx, c, &v)
-		if c.Rank() == failing {
-			return errors.New(injected)
-		}
-		return awaitAbort(ctx, c, &v)
-	})
-	v.report(t)
-	if err == nil {
-		t.Fatal("launch returned nil for a job whose rank failed")
-	}
-	if !strings.Contains(err.Error(), injected) {
-		t.Errorf("launch error %q does not contain the failing rank's error %q", err, injected)
-	}
+	testInjected(t, launch, p, failing, fmt.Sprintf("commtest: injected failure of rank %d", failing),
+		"failed", "the failing rank's error", func(msg string) error { return errors.New(msg) })
 }
 
 func testPanickingRank(t *testing.T, launch Launcher, p int) {
 	panicking := p / 2
-	injected := fmt.Sprintf("commtest: injected panic of rank %d", panicking)
+	testInjected(t, launch, p, panicking, fmt.Sprintf("commtest: injected panic of rank %d", panicking),
+		"panicked", "the panic value", func(msg string) error { panic(msg) })
+}
+
+// testInjected runs a job whose rank broken, after a warm-up, calls
+// inject(injected) (returning its error or panicking) while the others wait
+// for the abort: launch must fail with an error containing injected. did
+// and what name the injection in the test's failures.
+func testInjected(t *testing.T, launch Launcher, p, broken int, injected, did, what string, inject func(msg string) error) {
+	t.Helper()
 	var v violations
 	err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 		warmUp(ctx, c, &v)
-		if c.Rank() == panicking {
-			panic(injected)
+		if c.Rank() == broken {
+			return inject(injected)
 		}
 		return awaitAbort(ctx, c, &v)
 	})
 	v.report(t)
 	if err == nil {
-		t.Fatal("launch returned nil for a job whose rank panicked")
+		t.Fatalf("launch returned nil for a job whose rank %s", did)
 	}
 	if !strings.Contains(err.Error(), injected) {
-		t.Errorf("launch error %q does not contain the panic value %q", err, injected)
+		t.Errorf("launch error %q does not contain %s %q", err, what, injected)
 	}
 }
 

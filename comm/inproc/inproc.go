@@ -307,11 +307,7 @@ func (w *World) runRank(ctx context.Context, rank int, fn func(ctx context.Conte
 	returned := false
 	var err error
 	defer func() {
-		if v := recover(); v != nil {
-			err = comm.NewPanicError(v, ".(*World).runRank")
-		} else if !returned {
-			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
-		}
+		err = comm.RankExit(recover(), returned, ".(*World).runRank", err)
 		*result = err
 		if err != nil {
 			w.Abort(rank, err)
@@ -554,24 +550,7 @@ func (c *rankComm) Allgatherv(ctx context.Context, phase string, mine []byte, re
 // around on overflow.
 func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
 	mine := &contribution{kind: comm.CollectiveAllreduceInt64, phase: phase, op: op, count: len(vals), ints: vals}
-	if err := op.Check(); err != nil {
-		return c.fail(mine, err)
-	}
-	result := bufs.Resize(c.intResult, len(vals))
-	c.intResult = result
-	err := c.collective(ctx, mine, func(slots []contribution) {
-		copy(result, slots[0].ints)
-		for s := 1; s < len(slots); s++ {
-			comm.ReduceInt64(result, slots[s].ints, op)
-		}
-	})
-	if err != nil {
-		return err
-	}
-	// vals is written only now: other ranks read it until the read barrier.
-	copy(vals, result)
-	c.recordAllreduce(phase, len(vals))
-	return nil
+	return allreduceValues(ctx, c, mine, vals, &c.intResult, func(s *contribution) []int64 { return s.ints }, comm.Int64Values())
 }
 
 // AllreduceFloat64 reduces vals element-wise across ranks, in place,
@@ -579,22 +558,31 @@ func (c *rankComm) AllreduceInt64(ctx context.Context, phase string, vals []int6
 // Max and Min follow math.Max and math.Min (NaN wins).
 func (c *rankComm) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
 	mine := &contribution{kind: comm.CollectiveAllreduceFloat64, phase: phase, op: op, count: len(vals), floats: vals}
-	if err := op.Check(); err != nil {
+	return allreduceValues(ctx, c, mine, vals, &c.floatResult, func(s *contribution) []float64 { return s.floats }, comm.Float64Values())
+}
+
+// allreduceValues is the allreduce of either type whose contribution is
+// mine (values picks the vals out of a rank's slot): each rank combines
+// every slot in rank order into result (its buffer kept between calls),
+// then copies that into its vals.
+func allreduceValues[T int64 | float64](ctx context.Context, c *rankComm, mine *contribution, vals []T, result *[]T, values func(*contribution) []T, vc comm.ValueCodec[T]) error {
+	if err := mine.op.Check(); err != nil {
 		return c.fail(mine, err)
 	}
-	result := bufs.Resize(c.floatResult, len(vals))
-	c.floatResult = result
+	acc := bufs.Resize(*result, len(vals))
+	*result = acc
 	err := c.collective(ctx, mine, func(slots []contribution) {
-		copy(result, slots[0].floats)
+		copy(acc, values(&slots[0]))
 		for s := 1; s < len(slots); s++ {
-			comm.ReduceFloat64(result, slots[s].floats, op)
+			vc.Reduce(acc, values(&slots[s]), mine.op)
 		}
 	})
 	if err != nil {
 		return err
 	}
-	copy(vals, result)
-	c.recordAllreduce(phase, len(vals))
+	// vals is written only now: other ranks read it until the read barrier.
+	copy(vals, acc)
+	c.recordAllreduce(mine.phase, len(vals))
 	return nil
 }
 

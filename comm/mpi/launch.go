@@ -63,11 +63,7 @@ func rankBody(ctx context.Context, c *Comm, fn func(ctx context.Context, c comm.
 	var err error
 	returned := false
 	defer func() {
-		if v := recover(); v != nil {
-			err = comm.NewPanicError(v, "mpi.rankBody")
-		} else if !returned {
-			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
-		}
+		err = comm.RankExit(recover(), returned, "mpi.rankBody", err)
 		if err != nil {
 			c.Abort(fmt.Errorf("rank function failed: %w", err))
 		}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"slices"
+
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
 // Frame layout (see the package documentation for the meaning of the fields).
@@ -46,33 +48,22 @@ const (
 	FrameAdmit                          // lobby → joining process: proof, epoch, rank, size, timeouts, job id
 )
 
-func (t FrameType) String() string {
-	switch t {
-	case FrameData:
-		return "data"
-	case FrameAbort:
-		return "abort"
-	case FrameBye:
-		return "bye"
-	case FrameChallenge:
-		return "challenge"
-	case FrameHello:
-		return "hello"
-	case FrameWelcome:
-		return "welcome"
-	case FrameRegister:
-		return "register"
-	case FrameTable:
-		return "table"
-	case FrameJoin:
-		return "join"
-	case FrameQueued:
-		return "queued"
-	case FrameAdmit:
-		return "admit"
-	}
-	return fmt.Sprintf("frame-type(%d)", uint8(t))
+// frameTypeNames are the FrameTypes' names (enum.Name).
+var frameTypeNames = [...]string{
+	FrameData:      "data",
+	FrameAbort:     "abort",
+	FrameBye:       "bye",
+	FrameChallenge: "challenge",
+	FrameHello:     "hello",
+	FrameWelcome:   "welcome",
+	FrameRegister:  "register",
+	FrameTable:     "table",
+	FrameJoin:      "join",
+	FrameQueued:    "queued",
+	FrameAdmit:     "admit",
 }
+
+func (t FrameType) String() string { return enum.Name(frameTypeNames[:], "frame-type", t) }
 
 // FlagLast marks the last frame of a message.
 const FlagLast = 1

@@ -123,11 +123,7 @@ func runRank(ctx context.Context, cancel context.CancelCauseFunc, cfg Config, co
 	returned := false
 	defer func() {
 		var o outcome
-		if v := recover(); v != nil {
-			err = comm.NewPanicError(v, "tcp.runRank")
-		} else if !returned {
-			err = errors.New("rank function exited through runtime.Goexit (t.FailNow or t.Fatal called on a rank goroutine?)")
-		}
+		err = comm.RankExit(recover(), returned, "tcp.runRank", err)
 		if err != nil {
 			c.Abort(fmt.Errorf("rank function failed: %w", err))
 			// Let the abort notices go out first: peers waiting in a call

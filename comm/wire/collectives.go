@@ -125,9 +125,7 @@ func (c *Collectives) Allgatherv(ctx context.Context, phase string, mine []byte,
 // rank order, as comm/inproc does. Sums wrap around on overflow.
 func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []int64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceInt64, phase, AllreduceArg(len(vals), op))
-	return allreduceValues(ctx, c, ci, phase, vals, op, &c.ints, valueCodec[int64]{
-		encode: comm.AppendInt64s, decode: comm.DecodeInt64s, reduce: comm.ReduceInt64, reduceBytes: comm.ReduceInt64Bytes,
-	})
+	return allreduceValues(ctx, c, ci, phase, vals, op, &c.ints, comm.Int64Values())
 }
 
 // AllreduceFloat64 reduces vals element-wise across ranks, in place,
@@ -136,29 +134,17 @@ func (c *Collectives) AllreduceInt64(ctx context.Context, phase string, vals []i
 // order of its own choosing). Max and Min follow math.Max and math.Min.
 func (c *Collectives) AllreduceFloat64(ctx context.Context, phase string, vals []float64, op comm.Op) error {
 	ci := NewCall(comm.CollectiveAllreduceFloat64, phase, AllreduceArg(len(vals), op))
-	return allreduceValues(ctx, c, ci, phase, vals, op, &c.floats, valueCodec[float64]{
-		encode: comm.AppendFloat64s, decode: comm.DecodeFloat64s, reduce: comm.ReduceFloat64, reduceBytes: comm.ReduceFloat64Bytes,
-	})
-}
-
-// valueCodec is how an allreduce's values travel and combine: each
-// function handles a whole vector, so the loops over values are the
-// type's own.
-type valueCodec[T int64 | float64] struct {
-	encode      func(dst []byte, vals []T) []byte   // append vals, 8 bytes each, little-endian
-	decode      func(dst []T, b []byte)             // the inverse of encode into dst
-	reduce      func(acc, vals []T, op comm.Op)     // acc[i] = op(acc[i], vals[i])
-	reduceBytes func(acc []T, b []byte, op comm.Op) // the same with encoded vals
+	return allreduceValues(ctx, c, ci, phase, vals, op, &c.floats, comm.Float64Values())
 }
 
 // allreduceValues is the allreduce of call ci: every rank's vals reach every
 // other, and result (a buffer kept between calls) combines them in rank
 // order before they are copied back into vals.
-func allreduceValues[T int64 | float64](ctx context.Context, c *Collectives, ci *Call, phase string, vals []T, op comm.Op, result *[]T, vc valueCodec[T]) error {
+func allreduceValues[T int64 | float64](ctx context.Context, c *Collectives, ci *Call, phase string, vals []T, op comm.Op, result *[]T, vc comm.ValueCodec[T]) error {
 	if err := op.Check(); err != nil {
 		return c.b.SelfFail(ci, err)
 	}
-	c.sendBuf = vc.encode(c.sendBuf[:0], vals)
+	c.sendBuf = vc.Encode(c.sendBuf[:0], vals)
 	contributions, err := c.allreduce(ctx, ci)
 	if err != nil {
 		return err
@@ -170,11 +156,11 @@ func allreduceValues[T int64 | float64](ctx context.Context, c *Collectives, ci 
 		case s == c.b.Rank && s == 0:
 			copy(acc, vals)
 		case s == c.b.Rank:
-			vc.reduce(acc, vals, op)
+			vc.Reduce(acc, vals, op)
 		case s == 0:
-			vc.decode(acc, b)
+			vc.Decode(acc, b)
 		default:
-			vc.reduceBytes(acc, b, op)
+			vc.ReduceBytes(acc, b, op)
 		}
 	}
 	copy(vals, acc)

@@ -184,3 +184,19 @@ func ReadPageRank(path string, idColumn, scoreColumn int) ([]Score, error) {
 	}
 	return out, nil
 }
+
+// Levels is the oracle of a search from root over the adjacency adj (by
+// the file's ids; the caller puts in the directions it searches along): a
+// plain queue BFS returning the level of every vertex reached.
+func Levels(adj map[int64][]int64, root int64) map[int64]int32 {
+	level := map[int64]int32{root: 0}
+	for queue := []int64{root}; len(queue) > 0; queue = queue[1:] {
+		for _, v := range adj[queue[0]] {
+			if _, ok := level[v]; !ok {
+				level[v] = level[queue[0]] + 1
+				queue = append(queue, v)
+			}
+		}
+	}
+	return level
+}
