@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/results"
 )
 
 // paperCodecs maps the codec part of paper 004's algorithm names (Table V
@@ -90,8 +91,8 @@ func ScalingMatrix(ranks int) []BFSEntry {
 	var m []BFSEntry
 	for p := 1; p <= ranks; p *= 2 {
 		m = append(m,
-			BFSEntry{fmt.Sprintf("%d ranks, allgather + raw", p), "allgather", "raw", "auto", p},
-			BFSEntry{fmt.Sprintf("%d ranks, packed + auto", p), "packed", "auto", "auto", p})
+			BFSEntry{results.RankCount(p) + ", allgather + raw", "allgather", "raw", "auto", p},
+			BFSEntry{results.RankCount(p) + ", packed + auto", "packed", "auto", "auto", p})
 	}
 	return m
 }

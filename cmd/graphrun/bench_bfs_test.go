@@ -65,12 +65,12 @@ func TestBenchBFSScaling(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, row := range []string{"| 1 ranks, allgather + raw |", "| 1 ranks, packed + auto |", "| 2 ranks, allgather + raw |", "| 2 ranks, packed + auto |"} {
+	for _, row := range []string{"| 1 rank, allgather + raw |", "| 1 rank, packed + auto |", "| 2 ranks, allgather + raw |", "| 2 ranks, packed + auto |"} {
 		if !strings.Contains(stdout, row) {
 			t.Fatalf("no row %q in:\n%s", row, stdout)
 		}
 	}
-	if !strings.Contains(stdout, "× 1 ranks, allgather + raw") || !strings.Contains(errOut, "[4/4]") {
+	if !strings.Contains(stdout, "× 1 rank, allgather + raw") || !strings.Contains(errOut, "[4/4]") {
 		t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 	}
 }

@@ -85,4 +85,3 @@ func regenerated(t *testing.T, doc string, once ...string) string {
 	}
 	return text
 }
-

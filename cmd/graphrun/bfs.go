@@ -96,6 +96,7 @@ type bfsFlags struct {
 	root         int64
 	out, json    string
 	plots        string
+	dpi          int // --dpi of the --plots PNG files
 	noValidate   bool
 	exchange     string
 	direction    string
@@ -143,6 +144,7 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
 	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
 	fl.StringVar(&f.plots, "plots", "", "write the run's charts (frontier and bytes per level, time breakdown, TEPS) as SVG, PDF and PNG into this directory")
+	addDPIFlag(fl, &f.dpi)
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
 	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
@@ -158,7 +160,10 @@ are relabelled densely, and --root and --out use the file's ids.`,
 
 func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	var params kronecker.Params
-	var err error
+	err := checkDPI(f.dpi)
+	if err != nil {
+		return err
+	}
 	if len(args) == 0 {
 		for _, flag := range []string{"format", "directed"} {
 			if cmd.Flags().Changed(flag) {
@@ -367,7 +372,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 		}
 	}
 	if plotsOut != nil {
-		if err := writePlots(plotsOut, []results.ReportInput{{Path: "bfs", BFS: run}}); err != nil {
+		if err := writePlots(plotsOut, []results.ReportInput{{Path: "bfs", BFS: run}}, f.dpi); err != nil {
 			return err
 		}
 	}

@@ -41,6 +41,7 @@ type pagerankFlags struct {
 	top        int
 	out, json  string
 	plots      string
+	dpi        int // --dpi of the --plots PNG files
 	kron       int
 	threads    int
 	elastic    bool
@@ -82,6 +83,7 @@ and the total rank.`,
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
 	fl.StringVar(&f.plots, "plots", "", "write the run's charts (convergence, time per iteration, allreduce traffic per layer) as SVG, PDF and PNG into this directory")
+	addDPIFlag(fl, &f.dpi)
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
 	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (paper 002 §V); the result equals a fault-free run's within --tol")
 	fl.BoolVar(&f.join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
@@ -101,6 +103,9 @@ const pagerankGCPercent = 10
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	fl := cmd.Flags()
 	if err := checkRanks(f.ranks); err != nil {
+		return err
+	}
+	if err := checkDPI(f.dpi); err != nil {
 		return err
 	}
 	plan, err := f.pagerankPlan(cmd)
@@ -200,12 +205,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report.Vertices == 0 {
 		return usageError{fmt.Errorf("%s: no edges", in.Name())}
 	}
-	return writePageRank(report, outFile, jsonOut, plotsOut, textOut(cmd, outs), cmd.ErrOrStderr())
+	return writePageRank(report, outFile, jsonOut, plotsOut, f.dpi, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,
 // --plots and the text summary on textOut.
-func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
+func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, dpi int, textOut, stderr io.Writer) error {
 	if outFile != nil {
 		if err := outFile.WriteAll(rep.WriteScores); err != nil {
 			return err
@@ -218,7 +223,7 @@ func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut
 	}
 	if plotsOut != nil {
 		run := rep.PageRankRun
-		if err := writePlots(plotsOut, []results.ReportInput{{Path: "pagerank", PageRank: &run}}); err != nil {
+		if err := writePlots(plotsOut, []results.ReportInput{{Path: "pagerank", PageRank: &run}}, dpi); err != nil {
 			return err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
@@ -35,7 +36,7 @@ named by what differs between the runs (scale, ranks, exchange, allreduce,
 	}
 	cmd.Flags().StringVarP(&f.out, "out", "o", "", "the HTML file to write (required)")
 	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG, PDF and PNG into this directory (the comparison charts named compare-*, each run's runN-*)")
-	cmd.Flags().IntVar(&f.dpi, "dpi", results.DefaultDPI, "resolution of the --plots PNG files, in dots per inch")
+	addDPIFlag(cmd.Flags(), &f.dpi)
 	cmd.Flags().StringVar(&f.model, "model", "", `re-estimate every bfs run's communication on a cluster, e.g. "bw=10Gbit/s,lat=50us,min-packet=5MB"`)
 	return cmd
 }
@@ -44,8 +45,8 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if f.out == "" {
 		return flagError("out", "required: the HTML file to write")
 	}
-	if f.dpi < 1 || f.dpi > 2400 {
-		return flagError("dpi", "%d is outside [1, 2400]", f.dpi)
+	if err := checkDPI(f.dpi); err != nil {
+		return err
 	}
 	var opts results.ReportOptions
 	if f.model != "" {
@@ -92,8 +93,22 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 
 // writePlots writes every input's charts as SVG, PDF and PNG into dir
 // (writeCharts at the default resolution).
-func writePlots(dir *output.Dir, inputs []results.ReportInput) error {
-	return writeCharts(dir, inputs, results.DefaultDPI)
+func writePlots(dir *output.Dir, inputs []results.ReportInput, dpi int) error {
+	return writeCharts(dir, inputs, dpi)
+}
+
+// addDPIFlag adds --dpi, the resolution of the PNG charts --plots writes
+// (bfs, pagerank and report share it).
+func addDPIFlag(fl *pflag.FlagSet, dpi *int) {
+	fl.IntVar(dpi, "dpi", results.DefaultDPI, "resolution of the --plots PNG files, in dots per inch")
+}
+
+// checkDPI refuses a --dpi outside [1, 2400].
+func checkDPI(dpi int) error {
+	if dpi < 1 || dpi > 2400 {
+		return flagError("dpi", "%d is outside [1, 2400]", dpi)
+	}
+	return nil
 }
 
 // writeCharts writes the charts of the inputs (results.WriteCharts) at

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -221,6 +222,53 @@ func TestPageRankPlots(t *testing.T) {
 					t.Errorf("--ranks %s: %s%s: %v", c.ranks, name, ext, err)
 				}
 			}
+		}
+	}
+}
+
+// TestPlotsDPIOnEveryCommand: bfs and pagerank --plots take report's --dpi
+// (the PNG's width follows it) and refuse a bad one before any work.
+func TestPlotsDPIOnEveryCommand(t *testing.T) {
+	dir := t.TempDir()
+	graphPath := filepath.Join(dir, "g.el")
+	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ args []string }{
+		{[]string{"bfs", "--scale", "8", "--roots", "2"}},
+		{[]string{"pagerank", graphPath}},
+	} {
+		plots := filepath.Join(dir, c.args[0]+"-plots")
+		args := append(slices.Clone(c.args), "--plots", plots, "--dpi", "72")
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		entries, err := os.ReadDir(plots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pngs []string
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".png") {
+				pngs = append(pngs, e.Name())
+			}
+		}
+		if len(pngs) == 0 {
+			t.Fatalf("%s --plots wrote no PNG: %v", c.args[0], entries)
+		}
+		png, err := os.ReadFile(filepath.Join(plots, pngs[0]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w := int(png[16])<<24 | int(png[17])<<16 | int(png[18])<<8 | int(png[19]); w != 453 && w != 454 {
+			t.Errorf("%s: %s at --dpi 72 is %d pixels wide, want 453", c.args[0], pngs[0], w)
+		}
+		bad := append(slices.Clone(c.args), "--plots", filepath.Join(dir, "never"), "--dpi", "0")
+		if code, _, errOut := runCLI(t, bad...); code != 2 || !strings.Contains(errOut, "--dpi") {
+			t.Errorf("%s --dpi 0: exit %d, %q", c.args[0], code, errOut)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "never")); err == nil {
+			t.Errorf("%s --dpi 0 made its --plots folder", c.args[0])
 		}
 	}
 }
