@@ -14,11 +14,14 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // Placement chooses where the blocks of an over-decomposed 2D run live.
@@ -77,6 +80,8 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if bcfg.GridRows == 0 {
 		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
 	}
+	busy := &blockBusy{}
+	bcfg.blockBusy = busy
 	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
 	err = hub.runLocal(func(k int, bc *blockComm) error {
 		var err error
@@ -86,17 +91,68 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err != nil {
 		return nil, err
 	}
+	rankBusy := make([]int64, c.Size())
+	rankBusy[c.Rank()] = int64(busy.total())
+	if err := c.AllreduceInt64(ctx, "driver.gather", rankBusy, comm.Sum); err != nil {
+		return nil, fmt.Errorf("gathering the ranks' busy time: %w", err)
+	}
 	if c.Rank() != 0 {
 		return nil, nil
 	}
 	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
 	run.NumRanks, run.Threads, run.BlocksPerRank, run.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
 	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
+	for r := range run.RankLoads {
+		run.RankLoads[r].BusySeconds = time.Duration(rankBusy[r]).Seconds()
+	}
 	return run, nil
 }
 
+// blockBusy is one process's busy time over the timed searches of its
+// blocks. The blocks of a process run at once and meet at every collective
+// of a level, so in a level the process is busy while its slowest block is:
+// per search and level, the largest of its blocks' traversal, sieve and
+// coding time (spmv.LevelStats Traverse + Compress), summed. The sum over
+// the blocks would count the same wall time once per block running, since
+// a block's timer also runs while its siblings hold the CPU.
+type blockBusy struct {
+	mu     sync.Mutex
+	levels [][]time.Duration // [search][level]: the slowest local block's time
+}
+
+// record adds one block's search number i.
+func (b *blockBusy) record(i int, res *spmv.Result) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.levels) <= i {
+		b.levels = append(b.levels, nil)
+	}
+	lv := b.levels[i]
+	for len(lv) < len(res.Steps) {
+		lv = append(lv, 0)
+	}
+	for l, s := range res.Steps {
+		lv[l] = max(lv[l], s.Traverse+s.Compress)
+	}
+	b.levels[i] = lv
+}
+
+// total is the process's busy time: the slowest block's per level, summed.
+func (b *blockBusy) total() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var t time.Duration
+	for _, lv := range b.levels {
+		for _, d := range lv {
+			t += d
+		}
+	}
+	return t
+}
+
 // loadsPerRank sums the block-ranks' loads per rank. The peak memory is the
-// process's, so it is the maximum, not the sum.
+// process's, so it is the maximum, not the sum; the busy time summed here
+// is replaced by runBlocks with blockBusy's.
 func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankLoad {
 	loads := make([]results.RankLoad, p)
 	for v, l := range blocks {

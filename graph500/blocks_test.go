@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -163,4 +164,24 @@ func FuzzSplitBlockMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A process's busy time is, per search and level, its slowest block's.
+func TestBlockBusySlowestPerLevel(t *testing.T) {
+	steps := func(ms ...int) *spmv.Result {
+		res := &spmv.Result{}
+		for _, m := range ms {
+			d := time.Duration(m) * time.Millisecond
+			res.Steps = append(res.Steps, spmv.LevelStats{Traverse: d, Compress: d / 2})
+		}
+		return res
+	}
+	var b blockBusy
+	b.record(0, steps(2, 4))
+	b.record(0, steps(4, 2, 6))
+	b.record(1, steps(2))
+	// search 0: max(3, 6) + max(6, 3) + 9 ms; search 1: 3 ms.
+	if got, want := b.total(), 24*time.Millisecond; got != want {
+		t.Fatalf("busy %v, want %v", got, want)
+	}
 }
