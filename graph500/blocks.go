@@ -255,6 +255,16 @@ const (
 	pilotRoots    = 8
 )
 
+// blockWordCost is what one 64-bit word of a block's row and column
+// bitmaps costs per level, in adjacency entries read: every level a block
+// clears, scans, sieves, packs and codes its rows' and columns' bitmaps and
+// meets its row and column peers in the exchanges, whatever its entries.
+// Calibrated on the emulated cluster (BENCHMARKS.md, "LSHS placement the
+// engine executes"): at scale 18 on an 8x8 block grid (512 + 512 words), a
+// rank's busy time fits 0.11 s per million entries read plus 0.024 s per
+// block over 16 searches of 6.4 levels, i.e. 2.1 entries per word per level.
+const blockWordCost = 2
+
 // pilotScale is the scale of the pilot graph for a graph of the given
 // scale on q blocks: pilotShrink smaller, at most pilotMaxScale, but large
 // enough that every block owns a whole piece of 64 vertices (as Block1D
@@ -269,7 +279,9 @@ func pilotScale(scale, q int) int {
 // pilot graph with one in-process rank per block of grid (the same block
 // grid, the same exchange and direction, no validation) and sends every
 // block-rank's edges scanned to all ranks, scaled by the ratio of the
-// graph's tuples to the pilot's.
+// graph's tuples to the pilot's, plus the block's fixed cost: the pilot's
+// levels times blockWordCost per word of the graph's block row and column
+// bitmaps.
 func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
 	q := grid.P()
 	var msg []byte
@@ -283,8 +295,9 @@ func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 			return nil, fmt.Errorf("the placement's pilot run (scale %d): %w", pc.Graph.Scale, err)
 		}
 		shift := uint(cfg.Graph.Scale - pc.Graph.Scale)
+		fixed := blockFixedWork(run, grid)
 		for _, l := range run.RankLoads {
-			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift))
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift+fixed))
 		}
 	}
 	msg, err := c.Bcast(ctx, "driver.place", 0, msg)
@@ -299,6 +312,18 @@ func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 		work[k] = int64(binary.LittleEndian.Uint64(msg[8*k:]))
 	}
 	return work, nil
+}
+
+// blockFixedWork is a block's fixed cost over the searches of run, in
+// entries read: per level, blockWordCost per word of grid's block row and
+// column bitmaps (the same for every block of the grid).
+func blockFixedWork(run *results.Graph500Run, grid partition.Grid) int64 {
+	var levels int64
+	for _, s := range run.Searches {
+		levels += int64(max(0, len(s.Levels)-1)) // level 0 is the root's, no exchange
+	}
+	words := (grid.RowSpan()+63)/64 + (grid.ColSpan()+63)/64
+	return blockWordCost * levels * int64(words)
 }
 
 // blockEdgeChunk is the number of tuples blockEdges generates at a time.

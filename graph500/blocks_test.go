@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -183,5 +185,20 @@ func TestBlockBusySlowestPerLevel(t *testing.T) {
 	// search 0: max(3, 6) + max(6, 3) + 9 ms; search 1: 3 ms.
 	if got, want := b.total(), 24*time.Millisecond; got != want {
 		t.Fatalf("busy %v, want %v", got, want)
+	}
+}
+
+// A block's fixed work is blockWordCost per word of its row and column
+// bitmaps per exchanged level (level 0, the root's, excluded).
+func TestBlockFixedWork(t *testing.T) {
+	grid, err := partition.NewGrid(1<<12, 2, 4) // 8 blocks of 512 vertices
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &results.Graph500Run{Searches: []results.Search{
+		{Levels: make([]results.Level, 4)}, {Levels: make([]results.Level, 3)}, {}}}
+	// (3 + 2) levels × (RowSpan 4·512 + ColSpan 2·512)/64 words.
+	if got, want := blockFixedWork(run, grid), int64(blockWordCost*5*(32+16)); got != want {
+		t.Fatalf("fixed work %d, want %d", got, want)
 	}
 }
