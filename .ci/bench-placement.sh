@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Paper 003's question on graphrun's 2D BFS: with more blocks than ranks,
-# does LSHS placement (partition.PlaceLSHS over the blocks' edge counts) beat
+# does LSHS placement (partition.PlaceLSHS over the blocks' work: a pilot's
+# entries read plus a per-block fixed cost, graph500/blocks.go) beat
 # round-robin (block k on rank k mod p)? Runs, on the unpermuted (skewed)
 # Kronecker graph, one block per rank, then K blocks per rank placed
 # round-robin and by LSHS, REPS times each in turn, and prints per run the
 # harmonic-mean TEPS and the max/mean over ranks of busy time (traversal,
-# sieve and coding: not waiting), edges scanned, network bytes sent and
+# sieve and coding: not waiting; per level the rank's slowest block),
+# edges scanned, network bytes sent and
 # edges held, from the run JSON's rank_loads. A benchmark, not a test: it
 # asserts nothing about times.
 #
@@ -13,6 +15,9 @@
 #   SCALE=16 RANKS=4 REPS=3 .ci/bench-placement.sh
 #   # on the emulated cluster, one process per rank, each with its own link:
 #   PLACEMENT_RUNNER="bash .ci/shaped-links.sh" PLACEMENT_LAUNCH= NETNS_PROCS=16 .ci/bench-placement.sh
+#   # issue 21's run (equal CPU shares, latency; BENCHMARKS.md):
+#   PLACEMENT_RUNNER="bash .ci/emulated-cluster.sh" PLACEMENT_LAUNCH= NETNS_PROCS=16 NETNS_RATE=100mbit \
+#     NETNS_DELAY=1ms NETNS_CPU=0.1 NETNS_TIMEOUT=900 REPS=2 .ci/bench-placement.sh
 #
 # PLACEMENT_RUNNER is the command that runs graphrun (default: the binary,
 # GRAPHRUN_BIN or a fresh build); PLACEMENT_LAUNCH the flags that choose the

@@ -287,9 +287,9 @@ cat "$TCP_TMP/out0"
 for ((i = 0; i < procs; i++)); do
   tcp_link_bytes "$tag-$i"
   if [ $cgv = 1 ]; then
-    read -r periods throttled throttled_ns < <(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } $1 == "throttled_time" { n = $2 } END { print p + 0, t + 0, n + 0 }' "$cpu_parent/rank-$i/cpu.stat")
+    read -r periods throttled throttled_ns < <(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } $1 == "throttled_time" { n = $2 } END { printf "%.0f %.0f %.0f\n", p, t, n }' "$cpu_parent/rank-$i/cpu.stat")
   else
-    read -r periods throttled throttled_ns < <(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } $1 == "throttled_usec" { n = $2 * 1000 } END { print p + 0, t + 0, n + 0 }' "$cpu_parent/rank-$i/cpu.stat")
+    read -r periods throttled throttled_ns < <(awk '$1 == "nr_periods" { p = $2 } $1 == "nr_throttled" { t = $2 } $1 == "throttled_usec" { n = $2 * 1000 } END { printf "%.0f %.0f %.0f\n", p, t, n }' "$cpu_parent/rank-$i/cpu.stat")
   fi
   echo "rank $i: sent $((tx / 1000)) kB, received $((rx / 1000)) kB; CPU quota enforced in $periods periods, throttled in $throttled ($((throttled_ns / 1000000)) ms)"
   [ "$tx" -gt 10000 ] && [ "$rx" -gt 10000 ] || tcp_fail "rank $i moved only $tx/$rx bytes through eth0"

@@ -14,12 +14,15 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // Placement chooses where the blocks of an over-decomposed 2D run live.
@@ -68,6 +71,8 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if bcfg.GridRows == 0 {
 		bcfg.GridRows, bcfg.GridCols = grid.R, grid.C
 	}
+	busy := &blockBusy{}
+	bcfg.blockBusy = busy
 	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
 	err = hub.runLocal(func(k int, bc *blockComm) error {
 		var err error
@@ -77,17 +82,68 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err != nil {
 		return nil, err
 	}
+	rankBusy := make([]int64, c.Size())
+	rankBusy[c.Rank()] = int64(busy.total())
+	if err := c.AllreduceInt64(ctx, "driver.gather", rankBusy, comm.Sum); err != nil {
+		return nil, fmt.Errorf("gathering the ranks' busy time: %w", err)
+	}
 	if c.Rank() != 0 {
 		return nil, nil
 	}
 	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
 	run.NumRanks, run.Threads, run.BlocksPerRank, run.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
 	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
+	for r := range run.RankLoads {
+		run.RankLoads[r].BusySeconds = time.Duration(rankBusy[r]).Seconds()
+	}
 	return run, nil
 }
 
+// blockBusy is one process's busy time over the timed searches of its
+// blocks. The blocks of a process run at once and meet at every collective
+// of a level, so in a level the process is busy while its slowest block is:
+// per search and level, the largest of its blocks' traversal, sieve and
+// coding time (spmv.LevelStats Traverse + Compress), summed. The sum over
+// the blocks would count the same wall time once per block running, since
+// a block's timer also runs while its siblings hold the CPU.
+type blockBusy struct {
+	mu     sync.Mutex
+	levels [][]time.Duration // [search][level]: the slowest local block's time
+}
+
+// record adds one block's search number i.
+func (b *blockBusy) record(i int, res *spmv.Result) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for len(b.levels) <= i {
+		b.levels = append(b.levels, nil)
+	}
+	lv := b.levels[i]
+	for len(lv) < len(res.Steps) {
+		lv = append(lv, 0)
+	}
+	for l, s := range res.Steps {
+		lv[l] = max(lv[l], s.Traverse+s.Compress)
+	}
+	b.levels[i] = lv
+}
+
+// total is the process's busy time: the slowest block's per level, summed.
+func (b *blockBusy) total() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var t time.Duration
+	for _, lv := range b.levels {
+		for _, d := range lv {
+			t += d
+		}
+	}
+	return t
+}
+
 // loadsPerRank sums the block-ranks' loads per rank. The peak memory is the
-// process's, so it is the maximum, not the sum.
+// process's, so it is the maximum, not the sum; the busy time summed here
+// is replaced by runBlocks with blockBusy's.
 func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankLoad {
 	loads := make([]results.RankLoad, p)
 	for v, l := range blocks {
@@ -190,6 +246,16 @@ const (
 	pilotRoots    = 8
 )
 
+// blockWordCost is what one 64-bit word of a block's row and column
+// bitmaps costs per level, in adjacency entries read: every level a block
+// clears, scans, sieves, packs and codes its rows' and columns' bitmaps and
+// meets its row and column peers in the exchanges, whatever its entries.
+// Calibrated on the emulated cluster (BENCHMARKS.md, "LSHS placement the
+// engine executes"): at scale 18 on an 8x8 block grid (512 + 512 words), a
+// rank's busy time fits 0.11 s per million entries read plus 0.024 s per
+// block over 16 searches of 6.4 levels, i.e. 2.1 entries per word per level.
+const blockWordCost = 2
+
 // pilotScale is the scale of the pilot graph for a graph of the given
 // scale on q blocks: pilotShrink smaller, at most pilotMaxScale, but large
 // enough that every block owns a whole piece of 64 vertices (as Block1D
@@ -204,7 +270,9 @@ func pilotScale(scale, q int) int {
 // pilot graph with one in-process rank per block of grid (the same block
 // grid, the same exchange and direction, no validation) and sends every
 // block-rank's edges scanned to all ranks, scaled by the ratio of the
-// graph's tuples to the pilot's.
+// graph's tuples to the pilot's, plus the block's fixed cost: the pilot's
+// levels times blockWordCost per word of the graph's block row and column
+// bitmaps.
 func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
 	q := grid.P()
 	var msg []byte
@@ -218,8 +286,9 @@ func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 			return nil, fmt.Errorf("the placement's pilot run (scale %d): %w", pc.Graph.Scale, err)
 		}
 		shift := uint(cfg.Graph.Scale - pc.Graph.Scale)
+		fixed := blockFixedWork(run, grid)
 		for _, l := range run.RankLoads {
-			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift))
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift+fixed))
 		}
 	}
 	msg, err := c.Bcast(ctx, "driver.place", 0, msg)
@@ -234,6 +303,18 @@ func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 		work[k] = int64(binary.LittleEndian.Uint64(msg[8*k:]))
 	}
 	return work, nil
+}
+
+// blockFixedWork is a block's fixed cost over the searches of run, in
+// entries read: per level, blockWordCost per word of grid's block row and
+// column bitmaps (the same for every block of the grid).
+func blockFixedWork(run *results.Graph500Run, grid partition.Grid) int64 {
+	var levels int64
+	for _, s := range run.Searches {
+		levels += int64(max(0, len(s.Levels)-1)) // level 0 is the root's, no exchange
+	}
+	words := (grid.RowSpan()+63)/64 + (grid.ColSpan()+63)/64
+	return blockWordCost * levels * int64(words)
 }
 
 // blockEdgeChunk is the number of tuples blockEdges generates at a time.

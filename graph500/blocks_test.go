@@ -7,7 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -163,4 +166,39 @@ func FuzzSplitBlockMessage(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A process's busy time is, per search and level, its slowest block's.
+func TestBlockBusySlowestPerLevel(t *testing.T) {
+	steps := func(ms ...int) *spmv.Result {
+		res := &spmv.Result{}
+		for _, m := range ms {
+			d := time.Duration(m) * time.Millisecond
+			res.Steps = append(res.Steps, spmv.LevelStats{Traverse: d, Compress: d / 2})
+		}
+		return res
+	}
+	var b blockBusy
+	b.record(0, steps(2, 4))
+	b.record(0, steps(4, 2, 6))
+	b.record(1, steps(2))
+	// search 0: max(3, 6) + max(6, 3) + 9 ms; search 1: 3 ms.
+	if got, want := b.total(), 24*time.Millisecond; got != want {
+		t.Fatalf("busy %v, want %v", got, want)
+	}
+}
+
+// A block's fixed work is blockWordCost per word of its row and column
+// bitmaps per exchanged level (level 0, the root's, excluded).
+func TestBlockFixedWork(t *testing.T) {
+	grid, err := partition.NewGrid(1<<12, 2, 4) // 8 blocks of 512 vertices
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := &results.Graph500Run{Searches: []results.Search{
+		{Levels: make([]results.Level, 4)}, {Levels: make([]results.Level, 3)}, {}}}
+	// (3 + 2) levels × (RowSpan 4·512 + ColSpan 2·512)/64 words.
+	if got, want := blockFixedWork(run, grid), int64(blockWordCost*5*(32+16)); got != want {
+		t.Fatalf("fixed work %d, want %d", got, want)
+	}
 }

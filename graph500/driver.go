@@ -62,6 +62,7 @@ type Config struct {
 	// them on the ranks by Placement (see runBlocks).
 	BlocksPerRank int
 	Placement     Placement
+	blockBusy     *blockBusy // set by runBlocks on its block-ranks' configs
 
 	// Progress, if not nil, is called on rank 0 as the run advances: stage is
 	// "generate", "construct", "search" or "validate"; done of total.
@@ -304,6 +305,9 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(networkTotal(c).Sub(netBefore))
 		work.add(res)
+		if cfg.blockBusy != nil {
+			cfg.blockBusy.record(i, res)
+		}
 		search, err := gatherSearch(ctx, c, owned.tupleDegree, b.directed, res, elapsed, spent)
 		if err != nil {
 			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)

@@ -23,7 +23,8 @@ type RankLoad struct {
 	// Blocks is the number of 2D blocks the rank held (0 for 1D runs);
 	// EdgesScanned the adjacency entries its searches read, BusySeconds the
 	// time they spent traversing, sieving and coding (not waiting), summed
-	// over the timed searches and the rank's blocks.
+	// over the timed searches (with several blocks per rank, which run at
+	// once, per level the time of the rank's slowest block).
 	Blocks       int     `json:"blocks,omitempty"`
 	EdgesScanned int64   `json:"edges_scanned,omitempty"`
 	BusySeconds  float64 `json:"busy_seconds,omitempty"`
