@@ -49,8 +49,6 @@ type openResult struct {
 	err error
 }
 
-func (o openResult) file() *os.File { return o.f }
-
 // OpenStream opens the stream input at path for reading: stdin for "-".
 // Opening a FIFO blocks until it has a writer; OpenStream waits in another
 // goroutine and returns ctx's error as soon as ctx is done, after making
@@ -86,10 +84,10 @@ func OpenStream(ctx context.Context, path string, stdin io.Reader) (io.ReadClose
 // stayed blocked and later took the next writer of the FIFO for itself.
 // It waits at most releaseWait; after that the open is left to return
 // when a writer comes, and to be closed then.
-func releaseBlockedOpen[T interface{ file() *os.File }](path string, done <-chan T) {
-	closeOpened := func(o T) {
-		if f := o.file(); f != nil {
-			f.Close()
+func releaseBlockedOpen(path string, done <-chan openResult) {
+	closeOpened := func(o openResult) {
+		if o.f != nil {
+			o.f.Close()
 		}
 	}
 	st, err := os.Stat(path)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // pagerankJSON is the part of the --json report the tests read.
@@ -59,49 +59,9 @@ func runPageRankJSON(t *testing.T, args ...string) pagerankJSON {
 	return rep
 }
 
-// sharedData is ../shared/data from the module root.
-func sharedData(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("no shared data: %v", err)
-	}
-	return dir
-}
-
-type refScore struct {
-	id    int64
-	score float64
-}
-
-// readReference reads column 2 (vertex) and column 4 (converged score) of
-// a *.pagerank_top20.tsv file.
-func readReference(t *testing.T, path string) []refScore {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var ref []refScore
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		id, err1 := strconv.ParseInt(fields[1], 10, 64)
-		s, err2 := strconv.ParseFloat(fields[3], 64)
-		if len(fields) != 4 || err1 != nil || err2 != nil {
-			t.Fatalf("%s: bad line %q", path, sc.Text())
-		}
-		ref = append(ref, refScore{id, s})
-	}
-	return ref
-}
+// sharedData is the folder of the shared real graphs (testgraph's one
+// locator), skipping the test without it.
+func sharedData(t *testing.T) string { return testgraph.SharedData(t) }
 
 func TestPageRankCLIRealGraphs(t *testing.T) {
 	dir := sharedData(t)
@@ -109,7 +69,11 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 	ranks := []int{1, 4, 16}
 	short := map[string]int{"kylix": 1, "direct": 4, "binary": 16, "dense": 4} // -short: one rank count per network
 	for _, g := range []string{"soc-Slashdot0902.txt.gz", "road-luxembourg-osm.mtx"} {
-		ref := readReference(t, filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(g, ".gz"), filepath.Ext(strings.TrimSuffix(g, ".gz")))+".pagerank_top20.tsv"))
+		// Columns 1 and 3 of a top-20 reference: vertex and converged score.
+		ref, err := testgraph.ReadPageRank(filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(g, ".gz"), filepath.Ext(strings.TrimSuffix(g, ".gz")))+".pagerank_top20.tsv"), 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
 		var first []float64
 		for _, kind := range kinds {
 			for _, p := range ranks {
@@ -127,8 +91,8 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 				var scores []float64
 				for i, r := range ref {
 					got := rep.Top[i]
-					if got.ID != r.id || math.Abs(got.Score-r.score) > 1e-9 {
-						t.Errorf("%s: #%d is %d (%.12e), want %d (%.12e)", name, i+1, got.ID, got.Score, r.id, r.score)
+					if got.ID != r.ID || math.Abs(got.Score-r.Score) > 1e-9 {
+						t.Errorf("%s: #%d is %d (%.12e), want %d (%.12e)", name, i+1, got.ID, got.Score, r.ID, r.Score)
 					}
 					scores = append(scores, got.Score)
 				}
