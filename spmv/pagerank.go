@@ -271,6 +271,9 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	for i := range res.LayerVolume {
 		res.LayerVolume[i] = res.LayerVolume[i].Sub(layersBefore[i])
 	}
+	if run.local != nil {
+		run.local.scores(run.up.cur)
+	}
 	res.Scores, err = homeToBlock(ctx, c, res.Part, run.net.Home(), run.up.cur)
 	if err != nil {
 		return nil, err
@@ -506,7 +509,8 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 // current in-set values; a run on more ranks is left as it is.
 func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
-		s.local = newPRLocal(s.a, s.x, threads)
+		s.local = newPRLocal(s.a, &s.up, s.x, threads)
+		s.x, s.xs, s.y = nil, nil, nil // the fused run keeps its own
 	}
 }
 
@@ -518,7 +522,7 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
 	if s.local != nil {
 		s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
-		s.local.step(s.a, &s.up, s.y, s.scalars)
+		s.local.step(s.up.base, s.up.alpha, s.scalars)
 		s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 		return time.Since(t0), nil
 	}

@@ -133,12 +133,14 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	return a
 }
 
-// keysAsUint32 returns the first len(keys) 32-bit words of keys' array.
+// keysAsUint32 returns the first len(keys) 32-bit words of keys' array,
+// with the array's other half as spare capacity (a one-rank run puts its
+// reordered copy of the edges there: prLocal).
 func keysAsUint32(keys []uint64) []uint32 {
 	if len(keys) == 0 {
 		return []uint32{}
 	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), len(keys))
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), 2*len(keys))[:len(keys)]
 }
 
 // degreeSlots numbers the in-set vertices by descending local degree, ties
@@ -199,11 +201,8 @@ func (a *prMatrix) pull(x, y []float64) {
 	})
 }
 
-// pullColumns is the kernel of pull for columns [lo, hi). A column's sum
-// runs four running sums over its edges in turn (edge e goes to sum e mod
-// 4), added as (s0+s1)+(s2+s3), so that four additions are in flight
-// instead of one chain of dependent ones; the order depends only on the
-// column, never on the threads.
+// pullColumns is the kernel of pull for columns [lo, hi), each summed in
+// edge order: the order depends only on the column, never on the threads.
 func pullColumns(colStart []int, src []uint32, x, y []float64, lo, hi int) {
 	y = y[:hi]
 	for j := lo; j < hi; j++ {
