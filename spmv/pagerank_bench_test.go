@@ -6,6 +6,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"os"
 	"syscall"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/parallel"
 )
 
 var benchPageRankScale = flag.Int("pagerank.scale", 18, "Kronecker scale of BenchmarkPageRankIteration")
@@ -31,38 +33,74 @@ func BenchmarkPageRankIteration(b *testing.B) {
 	params := kronecker.DefaultParams(*benchPageRankScale)
 	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {2, 1}, {4, 1}} {
 		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
-			cfg := DefaultPageRankConfig()
-			cfg.Threads = tc.threads
-			var cpu0 time.Duration
-			err := inproc.Run(context.Background(), tc.ranks, func(ctx context.Context, c comm.Comm) error {
+			benchPageRank(b, tc.ranks, tc.threads, func(c comm.Comm) graph.EdgeShare {
 				first, count := params.RankRange(c.Rank(), c.Size())
 				edges := make([]graph.Edge, count)
 				params.GenerateParallel(first, edges, tc.threads)
-				run, res, err := preparePageRank(ctx, c, graph.EdgeChunks{edges}, cfg)
-				if err != nil {
-					return err
-				}
-				run.fuse(c, res.NumVertices, cfg.Threads)
-				if err := c.Barrier(ctx, "bench"); err != nil {
-					return err
-				}
-				if c.Rank() == 0 {
-					b.ResetTimer()
-					cpu0 = processCPU()
-				}
-				for range b.N {
-					if _, err := run.step(ctx); err != nil {
-						return err
-					}
-				}
-				return nil
+				return graph.EdgeChunks{edges}
 			})
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 		})
 	}
+}
+
+// BenchmarkPageRankFile is BenchmarkPageRankIteration on the graph file
+// named by GRAPHRUN_PAGERANK_FILE (any format graphrun reads, e.g. a gapbs
+// .sg, so that the edges are exactly those gapbs iterates over), on one
+// rank with 1 and 2 threads and on 2 ranks with 1 thread. It is skipped
+// without the variable.
+//
+//	GRAPHRUN_PAGERANK_FILE=$PWD/../shared/data/road-luxembourg-osm.mtx go test -run '^$' -bench PageRankFile ./spmv/
+func BenchmarkPageRankFile(b *testing.B) {
+	path := os.Getenv("GRAPHRUN_PAGERANK_FILE")
+	if path == "" {
+		b.Skip("GRAPHRUN_PAGERANK_FILE names no graph file")
+	}
+	file, err := graph.ReadEdges(path, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {2, 1}} {
+		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
+			benchPageRank(b, tc.ranks, tc.threads, func(c comm.Comm) graph.EdgeShare {
+				lo, hi := parallel.Span(len(file.Edges), c.Rank(), c.Size())
+				return graph.EdgeChunks{file.Edges[lo:hi]}
+			})
+		})
+	}
+}
+
+// benchPageRank times PageRank iterations on ranks in-process ranks, each
+// with threads threads and its share of the edges from share; the set-up
+// is outside the clock. Besides wall time it reports the process's CPU
+// time per iteration (cpu-ms/op, all threads).
+func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph.EdgeShare) {
+	cfg := DefaultPageRankConfig()
+	cfg.Threads = threads
+	var cpu0 time.Duration
+	err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
+		run, res, err := preparePageRank(ctx, c, share(c), cfg)
+		if err != nil {
+			return err
+		}
+		run.fuse(c, res.NumVertices, cfg.Threads)
+		if err := c.Barrier(ctx, "bench"); err != nil {
+			return err
+		}
+		if c.Rank() == 0 {
+			b.ResetTimer()
+			cpu0 = processCPU()
+		}
+		for range b.N {
+			if _, err := run.step(ctx); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 // processCPU is the user and system CPU time of this process so far.
