@@ -145,7 +145,7 @@ type prLocal struct {
 	src      []uint32  // position of each edge's source, ascending within a column
 	x, next  []float64 // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
 	cur      []float64 // r by position
-	inv      []float64 // 1/d by position of the vertices of non-zero degree
+	inv      []float64 // 1/d by position of the vertices of non-zero degree; nil if every d is the in-degree
 	vertex   []uint32  // the vertex at each position
 	nonZero  int       // positions [0, nonZero) have out-degree > 0
 	runEnd   []int     // run r of equal-length columns ends before position runEnd[r]; runs never span a block
@@ -201,6 +201,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 			l.inv[p] = 1 / u.deg[v]
 		}
 	}
+	if symmetricDegrees(l.colStart, l.inv) {
+		l.inv = nil
+	}
 	a.colStart, a.src = nil, nil
 	l.runs()
 	l.splits = balanceColumns(l.colStart, threads)
@@ -213,6 +216,19 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	}
 	l.parts.resize(n)
 	return l
+}
+
+// symmetricDegrees reports whether every vertex of non-zero out-degree
+// (the positions of inv, 1/d) has as many in-edges as out-edges, as on an
+// undirected graph: then the columns of a run share one 1/d, and the
+// iteration reads no inv array.
+func symmetricDegrees(colStart []int, inv []float64) bool {
+	for p, r := range inv {
+		if r != 1/float64(colStart[p+1]-colStart[p]) {
+			return false
+		}
+	}
+	return true
 }
 
 // localOrder returns the vertices in prLocal's position order: those of
@@ -294,8 +310,16 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 			sumRuns(l.runEnd[l.runOf[b]:l.runOf[b+1]], l.runWidth[l.runOf[b]:l.runOf[b+1]], l.src, l.x, y, lo, l.colStart[lo])
 			mid := min(max(lo, l.nonZero), hi)
 			var l1, total float64
-			if lo < mid {
+			switch {
+			case lo == mid:
+			case l.inv != nil:
 				l1, total = updateLocal(y[:mid-lo], l.cur[lo:mid], l.inv[lo:mid], l.next[lo:mid], base, alpha)
+			default: // out-degree = in-degree: one 1/d per run
+				for r, p := l.runOf[b], lo; p < mid; r++ {
+					end := l.runEnd[r]
+					rl1, rtotal := updateUniform(y[p-lo:end-lo], l.cur[p:end], l.next[p:end], 1/float64(l.runWidth[r]), base, alpha)
+					l1, total, p = l1+rl1, total+rtotal, end
+				}
 			}
 			dl1, dangling := updateDangling(y[mid-lo:hi-lo], l.cur[mid:hi], base, alpha)
 			b *= numPRScalars
@@ -380,6 +404,20 @@ func updateLocal(y, cur, inv, next []float64, base, alpha float64) (l1, total fl
 		total += v
 		cur[i] = v
 		next[i] = v * inv[i]
+	}
+	return l1, total
+}
+
+// updateUniform is updateLocal for a run of positions of the same
+// out-degree, whose 1/d is inv.
+func updateUniform(y, cur, next []float64, inv, base, alpha float64) (l1, total float64) {
+	cur, next = cur[:len(y)], next[:len(y)]
+	for i, s := range y {
+		v := base + alpha*s
+		l1 += math.Abs(v - cur[i])
+		total += v
+		cur[i] = v
+		next[i] = v * inv
 	}
 	return l1, total
 }
