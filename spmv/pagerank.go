@@ -509,8 +509,9 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 // current in-set values; a run on more ranks is left as it is.
 func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
+		s.xs, s.y = nil, nil // the fused run keeps its own
 		s.local = newPRLocal(s.a, &s.up, s.x, threads)
-		s.x, s.xs, s.y = nil, nil, nil // the fused run keeps its own
+		s.x = nil
 	}
 }
 

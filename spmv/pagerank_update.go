@@ -246,21 +246,20 @@ func localOrder(a *prMatrix, deg []float64, threads int) []uint32 {
 		top = max(top, inDeg(v))
 	}
 	inBits := uint(bits.Len64(top))
-	vertexOf := make([]uint32, len(a.in)) // slot → vertex
-	tie := make([]uint64, n)              // a vertex's tie-break: its slot, or its id if dangling
-	for v := range n {
-		tie[v] = uint64(v)
-	}
-	for i, v := range a.in {
-		tie[v], vertexOf[a.slot[i]] = uint64(a.slot[i]), uint32(v)
-	}
-	keys := make([]uint64, n) // dangling, top − in-degree, tie: unique, and the vertex follows from it
+	// The key: dangling, top − in-degree, then the tie-break (the slot, or
+	// the id if dangling). It is unique, and the vertex follows from it.
+	keys := make([]uint64, n)
 	for v := range n {
 		var dangling uint64
 		if deg[v] == 0 {
 			dangling = 1
 		}
-		keys[v] = dangling<<(inBits+tieBits) | (top-inDeg(v))<<tieBits | tie[v]
+		keys[v] = dangling<<(inBits+tieBits) | (top-inDeg(v))<<tieBits | uint64(v)
+	}
+	vertexOf := make([]uint32, len(a.in)) // slot → vertex
+	for i, v := range a.in {
+		keys[v] = keys[v]&^(1<<tieBits-1) | uint64(a.slot[i])
+		vertexOf[a.slot[i]] = uint32(v)
 	}
 	radix.Sort(keys, 1+inBits+tieBits, threads)
 	order := make([]uint32, n)
