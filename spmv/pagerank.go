@@ -506,13 +506,16 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 }
 
 // fuse switches a one-rank run to the fused iteration (prLocal), from the
-// current in-set values; a run on more ranks is left as it is.
+// current in-set values; a run on more ranks arranges its matrix's columns
+// for pull.
 func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
 		s.xs, s.y = nil, nil // the fused run keeps its own
 		s.local = newPRLocal(s.a, &s.up, s.x, threads)
 		s.x = nil
+		return
 	}
+	s.a.arrange() // in the set-up, not the first iteration
 }
 
 // step runs one iteration: the local SpMV, then one sparse allreduce whose

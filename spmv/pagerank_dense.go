@@ -66,6 +66,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || a == nil {
 		return res, err
 	}
+	a.arrange()
 	configStarted := time.Now()
 	d, err := allreduce.NewDense[float64](ctx, c, allreduce.AlgChunked,
 		allreduce.DenseOptions{Phase: PhasePageRankDense, Workers: cfg.Threads})

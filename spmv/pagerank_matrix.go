@@ -20,13 +20,24 @@ import (
 // of the rank's edges into it. An iteration reads the value of every in-set
 // vertex (a contiguous array indexed by slot) and writes one sum per out-set
 // vertex, so the edge loop touches no map, no int64 id and no shared output.
+//
+// The columns are stored by position. Built, position j is out-set vertex
+// j; arrange then reorders each thread's columns by descending length, so
+// that pull sums them by runs (pagerank_runs.go), and order maps a position
+// back to its out-set index.
 type prMatrix struct {
 	in       []int64   // in-set: distinct sources, ascending global ids
 	out      []int64   // out-set: distinct destinations ∪ the rank's block, ascending
-	colStart []int     // the edges into out[j] are src[colStart[j]:colStart[j+1]]
+	colStart []int     // the edges into the column at position p are src[colStart[p]:colStart[p+1]]
 	src      []uint32  // slot of each edge's source, ascending within a column
 	localDeg []float64 // local edges out of each in-set vertex
-	splits   []int     // worker t pulls columns splits[t]:splits[t+1]
+	splits   []int     // worker t pulls positions splits[t]:splits[t+1]
+
+	edges        []uint32    // the keys' array as 32-bit words: src is one half of it
+	order        []uint32    // out-set index of the column at each position; nil until arranged
+	runs         columnRuns  // the arranged columns' blocks and runs
+	threadBlocks []int       // worker t sums blocks threadBlocks[t]:threadBlocks[t+1]
+	blockSums    [][]float64 // per worker: one block's column sums
 
 	// slot[l] is where in-set vertex in[l] sits in the array the kernel
 	// reads: by descending local out-degree (ties by id), so that the few
@@ -107,7 +118,8 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	// src[i] takes bytes 4i..4i+3 of the keys array, which held keys[i/2]:
 	// keys[i] (bytes 8i..8i+7) is read before src[i] is written, and no
 	// later step reads an earlier key.
-	a.src = keysAsUint32(keys)
+	a.edges = keysAsUint32(keys)
+	a.src = a.edges[:m]
 	b, end := first, first+cnt
 	for i := 0; i < m; {
 		v := int64(keys[i] >> sb)
@@ -133,14 +145,61 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	return a
 }
 
-// keysAsUint32 returns the first len(keys) 32-bit words of keys' array,
-// with the array's other half as spare capacity (a one-rank run puts its
-// reordered copy of the edges there: prLocal).
+// keysAsUint32 returns keys' array as 2·len(keys) 32-bit words.
 func keysAsUint32(keys []uint64) []uint32 {
 	if len(keys) == 0 {
 		return []uint32{}
 	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), 2*len(keys))[:len(keys)]
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), 2*len(keys))
+}
+
+// spare returns room for a reordered copy of src: the half of the keys'
+// array src does not use, or a new array.
+func (a *prMatrix) spare() []uint32 {
+	m := len(a.src)
+	switch {
+	case len(a.edges) < 2*m:
+		return make([]uint32, m)
+	case unsafe.SliceData(a.src) == unsafe.SliceData(a.edges):
+		return a.edges[m : 2*m : 2*m]
+	default:
+		return a.edges[:m:m]
+	}
+}
+
+// arrange orders each worker's columns by descending length (ties by
+// out-set index) for pull's runs; order records where each went. It runs
+// once, in the set-up of a run that pulls (a one-rank run fuses instead:
+// prLocal numbers its columns itself). The sums do not change: a column
+// keeps its edges in their order.
+func (a *prMatrix) arrange() {
+	if a.order != nil {
+		return
+	}
+	order := make([]uint32, len(a.out))
+	colStart := make([]int, len(a.out)+1)
+	src := a.spare()
+	parallel.For(len(a.splits)-1, func(t int) {
+		lo, hi := a.splits[t], a.splits[t+1]
+		cols := order[lo:hi]
+		for i := range cols {
+			cols[i] = uint32(lo + i)
+		}
+		byLength(a.colStart, cols)
+		e := a.colStart[lo] // the worker's columns keep their span of src
+		for i, j := range cols {
+			colStart[lo+i] = e
+			e += copy(src[e:], a.src[a.colStart[j]:a.colStart[j+1]])
+		}
+	})
+	colStart[len(a.out)] = len(a.src)
+	a.src, a.colStart, a.order = src, colStart, order
+	starts, firstOf := blocks(a.splits)
+	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
+	a.blockSums = make([][]float64, len(a.splits)-1)
+	for t := range a.blockSums {
+		a.blockSums[t] = make([]float64, prBlock)
+	}
 }
 
 // degreeSlots numbers the in-set vertices by descending local degree, ties
@@ -192,24 +251,21 @@ func balanceColumns(colStart []int, parts int) []int {
 	return splits
 }
 
-// pull computes y[j] = Σ x[src[e]] over the edges e of column j, for every
-// column, on len(splits)−1 goroutines. Each column is summed by one
-// goroutine in edge order, so y does not depend on the split.
+// pull computes y[j] = Σ x[src[e]] over the edges e of out-set vertex j's
+// column, for every column, on len(splits)−1 goroutines: each sums its
+// blocks of arranged columns by runs, then writes the block's sums to y by
+// out-set index. A column's order of addition depends only on the column
+// (sumRuns), so y does not depend on the split.
 func (a *prMatrix) pull(x, y []float64) {
+	a.arrange()
 	parallel.For(len(a.splits)-1, func(t int) {
-		pullColumns(a.colStart, a.src, x, y, a.splits[t], a.splits[t+1])
-	})
-}
-
-// pullColumns is the kernel of pull for columns [lo, hi), each summed in
-// edge order: the order depends only on the column, never on the threads.
-func pullColumns(colStart []int, src []uint32, x, y []float64, lo, hi int) {
-	y = y[:hi]
-	for j := lo; j < hi; j++ {
-		var s float64
-		for _, u := range src[colStart[j]:colStart[j+1]] {
-			s += x[u]
+		sums := a.blockSums[t]
+		for b := a.threadBlocks[t]; b < a.threadBlocks[t+1]; b++ {
+			lo, hi := a.runs.blockStart[b], a.runs.blockStart[b+1]
+			a.runs.sum(b, a.colStart, a.src, x, sums)
+			for i, j := range a.order[lo:hi] {
+				y[j] = sums[i]
+			}
 		}
-		y[j] = s
-	}
+	})
 }

@@ -45,15 +45,61 @@ func TestBuildPRMatrix(t *testing.T) {
 		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		first := rng.Int64N(n)
 		cnt := rng.Int64N(n - first + 1)
-		var first1 *prMatrix
+		var src1 []uint32
+		var colStart1 []int
+		var slot1 []uint32
 		for _, threads := range []int{1, 2, 5} {
 			a := buildPRMatrix(slices.Clone(keys), sh, first, cnt, threads)
 			checkPRMatrix(t, a, set, first, cnt, threads)
-			if first1 == nil {
-				first1 = a
-			} else if !slices.Equal(a.src, first1.src) || !slices.Equal(a.colStart, first1.colStart) || !slices.Equal(a.slot, first1.slot) {
+			if src1 == nil {
+				src1, colStart1, slot1 = slices.Clone(a.src), slices.Clone(a.colStart), slices.Clone(a.slot)
+			} else if !slices.Equal(a.src, src1) || !slices.Equal(a.colStart, colStart1) || !slices.Equal(a.slot, slot1) {
 				t.Fatalf("trial %d: the matrix depends on the thread count", trial)
 			}
+			checkArranged(t, a, rng)
+		}
+	}
+}
+
+// checkArranged arranges a built matrix and checks that every worker's
+// columns are now by descending length (ties by out-set index), that each
+// keeps its edges in order, and that pull gives every column's sum in the
+// order sumRuns documents, by out-set index.
+func checkArranged(t *testing.T, a *prMatrix, rng *rand.Rand) {
+	t.Helper()
+	cols := make([][]uint32, len(a.out))
+	for j := range cols {
+		cols[j] = slices.Clone(a.src[a.colStart[j]:a.colStart[j+1]])
+	}
+	a.arrange()
+	seen := make([]bool, len(a.out))
+	for w := 0; w+1 < len(a.splits); w++ {
+		for p := a.splits[w]; p < a.splits[w+1]; p++ {
+			j := a.order[p]
+			if j < uint32(a.splits[w]) || j >= uint32(a.splits[w+1]) || seen[j] {
+				t.Fatalf("position %d holds column %d: not a permutation within worker %d's %v", p, j, w, a.splits)
+			}
+			seen[j] = true
+			if !slices.Equal(a.src[a.colStart[p]:a.colStart[p+1]], cols[j]) {
+				t.Fatalf("column %d moved without its edges in order", j)
+			}
+			if p > a.splits[w] {
+				prev, cur := len(cols[a.order[p-1]]), len(cols[j])
+				if prev < cur || prev == cur && a.order[p-1] > j {
+					t.Fatalf("positions %d, %d: columns %d (%d edges), %d (%d edges)", p-1, p, a.order[p-1], prev, j, cur)
+				}
+			}
+		}
+	}
+	x := make([]float64, len(a.in))
+	for i := range x {
+		x[i] = rng.Float64()
+	}
+	y := make([]float64, len(a.out))
+	a.pull(x, y)
+	for j, col := range cols {
+		if want := referenceColumnSum(col, x); y[j] != want {
+			t.Fatalf("column %d: sum %v, want %v", j, y[j], want)
 		}
 	}
 }

@@ -148,9 +148,7 @@ type prLocal struct {
 	inv      []float64 // 1/d by position of the vertices of non-zero degree; nil if every d is the in-degree
 	vertex   []uint32  // the vertex at each position
 	nonZero  int       // positions [0, nonZero) have out-degree > 0
-	runEnd   []int     // run r of equal-length columns ends before position runEnd[r]; runs never span a block
-	runWidth []int     // its columns' length
-	runOf    []int     // the first run of each block of prBlock positions
+	runs     columnRuns // blocks of prBlock positions, cut into runs; no run crosses nonZero
 	splits   []int     // thread t updates positions splits[t]:splits[t+1], whole blocks
 	sums     [][]float64
 	parts    prPartials
@@ -168,7 +166,14 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 		colStart: make([]int, n+1), x: make([]float64, nIn), next: make([]float64, nIn),
 		cur: make([]float64, n), inv: make([]float64, nIn), nonZero: nIn,
 	}
-	l.vertex = localOrder(a, u.deg, threads)
+	column := make([]uint32, n) // vertex → the position of its column in a
+	for j := range column {
+		column[j] = uint32(j)
+	}
+	for p, j := range a.order {
+		column[j] = uint32(p)
+	}
+	l.vertex = localOrder(a, column, u.deg, threads)
 	posOfSlot := make([]uint32, nIn) // the matrix's slot of a source → its position
 	slotOf := make([]uint32, n)      // vertex → its slot, for vertices of the in-set
 	for i, v := range a.in {
@@ -180,14 +185,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	for i, s := range a.slot {
 		l.x[posOfSlot[s]] = x[i]
 	}
-	m := len(a.src)
-	if cap(a.src) >= 2*m {
-		l.src = a.src[m : 2*m : 2*m]
-	} else {
-		l.src = make([]uint32, m)
-	}
+	l.src = a.spare()
 	for p, v := range l.vertex {
-		lo, hi := a.colStart[v], a.colStart[v+1]
+		lo, hi := a.colStart[column[v]], a.colStart[column[v]+1]
 		col := l.src[l.colStart[p] : l.colStart[p]+hi-lo]
 		for k, s := range a.src[lo:hi] {
 			col[k] = posOfSlot[s]
@@ -204,8 +204,12 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	if symmetricDegrees(l.colStart, l.inv) {
 		l.inv = nil
 	}
-	a.colStart, a.src = nil, nil
-	l.runs()
+	a.colStart, a.src, a.edges = nil, nil, nil
+	starts := make([]int, 0, n/prBlock+2)
+	for lo := 0; lo < n; lo += prBlock {
+		starts = append(starts, lo)
+	}
+	l.runs = cutRuns(l.colStart, append(starts, n), nIn)
 	l.splits = balanceColumns(l.colStart, threads)
 	for t := 1; t < threads; t++ { // the balanced splits, rounded to whole blocks
 		l.splits[t] = min(max(l.splits[t-1], (l.splits[t]+prBlock/2)/prBlock*prBlock), n)
@@ -231,16 +235,19 @@ func symmetricDegrees(colStart []int, inv []float64) bool {
 	return true
 }
 
-// localOrder returns the vertices in prLocal's position order: those of
+// localOrder returns the vertices in prLocal's position order (column[v]
+// is the position of vertex v's column in a): those of
 // non-zero out-degree deg (the matrix's in-set) by descending in-degree,
 // ties by slot, then the dangling ones by descending in-degree, ties by id.
 // The order only matters for speed: in-degrees too large for the sort key
 // (beyond 2^31 on 2^32 vertices) count as equal.
-func localOrder(a *prMatrix, deg []float64, threads int) []uint32 {
+func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint32 {
 	n := len(a.out)
 	tieBits := uint(bits.Len(uint(max(n-1, 0))))
 	inMax := uint64(1)<<(63-tieBits) - 1
-	inDeg := func(v int) uint64 { return min(uint64(a.colStart[v+1]-a.colStart[v]), inMax) }
+	inDeg := func(v int) uint64 {
+		return min(uint64(a.colStart[column[v]+1]-a.colStart[column[v]]), inMax)
+	}
 	top := uint64(0)
 	for v := range n {
 		top = max(top, inDeg(v))
@@ -274,27 +281,6 @@ func localOrder(a *prMatrix, deg []float64, threads int) []uint32 {
 	return order
 }
 
-// runs cuts the positions into runs of columns of equal length, none
-// spanning the end of the non-zero positions or of a block.
-func (l *prLocal) runs() {
-	n := len(l.vertex)
-	l.runOf = make([]int, 0, (n+prBlock-1)/prBlock+1)
-	for lo := 0; lo < n; lo += prBlock {
-		l.runOf = append(l.runOf, len(l.runEnd))
-		hi := min(lo+prBlock, n)
-		for p := lo; p < hi; {
-			w := l.colStart[p+1] - l.colStart[p]
-			end := p + 1
-			for end < hi && end != l.nonZero && l.colStart[end+1]-l.colStart[end] == w {
-				end++
-			}
-			l.runEnd, l.runWidth = append(l.runEnd, end), append(l.runWidth, w)
-			p = end
-		}
-	}
-	l.runOf = append(l.runOf, len(l.runEnd))
-}
-
 // step runs the SpMV and the update of every vertex in one pass over
 // blocks of positions — the block's column sums, then each column's new
 // rank, its L1 change and Σ r', and its r'/d into the next input — and
@@ -306,7 +292,7 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 		for lo := l.splits[t]; lo < l.splits[t+1]; lo += prBlock {
 			hi := min(lo+prBlock, l.splits[t+1])
 			b := lo / prBlock
-			sumRuns(l.runEnd[l.runOf[b]:l.runOf[b+1]], l.runWidth[l.runOf[b]:l.runOf[b+1]], l.src, l.x, y, lo, l.colStart[lo])
+			l.runs.sum(b, l.colStart, l.src, l.x, y)
 			mid := min(max(lo, l.nonZero), hi)
 			var l1, total float64
 			switch {
@@ -314,9 +300,9 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 			case l.inv != nil:
 				l1, total = updateLocal(y[:mid-lo], l.cur[lo:mid], l.inv[lo:mid], l.next[lo:mid], base, alpha)
 			default: // out-degree = in-degree: one 1/d per run
-				for r, p := l.runOf[b], lo; p < mid; r++ {
-					end := l.runEnd[r]
-					rl1, rtotal := updateUniform(y[p-lo:end-lo], l.cur[p:end], l.next[p:end], 1/float64(l.runWidth[r]), base, alpha)
+				for r, p := l.runs.first[b], lo; p < mid; r++ {
+					end := l.runs.end[r]
+					rl1, rtotal := updateUniform(y[p-lo:end-lo], l.cur[p:end], l.next[p:end], 1/float64(l.runs.width[r]), base, alpha)
 					l1, total, p = l1+rl1, total+rtotal, end
 				}
 			}
@@ -333,62 +319,6 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 func (l *prLocal) scores(cur []float64) {
 	for p, v := range l.vertex {
 		cur[v] = l.cur[p]
-	}
-}
-
-// sumRuns writes into y the column sums of the runs (ends and widths) of
-// one block starting at position lo, whose edges start at src[e]: y[p−lo] =
-// Σ x over column p's sources, added in edge order. Columns of 1 to 4
-// edges are summed without a loop; a longer run's loop has the same trip
-// count for every column.
-func sumRuns(ends, widths []int, src []uint32, x, y []float64, lo, e int) {
-	p := lo
-	for r, end := range ends {
-		ys := y[p-lo : end-lo]
-		switch w := widths[r]; w {
-		case 0:
-			clear(ys)
-		case 1:
-			for i := range ys {
-				ys[i] = x[src[e]]
-				e++
-			}
-		case 2:
-			for i := range ys {
-				c := src[e : e+2]
-				ys[i] = x[c[0]] + x[c[1]]
-				e += 2
-			}
-		case 3:
-			for i := range ys {
-				c := src[e : e+3]
-				ys[i] = x[c[0]] + x[c[1]] + x[c[2]]
-				e += 3
-			}
-		case 4:
-			for i := range ys {
-				c := src[e : e+4]
-				ys[i] = x[c[0]] + x[c[1]] + x[c[2]] + x[c[3]]
-				e += 4
-			}
-		default:
-			if w < longColumn {
-				for i := range ys {
-					var s float64
-					for _, u := range src[e : e+w] {
-						s += x[u]
-					}
-					ys[i] = s
-					e += w
-				}
-				break
-			}
-			for i := range ys {
-				ys[i] = longColumnSum(src[e:e+w], x)
-				e += w
-			}
-		}
-		p = end
 	}
 }
 
@@ -434,27 +364,3 @@ func updateDangling(y, cur []float64, base, alpha float64) (l1, dangling float64
 	return l1, dangling
 }
 
-// longColumn is the length from which a column is summed in four running
-// sums (longColumnSum).
-const longColumn = 16
-
-// longColumnSum is Σ x[u] over a long column's sources in four running
-// sums (edge k goes to sum k mod 4; they are added as (s0+s1)+(s2+s3) at
-// the end), so that four additions are in flight instead of one chain of
-// dependent ones, which bounds a long column's loop. The order depends only
-// on the column.
-func longColumnSum(col []uint32, x []float64) float64 {
-	var s0, s1, s2, s3 float64
-	k := 0
-	for ; k+3 < len(col); k += 4 {
-		c := col[k : k+4]
-		s0 += x[c[0]]
-		s1 += x[c[1]]
-		s2 += x[c[2]]
-		s3 += x[c[3]]
-	}
-	for ; k < len(col); k++ {
-		s0 += x[col[k]]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
