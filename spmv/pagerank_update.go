@@ -141,15 +141,15 @@ func updateHome(base, alpha float64, sums, cur, deg []float64) (l1, dangling, to
 // position and writes r'/d of column p to next[p]: every array is walked
 // in order and each thread writes only its own run of positions.
 type prLocal struct {
-	colStart []int     // the edges into position p are src[colStart[p]:colStart[p+1]]
-	src      []uint32  // position of each edge's source, ascending within a column
-	x, next  []float64 // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
-	cur      []float64 // r by position
-	inv      []float64 // 1/d by position of the vertices of non-zero degree; nil if every d is the in-degree
-	vertex   []uint32  // the vertex at each position
-	nonZero  int       // positions [0, nonZero) have out-degree > 0
+	colStart []int      // the edges into position p are src[colStart[p]:colStart[p+1]]
+	src      []uint32   // position of each edge's source, ascending within a column
+	x, next  []float64  // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
+	cur      []float64  // r by position
+	inv      []float64  // 1/d by position of the vertices of non-zero degree; nil if every d is the in-degree
+	vertex   []uint32   // the vertex at each position
+	nonZero  int        // positions [0, nonZero) have out-degree > 0
 	runs     columnRuns // blocks of prBlock positions, cut into runs; no run crosses nonZero
-	splits   []int     // thread t updates positions splits[t]:splits[t+1], whole blocks
+	splits   []int      // thread t updates positions splits[t]:splits[t+1], whole blocks
 	sums     [][]float64
 	parts    prPartials
 }
@@ -363,4 +363,3 @@ func updateDangling(y, cur []float64, base, alpha float64) (l1, dangling float64
 	}
 	return l1, dangling
 }
-
