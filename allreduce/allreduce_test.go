@@ -18,15 +18,15 @@ import (
 
 // network is a kind and, for kylix, a degree string ("auto" → nil).
 type network struct {
-	kind    string
+	kind    Kind
 	degrees string
 }
 
 func (nw network) String() string {
 	if nw.kind == KindKylix {
-		return nw.kind + " " + nw.degrees
+		return nw.kind.String() + " " + nw.degrees
 	}
-	return nw.kind
+	return nw.kind.String()
 }
 
 func (nw network) degreeVector(p int) ([]int, error) {
@@ -396,7 +396,7 @@ func TestInvalidArguments(t *testing.T) {
 	good := []int64{1, 5, 9}
 	cases := []struct {
 		name    string
-		kind    string
+		kind    Kind
 		degrees func(r int) []int
 		n       func(r int) int64
 		in, out func(r int) []int64
@@ -415,7 +415,7 @@ func TestInvalidArguments(t *testing.T) {
 		}, fixedN(10), fixedSet(good), fixedSet(good), "disagree"},
 		{"bad product", KindKylix, fixed([]int{2, 3}), fixedN(10), fixedSet(good), fixedSet(good), "multiply"},
 		{"degrees for direct", KindDirect, fixed([]int{4}), fixedN(10), fixedSet(good), fixedSet(good), "takes no degrees"},
-		{"unknown kind", "ring", fixed(nil), fixedN(10), fixedSet(good), fixedSet(good), "unknown kind"},
+		{"unknown kind", Kind(7), fixed(nil), fixedN(10), fixedSet(good), fixedSet(good), "unknown kind"},
 		{"negative n", KindDirect, fixed(nil), fixedN(-1), fixedSet(nil), fixedSet(nil), "vector length"},
 	}
 	for _, tc := range cases {
