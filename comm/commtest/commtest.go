@@ -135,20 +135,24 @@ func mustLaunch(t *testing.T, launch Launcher, p int, fn rankFunc) {
 	}
 }
 
-// violations collects what ranks of a job that fails by design observed
-// contrary to the contract. Safe for concurrent use.
-type violations struct {
+// Problems collects what the ranks of a test find wrong (here: what ranks
+// of a job that fails by design observed contrary to the contract), from
+// any goroutine, for the test to report once they are done. The transports'
+// own tests use it too.
+type Problems struct {
 	mu   sync.Mutex
 	list []string
 }
 
-func (v *violations) addf(format string, args ...any) {
+// Addf records one problem.
+func (v *Problems) Addf(format string, args ...any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.list = append(v.list, fmt.Sprintf(format, args...))
 }
 
-func (v *violations) report(t *testing.T) {
+// Report reports every problem as an error of t.
+func (v *Problems) Report(t *testing.T) {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()

@@ -162,27 +162,6 @@ func (j *testJob) run(fn func(c *Comm) error) []error {
 	return errs
 }
 
-// problemLog collects what the ranks of a test find wrong, from any
-// goroutine, for the test to report once they are done.
-type problemLog struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (l *problemLog) report(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, fmt.Sprintf(format, args...))
-}
-
-// fail reports every problem as an error of t.
-func (l *problemLog) fail(t *testing.T) {
-	t.Helper()
-	for _, p := range l.list {
-		t.Error(p)
-	}
-}
-
 // runHealthy runs smallJob on every rank, each of which must succeed.
 func (j *testJob) runHealthy() {
 	j.t.Helper()
@@ -393,8 +372,8 @@ func TestLostRank(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var problems problemLog
-			report := problems.report
+			var problems commtest.Problems
+			report := problems.Addf
 			err := launch(ctx, 3, func(ctx context.Context, cc comm.Comm) error {
 				c := cc.(*Comm)
 				for i := range 3 {
@@ -422,7 +401,7 @@ func TestLostRank(t *testing.T) {
 				}
 				return err
 			}, launchOptions{peerTimeout: peerTimeout})
-			problems.fail(t)
+			problems.Report(t)
 			if err == nil || !strings.Contains(err.Error(), "rank 2") {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}
@@ -666,8 +645,8 @@ func TestReplicaLoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var problems problemLog
-			report := problems.report
+			var problems commtest.Problems
+			report := problems.Addf
 			lost := len(tc.victims) == s
 			start := time.Now()
 			err := launch(ctx, p, func(ctx context.Context, cc comm.Comm) error {
@@ -717,7 +696,7 @@ func TestReplicaLoss(t *testing.T) {
 			if elapsed := time.Since(start); elapsed > 6*time.Second {
 				t.Errorf("job took %v", elapsed)
 			}
-			problems.fail(t)
+			problems.Report(t)
 			if lost && (err == nil || !strings.Contains(err.Error(), "rank 2")) {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}
