@@ -114,15 +114,23 @@ func launchWithin(t *testing.T, launch Launcher, p int, fn rankFunc) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	return Within(t, launchTimeout, fmt.Sprintf("job of %d ranks", p), func() error { return launch(ctx, p, fn) })
+}
+
+// Within runs f and fails the test, naming what, if f does not return
+// within d (a rank hangs): the guard of every test that could hang on a
+// broken rendezvous.
+func Within(t *testing.T, d time.Duration, what string, f func() error) error {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- launch(ctx, p, fn) }()
-	timer := time.NewTimer(launchTimeout)
+	go func() { done <- f() }()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-timer.C:
-		t.Fatalf("job of %d ranks did not finish within %v: a rank hangs", p, launchTimeout)
+		t.Fatalf("%s did not finish within %v: a rank hangs", what, d)
 		return nil
 	}
 }
@@ -133,6 +141,21 @@ func mustLaunch(t *testing.T, launch Launcher, p int, fn rankFunc) {
 	if err := launchWithin(t, launch, p, fn); err != nil {
 		t.Fatalf("job of %d ranks failed: %v", p, err)
 	}
+}
+
+// SmallJob is a short healthy workload for a transport's own tests of a
+// job's life: an Allgatherv of every rank's id, checked, and a Barrier.
+func SmallJob(ctx context.Context, c comm.Comm) error {
+	out, err := c.Allgatherv(ctx, "commtest.small.gather", []byte{byte(c.Rank())}, nil)
+	if err != nil {
+		return err
+	}
+	for s, b := range out {
+		if !bytes.Equal(b, []byte{byte(s)}) {
+			return fmt.Errorf("contribution of rank %d is %v", s, b)
+		}
+	}
+	return c.Barrier(ctx, "commtest.small.barrier")
 }
 
 // Problems collects what the ranks of a test find wrong (here: what ranks
