@@ -123,14 +123,9 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 				if res.Comm != c {
 					defer closeElastic(res.Comm)
 				}
-				tk, err := res.TopK(ctx, res.Comm, k)
+				tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, scores)
 				if err != nil {
 					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				for l, s := range res.Scores {
-					scores[res.Original[l]] = s
 				}
 				if res.Comm.Rank() == 0 && r == 0 {
 					top, recs = tk, res.Recoveries
@@ -329,14 +324,9 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 		}
 	}
 	collect := func(res *ElasticResult) error {
-		tk, err := res.TopK(ctx, res.Comm, k)
+		tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, out.scores)
 		if err != nil {
 			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for l, s := range res.Scores {
-			out.scores[res.Original[l]] = s
 		}
 		if res.Comm.Rank() == 0 {
 			out.top, out.joins, out.recs = tk, res.Joins, res.Recoveries

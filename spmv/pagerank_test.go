@@ -98,18 +98,13 @@ func runShares(t *testing.T, p int, shares []graph.EdgeShare, cfg PageRankConfig
 		if err != nil {
 			return err
 		}
-		tk, err := res.TopK(ctx, c, k)
+		tk, err := rankScores(ctx, c, res, k, &mu, scores)
 		if err != nil {
 			return err
 		}
 		all, err := res.Gather(ctx, c, 0)
 		if err != nil {
 			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for l, s := range res.Scores {
-			scores[res.Original[l]] = s
 		}
 		if c.Rank() == 0 {
 			res0, top = res, tk
