@@ -36,6 +36,15 @@ func (nw network) degreeVector(p int) ([]int, error) {
 	return ParseDegrees(nw.degrees, p)
 }
 
+// configure is New of nw on c with rank c.Rank()'s sets of d.
+func (nw network) configure(ctx context.Context, c comm.Comm, d *dataset) (Sparse, error) {
+	deg, err := nw.degreeVector(c.Size())
+	if err != nil {
+		return nil, err
+	}
+	return New(ctx, c, nw.kind, deg, d.n, d.ins[c.Rank()], d.outs[c.Rank()])
+}
+
 // testNetworks lists, per rank count, the networks the property test runs.
 func testNetworks() []rankNetworks {
 	return []rankNetworks{
@@ -90,11 +99,7 @@ func runChecked(t *testing.T, d *dataset, nw network, withApply bool) []observat
 	err := inproc.Run(ctx, d.p, func(ctx context.Context, c comm.Comm) error {
 		r := c.Rank()
 		o := &obs[r]
-		deg, err := nw.degreeVector(d.p)
-		if err != nil {
-			return err
-		}
-		s, err := New(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r])
+		s, err := nw.configure(ctx, c, d)
 		if err != nil {
 			return err
 		}
@@ -158,6 +163,7 @@ func runChecked(t *testing.T, d *dataset, nw network, withApply bool) []observat
 			apply = record(&crHome, &o.crSums)
 		}
 		o.crResult = make([]float64, len(d.ins[r]))
+		deg, _ := nw.degreeVector(d.p) // valid: configure took it
 		if err := ConfigReduce(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r], d.vals[r], o.crResult, apply); err != nil {
 			return err
 		}
@@ -564,8 +570,7 @@ func TestLayerStats(t *testing.T) {
 		vols := make([][]LayerVolume, p)
 		err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
 			r := c.Rank()
-			deg, _ := nw.degreeVector(p)
-			s, err := New(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r])
+			s, err := nw.configure(ctx, c, d)
 			if err != nil {
 				return err
 			}
