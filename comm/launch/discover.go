@@ -149,6 +149,22 @@ func (job Job) LogicalRank() int { return job.Rank % job.LogicalSize() }
 // LogicalSize is the number of logical ranks.
 func (job Job) LogicalSize() int { return job.Size / max(job.Replicas, 1) }
 
+// given is a setting and whether this process was given it.
+type given struct {
+	name string
+	set  bool
+}
+
+// firstGiven returns the name of the first setting of gs given, or "".
+func firstGiven(gs ...given) string {
+	for _, g := range gs {
+		if g.set {
+			return g.name
+		}
+	}
+	return ""
+}
+
 // Discover works out this process's place in the job from the flags and the
 // environment (see the package documentation for the order). Every error
 // is an *Error naming the flag or variable at fault.
@@ -168,13 +184,9 @@ func Discover(f Flags, env Lookup) (Job, error) {
 		if f.Replicas > 1 {
 			return Job{}, settingError("--replicas", "needs a job of processes (--procs N, or --transport %s under a launcher)", TCP)
 		}
-		for _, s := range []struct {
-			name string
-			set  bool
-		}{{"--rank", f.HasRank}, {"--size", f.HasSize}, {"--coordinator", f.Coordinator != ""}, {"--listen", f.Listen != ""}} {
-			if s.set {
-				return Job{}, settingError(s.name, "needs --transport %s (in-process ranks are set with --ranks)", TCP)
-			}
+		if name := firstGiven(given{"--rank", f.HasRank}, given{"--size", f.HasSize},
+			given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
+			return Job{}, settingError(name, "needs --transport %s (in-process ranks are set with --ranks)", TCP)
 		}
 		return Job{Transport: InProc, Source: "flags"}, nil
 	}
@@ -194,13 +206,8 @@ func Discover(f Flags, env Lookup) (Job, error) {
 		if f.Replicas > 1 {
 			return Job{}, settingError("--replicas", "needs a job of several processes (--procs N, or --transport %s under a launcher)", TCP)
 		}
-		for _, s := range []struct {
-			name string
-			set  bool
-		}{{"--coordinator", f.Coordinator != ""}, {"--listen", f.Listen != ""}} {
-			if s.set {
-				return Job{}, settingError(s.name, "needs a job of several processes (--transport %s with --rank and --size, or a launcher)", TCP)
-			}
+		if name := firstGiven(given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
+			return Job{}, settingError(name, "needs a job of several processes (--transport %s with --rank and --size, or a launcher)", TCP)
 		}
 		return Job{Transport: InProc, Source: job.Source}, nil
 	}
