@@ -234,7 +234,6 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		return Job{LocalSize: 1, Source: "flags"}, false, nil
 	}
 	job.LocalSize = 1
-	rankName, sizeName := "--rank", "--size"
 	switch {
 	case f.HasRank && f.HasSize:
 		job.Source = "flags"
@@ -246,21 +245,14 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		return Job{}, false, settingError("--rank", "missing: --size needs --rank (no launcher's variables are set)")
 	}
 
-	if f.HasRank {
-		job.Rank = f.Rank
-	} else {
-		rankName = l.RankVar
-		if job.Rank, err = intVar(env, l.RankVar, l); err != nil {
-			return Job{}, false, err
-		}
+	// Each of rank and size comes from its flag or else the launcher's
+	// variable; rankName and sizeName are where, for the errors.
+	var rankName, sizeName string
+	if job.Rank, rankName, err = flagOrVar(f.HasRank, f.Rank, "--rank", env, l.RankVar, l); err != nil {
+		return Job{}, false, err
 	}
-	if f.HasSize {
-		job.Size = f.Size
-	} else {
-		sizeName = l.SizeVar
-		if job.Size, err = intVar(env, l.SizeVar, l); err != nil {
-			return Job{}, false, err
-		}
+	if job.Size, sizeName, err = flagOrVar(f.HasSize, f.Size, "--size", env, l.SizeVar, l); err != nil {
+		return Job{}, false, err
 	}
 	if job.Size < 1 {
 		return Job{}, false, settingError(sizeName, "%d is not a job size (need at least 1)", job.Size)
@@ -279,6 +271,16 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		job.LocalSize = n
 	}
 	return job, true, nil
+}
+
+// flagOrVar is the value of flag if it was given (has), else the
+// launcher's integer variable key, with the name of where it came from.
+func flagOrVar(has bool, value int, flag string, env Lookup, key string, l Launcher) (int, string, error) {
+	if has {
+		return value, flag, nil
+	}
+	v, err := intVar(env, key, l)
+	return v, key, err
 }
 
 // intVar parses a launcher's integer variable.
