@@ -66,11 +66,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 		if x&flag == 0 {
 			acc |= x << nacc
 			if nacc+g >= 64 {
-				if or {
-					dst[wi] |= acc
-				} else {
-					dst[wi] = acc
-				}
+				put(dst, wi, acc, or)
 				wi++
 				acc = x >> (64 - nacc)
 				nacc += g - 64
@@ -97,11 +93,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 			nacc = total
 			continue
 		}
-		if or {
-			dst[wi] |= acc
-		} else {
-			dst[wi] = acc
-		}
+		put(dst, wi, acc, or)
 		wi++
 		total -= 64
 		k := int(total >> 6)
@@ -131,11 +123,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 		acc |= x << nacc
 		nacc += r
 		if nacc >= 64 {
-			if or {
-				dst[wi] |= acc
-			} else {
-				dst[wi] = acc
-			}
+			put(dst, wi, acc, or)
 			wi++
 			nacc -= 64
 			acc = x >> (r - nacc)
@@ -223,5 +211,15 @@ func forEach[W word](body []byte, nbits uint64, fn func(int64)) {
 		for x := load[W](body, nreg); x != 0; x &= x - 1 {
 			fn(int64(o + tz(x)))
 		}
+	}
+}
+
+// put stores the finished word w at dst[i], or ORs it in (DecodeOr). Small
+// enough to be inlined into the decoding loop.
+func put(dst []uint64, i int, w uint64, or bool) {
+	if or {
+		dst[i] |= w
+	} else {
+		dst[i] = w
 	}
 }
