@@ -125,7 +125,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 	}
 	rep := &Report{
 		PageRankRun: results.PageRankRun{
-			Command: "pagerank", Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
+			Envelope: results.Envelope{Command: "pagerank"}, Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
 			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
 			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
 			Allreduce: res.Network, Partition: cfg.Partition.String(),
