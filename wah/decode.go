@@ -47,10 +47,7 @@ func errActive(x, r uint64) error {
 // each destination word is written exactly once, in order; a 0-fill in OR
 // mode just skips words.
 func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, left, r, err := layout[W](body, nbits)
 	if err != nil {
 		return err
@@ -140,10 +137,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 // count walks the word section once, checking its structure, and returns the
 // number of set bits.
 func count[W word](body []byte, nbits uint64) (int64, error) {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, left, r, err := layout[W](body, nbits)
 	if err != nil {
 		return 0, err
@@ -184,10 +178,7 @@ func count[W word](body []byte, nbits uint64) (int64, error) {
 
 // forEach calls fn for each set bit of a word section that count accepted.
 func forEach[W word](body []byte, nbits uint64, fn func(int64)) {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, _, r, _ := layout[W](body, nbits)
 	o := uint64(0) // bit offset of the current word's first group
 	for i := range nreg {
