@@ -54,14 +54,10 @@ func testAlltoallvVaried(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			if len(recv) != p {
-				return fmt.Errorf("round %d: Alltoallv returned %d buffers, want %d", round, len(recv), p)
-			}
-			for s := range recv {
-				want := pt.window(variedLen(s, r, round), messageSeed(s, r, round))
-				if err := checkBytes(fmt.Sprintf("round %d: message from rank %d", round, s), recv[s], want); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "message", recv, p, func(s int) []byte {
+				return pt.window(variedLen(s, r, round), messageSeed(s, r, round))
+			}); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -81,12 +77,7 @@ func testAlltoallvLarge(t *testing.T, launch Launcher, p int) {
 		if err != nil {
 			return err
 		}
-		for s := range recv {
-			if err := checkBytes(fmt.Sprintf("message from rank %d", s), recv[s], pt.window(largeLen(s, r), messageSeed(s, r, 0))); err != nil {
-				return err
-			}
-		}
-		return nil
+		return checkEach("", "message", recv, p, func(s int) []byte { return pt.window(largeLen(s, r), messageSeed(s, r, 0)) })
 	})
 }
 
@@ -116,10 +107,10 @@ func testAlltoallvRecvReuse(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			for s := range out {
-				if err := checkBytes(fmt.Sprintf("round %d: message from rank %d", round, s), out[s], pt.window(reuseLen(s, r, round), messageSeed(s, r, round))); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "message", out, p, func(s int) []byte {
+				return pt.window(reuseLen(s, r, round), messageSeed(s, r, round))
+			}); err != nil {
+				return err
 			}
 			if err := before.checkReused(fmt.Sprintf("round %d", round), out); err != nil {
 				return err
@@ -148,13 +139,10 @@ func testAllgathervVaried(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			if len(out) != p {
-				return fmt.Errorf("round %d: Allgatherv returned %d contributions, want %d", round, len(out), p)
-			}
-			for s := range out {
-				if err := checkBytes(fmt.Sprintf("round %d: contribution of rank %d", round, s), out[s], pt.window(gatherLen(s, round), messageSeed(s, s, round))); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "contribution", out, p, func(s int) []byte {
+				return pt.window(gatherLen(s, round), messageSeed(s, s, round))
+			}); err != nil {
+				return err
 			}
 			if len(mine) > 0 && arrayStart(out[r]) == arrayStart(mine) {
 				return fmt.Errorf("round %d: out[Rank()] is mine itself, want a copy", round)

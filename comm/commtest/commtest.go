@@ -221,6 +221,21 @@ func messageSeed(src, dst, round int) uint64 {
 	return uint64(src)*1_000_003 + uint64(dst)*10_007 + uint64(round)*101
 }
 
+// checkEach checks that got holds one noun (message, contribution) from
+// each of the p ranks, the one from rank s being want(s); prefix starts
+// the errors.
+func checkEach(prefix, noun string, got [][]byte, p int, want func(s int) []byte) error {
+	if len(got) != p {
+		return fmt.Errorf("%s%d %ss, want one from each of %d ranks", prefix, len(got), noun, p)
+	}
+	for s := range got {
+		if err := checkBytes(fmt.Sprintf("%s%s from rank %d", prefix, noun, s), got[s], want(s)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // checkBytes returns an error describing how got differs from want.
 func checkBytes(what string, got, want []byte) error {
 	if bytes.Equal(got, want) {
