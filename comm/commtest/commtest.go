@@ -158,10 +158,10 @@ func SmallJob(ctx context.Context, c comm.Comm) error {
 	return c.Barrier(ctx, "commtest.small.barrier")
 }
 
-// Problems collects what the ranks of a test find wrong (here: what ranks
-// of a job that fails by design observed contrary to the contract), from
-// any goroutine, for the test to report once they are done. The transports'
-// own tests use it too.
+// Problems collects what the ranks of a test find wrong, from any
+// goroutine, for the test to report once they are done: in the suite, what
+// the ranks of a job that fails by design observe contrary to the
+// contract; in the transports' own tests, whatever they check on the ranks.
 type Problems struct {
 	mu   sync.Mutex
 	list []string
