@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
 // ErrInvalid is wrapped by every error about invalid arguments: a malformed
@@ -17,12 +18,25 @@ import (
 // the degrees.
 var ErrInvalid = errors.New("allreduce: invalid arguments")
 
+// Kind is the network of a sparse allreduce.
+type Kind int
+
 // Kinds of network.
 const (
-	KindKylix  = "kylix"  // nested heterogeneous-degree butterfly (given or auto degrees)
-	KindDirect = "direct" // one layer of degree P (paper 000 Fig. 1b)
-	KindBinary = "binary" // degrees 2×…×2 (prime factors when P is not a power of two)
+	KindKylix  Kind = iota // nested heterogeneous-degree butterfly (given or auto degrees)
+	KindDirect             // one layer of degree P (paper 000 Fig. 1b)
+	KindBinary             // degrees 2×…×2 (prime factors when P is not a power of two)
 )
+
+// kindNames are the names ParseKind accepts and String prints.
+var kindNames = [...]string{KindKylix: "kylix", KindDirect: "direct", KindBinary: "binary"}
+
+func (k Kind) String() string { return enum.Name(kindNames[:], "kind", k) }
+
+// ParseKind turns a name (kylix, direct or binary) into a Kind.
+func ParseKind(s string) (Kind, error) {
+	return enum.Parse[Kind](kindNames[:], "kind", "kylix, direct or binary", s)
+}
 
 // Sparse is one rank's configured sparse allreduce: the position maps of its
 // in- and out-sets through the network, and the buffers a reduction reuses.
@@ -72,7 +86,7 @@ type Sparse interface {
 //
 // If any rank's arguments are invalid, or the ranks disagree, New returns an
 // error wrapping ErrInvalid on every rank.
-func New(ctx context.Context, c comm.Comm, kind string, degrees []int, n int64, in, out []int64) (Sparse, error) {
+func New(ctx context.Context, c comm.Comm, kind Kind, degrees []int, n int64, in, out []int64) (Sparse, error) {
 	p, err := setup(ctx, c, kind, degrees, n, in, out, nil)
 	if err != nil {
 		return nil, err
@@ -89,7 +103,7 @@ func New(ctx context.Context, c comm.Comm, kind string, degrees []int, n int64, 
 // len(in). The results are bit-identical to New followed by Reduce. Auto
 // degrees (kylix, degrees nil) are designed on every call; callers that call
 // often should design them once with AutoDegrees.
-func ConfigReduce(ctx context.Context, c comm.Comm, kind string, degrees []int, n int64, in, out []int64,
+func ConfigReduce(ctx context.Context, c comm.Comm, kind Kind, degrees []int, n int64, in, out []int64,
 	outVals, inVals []float64, apply func(home []int64, sums []float64)) error {
 	check := func() error {
 		if len(outVals) != len(out) || len(inVals) != len(in) {
@@ -134,7 +148,7 @@ func AutoDegrees(ctx context.Context, c comm.Comm, n int64, in, out []int64, min
 // plan is the Sparse of one rank.
 type plan struct {
 	c       comm.Comm
-	kind    string
+	kind    Kind
 	degrees []int
 	n       int64
 	nIn     int // size of the caller's in-set
@@ -183,7 +197,7 @@ type layer struct {
 
 // setup validates the arguments, checks that the ranks agree, resolves the
 // degrees and lays out the layers. extra, if not nil, adds a local check.
-func setup(ctx context.Context, c comm.Comm, kind string, degrees []int, n int64, in, out []int64, extra func() error) (*plan, error) {
+func setup(ctx context.Context, c comm.Comm, kind Kind, degrees []int, n int64, in, out []int64, extra func() error) (*plan, error) {
 	size := c.Size()
 	deg, sig, err := resolveKind(kind, degrees, size)
 	if err == nil {
@@ -206,9 +220,9 @@ func setup(ctx context.Context, c comm.Comm, kind string, degrees []int, n int64
 
 // resolveKind returns the degrees of kind (nil for auto) and a signature of
 // the choice that every rank must share.
-func resolveKind(kind string, degrees []int, p int) ([]int, int64, error) {
+func resolveKind(kind Kind, degrees []int, p int) ([]int, int64, error) {
 	var deg []int
-	desc := kind + " "
+	desc := kind.String() + " "
 	switch kind {
 	case KindKylix:
 		if degrees == nil {
@@ -231,11 +245,9 @@ func resolveKind(kind string, degrees []int, p int) ([]int, int64, error) {
 		}
 		desc += FormatDegrees(deg)
 	default:
-		return nil, 0, fmt.Errorf("%w: unknown kind %q (want %q, %q or %q)", ErrInvalid, kind, KindKylix, KindDirect, KindBinary)
+		return nil, 0, fmt.Errorf("%w: unknown kind %v (want %q, %q or %q)", ErrInvalid, kind, KindKylix, KindDirect, KindBinary)
 	}
-	h := fnv.New64a()
-	h.Write([]byte(desc))
-	return deg, int64(h.Sum64() & (1<<62 - 1)), nil
+	return deg, hash62(desc), nil
 }
 
 // validateSets checks that n ≥ 0 and that in and out are sorted, unique, in
@@ -279,39 +291,67 @@ func agree(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error
 	return nil
 }
 
-// agreeOn is the agreement collective (one AllreduceInt64 of Max over
-// [failed, v, −v, …]): every rank learns whether some rank failed locally
-// and whether all ranks passed the same vals. The rank that failed gets its
-// own localErr back, the others an error wrapping ErrInvalid; otherwise
+// agreeOn is the arguments check of New, ConfigReduce and NewDense on the
+// agreement collective (agreeAll): the rank that failed gets its own
+// localErr back, the others an error wrapping ErrInvalid; otherwise
 // disagree is the position of the first value the ranks differ on, with
 // the smallest and largest value passed, or −1.
 func agreeOn(ctx context.Context, c comm.Comm, phase string, localErr error, vals ...int64) (disagree int, lo, hi int64, err error) {
+	a, err := agreeAll(ctx, c, phase, localErr != nil, vals...)
+	switch {
+	case err != nil:
+		return -1, 0, 0, fmt.Errorf("allreduce: agreement check: %w", err)
+	case localErr != nil:
+		return -1, 0, 0, localErr
+	case a.failed:
+		return -1, 0, 0, fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
+	}
+	return a.disagree, a.lo, a.hi, nil
+}
+
+// agreement is what the agreement collective tells every rank: whether
+// some rank failed, and the position of the first value the ranks passed
+// differently (−1 if none) with its smallest and largest value.
+type agreement struct {
+	failed   bool
+	disagree int
+	lo, hi   int64
+}
+
+// agreeAll is the agreement collective, one AllreduceInt64 of Max over
+// [failed, v, −v, …] for the vals v (each in (−2^63, 2^63)). Its error is
+// the collective's.
+func agreeAll(ctx context.Context, c comm.Comm, phase string, failed bool, vals ...int64) (agreement, error) {
 	v := make([]int64, 1+2*len(vals))
-	if localErr != nil {
+	if failed {
 		v[0] = 1
 	}
 	for i, x := range vals {
 		v[1+2*i], v[2+2*i] = x, -x
 	}
 	if err := c.AllreduceInt64(ctx, phase, v, comm.Max); err != nil {
-		return -1, 0, 0, fmt.Errorf("allreduce: agreement check: %w", err)
+		return agreement{}, err
 	}
-	switch {
-	case localErr != nil:
-		return -1, 0, 0, localErr
-	case v[0] != 0:
-		return -1, 0, 0, fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
-	}
+	a := agreement{failed: v[0] != 0, disagree: -1}
 	for i := range vals {
 		if hi, lo := v[1+2*i], -v[2+2*i]; hi != lo {
-			return i, lo, hi, nil
+			a.disagree, a.lo, a.hi = i, lo, hi
+			break
 		}
 	}
-	return -1, 0, 0, nil
+	return a, nil
+}
+
+// hash62 is a 62-bit FNV-1a hash: a signature for agreeAll (it and its
+// negation fit an int64).
+func hash62(s string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return int64(h.Sum64() & (1<<62 - 1))
 }
 
 // newPlan lays out the layers of deg for this rank.
-func newPlan(c comm.Comm, kind string, deg []int, n int64, nIn, nOut int) *plan {
+func newPlan(c comm.Comm, kind Kind, deg []int, n int64, nIn, nOut int) *plan {
 	p := &plan{
 		c: c, kind: kind, degrees: deg, n: n, nIn: nIn, nOut: nOut,
 		layers:  make([]layer, len(deg)),
@@ -605,4 +645,4 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 func (p *plan) Layers() int    { return len(p.layers) }
 func (p *plan) Degrees() []int { return slices.Clone(p.degrees) }
 func (p *plan) Home() []int64  { return p.home }
-func (p *plan) Name() string   { return p.kind + " " + FormatDegrees(p.degrees) }
+func (p *plan) Name() string   { return p.kind.String() + " " + FormatDegrees(p.degrees) }

@@ -18,15 +18,15 @@ import (
 
 // network is a kind and, for kylix, a degree string ("auto" → nil).
 type network struct {
-	kind    string
+	kind    Kind
 	degrees string
 }
 
 func (nw network) String() string {
 	if nw.kind == KindKylix {
-		return nw.kind + " " + nw.degrees
+		return nw.kind.String() + " " + nw.degrees
 	}
-	return nw.kind
+	return nw.kind.String()
 }
 
 func (nw network) degreeVector(p int) ([]int, error) {
@@ -34,6 +34,15 @@ func (nw network) degreeVector(p int) ([]int, error) {
 		return nil, nil
 	}
 	return ParseDegrees(nw.degrees, p)
+}
+
+// configure is New of nw on c with rank c.Rank()'s sets of d.
+func (nw network) configure(ctx context.Context, c comm.Comm, d *dataset) (Sparse, error) {
+	deg, err := nw.degreeVector(c.Size())
+	if err != nil {
+		return nil, err
+	}
+	return New(ctx, c, nw.kind, deg, d.n, d.ins[c.Rank()], d.outs[c.Rank()])
 }
 
 // testNetworks lists, per rank count, the networks the property test runs.
@@ -90,11 +99,7 @@ func runChecked(t *testing.T, d *dataset, nw network, withApply bool) []observat
 	err := inproc.Run(ctx, d.p, func(ctx context.Context, c comm.Comm) error {
 		r := c.Rank()
 		o := &obs[r]
-		deg, err := nw.degreeVector(d.p)
-		if err != nil {
-			return err
-		}
-		s, err := New(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r])
+		s, err := nw.configure(ctx, c, d)
 		if err != nil {
 			return err
 		}
@@ -158,6 +163,7 @@ func runChecked(t *testing.T, d *dataset, nw network, withApply bool) []observat
 			apply = record(&crHome, &o.crSums)
 		}
 		o.crResult = make([]float64, len(d.ins[r]))
+		deg, _ := nw.degreeVector(d.p) // valid: configure took it
 		if err := ConfigReduce(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r], d.vals[r], o.crResult, apply); err != nil {
 			return err
 		}
@@ -396,7 +402,7 @@ func TestInvalidArguments(t *testing.T) {
 	good := []int64{1, 5, 9}
 	cases := []struct {
 		name    string
-		kind    string
+		kind    Kind
 		degrees func(r int) []int
 		n       func(r int) int64
 		in, out func(r int) []int64
@@ -415,7 +421,7 @@ func TestInvalidArguments(t *testing.T) {
 		}, fixedN(10), fixedSet(good), fixedSet(good), "disagree"},
 		{"bad product", KindKylix, fixed([]int{2, 3}), fixedN(10), fixedSet(good), fixedSet(good), "multiply"},
 		{"degrees for direct", KindDirect, fixed([]int{4}), fixedN(10), fixedSet(good), fixedSet(good), "takes no degrees"},
-		{"unknown kind", "ring", fixed(nil), fixedN(10), fixedSet(good), fixedSet(good), "unknown kind"},
+		{"unknown kind", Kind(7), fixed(nil), fixedN(10), fixedSet(good), fixedSet(good), "unknown kind"},
 		{"negative n", KindDirect, fixed(nil), fixedN(-1), fixedSet(nil), fixedSet(nil), "vector length"},
 	}
 	for _, tc := range cases {
@@ -564,8 +570,7 @@ func TestLayerStats(t *testing.T) {
 		vols := make([][]LayerVolume, p)
 		err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
 			r := c.Rank()
-			deg, _ := nw.degreeVector(p)
-			s, err := New(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r])
+			s, err := nw.configure(ctx, c, d)
 			if err != nil {
 				return err
 			}

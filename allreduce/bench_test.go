@@ -93,8 +93,8 @@ func onRanks(w *inproc.World, p int, fn func(c comm.Comm) error) error {
 func BenchmarkReduce64(b *testing.B) {
 	d := powerLawJob(benchRanks, benchN, benchDensity, 1)
 	ctx := context.Background()
-	for _, kind := range []string{KindDirect, KindBinary, KindKylix} {
-		b.Run(kind, func(b *testing.B) {
+	for _, kind := range []Kind{KindDirect, KindBinary, KindKylix} {
+		b.Run(kind.String(), func(b *testing.B) {
 			w, err := inproc.NewWorld(benchRanks)
 			if err != nil {
 				b.Fatal(err)

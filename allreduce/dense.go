@@ -45,7 +45,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -179,9 +178,7 @@ func NewDense[T Elem](ctx context.Context, c comm.Comm, alg Algorithm, opts Dens
 	}
 	var sig int64
 	if localErr == nil {
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s|%s|%d|%v|%v", alg, elemName[T](), d.pieces, d.topo.members, d.topo.rebalanced)
-		sig = int64(h.Sum64() & (1<<62 - 1))
+		sig = hash62(fmt.Sprintf("%s|%s|%d|%v|%v", alg, elemName[T](), d.pieces, d.topo.members, d.topo.rebalanced))
 	}
 	if err := agreeSignature(ctx, c, prefix+".check", sig, localErr); err != nil {
 		return nil, err
@@ -614,7 +611,7 @@ func PhaseNames(alg Algorithm, p int, topo *Topology, prefix string) ([]string, 
 
 // String describes the Dense, e.g. "hypercube-chunked on 8 ranks (3 dims)".
 func (d *Dense[T]) String() string {
-	s := string(d.alg) + " on " + strconv.Itoa(d.c.Size()) + " ranks"
+	s := d.alg.String() + " on " + strconv.Itoa(d.c.Size()) + " ranks"
 	if d.alg == AlgHypercube || d.alg == AlgChunked {
 		s += " (" + strconv.Itoa(d.topo.Dims()) + " dims"
 		if d.topo.Rebalanced() {

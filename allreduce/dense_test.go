@@ -321,7 +321,7 @@ func TestDenseErrors(t *testing.T) {
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
 		alg := AlgChunked
 		if c.Rank() == 1 {
-			alg = "ring"
+			alg = Algorithm(9)
 		}
 		_, err := NewDense[float64](ctx, c, alg, DenseOptions{})
 		return err
@@ -342,7 +342,7 @@ func TestDenseErrors(t *testing.T) {
 			}
 			return d.Allreduce(ctx, make([]float64, 100+c.Rank()%2), Sum[float64])
 		})
-		expectAll(string(alg)+" with different lengths", errs, ErrInvalid)
+		expectAll(alg.String()+" with different lengths", errs, ErrInvalid)
 	}
 	// A nil reduction; a reduction that panics.
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
@@ -493,5 +493,34 @@ func TestElemCodec(t *testing.T) {
 	}
 	if elemName[uint32]() != "uint32" || elemSize[int32]() != 4 || elemSize[uint64]() != 8 {
 		t.Error("element names or sizes")
+	}
+}
+
+// TestParseNames: every algorithm and kind parses from the name it prints
+// (the hypercube algorithms from their short forms too), and an unknown
+// name is refused naming the accepted ones.
+func TestParseNames(t *testing.T) {
+	for _, a := range Algorithms() {
+		if got, err := ParseAlgorithm(a.String()); err != nil || got != a {
+			t.Errorf("ParseAlgorithm(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	if a, err := ParseAlgorithm("chunked"); err != nil || a != AlgChunked || a.String() != "hypercube-chunked" {
+		t.Errorf("ParseAlgorithm(chunked) = %v, %v", a, err)
+	}
+	if a, err := ParseAlgorithm("unsplittable"); err != nil || a != AlgHypercube {
+		t.Errorf("ParseAlgorithm(unsplittable) = %v, %v", a, err)
+	}
+	_, err := ParseAlgorithm("ring")
+	if want := ErrInvalid.Error() + `: unknown dense allreduce algorithm "ring" (want tree, butterfly, hypercube-unsplittable, hypercube-chunked)`; !errors.Is(err, ErrInvalid) || err.Error() != want {
+		t.Errorf("ParseAlgorithm(ring): %v, want %s", err, want)
+	}
+	for _, k := range []Kind{KindKylix, KindDirect, KindBinary} {
+		if got, err := ParseKind(k.String()); err != nil || got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
+		}
+	}
+	if _, err := ParseKind("dense"); err == nil || err.Error() != `unknown kind "dense" (want kylix, direct or binary)` {
+		t.Errorf("ParseKind(dense): %v", err)
 	}
 }

@@ -34,11 +34,7 @@ func TestReduceScalars(t *testing.T) {
 			t.Run(fmt.Sprintf("P=%d/%s/n=%d", tc.p, nw, n), func(t *testing.T) {
 				err := inproc.Run(context.Background(), tc.p, func(ctx context.Context, c comm.Comm) error {
 					r := c.Rank()
-					deg, err := nw.degreeVector(tc.p)
-					if err != nil {
-						return err
-					}
-					s, err := New(ctx, c, nw.kind, deg, d.n, d.ins[r], d.outs[r])
+					s, err := nw.configure(ctx, c, d)
 					if err != nil {
 						return err
 					}

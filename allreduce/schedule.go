@@ -31,19 +31,27 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/graphrun/graphrun/internal/enum"
 )
 
-// Algorithm names a dense allreduce algorithm.
-type Algorithm string
+// Algorithm names a dense allreduce algorithm. The zero Algorithm is none
+// (ManagerOptions reads it as AlgChunked).
+type Algorithm int
 
 // The dense allreduce algorithms.
 const (
-	AlgTree      Algorithm = "tree"                   // binomial reduce + broadcast (paper 001 Fig. 1a)
-	AlgButterfly Algorithm = "butterfly"              // recursive doubling (paper 001 Fig. 1b)
-	AlgHypercube Algorithm = "hypercube-unsplittable" // whole objects along the topology (paper 002 §IV-E)
-	AlgChunked   Algorithm = "hypercube-chunked"      // reduce-scatter + allgather (paper 002 §IV-E)
+	AlgTree      Algorithm = iota + 1 // binomial reduce + broadcast (paper 001 Fig. 1a)
+	AlgButterfly                      // recursive doubling (paper 001 Fig. 1b)
+	AlgHypercube                      // whole objects along the topology (paper 002 §IV-E)
+	AlgChunked                        // reduce-scatter + allgather (paper 002 §IV-E)
 )
+
+// algorithmNames are the names ParseAlgorithm accepts (besides its two
+// short forms) and String prints.
+var algorithmNames = [...]string{AlgTree: "tree", AlgButterfly: "butterfly", AlgHypercube: "hypercube-unsplittable", AlgChunked: "hypercube-chunked"}
+
+func (a Algorithm) String() string { return enum.Name(algorithmNames[:], "algorithm", a) }
 
 // Algorithms lists the dense algorithms, slowest first.
 func Algorithms() []Algorithm {
@@ -59,16 +67,12 @@ func ParseAlgorithm(s string) (Algorithm, error) {
 	case "chunked":
 		return AlgChunked, nil
 	}
-	for _, a := range Algorithms() {
-		if string(a) == s {
-			return a, nil
-		}
+	a, err := enum.Parse[Algorithm](algorithmNames[:], "dense allreduce algorithm",
+		"tree, butterfly, hypercube-unsplittable, hypercube-chunked", s)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	names := make([]string, 0, 4)
-	for _, a := range Algorithms() {
-		names = append(names, string(a))
-	}
-	return "", fmt.Errorf("%w: unknown dense allreduce algorithm %q (want %s)", ErrInvalid, s, strings.Join(names, ", "))
+	return a, nil
 }
 
 // classRange is the chunk slots lo … hi−1 (see schedule.classes).

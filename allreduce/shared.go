@@ -31,8 +31,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/graphrun/graphrun/comm"
@@ -51,7 +51,7 @@ const DefaultSharedPhase = "shared"
 // Algorithm, Topology members and Pieces.
 type ManagerOptions struct {
 	// Algorithm is the dense allreduce of the partial results
-	// (AlgChunked if empty).
+	// (AlgChunked if zero).
 	Algorithm Algorithm
 	// Topology is the hypercube of the hypercube algorithms (nil: dense).
 	Topology *Topology
@@ -99,11 +99,11 @@ type sharedJob interface {
 // NewManager starts rank c.Rank()'s manager. ctx bounds its collectives:
 // when it ends, pending variables fail. Close it when done.
 func NewManager(ctx context.Context, c comm.Comm, opts ManagerOptions) (*Manager, error) {
-	if opts.Algorithm == "" {
+	if opts.Algorithm == 0 {
 		opts.Algorithm = AlgChunked
 	}
-	if _, err := ParseAlgorithm(string(opts.Algorithm)); err != nil {
-		return nil, err
+	if !slices.Contains(Algorithms(), opts.Algorithm) {
+		return nil, fmt.Errorf("%w: unknown dense allreduce algorithm %v", ErrInvalid, opts.Algorithm)
 	}
 	if opts.Topology != nil && opts.Topology.Len() != c.Size() {
 		return nil, fmt.Errorf("%w: topology of %d nodes for %d ranks", ErrInvalid, opts.Topology.Len(), c.Size())
@@ -333,14 +333,8 @@ func blockwise(workers, n int, fn func(lo, hi int)) error {
 // every rank and returns nil.
 func (s *Shared[T]) reduceGlobal(ctx context.Context, m *Manager) error {
 	fail := func(err error) { s.finish(nil, fmt.Errorf("allreduce: shared variable %q: %w", s.key, err)) }
-	bad := int64(0)
-	if s.localErr != nil {
-		bad = 1
-	}
-	n := int64(len(s.acc))
-	kh, th := hash62(s.key), hash62(elemName[T]())
-	v := []int64{bad, n, -n, kh, -kh, th, -th}
-	if err := m.c.AllreduceInt64(ctx, m.opts.Phase+".control", v, comm.Max); err != nil {
+	a, err := agreeAll(ctx, m.c, m.opts.Phase+".control", s.localErr != nil, int64(len(s.acc)), hash62(s.key), hash62(elemName[T]()))
+	if err != nil {
 		fail(err)
 		return err
 	}
@@ -348,16 +342,16 @@ func (s *Shared[T]) reduceGlobal(ctx context.Context, m *Manager) error {
 	case s.localErr != nil:
 		fail(s.localErr)
 		return nil
-	case v[0] != 0:
+	case a.failed:
 		fail(fmt.Errorf("%w: the local reduction failed on another rank", ErrInvalid))
 		return nil
-	case v[1] != -v[2]:
-		fail(fmt.Errorf("%w: ranks disagree on the vector length (from %d to %d)", ErrInvalid, -v[2], v[1]))
+	case a.disagree == 0:
+		fail(fmt.Errorf("%w: ranks disagree on the vector length (from %d to %d)", ErrInvalid, a.lo, a.hi))
 		return nil
-	case v[3] != -v[4]:
+	case a.disagree == 1:
 		fail(fmt.Errorf("%w: ranks disagree on the key (every rank must Init the same keys in the same order)", ErrInvalid))
 		return nil
-	case v[5] != -v[6]:
+	case a.disagree == 2:
 		fail(fmt.Errorf("%w: ranks disagree on the element type", ErrInvalid))
 		return nil
 	}
@@ -392,12 +386,4 @@ func denseFor[T Elem](ctx context.Context, m *Manager) (*Dense[T], error) {
 	}
 	m.denses[name] = d
 	return d, nil
-}
-
-// hash62 is a 62-bit FNV-1a hash (so that it and its negation fit an int64
-// Max-allreduce).
-func hash62(s string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return int64(h.Sum64() & (1<<62 - 1))
 }

@@ -189,7 +189,7 @@ func TestSharedOrder(t *testing.T) {
 func TestSharedErrors(t *testing.T) {
 	const p = 3
 	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		if _, err := NewManager(ctx, c, ManagerOptions{Algorithm: "ring"}); !errors.Is(err, ErrInvalid) {
+		if _, err := NewManager(ctx, c, ManagerOptions{Algorithm: Algorithm(9)}); !errors.Is(err, ErrInvalid) {
 			return fmt.Errorf("unknown algorithm: %v", err)
 		}
 		m, err := NewManager(ctx, c, ManagerOptions{})

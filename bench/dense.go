@@ -194,13 +194,13 @@ func WriteDenseTable(w io.Writer, what string, cfg DenseConfig, rows []DenseRow)
 	}
 	var names []string
 	for _, a := range cfg.Algorithms {
-		names = append(names, string(a))
+		names = append(names, a.String())
 	}
 	fmt.Fprintf(w, " MB sent per call: all ranks together, exact, in the order %s.\n\n", strings.Join(names, " / "))
 	header := "| ranks | elements |"
 	rule := "|---:|---:|"
 	for _, a := range cfg.Algorithms {
-		header += " " + string(a) + " |"
+		header += " " + a.String() + " |"
 		rule += "---:|"
 	}
 	if ratio {

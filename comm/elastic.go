@@ -11,6 +11,7 @@ package comm
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // ErrNotElastic is wrapped by the errors of Elastic.Shrink when the failure
@@ -83,4 +84,34 @@ func AsElastic(c Comm) (Elastic, bool) {
 		c = w.Unwrap()
 	}
 	return nil, false
+}
+
+// Shrink is Elastic.Shrink on c or the Elastic underneath its wrappers
+// (AsElastic), in the form of spmv.Elastic's hook; on a Comm that is not
+// elastic it fails with an error wrapping ErrNotElastic and cause.
+func Shrink(ctx context.Context, c Comm, cause error, epoch int) (Comm, error) {
+	e, ok := AsElastic(c)
+	if !ok {
+		return nil, fmt.Errorf("%w: %T is not elastic: %w", ErrNotElastic, c, cause)
+	}
+	return e.Shrink(ctx, cause, epoch)
+}
+
+// Grow is Elastic.Grow on c or the Elastic underneath its wrappers, in the
+// form of spmv.Elastic's hook; it fails on a Comm that is not elastic.
+func Grow(ctx context.Context, c Comm, joiners, epoch int) (Comm, error) {
+	e, ok := AsElastic(c)
+	if !ok {
+		return nil, fmt.Errorf("comm: %T is not elastic: it cannot grow", c)
+	}
+	return e.Grow(ctx, joiners, epoch)
+}
+
+// PendingJoins is Elastic.PendingJoins on c or the Elastic underneath its
+// wrappers, and 0 on a Comm that is not elastic.
+func PendingJoins(c Comm) int {
+	if e, ok := AsElastic(c); ok {
+		return e.PendingJoins()
+	}
+	return 0
 }

@@ -82,6 +82,23 @@ func TestAsElastic(t *testing.T) {
 		if len(el.calls) != 1 || el.calls[0] != "shrink" {
 			t.Errorf("rank %d: calls %v, want [shrink]", c.Rank(), el.calls)
 		}
+		// The hooks' form: through the wrappers, and refusing a plain Comm.
+		if _, err := comm.Shrink(ctx, wrapper{el}, errors.New("rank 1 lost"), 3); err != nil || el.calls[1] != "shrink" {
+			t.Errorf("rank %d: comm.Shrink: %v, calls %v", c.Rank(), err, el.calls)
+		}
+		if g, err := comm.Grow(ctx, wrapper{el}, 1, 4); err != nil || g.(comm.Elastic).Epoch() != 4 || el.calls[2] != "grow" {
+			t.Errorf("rank %d: comm.Grow: %v, calls %v", c.Rank(), err, el.calls)
+		}
+		if n := comm.PendingJoins(wrapper{el}); n != el.pending {
+			t.Errorf("rank %d: comm.PendingJoins = %d, want %d", c.Rank(), n, el.pending)
+		}
+		cause := errors.New("rank 0 lost")
+		if _, err := comm.Shrink(ctx, c, cause, 1); !errors.Is(err, comm.ErrNotElastic) || !errors.Is(err, cause) {
+			t.Errorf("rank %d: comm.Shrink of an in-process rank: %v", c.Rank(), err)
+		}
+		if _, err := comm.Grow(ctx, c, 1, 1); err == nil || comm.PendingJoins(c) != 0 {
+			t.Errorf("rank %d: comm.Grow of an in-process rank: %v", c.Rank(), err)
+		}
 		return nil
 	})
 	if err != nil {

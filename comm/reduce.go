@@ -19,7 +19,16 @@ func (o Op) Check() error {
 
 // ReduceInt64 combines x into acc element by element with op. Backends use
 // it to implement AllreduceInt64.
-func ReduceInt64(acc, x []int64, op Op) {
+func ReduceInt64(acc, x []int64, op Op) { reduceValues(acc, x, op) }
+
+// ReduceFloat64 combines x into acc element by element with op. Backends
+// combine ranks in rank order so that every rank gets the same bits.
+func ReduceFloat64(acc, x []float64, op Op) { reduceValues(acc, x, op) }
+
+// reduceValues is ReduceInt64 and ReduceFloat64 (int64 and float64 have
+// different GC shapes, so each gets its own compiled loops). The builtin
+// max and min treat NaN and signed zeros as math.Max and math.Min do.
+func reduceValues[T int64 | float64](acc, x []T, op Op) {
 	switch op {
 	case Sum:
 		for i, v := range x {
@@ -32,25 +41,6 @@ func ReduceInt64(acc, x []int64, op Op) {
 	case Min:
 		for i, v := range x {
 			acc[i] = min(acc[i], v)
-		}
-	}
-}
-
-// ReduceFloat64 combines x into acc element by element with op. Backends
-// combine ranks in rank order so that every rank gets the same bits.
-func ReduceFloat64(acc, x []float64, op Op) {
-	switch op {
-	case Sum:
-		for i, v := range x {
-			acc[i] += v
-		}
-	case Max:
-		for i, v := range x {
-			acc[i] = math.Max(acc[i], v)
-		}
-	case Min:
-		for i, v := range x {
-			acc[i] = math.Min(acc[i], v)
 		}
 	}
 }

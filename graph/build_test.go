@@ -157,6 +157,25 @@ func runBuildChunk(part partition.Block1D, perRank [][]Edge, threads int, wide b
 	return out, err
 }
 
+// randomCase draws a graph of n vertices and m edges from the PCG seeds
+// and builds its reference; the generator goes on to split the edges.
+func randomCase(seed1, seed2 uint64, n int64, m int) (*rand.Rand, []Edge, reference) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	edges := randomGraph(rng, n, m)
+	return rng, edges, buildReference(n, edges)
+}
+
+// buildChecked builds perRank's edges on part with runBuild and checks the
+// CSRs against ref; what names the case in a failure.
+func buildChecked(t *testing.T, what string, part partition.Block1D, perRank [][]Edge, threads int, wide bool, ref reference) {
+	t.Helper()
+	gs, err := runBuild(part, perRank, threads, wide)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	checkBuild(t, part, gs, ref, wide)
+}
+
 // checkBuild compares every rank's CSR with the reference.
 func checkBuild(t *testing.T, part partition.Block1D, gs []*CSR, ref reference, wide bool) {
 	t.Helper()
@@ -225,11 +244,7 @@ func TestBuildUndirectedRandom(t *testing.T) {
 			for threads := 1; threads <= 4; threads++ {
 				wide := (int(seed)+p+threads)%5 == 0 // the 64-bit path on some runs too
 				t.Run(fmt.Sprintf("seed%d/n%d/m%d/p%d/t%d/wide%v", seed, n, m, p, threads, wide), func(t *testing.T) {
-					gs, err := runBuild(part, perRank, threads, wide)
-					if err != nil {
-						t.Fatal(err)
-					}
-					checkBuild(t, part, gs, ref, wide)
+					buildChecked(t, "build", part, perRank, threads, wide, ref)
 				})
 			}
 		}
@@ -237,19 +252,13 @@ func TestBuildUndirectedRandom(t *testing.T) {
 }
 
 func TestBuildUndirectedWideAllThreads(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 7))
-	n := int64(777)
-	edges := randomGraph(rng, n, 5000)
-	ref := buildReference(n, edges)
+	const n = 777
+	rng, edges, ref := randomCase(7, 7, n, 5000)
 	for _, p := range []int{1, 3, 8} {
 		part := block1D(t, n, p)
 		perRank := splitEdges(rng, edges, p)
 		for threads := 1; threads <= 4; threads++ {
-			gs, err := runBuild(part, perRank, threads, true)
-			if err != nil {
-				t.Fatalf("p=%d threads=%d: %v", p, threads, err)
-			}
-			checkBuild(t, part, gs, ref, true)
+			buildChecked(t, fmt.Sprintf("p=%d threads=%d", p, threads), part, perRank, threads, true, ref)
 		}
 	}
 }
@@ -287,21 +296,15 @@ func TestBuildUndirectedSpecialGraphs(t *testing.T) {
 			part := block1D(t, tc.n, p)
 			perRank := splitEdges(rand.New(rand.NewPCG(uint64(p), 1)), tc.edges, p)
 			for _, threads := range []int{1, 3} {
-				gs, err := runBuild(part, perRank, threads, false)
-				if err != nil {
-					t.Fatalf("%s p=%d threads=%d: %v", tc.name, p, threads, err)
-				}
-				checkBuild(t, part, gs, ref, false)
+				buildChecked(t, fmt.Sprintf("%s p=%d threads=%d", tc.name, p, threads), part, perRank, threads, false, ref)
 			}
 		}
 	}
 }
 
 func TestBuildUndirectedPublicAPI(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 3))
-	n := int64(300)
-	edges := randomGraph(rng, n, 1500)
-	ref := buildReference(n, edges)
+	const n = 300
+	rng, edges, ref := randomCase(3, 3, n, 1500)
 	part := block1D(t, n, 3)
 	perRank := splitEdges(rng, edges, 3)
 	gs := make([]*CSR, 3)
@@ -325,10 +328,8 @@ func TestBuildUndirectedPublicAPI(t *testing.T) {
 }
 
 func TestHasEdgeOnBuiltRows(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 5))
-	n := int64(400)
-	edges := randomGraph(rng, n, 3000)
-	ref := buildReference(n, edges)
+	const n = 400
+	rng, edges, ref := randomCase(11, 5, n, 3000)
 	for _, wide := range []bool{false, true} {
 		part := block1D(t, n, 4)
 		gs, err := runBuild(part, splitEdges(rng, edges, 4), 2, wide)
@@ -724,10 +725,8 @@ func TestBuildCancelledBetweenRounds(t *testing.T) {
 // TestBuildManyRounds builds with one to a few tuples per round, so that
 // ranks with unequal shares, empty rounds and every chunk boundary occur.
 func TestBuildManyRounds(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 1))
-	n := int64(700)
-	edges := randomGraph(rng, n, 900)
-	ref := buildReference(n, edges)
+	const n = 700
+	rng, edges, ref := randomCase(6, 1, n, 900)
 	for _, p := range []int{1, 2, 5} {
 		part := block1D(t, n, p)
 		perRank := splitEdges(rng, edges, p)

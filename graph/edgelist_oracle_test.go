@@ -8,37 +8,11 @@ package graph
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 )
-
-// readEdgeListTest reads a whole edge list in format ("el" or "bel", or
-// "text", "binary") from r with the production reader (ReadStream).
-func readEdgeListTest(r io.Reader, name, format string) ([]Edge, error) {
-	f, err := EdgeListFormat(name, format)
-	if err != nil {
-		return nil, err
-	}
-	return ReadStream(context.Background(), r, name, EdgeFormat(f))
-}
-
-// readEdgeFileTest reads a whole .el or .bel file in format (as for
-// readEdgeListTest; "" or "auto": from the name) with the production
-// reader (ReadEdges).
-func readEdgeFileTest(path, format string) ([]Edge, error) {
-	f, err := EdgeListFormat(path, format)
-	if err != nil {
-		return nil, err
-	}
-	ef, err := ReadEdges(path, EdgeFormat(f))
-	if err != nil {
-		return nil, err
-	}
-	return ef.Edges, nil
-}
 
 // oracleMaxLine is the longest text line accepted, comments included.
 const oracleMaxLine = 1 << 20

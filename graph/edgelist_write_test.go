@@ -7,9 +7,11 @@ package graph
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -17,6 +19,31 @@ import (
 	"strings"
 	"testing"
 )
+
+// readEdgeListTest reads a whole edge list in format ("el" or "bel", or
+// "text", "binary") from r with the production reader (ReadStream).
+func readEdgeListTest(r io.Reader, name, format string) ([]Edge, error) {
+	f, err := EdgeListFormat(name, format)
+	if err != nil {
+		return nil, err
+	}
+	return ReadStream(context.Background(), r, name, EdgeFormat(f))
+}
+
+// readEdgeFileTest reads a whole .el or .bel file in format (as for
+// readEdgeListTest; "" or "auto": from the name) with the production
+// reader (ReadEdges).
+func readEdgeFileTest(path, format string) ([]Edge, error) {
+	f, err := EdgeListFormat(path, format)
+	if err != nil {
+		return nil, err
+	}
+	ef, err := ReadEdges(path, EdgeFormat(f))
+	if err != nil {
+		return nil, err
+	}
+	return ef.Edges, nil
+}
 
 // sampleEdges is a small list with extremes, a self-loop and a duplicate.
 func sampleEdges(n int) []Edge {

@@ -276,6 +276,22 @@ func (s *edgeSource) scanRange(cnt *lineCounter, from, to int64) error {
 	return nil
 }
 
+// startText opens a pass over the text stream: a new parser and line
+// reader, past a Matrix Market header.
+func (s *edgeSource) startText() (*edgeParser, *lineReader, error) {
+	p := s.newParser()
+	lr, err := s.lines()
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.format == EdgeFormatMTX {
+		if err := p.readHeader(lr); err != nil {
+			return nil, nil, err
+		}
+	}
+	return p, lr, nil
+}
+
 // readStream reads rank's share of lines of the (decompressed) stream.
 func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 	var total *lineCounter // size > 1: the whole stream's counts
@@ -283,15 +299,9 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 	if s.plan != nil && s.plan.known {
 		total, dataLines = s.plan.total, s.plan.dataLines
 	} else if size > 1 {
-		pre := s.newParser()
-		lr, err := s.lines()
+		pre, lr, err := s.startText()
 		if err != nil {
 			return nil, err
-		}
-		if pre.format == EdgeFormatMTX {
-			if err := pre.readHeader(lr); err != nil {
-				return nil, err
-			}
 		}
 		total = pre.counter()
 		first := total.line
@@ -315,15 +325,9 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 			dataLines++
 		}
 	}
-	p := s.newParser()
-	lr, err := s.lines()
+	p, lr, err := s.startText()
 	if err != nil {
 		return nil, err
-	}
-	if p.format == EdgeFormatMTX {
-		if err := p.readHeader(lr); err != nil {
-			return nil, err
-		}
 	}
 	stopLine := int64(math.MaxInt64)
 	if total != nil {

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -62,10 +63,10 @@ func TestGapbsSerialized(t *testing.T) {
 			t.Errorf("%s: directed %v", c.file, ef.Directed)
 		}
 		got := edgeSet(ef.Edges, false)
-		if exp := edgeSet(text.Edges, !c.directed); len(got) != len(ef.Edges) || !mapsEqual(got, exp) {
+		if exp := edgeSet(text.Edges, !c.directed); len(got) != len(ef.Edges) || !maps.Equal(got, exp) {
 			t.Errorf("%s: %d edges (%d distinct), want the text's %d", c.file, len(ef.Edges), len(got), len(exp))
 		}
-		if lv := bfsLevels(ef.Edges, root); !mapsEqual(lv, want) {
+		if lv := bfsLevels(ef.Edges, root); !maps.Equal(lv, want) {
 			t.Errorf("%s: BFS levels differ from the text's", c.file)
 		}
 		for _, size := range []int{2, 3, 5} {
@@ -74,18 +75,6 @@ func TestGapbsSerialized(t *testing.T) {
 			}
 		}
 	}
-}
-
-func mapsEqual[K comparable, V comparable](a, b map[K]V) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
 }
 
 // TestGapbsSerializedErrors checks damaged .sg files: each is an

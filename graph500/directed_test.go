@@ -7,25 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/internal/testgraph"
 )
-
-// serialDirectedBFS is the oracle of a directed search: a queue BFS along
-// out-edges, keyed by the file's ids.
-func serialDirectedBFS(t *testing.T, path string, root int64) map[int64]int32 {
-	t.Helper()
-	ef, err := graph.ReadEdges(path, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[int64][]int64{}
-	for _, e := range ef.Edges {
-		out[e.U] = append(out[e.U], e.V)
-	}
-	return testgraph.Levels(out, root)
-}
 
 // TestFileBFSDirected checks the directed search on the Slashdot graph
 // (directed) and on a small graph with a vertex that has in-edges only:
@@ -44,7 +26,7 @@ func TestFileBFSDirected(t *testing.T) {
 		root  int64
 		nedge int64
 	}{{small, 1, 5}, {sharedGraph(t, "soc-Slashdot0902.txt.gz"), 0, 870161}} {
-		serial := serialDirectedBFS(t, c.path, c.root)
+		serial := serialBFS(t, c.path, 0, c.root, true)
 		var want []treeLine
 		for _, ranks := range []int{1, 3, 4} {
 			cfg := fileConfig(t, c.path, ranks, c.root)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -51,10 +52,11 @@ func refLevels(t *testing.T, path string) []int64 {
 	return nil
 }
 
-// serialBFS is the independent oracle: a plain queue BFS over the
-// undirected view of the edges, keyed by the file's ids (offset added).
-// It returns every reached vertex's level.
-func serialBFS(t *testing.T, path string, offset, root int64) map[int64]int32 {
+// serialBFS is the independent oracle: a plain queue BFS (testgraph.Levels)
+// over the edges of path, along out-edges if directed and over the
+// undirected view otherwise, keyed by the file's ids (offset added). It
+// returns every reached vertex's level.
+func serialBFS(t *testing.T, path string, offset, root int64, directed bool) map[int64]int32 {
 	t.Helper()
 	ef, err := graph.ReadEdges(path, "")
 	if err != nil {
@@ -64,21 +66,11 @@ func serialBFS(t *testing.T, path string, offset, root int64) map[int64]int32 {
 	for _, e := range ef.Edges {
 		u, v := e.U+offset, e.V+offset
 		adj[u] = append(adj[u], v)
-		adj[v] = append(adj[v], u)
-	}
-	level := map[int64]int32{root: 0}
-	queue := []int64{root}
-	for len(queue) > 0 {
-		u := queue[0]
-		queue = queue[1:]
-		for _, v := range adj[u] {
-			if _, ok := level[v]; !ok {
-				level[v] = level[u] + 1
-				queue = append(queue, v)
-			}
+		if !directed {
+			adj[v] = append(adj[v], u)
 		}
 	}
-	return level
+	return testgraph.Levels(adj, root)
 }
 
 // treeLine is one "vertex parent level" line of --out.
@@ -167,7 +159,7 @@ func TestFileBFSLevels(t *testing.T) {
 	} {
 		path := sharedGraph(t, c.file)
 		want := refLevels(t, sharedGraph(t, c.ref))
-		serial := serialBFS(t, path, c.offset, c.root)
+		serial := serialBFS(t, path, c.offset, c.root, false)
 		for _, ranks := range []int{1, 3, 4, 8} {
 			for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePacked} {
 				cfg := fileConfig(t, path, ranks, c.root)

@@ -125,10 +125,10 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 	}
 	rep := &Report{
 		PageRankRun: results.PageRankRun{
-			Command: "pagerank", Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
+			Envelope: results.Envelope{Command: "pagerank"}, Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
 			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
 			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
-			Allreduce: res.Network, Partition: cfg.Partition,
+			Allreduce: res.Network, Partition: cfg.Partition.String(),
 			CommBytes: sums[0], CommMessages: sums[1], InputEdges: res.InputEdges,
 			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
 			Top:    make([]results.TopVertex, len(top)),

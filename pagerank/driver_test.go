@@ -85,8 +85,8 @@ func TestConfigCheck(t *testing.T) {
 		"top":       func(c *Config) { c.Top = -1 },
 		"alpha":     func(c *Config) { c.Alpha = 1.5 },
 		"tol":       func(c *Config) { c.Tol = 2 },
-		"partition": func(c *Config) { c.Partition = "2d" },
-		"allreduce": func(c *Config) { c.Allreduce = "ring" },
+		"partition": func(c *Config) { c.Partition = spmv.PageRankPartition(2) },
+		"allreduce": func(c *Config) { c.Allreduce = spmv.PageRankAllreduce(4) },
 	} {
 		cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig()}
 		mod(&cfg)

@@ -40,28 +40,11 @@ func JoinTag(input string, cfg spmv.PageRankConfig) string {
 // input's loader is the fixed-size run's.
 func elasticHooks(in Input, logf func(string, ...any)) spmv.Elastic {
 	return spmv.Elastic{
-		Load: in.Load,
-		Shrink: func(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
-			tc, err := elasticComm(c)
-			if err != nil {
-				return nil, fmt.Errorf("%w: %w", err, cause)
-			}
-			return tc.Shrink(ctx, cause, epoch)
-		},
-		Grow: func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error) {
-			tc, err := elasticComm(c)
-			if err != nil {
-				return nil, err
-			}
-			return tc.Grow(ctx, joiners, epoch)
-		},
-		Pending: func(c comm.Comm) int {
-			if tc, err := elasticComm(c); err == nil {
-				return tc.PendingJoins()
-			}
-			return 0
-		},
-		Logf: logf,
+		Load:    in.Load,
+		Shrink:  comm.Shrink,
+		Grow:    comm.Grow,
+		Pending: comm.PendingJoins,
+		Logf:    logf,
 	}
 }
 

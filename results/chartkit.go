@@ -81,6 +81,15 @@ func newChart(name, title, xLabel, yLabel string) Chart {
 	return Chart{Name: name, Plot: p, Legend: leg}
 }
 
+// newChartOf is newChart for a chart of n things (runs, searches, layers,
+// timings): with none it returns an error, "results: " and empty.
+func newChartOf(n int, empty, name, title, xLabel, yLabel string) (Chart, error) {
+	if n == 0 {
+		return Chart{}, fmt.Errorf("results: %s", empty)
+	}
+	return newChart(name, title, xLabel, yLabel), nil
+}
+
 // note records something the chart does not draw, in its notes and as a
 // legend entry without a symbol.
 func (c *Chart) note(format string, args ...any) {

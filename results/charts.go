@@ -1,7 +1,6 @@
 package results
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -264,11 +263,11 @@ func zeroLevels(ys []float64) string {
 // traversing, reducing, communicating and compressing & sieving (paper 004
 // Fig. 7 and 10), each level's the slowest rank's.
 func BreakdownChart(runs []LabeledRun) (Chart, error) {
-	if len(runs) == 0 {
-		return Chart{}, errors.New("results: breakdown chart of no run")
-	}
-	c := newChart("breakdown", "Time per search by activity (mean over searches)",
+	c, err := newChartOf(len(runs), "breakdown chart of no run", "breakdown", "Time per search by activity (mean over searches)",
 		"run", "time per search, slowest rank per level (s)")
+	if err != nil {
+		return Chart{}, err
+	}
 	p := c.Plot
 	useSIY(p, "s")
 	c.Table = Table{Header: []string{"run", breakdownLabels[0] + " s", breakdownLabels[1] + " s", breakdownLabels[2] + " s", breakdownLabels[3] + " s"}}
@@ -340,11 +339,12 @@ func finiteTEPS(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsN
 // TEPSChart draws the TEPS of every search of a run in search order, and
 // their harmonic mean as a horizontal line (the Graph500 statistic).
 func TEPSChart(r *Graph500Run) (Chart, error) {
-	if len(r.Searches) == 0 {
-		return Chart{}, errors.New("results: TEPS chart of a run with no search")
-	}
-	c := newChart("teps", fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)),
+	c, err := newChartOf(len(r.Searches), "TEPS chart of a run with no search", "teps",
+		fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)),
 		"search", "traversed edges per second (TEPS)")
+	if err != nil {
+		return Chart{}, err
+	}
 	p := c.Plot
 	c.Table = Table{Header: []string{"search", "root", "nedge", "time s", "TEPS"}}
 	var raw plotter.XYs
@@ -399,11 +399,11 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 // run at the harmonic mean TEPS of its searches, with a whisker from its
 // slowest to its fastest search.
 func RunsTEPSChart(runs []LabeledRun) (Chart, error) {
-	if len(runs) == 0 {
-		return Chart{}, errors.New("results: TEPS comparison of no run")
-	}
-	c := newChart("teps-runs", "Harmonic mean TEPS of each run",
+	c, err := newChartOf(len(runs), "TEPS comparison of no run", "teps-runs", "Harmonic mean TEPS of each run",
 		"run", "traversed edges per second (TEPS)")
+	if err != nil {
+		return Chart{}, err
+	}
 	p := c.Plot
 	useSIY(p, "")
 	c.Table = Table{Header: []string{"run", "searches", "min TEPS", "harmonic mean TEPS", "max TEPS"}}

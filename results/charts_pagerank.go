@@ -28,11 +28,11 @@ type LayerVolume struct {
 // the volume falls layer by layer. The axis is linear (bars start at zero);
 // the table gives the bytes and the messages.
 func LayerChart(title string, layers []LayerVolume) (Chart, error) {
-	if len(layers) == 0 {
-		return Chart{}, errors.New("results: layer chart with no layer")
-	}
-	c := newChart("layers", title,
+	c, err := newChartOf(len(layers), "layer chart with no layer", "layers", title,
 		"butterfly layer", "bytes sent per iteration, all ranks (B)")
+	if err != nil {
+		return Chart{}, err
+	}
 	p := c.Plot
 	useSIY(p, "B")
 	c.Table = Table{Header: []string{"layer", "bytes", "messages"}}
@@ -64,11 +64,11 @@ type AllreduceTiming struct {
 // AllreduceChart draws allreduce time against vector length, one line per
 // method, on log–log axes (paper 000 Fig. 8, paper 002).
 func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
-	if len(timings) == 0 {
-		return Chart{}, errors.New("results: allreduce chart with no timing")
-	}
-	c := newChart("allreduce", "Allreduce time against vector length",
+	c, err := newChartOf(len(timings), "allreduce chart with no timing", "allreduce", "Allreduce time against vector length",
 		"vector length (elements, log scale)", "time per allreduce, slowest rank (s, log scale)")
+	if err != nil {
+		return Chart{}, err
+	}
 	useLogX(&c, "")
 	useLogY(&c, "s")
 	c.Table = Table{Header: []string{"method", "length", "seconds"}}
@@ -231,11 +231,11 @@ func IterationTimeChart(r *PageRankRun) (Chart, error) {
 // PageRankIterationTimeChart draws the wall time of each iteration of
 // every run, each timed on the slowest rank, one line per run.
 func PageRankIterationTimeChart(runs []LabeledPageRank) (Chart, error) {
-	if len(runs) == 0 {
-		return Chart{}, errors.New("results: iteration time chart of no run")
-	}
-	c := newChart("pagerank-iteration-time", "PageRank time per iteration",
+	c, err := newChartOf(len(runs), "iteration time chart of no run", "pagerank-iteration-time", "PageRank time per iteration",
 		"iteration", "wall time, slowest rank (s)")
+	if err != nil {
+		return Chart{}, err
+	}
 	useSIY(c.Plot, "s")
 	drawn, last, err := perIteration(&c, runs, "time", func(r *PageRankRun) []float64 { return r.IterationTimes }, formatFloat)
 	if err != nil {

@@ -5,7 +5,8 @@ import "time"
 // Envelope is what every graphrun JSON document says about the command that
 // wrote it, under the same keys whatever the command (bfs --json, pagerank
 // --json): the command, graphrun's version and VCS revision, when the
-// command started and its command line.
+// command started and its command line. The bfs run JSON and PageRankRun
+// embed it, so its keys come first in both.
 type Envelope struct {
 	Command     string    `json:"command"`                // "bfs", "pagerank"
 	Version     string    `json:"graphrun_version"`       // graphrun --version's version

@@ -18,8 +18,8 @@ func TestEnvelopeKeys(t *testing.T) {
 	if err := r.WriteJSON(&bfs); err != nil {
 		t.Fatal(err)
 	}
-	pr := PageRankRun{Command: "pagerank", Version: "0.1.0", Revision: "0123456789ab", StartedAt: r.StartedAt,
-		CommandLine: []string{"graphrun", "pagerank", "g.el"}, NumRanks: 1}
+	pr := PageRankRun{Envelope: Envelope{Command: "pagerank", Version: "0.1.0", Revision: "0123456789ab", StartedAt: r.StartedAt,
+		CommandLine: []string{"graphrun", "pagerank", "g.el"}}, NumRanks: 1}
 	prJSON, err := json.Marshal(pr)
 	if err != nil {
 		t.Fatal(err)

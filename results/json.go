@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"strconv"
-	"time"
 )
 
 // jsonFloat is a derived statistic in the run JSON: written as null when it
@@ -82,11 +81,7 @@ type searchJSON struct {
 
 // runJSON is the run JSON document; the package doc lists its keys.
 type runJSON struct {
-	Command             string       `json:"command"`
-	Version             string       `json:"graphrun_version"`
-	Revision            string       `json:"vcs_revision,omitempty"`
-	StartedAt           time.Time    `json:"started_at"`
-	CommandLine         []string     `json:"command_line"`
+	Envelope
 	Scale               int          `json:"SCALE"`
 	EdgeFactor          int          `json:"edgefactor"`
 	NBFS                int          `json:"NBFS"`
@@ -133,11 +128,8 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 	}
 	sum := r.Summary()
 	doc := runJSON{
-		Command:           "bfs",
-		Version:           r.Version,
-		Revision:          r.Revision,
-		StartedAt:         r.StartedAt,
-		CommandLine:       orEmpty(r.CommandLine),
+		Envelope: Envelope{Command: "bfs", Version: r.Version, Revision: r.Revision,
+			StartedAt: r.StartedAt, CommandLine: orEmpty(r.CommandLine)},
 		Scale:             r.Scale,
 		EdgeFactor:        r.EdgeFactor,
 		NBFS:              r.NBFS(),

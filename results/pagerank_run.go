@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"time"
 )
 
 // PageRankRun is the JSON of a `graphrun pagerank` run (--json): the
@@ -12,11 +11,7 @@ import (
 // (configuration excluded) and the per-layer volume of the allreduce (paper
 // 000 Fig. 5). The CLI writes it and `graphrun report` reads it.
 type PageRankRun struct {
-	Command          string          `json:"command"`
-	Version          string          `json:"graphrun_version"` // "version" in files before graphrun 0.2, still read
-	Revision         string          `json:"vcs_revision,omitempty"`
-	StartedAt        time.Time       `json:"started_at"`
-	CommandLine      []string        `json:"command_line"`
+	Envelope                         // Version: "version" in files before graphrun 0.2, still read
 	Input            string          `json:"input"`
 	NumRanks         int             `json:"num_ranks"`
 	Threads          int             `json:"threads"`

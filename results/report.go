@@ -90,9 +90,10 @@ func (in ReportInput) Charts() ([]Chart, error) {
 	return charts, errors.Join(errs...)
 }
 
-// runsOf returns the runs of one kind among inputs (pick returns nil for
-// the others) with their labels.
-func runsOf[R comparable](inputs []ReportInput, pick func(ReportInput) R, label func([]R, []string) []string) ([]R, []string) {
+// labeledRuns returns the runs of one kind among inputs (pick returns nil
+// for the others), labelled by label (from the runs and their file names)
+// through labeled.
+func labeledRuns[R comparable, L any](inputs []ReportInput, pick func(ReportInput) R, label func([]R, []string) []string, labeled func(string, R) L) []L {
 	var zero R
 	var runs []R
 	var names []string
@@ -102,29 +103,26 @@ func runsOf[R comparable](inputs []ReportInput, pick func(ReportInput) R, label 
 			names = append(names, in.Path)
 		}
 	}
-	return runs, label(runs, names)
+	labels := label(runs, names)
+	out := make([]L, len(runs))
+	for i, r := range runs {
+		out[i] = labeled(labels[i], r)
+	}
+	return out
 }
 
 // bfsRuns returns the BFS runs among inputs, labelled by what differs
 // between them (RunLabels, with the file names).
 func bfsRuns(inputs []ReportInput) []LabeledRun {
-	runs, labels := runsOf(inputs, func(in ReportInput) *Graph500Run { return in.BFS }, RunLabels)
-	out := make([]LabeledRun, len(runs))
-	for i, r := range runs {
-		out[i] = LabeledRun{Label: labels[i], Run: r}
-	}
-	return out
+	return labeledRuns(inputs, func(in ReportInput) *Graph500Run { return in.BFS }, RunLabels,
+		func(label string, r *Graph500Run) LabeledRun { return LabeledRun{Label: label, Run: r} })
 }
 
 // pageRankRuns returns the PageRank runs among inputs, labelled by what
 // differs between them (PageRankLabels, with the file names).
 func pageRankRuns(inputs []ReportInput) []LabeledPageRank {
-	runs, labels := runsOf(inputs, func(in ReportInput) *PageRankRun { return in.PageRank }, PageRankLabels)
-	out := make([]LabeledPageRank, len(runs))
-	for i, r := range runs {
-		out[i] = LabeledPageRank{Label: labels[i], Run: r}
-	}
-	return out
+	return labeledRuns(inputs, func(in ReportInput) *PageRankRun { return in.PageRank }, PageRankLabels,
+		func(label string, r *PageRankRun) LabeledPageRank { return LabeledPageRank{Label: label, Run: r} })
 }
 
 // Comparison is the comparison of the runs of one kind in a report: their

@@ -138,23 +138,24 @@ func skippedRun() *Graph500Run {
 	}
 }
 
+// TestWriteTextGolden: WriteText of a validated run and of one whose
+// validation was skipped is the golden text, byte for byte.
 func TestWriteTextGolden(t *testing.T) {
-	var b strings.Builder
-	if err := syntheticRun().WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); got != goldenText {
-		t.Errorf("WriteText:\n%s\nwant:\n%s", got, goldenText)
-	}
-}
-
-func TestWriteTextValidationSkipped(t *testing.T) {
-	var b strings.Builder
-	if err := skippedRun().WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	if got := b.String(); got != goldenSkipped {
-		t.Errorf("WriteText:\n%s\nwant:\n%s", got, goldenSkipped)
+	for _, tc := range []struct {
+		name   string
+		run    *Graph500Run
+		golden string
+	}{
+		{"validated", syntheticRun(), goldenText},
+		{"validation skipped", skippedRun(), goldenSkipped},
+	} {
+		var b strings.Builder
+		if err := tc.run.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := b.String(); got != tc.golden {
+			t.Errorf("WriteText, %s:\n%s\nwant:\n%s", tc.name, got, tc.golden)
+		}
 	}
 }
 

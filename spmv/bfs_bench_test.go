@@ -30,11 +30,7 @@ func BenchmarkBFS(b *testing.B) {
 					return err
 				}
 				root := params.Permute(0) // the heaviest vertex of the initiator
-				res, err := bfs.Run(ctx, root)
-				if err != nil {
-					return err
-				}
-				nedge, err := ComponentEdges(ctx, c, g.TupleDegree, res.Parent)
+				_, nedge, err := searchCounted(ctx, c, bfs, g, root)
 				if err != nil {
 					return err
 				}

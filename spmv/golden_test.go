@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
@@ -105,7 +104,7 @@ func TestGoldenGraphsPageRank(t *testing.T) {
 		}
 		_, _, ef := goldenGraph(t, name)
 		for _, p := range []int{1, 3, 4} {
-			for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
+			for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
 				cfg := DefaultPageRankConfig()
 				cfg.Allreduce = kind
 				cfg.Tol = 1e-14

@@ -3,6 +3,7 @@ package spmv
 import (
 	"context"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -58,6 +59,20 @@ func serialBFS(g csrtest.Graph, root int64) (parent []int64, level []int32, nedg
 	return parent, level, nedge
 }
 
+// searchCounted runs b's search from root and counts the edges of its
+// component (ComponentEdges, Graph500's nedge): both collectives.
+func searchCounted(ctx context.Context, c comm.Comm, b *BFS, csr *graph.CSR, root int64) (*Result, int64, error) {
+	res, err := b.Run(ctx, root)
+	if err != nil {
+		return nil, 0, err
+	}
+	nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
+	if err != nil {
+		return nil, 0, err
+	}
+	return res, nedge, nil
+}
+
 // distributedBFS runs one search on p ranks and returns the gathered global
 // parent and level arrays, the search's nedge and the validator's verdict.
 func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, mode BFSConfig) (parent []int64, level []int32, nedge int64, verr error) {
@@ -72,16 +87,12 @@ func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, m
 		if err != nil {
 			return err
 		}
-		res, err := b.Run(ctx, root)
+		res, ne, err := searchCounted(ctx, c, b, csr, root)
 		if err != nil {
 			return err
 		}
 		copy(parent[csr.FirstGlobal:], res.Parent)
 		copy(level[csr.FirstGlobal:], res.Level)
-		ne, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
-		if err != nil {
-			return err
-		}
 		nedges[c.Rank()] = ne
 		_, verrs[c.Rank()] = Validate(ctx, c, csr, part, root, res.Parent, res.Level, ne, threads)
 		return nil
@@ -199,4 +210,20 @@ func validateGlobal2D(t *testing.T, g csrtest.Graph, r, c int, root int64, paren
 		}
 	}
 	return errs[0]
+}
+
+// rankScores is a rank's part of a PageRank test's answer: res's top k (a
+// collective on c) and, holding mu, res's scores added to scores under
+// their original ids.
+func rankScores(ctx context.Context, c comm.Comm, res *PageRankResult, k int, mu *sync.Mutex, scores map[int64]float64) ([]VertexScore, error) {
+	tk, err := res.TopK(ctx, c, k)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for l, s := range res.Scores {
+		scores[res.Original[l]] = s
+	}
+	return tk, nil
 }

@@ -78,14 +78,61 @@ import (
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 )
 
+// PageRankPartition is the edge partition of PageRank.
+type PageRankPartition int
+
 // Edge partitions of PageRank.
 const (
-	PartitionRandomEdge = "random-edge" // hash of (u, v), paper 000 §II-B
-	PartitionBlock1D    = "1d"          // block of the source vertex
+	PartitionRandomEdge PageRankPartition = iota // hash of (u, v), paper 000 §II-B
+	PartitionBlock1D                             // block of the source vertex
 )
+
+// partitionNames are the flag values ParsePageRankPartition accepts.
+var partitionNames = [...]string{PartitionRandomEdge: "random-edge", PartitionBlock1D: "1d"}
+
+func (p PageRankPartition) String() string { return enum.Name(partitionNames[:], "partition", p) }
+
+// ParsePageRankPartition turns a flag value into a PageRankPartition.
+func ParsePageRankPartition(s string) (PageRankPartition, error) {
+	return enum.Parse[PageRankPartition](partitionNames[:], "partition", "random-edge or 1d", s)
+}
+
+// PageRankAllreduce is PageRank's allreduce: one of the sparse networks of
+// allreduce.Kind, or the whole vector through the dense chunked hypercube.
+type PageRankAllreduce int
+
+// PageRank's allreduces.
+const (
+	AllreduceKylix  PageRankAllreduce = iota // allreduce.KindKylix
+	AllreduceDirect                          // allreduce.KindDirect
+	AllreduceBinary                          // allreduce.KindBinary
+	AllreduceDense                           // allreduce.AlgChunked every iteration (pagerank_dense.go)
+)
+
+// allreduceNames are the flag values ParsePageRankAllreduce accepts.
+var allreduceNames = [...]string{AllreduceKylix: "kylix", AllreduceDirect: "direct", AllreduceBinary: "binary", AllreduceDense: "dense"}
+
+func (a PageRankAllreduce) String() string { return enum.Name(allreduceNames[:], "network", a) }
+
+// ParsePageRankAllreduce turns a flag value into a PageRankAllreduce.
+func ParsePageRankAllreduce(s string) (PageRankAllreduce, error) {
+	return enum.Parse[PageRankAllreduce](allreduceNames[:], "network", "kylix, direct, binary or dense", s)
+}
+
+// sparseKind is the sparse network's allreduce.Kind (a is not AllreduceDense).
+func (a PageRankAllreduce) sparseKind() allreduce.Kind {
+	switch a {
+	case AllreduceDirect:
+		return allreduce.KindDirect
+	case AllreduceBinary:
+		return allreduce.KindBinary
+	}
+	return allreduce.KindKylix
+}
 
 // PageRank defaults, NetworkX's (tolerance: an L1 change, not n·tol).
 const (
@@ -115,10 +162,10 @@ type PageRankConfig struct {
 	MaxIter    int     // stop after this many iterations (≥ 1)
 	Iterations int     // > 0: run exactly this many iterations, ignoring Tol and MaxIter
 	Undirected bool    // add the reverse of every edge
-	Allreduce  string  // allreduce.KindKylix, KindDirect, KindBinary, or AllreduceDense
-	Degrees    []int   // kylix degrees; nil designs them (allreduce.AutoDegrees)
-	Partition  string  // PartitionRandomEdge or PartitionBlock1D
-	Threads    int     // goroutines per rank for the sorts and the SpMV (≥ 1)
+	Allreduce  PageRankAllreduce
+	Degrees    []int             // kylix degrees; nil designs them (allreduce.AutoDegrees)
+	Partition  PageRankPartition // PartitionRandomEdge or PartitionBlock1D
+	Threads    int               // goroutines per rank for the sorts and the SpMV (≥ 1)
 
 	// SetupDone, if set, is called by every rank once its set-up is
 	// complete and timed, before the first iteration (then the ranks
@@ -135,7 +182,7 @@ type PageRankConfig struct {
 func DefaultPageRankConfig() PageRankConfig {
 	return PageRankConfig{
 		Alpha: DefaultPageRankAlpha, Tol: DefaultPageRankTol, MaxIter: DefaultPageRankMaxIter,
-		Allreduce: allreduce.KindKylix, Partition: PartitionRandomEdge, Threads: 1,
+		Allreduce: AllreduceKylix, Partition: PartitionRandomEdge, Threads: 1,
 	}
 }
 
@@ -171,17 +218,17 @@ func (cfg PageRankConfig) Check() error {
 	case cfg.Threads < 1:
 		return bad("threads", "%d is less than 1", cfg.Threads)
 	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
-		return bad("partition", "unknown partition %q (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
+		return bad("partition", "unknown partition %v (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
 	}
 	switch cfg.Allreduce {
-	case allreduce.KindKylix:
-	case allreduce.KindDirect, allreduce.KindBinary, AllreduceDense:
+	case AllreduceKylix:
+	case AllreduceDirect, AllreduceBinary, AllreduceDense:
 		if cfg.Degrees != nil {
 			return bad("degrees", "only the kylix allreduce takes degrees (allreduce %s)", cfg.Allreduce)
 		}
 	default:
-		return bad("allreduce", "unknown network %q (want %s, %s, %s or %s)", cfg.Allreduce,
-			allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense)
+		return bad("allreduce", "unknown network %v (want %s, %s, %s or %s)", cfg.Allreduce,
+			AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense)
 	}
 	return nil
 }
@@ -440,7 +487,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 	a.localDeg, degNet = nil, nil // not needed by the iterations
 
 	configStarted := time.Now()
-	net, err := allreduce.New(ctx, c, cfg.Allreduce, cfg.Degrees, n, a.in, a.out)
+	net, err := allreduce.New(ctx, c, cfg.Allreduce.sparseKind(), cfg.Degrees, n, a.in, a.out)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: %w", err)
 	}

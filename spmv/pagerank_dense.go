@@ -33,10 +33,6 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-// AllreduceDense is the dense mode of PageRankConfig.Allreduce: the whole
-// vector through allreduce.AlgChunked every iteration.
-const AllreduceDense = "dense"
-
 // PhasePageRankDense is the phase prefix of the dense mode's allreduce
 // ("pagerank.dense.chunked.rs.0", …, and "pagerank.dense.check").
 const PhasePageRankDense = "pagerank.dense"

@@ -475,17 +475,10 @@ func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResu
 	for l := range block {
 		block[l] = math.NaN() // nobody holds it (yet)
 	}
-	for s, m := range recv {
-		if len(m)%16 != 0 {
-			return wrap("held values", fmt.Errorf("%d bytes from rank %d", len(m), s))
-		}
-		for i := 0; i < len(m); i += 16 {
-			v := int64(binary.LittleEndian.Uint64(m[i:]))
-			if v < first || v >= first+int64(cnt) {
-				return wrap("held values", fmt.Errorf("vertex %d from rank %d is not in this rank's block", v, s))
-			}
-			block[v-first] = math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))
-		}
+	if err := eachBlockRecord(recv, 16, first, cnt, func(_ int, l int64, rec []byte) {
+		block[l] = math.Float64frombits(binary.LittleEndian.Uint64(rec[8:]))
+	}); err != nil {
+		return wrap("held values", err)
 	}
 	uniform := 1 / float64(n)
 	mass := []float64{0, 0} // Σ r, and how many vertices nobody held
@@ -523,17 +516,10 @@ func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResu
 		return wrap("asking for values", err)
 	}
 	answers := make([][]byte, p)
-	for s, m := range questions {
-		if len(m)%8 != 0 {
-			return wrap("asking for values", fmt.Errorf("%d bytes from rank %d", len(m), s))
-		}
-		for i := 0; i < len(m); i += 8 {
-			v := int64(binary.LittleEndian.Uint64(m[i:]))
-			if v < first || v >= first+int64(cnt) {
-				return wrap("asking for values", fmt.Errorf("vertex %d from rank %d is not in this rank's block", v, s))
-			}
-			answers[s] = binary.LittleEndian.AppendUint64(answers[s], math.Float64bits(block[v-first]))
-		}
+	if err := eachBlockRecord(questions, 8, first, cnt, func(s int, l int64, _ []byte) {
+		answers[s] = binary.LittleEndian.AppendUint64(answers[s], math.Float64bits(block[l]))
+	}); err != nil {
+		return wrap("asking for values", err)
 	}
 	got, err := c.Alltoallv(ctx, PhasePageRankElasticAnswer, answers, nil)
 	if err != nil {
@@ -585,4 +571,24 @@ func (s *prSeed) apply(_ []int64, sums []float64) {
 		}
 	}
 	s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal] = 0, dangling, total
+}
+
+// eachBlockRecord calls f(s, l, rec) for every record rec of size bytes in
+// the messages recv[s], each record starting with a vertex id whose index
+// in this rank's block [first, first+cnt) is l. It fails on a message that
+// is not whole records, or a vertex outside the block.
+func eachBlockRecord(recv [][]byte, size int, first int64, cnt int, f func(s int, l int64, rec []byte)) error {
+	for s, m := range recv {
+		if len(m)%size != 0 {
+			return fmt.Errorf("%d bytes from rank %d", len(m), s)
+		}
+		for i := 0; i < len(m); i += size {
+			v := int64(binary.LittleEndian.Uint64(m[i:]))
+			if v < first || v >= first+int64(cnt) {
+				return fmt.Errorf("vertex %d from rank %d is not in this rank's block", v, s)
+			}
+			f(s, v-first, m[i:i+size])
+		}
+	}
+	return nil
 }

@@ -123,14 +123,9 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 				if res.Comm != c {
 					defer closeElastic(res.Comm)
 				}
-				tk, err := res.TopK(ctx, res.Comm, k)
+				tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, scores)
 				if err != nil {
 					return err
-				}
-				mu.Lock()
-				defer mu.Unlock()
-				for l, s := range res.Scores {
-					scores[res.Original[l]] = s
 				}
 				if res.Comm.Rank() == 0 && r == 0 {
 					top, recs = tk, res.Recoveries
@@ -210,32 +205,18 @@ func TestPageRankElasticUnrecoverable(t *testing.T) {
 	}
 }
 
-// elastic is the elastic transport under a test's Comm (a dyingComm or a
-// Comm a Shrink or Grow returned), found as the kernels find it.
-func elastic(c comm.Comm) (comm.Elastic, error) {
-	e, ok := comm.AsElastic(c)
-	if !ok {
-		return nil, fmt.Errorf("%T is not elastic", c)
-	}
-	return e, nil
-}
-
 // shrinkSurvivor is the tests' Elastic.Shrink: a rank that died refuses,
 // the survivors shrink their transport.
 func shrinkSurvivor(ctx context.Context, c comm.Comm, cause error, epoch int) (comm.Comm, error) {
 	if d, ok := c.(*dyingComm); ok && d.die > 0 && d.calls >= d.die {
 		return nil, fmt.Errorf("rank %d is the lost one: %w", c.Rank(), cause)
 	}
-	e, err := elastic(c)
-	if err != nil {
-		return nil, err
-	}
-	return e.Shrink(ctx, cause, epoch)
+	return comm.Shrink(ctx, c, cause, epoch)
 }
 
 // closeElastic closes the Comm a Shrink or Grow returned.
 func closeElastic(c comm.Comm) {
-	if e, err := elastic(c); err == nil {
+	if e, ok := comm.AsElastic(c); ok {
 		_ = e.Close()
 	}
 }
@@ -309,34 +290,19 @@ func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int,
 				return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
 			},
 			Shrink: shrinkSurvivor,
-			Grow: func(ctx context.Context, c comm.Comm, joiners, epoch int) (comm.Comm, error) {
-				e, err := elastic(c)
-				if err != nil {
-					return nil, err
-				}
-				return e.Grow(ctx, joiners, epoch)
-			},
+			Grow:   comm.Grow,
 			Pending: func(c comm.Comm) int {
 				if pending++; pending < opts.growAt {
 					return 0
 				}
-				e, err := elastic(c)
-				if err != nil {
-					return 0
-				}
-				return e.PendingJoins()
+				return comm.PendingJoins(c)
 			},
 		}
 	}
 	collect := func(res *ElasticResult) error {
-		tk, err := res.TopK(ctx, res.Comm, k)
+		tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, out.scores)
 		if err != nil {
 			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for l, s := range res.Scores {
-			out.scores[res.Original[l]] = s
 		}
 		if res.Comm.Rank() == 0 {
 			out.top, out.joins, out.recs = tk, res.Joins, res.Recoveries

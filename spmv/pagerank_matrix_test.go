@@ -6,7 +6,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/graph"
 )
 
@@ -198,7 +197,7 @@ func TestPageRankThreads(t *testing.T) {
 		for _, threads := range []int{1, 2, 3} {
 			cfg := DefaultPageRankConfig()
 			cfg.Threads = threads
-			cfg.Allreduce = allreduce.KindKylix
+			cfg.Allreduce = AllreduceKylix
 			_, got, _ := runPageRank(t, p, edges, cfg, 1)
 			if first == nil {
 				first = got

@@ -17,7 +17,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
@@ -44,8 +43,8 @@ func TestPageRankShareSpreadInvariant(t *testing.T) {
 		p := 1 + trial%4
 		cfg := DefaultPageRankConfig()
 		cfg.Undirected = trial%3 == 2
-		cfg.Partition = []string{PartitionRandomEdge, PartitionBlock1D}[trial%2]
-		cfg.Allreduce = []string{allreduce.KindKylix, AllreduceDense, allreduce.KindBinary}[trial%3]
+		cfg.Partition = []PageRankPartition{PartitionRandomEdge, PartitionBlock1D}[trial%2]
+		cfg.Allreduce = []PageRankAllreduce{AllreduceKylix, AllreduceDense, AllreduceBinary}[trial%3]
 		byBlock := make([]graph.EdgeShare, p)
 		byStride := make([]graph.EdgeShare, p)
 		for r := range p {
@@ -84,7 +83,7 @@ func TestPageRankShareRoundsAndGrowth(t *testing.T) {
 		edges = append(edges, graph.Edge{U: int64(1000 + i), V: 7})
 	}
 	want, _ := serialPageRank(edges, DefaultPageRankAlpha, 1e-12, 1000, 0)
-	for _, part := range []string{PartitionBlock1D, PartitionRandomEdge} {
+	for _, part := range []PageRankPartition{PartitionBlock1D, PartitionRandomEdge} {
 		const p = 4
 		shares := make([]graph.EdgeShare, p)
 		for r := range p {
@@ -183,7 +182,7 @@ func TestTopScores(t *testing.T) {
 // set-up, and that the result does not change.
 func TestPageRankSetupDone(t *testing.T) {
 	edges := randomPRGraph(rand.New(rand.NewPCG(35, 36)))
-	for _, kind := range []string{allreduce.KindKylix, AllreduceDense} {
+	for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDense} {
 		cfg := DefaultPageRankConfig()
 		cfg.Allreduce = kind
 		_, want, _ := runPageRank(t, 3, edges, cfg, 3)

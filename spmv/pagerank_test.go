@@ -10,7 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
@@ -99,18 +98,13 @@ func runShares(t *testing.T, p int, shares []graph.EdgeShare, cfg PageRankConfig
 		if err != nil {
 			return err
 		}
-		tk, err := res.TopK(ctx, c, k)
+		tk, err := rankScores(ctx, c, res, k, &mu, scores)
 		if err != nil {
 			return err
 		}
 		all, err := res.Gather(ctx, c, 0)
 		if err != nil {
 			return err
-		}
-		mu.Lock()
-		defer mu.Unlock()
-		for l, s := range res.Scores {
-			scores[res.Original[l]] = s
 		}
 		if c.Rank() == 0 {
 			res0, top = res, tk
@@ -185,9 +179,9 @@ func TestPageRankMatchesSerial(t *testing.T) {
 		}
 		want, wantIt := serialPageRank(in, cfg.Alpha, cfg.Tol, cfg.MaxIter, 0)
 		for _, p := range []int{1, 3, 4} {
-			for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
+			for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
 				cfg.Allreduce = kind
-				cfg.Partition = []string{PartitionRandomEdge, PartitionBlock1D}[(trial+p)%2]
+				cfg.Partition = []PageRankPartition{PartitionRandomEdge, PartitionBlock1D}[(trial+p)%2]
 				res, got, _ := runPageRank(t, p, edges, cfg, 5)
 				if len(got) != len(want) || res.NumVertices != int64(len(want)) {
 					t.Fatalf("trial %d p=%d %s: %d vertices, want %d", trial, p, kind, len(got), len(want))
@@ -213,7 +207,7 @@ func TestPageRankExactIterations(t *testing.T) {
 	edges := randomPRGraph(rng)
 	for _, iters := range []int{1, 2, 7} {
 		want, _ := serialPageRank(edges, 0.85, 0, 0, iters)
-		for _, kind := range []string{allreduce.KindKylix, AllreduceDense} {
+		for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDense} {
 			cfg := DefaultPageRankConfig()
 			cfg.Iterations, cfg.Allreduce = iters, kind
 			res, got, _ := runPageRank(t, 4, edges, cfg, 3)
@@ -246,10 +240,10 @@ func TestPageRankConfigCheck(t *testing.T) {
 		func(c *PageRankConfig) { c.Tol = 0 },
 		func(c *PageRankConfig) { c.MaxIter = 0 },
 		func(c *PageRankConfig) { c.Iterations = -1 },
-		func(c *PageRankConfig) { c.Partition = "2d" },
+		func(c *PageRankConfig) { c.Partition = PageRankPartition(2) },
 		func(c *PageRankConfig) { c.Threads = 0 },
-		func(c *PageRankConfig) { c.Allreduce = "ring" },
-		func(c *PageRankConfig) { c.Allreduce, c.Degrees = allreduce.KindDirect, []int{2} },
+		func(c *PageRankConfig) { c.Allreduce = PageRankAllreduce(-1) },
+		func(c *PageRankConfig) { c.Allreduce, c.Degrees = AllreduceDirect, []int{2} },
 		func(c *PageRankConfig) { c.Allreduce, c.Degrees = AllreduceDense, []int{2} },
 	}
 	for i, mod := range bad {
@@ -261,6 +255,31 @@ func TestPageRankConfigCheck(t *testing.T) {
 	}
 	if err := DefaultPageRankConfig().Check(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPageRankFlagValues: the partition and allreduce names parse to the
+// values that print them, and an unknown name is refused with the pagerank
+// command's error text.
+func TestPageRankFlagValues(t *testing.T) {
+	for _, p := range []PageRankPartition{PartitionRandomEdge, PartitionBlock1D} {
+		if got, err := ParsePageRankPartition(p.String()); err != nil || got != p {
+			t.Errorf("ParsePageRankPartition(%q) = %v, %v", p.String(), got, err)
+		}
+	}
+	for _, a := range []PageRankAllreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
+		if got, err := ParsePageRankAllreduce(a.String()); err != nil || got != a {
+			t.Errorf("ParsePageRankAllreduce(%q) = %v, %v", a.String(), got, err)
+		}
+	}
+	if _, err := ParsePageRankPartition("2d"); err == nil || err.Error() != `unknown partition "2d" (want random-edge or 1d)` {
+		t.Errorf("partition 2d: %v", err)
+	}
+	if _, err := ParsePageRankAllreduce("ring"); err == nil || err.Error() != `unknown network "ring" (want kylix, direct, binary or dense)` {
+		t.Errorf("allreduce ring: %v", err)
+	}
+	if s := []string{AllreduceKylix.String(), AllreduceDense.String(), PartitionBlock1D.String()}; s[0] != "kylix" || s[1] != "dense" || s[2] != "1d" {
+		t.Errorf("names %q", s)
 	}
 }
 
@@ -301,18 +320,18 @@ func TestPageRankRealGraphs(t *testing.T) {
 		{"road-luxembourg-osm.mtx", "road-luxembourg-osm.pagerank_top20.tsv", 1},
 	}
 	type combo struct {
-		kind string
+		kind PageRankAllreduce
 		p    int
 	}
-	combos := []combo{{allreduce.KindKylix, 1}, {allreduce.KindDirect, 4}, {allreduce.KindBinary, 16}, {AllreduceDense, 4}}
+	combos := []combo{{AllreduceKylix, 1}, {AllreduceDirect, 4}, {AllreduceBinary, 16}, {AllreduceDense, 4}}
 	if raceEnabled && testing.Short() {
 		// Under the race detector, the combinations that run ranks and
 		// allreduce rounds concurrently; the full set runs without it.
-		combos = []combo{{allreduce.KindKylix, 4}, {AllreduceDense, 4}}
+		combos = []combo{{AllreduceKylix, 4}, {AllreduceDense, 4}}
 	}
 	if !testing.Short() {
 		combos = nil
-		for _, kind := range []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, AllreduceDense} {
+		for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
 			for _, p := range []int{1, 4, 16} {
 				combos = append(combos, combo{kind, p})
 			}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
@@ -32,8 +31,8 @@ func kronPREdges(scale int) []graph.Edge {
 // two-rank runs agree up to rounding; on the sparse and the dense
 // allreduce.
 func TestPageRankThreadsInvariant(t *testing.T) {
-	for _, kind := range []string{allreduce.KindKylix, AllreduceDense} {
-		t.Run(kind, func(t *testing.T) {
+	for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDense} {
+		t.Run(kind.String(), func(t *testing.T) {
 			cfg := DefaultPageRankConfig()
 			cfg.Iterations, cfg.Allreduce = 12, kind
 			checkThreadsInvariant(t, kronPREdges(13), cfg)

@@ -560,11 +560,7 @@ func validateSearches(ctx context.Context, c comm.Comm, csr *graph.CSR, part par
 	}
 	for i, root := range []int64{3, 77, 410, 3} {
 		bfs.Prepare()
-		res, err := bfs.Run(ctx, root)
-		if err != nil {
-			return err
-		}
-		nedge, err := ComponentEdges(ctx, c, csr.TupleDegree, res.Parent)
+		res, nedge, err := searchCounted(ctx, c, bfs, csr, root)
 		if err != nil {
 			return err
 		}

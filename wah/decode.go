@@ -47,10 +47,7 @@ func errActive(x, r uint64) error {
 // each destination word is written exactly once, in order; a 0-fill in OR
 // mode just skips words.
 func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, left, r, err := layout[W](body, nbits)
 	if err != nil {
 		return err
@@ -66,11 +63,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 		if x&flag == 0 {
 			acc |= x << nacc
 			if nacc+g >= 64 {
-				if or {
-					dst[wi] |= acc
-				} else {
-					dst[wi] = acc
-				}
+				put(dst, wi, acc, or)
 				wi++
 				acc = x >> (64 - nacc)
 				nacc += g - 64
@@ -97,11 +90,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 			nacc = total
 			continue
 		}
-		if or {
-			dst[wi] |= acc
-		} else {
-			dst[wi] = acc
-		}
+		put(dst, wi, acc, or)
 		wi++
 		total -= 64
 		k := int(total >> 6)
@@ -131,11 +120,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 		acc |= x << nacc
 		nacc += r
 		if nacc >= 64 {
-			if or {
-				dst[wi] |= acc
-			} else {
-				dst[wi] = acc
-			}
+			put(dst, wi, acc, or)
 			wi++
 			nacc -= 64
 			acc = x >> (r - nacc)
@@ -152,10 +137,7 @@ func decode[W word](dst []uint64, body []byte, nbits uint64, or bool) error {
 // count walks the word section once, checking its structure, and returns the
 // number of set bits.
 func count[W word](body []byte, nbits uint64) (int64, error) {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, left, r, err := layout[W](body, nbits)
 	if err != nil {
 		return 0, err
@@ -196,10 +178,7 @@ func count[W word](body []byte, nbits uint64) (int64, error) {
 
 // forEach calls fn for each set bit of a word section that count accepted.
 func forEach[W word](body []byte, nbits uint64, fn func(int64)) {
-	g := groupBits[W]()
-	flag := uint64(1) << g
-	fillOne := uint64(1) << (g - 1)
-	runMask := fillOne - 1
+	g, flag, fillOne, runMask := wordBits[W]()
 	nreg, _, r, _ := layout[W](body, nbits)
 	o := uint64(0) // bit offset of the current word's first group
 	for i := range nreg {
@@ -223,5 +202,15 @@ func forEach[W word](body []byte, nbits uint64, fn func(int64)) {
 		for x := load[W](body, nreg); x != 0; x &= x - 1 {
 			fn(int64(o + tz(x)))
 		}
+	}
+}
+
+// put stores the finished word w at dst[i], or ORs it in (DecodeOr). Small
+// enough to be inlined into the decoding loop.
+func put(dst []uint64, i int, w uint64, or bool) {
+	if or {
+		dst[i] |= w
+	} else {
+		dst[i] = w
 	}
 }

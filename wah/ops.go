@@ -16,18 +16,17 @@ type runReader[W word] struct {
 // next loads the next run; left is the number of groups the bitmap still has,
 // which bounds the run.
 func (r *runReader[W]) next(left uint64) error {
-	g := groupBits[W]()
+	g, flag, fillOne, runMask := wordBits[W]()
 	if r.i >= r.nreg {
 		return errShort(r.i, left)
 	}
 	x := load[W](r.body, r.i)
 	r.i++
-	if x&(uint64(1)<<g) == 0 {
+	if x&flag == 0 {
 		r.v, r.n, r.fill = x, 1, false
 		return nil
 	}
-	fillOne := uint64(1) << (g - 1)
-	n := x & (fillOne - 1)
+	n := x & runMask
 	if n == 0 || n > left {
 		return errRun(r.i-1, n, left)
 	}

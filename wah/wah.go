@@ -54,6 +54,15 @@ func wordBytes[W word]() int { return int(unsafe.Sizeof(W(0))) }
 // one group of a fill.
 func groupBits[W word]() uint64 { return uint64(unsafe.Sizeof(W(0)))*8 - 1 }
 
+// wordBits returns G (groupBits) and the masks of a W word's header bits:
+// flag, set in a fill word; fillOne, a fill's bit value; runMask, the run
+// length below it.
+func wordBits[W word]() (g, flag, fillOne, runMask uint64) {
+	g = groupBits[W]()
+	fillOne = 1 << (g - 1)
+	return g, 1 << g, fillOne, fillOne - 1
+}
+
 // maxRun is the largest run length a fill word holds: 2^(w−2) − 1 groups.
 func maxRun[W word]() uint64 { return 1<<(groupBits[W]()-1) - 1 }
 

@@ -340,7 +340,7 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	}
 	var names []string
 	for _, a := range algs {
-		names = append(names, string(a))
+		names = append(names, a.String())
 	}
 	summary := benchDenseSummary{benchMeta: f.out.meta(), Transport: what, Algorithms: names, Files: files, Runs: runs}
 	if err := f.out.writeSummary(summary); err != nil {
@@ -411,7 +411,7 @@ func (f *benchAllreduceFlags) denseKey(cmd *cobra.Command, plan jobPlan, rankCou
 	if fl.Changed("algorithms") {
 		var names []string
 		for _, a := range cfg.Algorithms {
-			names = append(names, string(a))
+			names = append(names, a.String())
 		}
 		add("algorithms", strings.Join(names, ","))
 	}
@@ -453,7 +453,7 @@ func (f *benchAllreduceFlags) denseRun(what string, cfg bench.DenseConfig, r ben
 		return run
 	}
 	for k, a := range cfg.Algorithms {
-		run.Algorithms = append(run.Algorithms, benchDenseAlgorithm{Algorithm: string(a), Seconds: r.Seconds[k], Samples: r.Samples[k],
+		run.Algorithms = append(run.Algorithms, benchDenseAlgorithm{Algorithm: a.String(), Seconds: r.Seconds[k], Samples: r.Samples[k],
 			BytesSent: r.Bytes[k], Messages: r.Messages[k]})
 	}
 	if ratio, ok := cfg.TreeOverChunked(r); ok {

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/spmv"
@@ -33,12 +32,12 @@ func flagValues(cmd *cobra.Command, name string) []string {
 	case "transport":
 		return []string{"inproc", "tcp", "mpi"}
 	case "allreduce":
-		return []string{allreduce.KindKylix, allreduce.KindDirect, allreduce.KindBinary, spmv.AllreduceDense}
+		return []string{spmv.AllreduceKylix.String(), spmv.AllreduceDirect.String(), spmv.AllreduceBinary.String(), spmv.AllreduceDense.String()}
 	case "partition":
 		if cmd.Name() == "bfs" || strings.HasPrefix(cmd.Name(), "bfs-") {
 			return []string{"1d", "2d"}
 		}
-		return []string{spmv.PartitionRandomEdge, spmv.PartitionBlock1D}
+		return []string{spmv.PartitionRandomEdge.String(), spmv.PartitionBlock1D.String()}
 	case "format":
 		if cmd.Name() == "generate" {
 			return []string{"el", "bel"}

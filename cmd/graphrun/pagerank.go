@@ -76,9 +76,9 @@ and the total rank.`,
 	fl.IntVar(&f.maxIter, "max-iter", spmv.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
 	fl.IntVar(&f.iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.undirected, "undirected", false, "add the reverse of every edge")
-	fl.StringVar(&f.allreduce, "allreduce", allreduce.KindKylix, "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
+	fl.StringVar(&f.allreduce, "allreduce", spmv.AllreduceKylix.String(), "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
 	fl.StringVar(&f.degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
-	fl.StringVar(&f.partition, "partition", spmv.PartitionRandomEdge, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
+	fl.StringVar(&f.partition, "partition", spmv.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
@@ -125,7 +125,10 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	cfg := pagerank.Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: f.top, Gather: f.out != ""}
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = f.alpha, f.tol, f.maxIter, f.iterations
-	cfg.Undirected, cfg.Allreduce, cfg.Partition = f.undirected, f.allreduce, f.partition
+	// The names are checked after the other fields, in Check's order.
+	part, partErr := spmv.ParsePageRankPartition(f.partition)
+	network, networkErr := spmv.ParsePageRankAllreduce(f.allreduce)
+	cfg.Undirected, cfg.Allreduce, cfg.Partition = f.undirected, network, part
 	if fl.Changed("iterations") && f.iterations == 0 {
 		return flagError("iterations", "%d is less than 1", f.iterations)
 	}
@@ -136,8 +139,14 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return usageError{err}
 	}
+	if partErr != nil {
+		return flagError("partition", "%v", partErr)
+	}
+	if networkErr != nil {
+		return flagError("allreduce", "%v", networkErr)
+	}
 	switch {
-	case f.allreduce == allreduce.KindKylix:
+	case cfg.Allreduce == spmv.AllreduceKylix:
 		deg, err := allreduce.ParseDegrees(f.degrees, p)
 		if err != nil {
 			return flagError("degrees", "%v", err)

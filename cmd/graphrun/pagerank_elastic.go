@@ -26,7 +26,7 @@ func checkElastic(plan jobPlan, f *pagerankFlags) error {
 		return flagError("elastic", "needs the TCP transport (--procs N, or a TCP job under a launcher)")
 	case plan.Replicas > 1 || plan.Job.Replicas > 1:
 		return flagError("elastic", "cannot be combined with --replicas: a replicated job survives losses through its replicas")
-	case f.allreduce == spmv.AllreduceDense:
+	case f.allreduce == spmv.AllreduceDense.String():
 		return flagError("elastic", "runs on the sparse allreduces, not --allreduce %s", spmv.AllreduceDense)
 	}
 	return nil

@@ -54,14 +54,10 @@ func testAlltoallvVaried(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			if len(recv) != p {
-				return fmt.Errorf("round %d: Alltoallv returned %d buffers, want %d", round, len(recv), p)
-			}
-			for s := range recv {
-				want := pt.window(variedLen(s, r, round), messageSeed(s, r, round))
-				if err := checkBytes(fmt.Sprintf("round %d: message from rank %d", round, s), recv[s], want); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "message", recv, p, func(s int) []byte {
+				return pt.window(variedLen(s, r, round), messageSeed(s, r, round))
+			}); err != nil {
+				return err
 			}
 		}
 		return nil
@@ -81,12 +77,7 @@ func testAlltoallvLarge(t *testing.T, launch Launcher, p int) {
 		if err != nil {
 			return err
 		}
-		for s := range recv {
-			if err := checkBytes(fmt.Sprintf("message from rank %d", s), recv[s], pt.window(largeLen(s, r), messageSeed(s, r, 0))); err != nil {
-				return err
-			}
-		}
-		return nil
+		return checkEach("", "message", recv, p, func(s int) []byte { return pt.window(largeLen(s, r), messageSeed(s, r, 0)) })
 	})
 }
 
@@ -116,10 +107,10 @@ func testAlltoallvRecvReuse(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			for s := range out {
-				if err := checkBytes(fmt.Sprintf("round %d: message from rank %d", round, s), out[s], pt.window(reuseLen(s, r, round), messageSeed(s, r, round))); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "message", out, p, func(s int) []byte {
+				return pt.window(reuseLen(s, r, round), messageSeed(s, r, round))
+			}); err != nil {
+				return err
 			}
 			if err := before.checkReused(fmt.Sprintf("round %d", round), out); err != nil {
 				return err
@@ -148,13 +139,10 @@ func testAllgathervVaried(t *testing.T, launch Launcher, p int) {
 			if err != nil {
 				return err
 			}
-			if len(out) != p {
-				return fmt.Errorf("round %d: Allgatherv returned %d contributions, want %d", round, len(out), p)
-			}
-			for s := range out {
-				if err := checkBytes(fmt.Sprintf("round %d: contribution of rank %d", round, s), out[s], pt.window(gatherLen(s, round), messageSeed(s, s, round))); err != nil {
-					return err
-				}
+			if err := checkEach(fmt.Sprintf("round %d: ", round), "contribution", out, p, func(s int) []byte {
+				return pt.window(gatherLen(s, round), messageSeed(s, s, round))
+			}); err != nil {
+				return err
 			}
 			if len(mine) > 0 && arrayStart(out[r]) == arrayStart(mine) {
 				return fmt.Errorf("round %d: out[Rank()] is mine itself, want a copy", round)
@@ -179,7 +167,9 @@ func intContribution(s, i int) int64 {
 	return v
 }
 
-func reduceInt(a, b int64, op comm.Op) int64 {
+// reduce is op applied to a and b, the suite's own reference (the builtin
+// max and min treat NaN and signed zeros as math.Max and math.Min do).
+func reduce[T int64 | float64](a, b T, op comm.Op) T {
 	switch op {
 	case comm.Max:
 		return max(a, b)
@@ -203,7 +193,7 @@ func testAllreduceInt64(t *testing.T, launch Launcher, p int) {
 				for i, got := range vals {
 					want := intContribution(0, i)
 					for s := 1; s < p; s++ {
-						want = reduceInt(want, intContribution(s, i), op)
+						want = reduce(want, intContribution(s, i), op)
 					}
 					if got != want {
 						return fmt.Errorf("%s of %d values: element %d = %d, want %d", op, n, i, got, want)
@@ -226,16 +216,6 @@ func floatContribution(s, i int) float64 {
 	return v
 }
 
-func reduceFloat(a, b float64, op comm.Op) float64 {
-	switch op {
-	case comm.Max:
-		return math.Max(a, b)
-	case comm.Min:
-		return math.Min(a, b)
-	}
-	return a + b
-}
-
 func testAllreduceFloat64(t *testing.T, launch Launcher, p int) {
 	mustLaunch(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 		for _, op := range reductionOps {
@@ -251,7 +231,7 @@ func testAllreduceFloat64(t *testing.T, launch Launcher, p int) {
 			for i, got := range vals {
 				want := floatContribution(0, i)
 				for s := 1; s < p; s++ {
-					want = reduceFloat(want, floatContribution(s, i), op)
+					want = reduce(want, floatContribution(s, i), op)
 				}
 				if math.Float64bits(got) != math.Float64bits(want) {
 					return fmt.Errorf("%s: element %d = %v, want %v (ranks combined in rank order)", op, i, got, want)
@@ -415,7 +395,7 @@ func testMixedSequence(t *testing.T, launch Launcher, p int) {
 				for i := 0; err == nil && i < len(vals); i++ {
 					want := intContribution(0, step+i)
 					for s := 1; s < p; s++ {
-						want = reduceInt(want, intContribution(s, step+i), op)
+						want = reduce(want, intContribution(s, step+i), op)
 					}
 					if vals[i] != want {
 						err = fmt.Errorf("%s element %d = %d, want %d", op, i, vals[i], want)
@@ -426,7 +406,7 @@ func testMixedSequence(t *testing.T, launch Launcher, p int) {
 				err = c.AllreduceFloat64(ctx, phase, vals, op)
 				want := floatContribution(0, step)
 				for s := 1; s < p; s++ {
-					want = reduceFloat(want, floatContribution(s, step), op)
+					want = reduce(want, floatContribution(s, step), op)
 				}
 				if err == nil && math.Float64bits(vals[0]) != math.Float64bits(want) {
 					err = fmt.Errorf("%s = %v, want %v", op, vals[0], want)

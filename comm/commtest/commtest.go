@@ -114,15 +114,23 @@ func launchWithin(t *testing.T, launch Launcher, p int, fn rankFunc) error {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	return Within(t, launchTimeout, fmt.Sprintf("job of %d ranks", p), func() error { return launch(ctx, p, fn) })
+}
+
+// Within runs f and fails the test, naming what, if f does not return
+// within d (a rank hangs): the guard of every test that could hang on a
+// broken rendezvous.
+func Within(t *testing.T, d time.Duration, what string, f func() error) error {
+	t.Helper()
 	done := make(chan error, 1)
-	go func() { done <- launch(ctx, p, fn) }()
-	timer := time.NewTimer(launchTimeout)
+	go func() { done <- f() }()
+	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
 	case err := <-done:
 		return err
 	case <-timer.C:
-		t.Fatalf("job of %d ranks did not finish within %v: a rank hangs", p, launchTimeout)
+		t.Fatalf("%s did not finish within %v: a rank hangs", what, d)
 		return nil
 	}
 }
@@ -135,20 +143,39 @@ func mustLaunch(t *testing.T, launch Launcher, p int, fn rankFunc) {
 	}
 }
 
-// violations collects what ranks of a job that fails by design observed
-// contrary to the contract. Safe for concurrent use.
-type violations struct {
+// SmallJob is a short healthy workload for a transport's own tests of a
+// job's life: an Allgatherv of every rank's id, checked, and a Barrier.
+func SmallJob(ctx context.Context, c comm.Comm) error {
+	out, err := c.Allgatherv(ctx, "commtest.small.gather", []byte{byte(c.Rank())}, nil)
+	if err != nil {
+		return err
+	}
+	for s, b := range out {
+		if !bytes.Equal(b, []byte{byte(s)}) {
+			return fmt.Errorf("contribution of rank %d is %v", s, b)
+		}
+	}
+	return c.Barrier(ctx, "commtest.small.barrier")
+}
+
+// Problems collects what the ranks of a test find wrong, from any
+// goroutine, for the test to report once they are done: in the suite, what
+// the ranks of a job that fails by design observe contrary to the
+// contract; in the transports' own tests, whatever they check on the ranks.
+type Problems struct {
 	mu   sync.Mutex
 	list []string
 }
 
-func (v *violations) addf(format string, args ...any) {
+// Addf records one problem.
+func (v *Problems) Addf(format string, args ...any) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.list = append(v.list, fmt.Sprintf(format, args...))
 }
 
-func (v *violations) report(t *testing.T) {
+// Report reports every problem as an error of t.
+func (v *Problems) Report(t *testing.T) {
 	t.Helper()
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -192,6 +219,21 @@ func (pt pattern) ownedWindow(n int, seed uint64) []byte {
 // messageSeed identifies the payload rank src sends to rank dst in a round.
 func messageSeed(src, dst, round int) uint64 {
 	return uint64(src)*1_000_003 + uint64(dst)*10_007 + uint64(round)*101
+}
+
+// checkEach checks that got holds one noun (message, contribution) from
+// each of the p ranks, the one from rank s being want(s); prefix starts
+// the errors.
+func checkEach(prefix, noun string, got [][]byte, p int, want func(s int) []byte) error {
+	if len(got) != p {
+		return fmt.Errorf("%s%d %ss, want one from each of %d ranks", prefix, len(got), noun, p)
+	}
+	for s := range got {
+		if err := checkBytes(fmt.Sprintf("%s%s from rank %d", prefix, noun, s), got[s], want(s)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkBytes returns an error describing how got differs from want.

@@ -19,13 +19,13 @@ import (
 // happens mid-run. They must succeed, except that on a backend whose
 // collectives are not all-or-nothing the last one may already see the abort
 // of a rank that completed it and failed right away.
-func warmUp(ctx context.Context, c comm.Comm, v *violations) {
+func warmUp(ctx context.Context, c comm.Comm, v *Problems) {
 	const rounds = 3
 	for round := range rounds {
 		_, err := c.Allgatherv(ctx, "commtest.failure.warmup", []byte{byte(c.Rank()), byte(round)}, nil)
 		if err != nil {
 			if round < rounds-1 || !errors.Is(err, comm.ErrAborted) {
-				v.addf("rank %d: warm-up round %d before any failure: %v", c.Rank(), round, err)
+				v.Addf("rank %d: warm-up round %d before any failure: %v", c.Rank(), round, err)
 			}
 			return
 		}
@@ -35,22 +35,29 @@ func warmUp(ctx context.Context, c comm.Comm, v *violations) {
 // awaitAbort is what the surviving ranks of a failure test do: a collective
 // that cannot complete, then a later one; both must fail with
 // comm.ErrAborted. It returns the first error.
-func awaitAbort(ctx context.Context, c comm.Comm, v *violations) error {
+func awaitAbort(ctx context.Context, c comm.Comm, v *Problems) error {
 	_, blocked := c.Allgatherv(ctx, "commtest.failure.blocked", []byte{byte(c.Rank())}, nil)
 	if !errors.Is(blocked, comm.ErrAborted) {
-		v.addf("rank %d: Allgatherv waiting for a failed rank returned %v, want an error wrapping comm.ErrAborted", c.Rank(), blocked)
+		v.Addf("rank %d: Allgatherv waiting for a failed rank returned %v, want an error wrapping comm.ErrAborted", c.Rank(), blocked)
 	}
-	later := c.Barrier(ctx, "commtest.failure.later")
-	if !errors.Is(later, comm.ErrAborted) {
-		v.addf("rank %d: Barrier after the job failed returned %v, want an error wrapping comm.ErrAborted", c.Rank(), later)
-	}
-	if blocked != nil {
-		return blocked
-	}
-	if later != nil {
-		return later
+	if err := barrierAfter(ctx, c, v, "commtest.failure.later", "the job failed", blocked); err != nil {
+		return err
 	}
 	return errors.New("commtest: collectives kept succeeding after a rank failed")
+}
+
+// barrierAfter is a rank's last call in a job that failed (after says
+// how): a Barrier that must fail with comm.ErrAborted. It returns err, or
+// the Barrier's error if err is nil.
+func barrierAfter(ctx context.Context, c comm.Comm, v *Problems, phase, after string, err error) error {
+	later := c.Barrier(ctx, phase)
+	if !errors.Is(later, comm.ErrAborted) {
+		v.Addf("rank %d: Barrier after %s returned %v, want an error wrapping comm.ErrAborted", c.Rank(), after, later)
+	}
+	if err != nil {
+		return err
+	}
+	return later
 }
 
 func testFailingRank(t *testing.T, launch Launcher, p int) {
@@ -71,7 +78,7 @@ func testPanickingRank(t *testing.T, launch Launcher, p int) {
 // and what name the injection in the test's failures.
 func testInjected(t *testing.T, launch Launcher, p, broken int, injected, did, what string, inject func(msg string) error) {
 	t.Helper()
-	var v violations
+	var v Problems
 	err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 		warmUp(ctx, c, &v)
 		if c.Rank() == broken {
@@ -79,7 +86,7 @@ func testInjected(t *testing.T, launch Launcher, p, broken int, injected, did, w
 		}
 		return awaitAbort(ctx, c, &v)
 	})
-	v.report(t)
+	v.Report(t)
 	if err == nil {
 		t.Fatalf("launch returned nil for a job whose rank %s", did)
 	}
@@ -93,7 +100,7 @@ func testInjected(t *testing.T, launch Launcher, p, broken int, injected, did, w
 // Barrier can therefore never complete, and every rank must see it fail,
 // either with its context's error or with comm.ErrAborted.
 func testCancelWhileBlocked(t *testing.T, launch Launcher, p int) {
-	var v violations
+	var v Problems
 	err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 		callCtx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -104,20 +111,13 @@ func testCancelWhileBlocked(t *testing.T, launch Launcher, p int) {
 		}
 		err := c.Barrier(callCtx, "commtest.cancel.blocked")
 		if err == nil {
-			v.addf("rank %d: Barrier returned nil though rank 0 entered it only with a cancelled context", c.Rank())
+			v.Addf("rank %d: Barrier returned nil though rank 0 entered it only with a cancelled context", c.Rank())
 		} else if !errors.Is(err, context.Canceled) && !errors.Is(err, comm.ErrAborted) {
-			v.addf("rank %d: cancelled Barrier returned %v, want an error wrapping context.Canceled or comm.ErrAborted", c.Rank(), err)
+			v.Addf("rank %d: cancelled Barrier returned %v, want an error wrapping context.Canceled or comm.ErrAborted", c.Rank(), err)
 		}
-		later := c.Barrier(ctx, "commtest.cancel.later")
-		if !errors.Is(later, comm.ErrAborted) {
-			v.addf("rank %d: Barrier after a cancellation returned %v, want an error wrapping comm.ErrAborted", c.Rank(), later)
-		}
-		if err != nil {
-			return err
-		}
-		return later
+		return barrierAfter(ctx, c, &v, "commtest.cancel.later", "a cancellation", err)
 	})
-	v.report(t)
+	v.Report(t)
 	if err == nil {
 		t.Fatal("launch returned nil for a job whose calls were cancelled")
 	}
@@ -169,23 +169,16 @@ func testMismatch(t *testing.T, launch Launcher, p int) {
 	}
 	for _, m := range mismatches {
 		t.Run(m.name, func(t *testing.T) {
-			var v violations
+			var v Problems
 			err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 				warmUp(ctx, c, &v)
 				err := m.call(ctx, c)
 				if err == nil {
-					v.addf("rank %d: mismatched collective returned nil", c.Rank())
+					v.Addf("rank %d: mismatched collective returned nil", c.Rank())
 				}
-				later := c.Barrier(ctx, "commtest.mismatch.later")
-				if !errors.Is(later, comm.ErrAborted) {
-					v.addf("rank %d: Barrier after a mismatch returned %v, want an error wrapping comm.ErrAborted", c.Rank(), later)
-				}
-				if err != nil {
-					return err
-				}
-				return later
+				return barrierAfter(ctx, c, &v, "commtest.mismatch.later", "a mismatch", err)
 			})
-			v.report(t)
+			v.Report(t)
 			if err == nil {
 				t.Fatal("launch returned nil for a job with mismatched collectives")
 			}

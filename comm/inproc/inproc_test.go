@@ -25,15 +25,7 @@ func TestConformance(t *testing.T) {
 // within runs f and fails the test if it does not return within guard.
 func within(t *testing.T, f func() error) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- f() }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(guard):
-		t.Fatalf("did not finish within %v", guard)
-		return nil
-	}
+	return commtest.Within(t, guard, "the test's ranks", f)
 }
 
 // driveRanks runs fn on every rank of w on goroutines of its own, without
@@ -565,28 +557,47 @@ func TestCountersAreLogicalVolumes(t *testing.T) {
 // bytes per operation are the bytes that cross between ranks.
 func BenchmarkAlltoallv(b *testing.B) {
 	const p, perPeer = 4, 1 << 20
+	b.SetBytes(p * (p - 1) * perPeer)
+	b.ReportAllocs()
+	benchRanks(b, p, func(c comm.Comm) func() error {
+		send := make([][]byte, p)
+		for d := range send {
+			send[d] = make([]byte, perPeer)
+		}
+		var recv [][]byte
+		return func() (err error) {
+			recv, err = c.Alltoallv(context.Background(), "bench", send, recv)
+			return err
+		}
+	})
+}
+
+// BenchmarkBarrier measures the cost of one rendezvous of 4 ranks.
+func BenchmarkBarrier(b *testing.B) {
+	benchRanks(b, 4, func(c comm.Comm) func() error {
+		return func() error { return c.Barrier(context.Background(), "bench") }
+	})
+}
+
+// benchRanks times b.N calls of every rank's call, the p ranks of a World
+// calling at once; prepare makes a rank's call (and its buffers) before the
+// timer starts.
+func benchRanks(b *testing.B, p int, prepare func(c comm.Comm) func() error) {
 	w, err := NewWorld(p)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.SetBytes(p * (p - 1) * perPeer)
-	b.ReportAllocs()
 	errs := make([]error, p)
 	var ready, wg sync.WaitGroup
 	ready.Add(p)
 	start := make(chan struct{})
 	for r := range p {
 		wg.Go(func() {
-			c := w.Comm(r)
-			send := make([][]byte, p)
-			for d := range send {
-				send[d] = make([]byte, perPeer)
-			}
-			var recv [][]byte
+			call := prepare(w.Comm(r))
 			ready.Done()
 			<-start
 			for range b.N {
-				if recv, errs[r] = c.Alltoallv(context.Background(), "bench", send, recv); errs[r] != nil {
+				if errs[r] = call(); errs[r] != nil {
 					return
 				}
 			}
@@ -595,35 +606,6 @@ func BenchmarkAlltoallv(b *testing.B) {
 	ready.Wait()
 	b.ResetTimer()
 	close(start)
-	wg.Wait()
-	b.StopTimer()
-	for r, err := range errs {
-		if err != nil {
-			b.Fatalf("rank %d: %v", r, err)
-		}
-	}
-}
-
-// BenchmarkBarrier measures the cost of one rendezvous of 4 ranks.
-func BenchmarkBarrier(b *testing.B) {
-	const p = 4
-	w, err := NewWorld(p)
-	if err != nil {
-		b.Fatal(err)
-	}
-	errs := make([]error, p)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for r := range p {
-		wg.Go(func() {
-			c := w.Comm(r)
-			for range b.N {
-				if errs[r] = c.Barrier(context.Background(), "bench"); errs[r] != nil {
-					return
-				}
-			}
-		})
-	}
 	wg.Wait()
 	b.StopTimer()
 	for r, err := range errs {

@@ -149,6 +149,22 @@ func (job Job) LogicalRank() int { return job.Rank % job.LogicalSize() }
 // LogicalSize is the number of logical ranks.
 func (job Job) LogicalSize() int { return job.Size / max(job.Replicas, 1) }
 
+// given is a setting and whether this process was given it.
+type given struct {
+	name string
+	set  bool
+}
+
+// firstGiven returns the name of the first setting of gs given, or "".
+func firstGiven(gs ...given) string {
+	for _, g := range gs {
+		if g.set {
+			return g.name
+		}
+	}
+	return ""
+}
+
 // Discover works out this process's place in the job from the flags and the
 // environment (see the package documentation for the order). Every error
 // is an *Error naming the flag or variable at fault.
@@ -168,13 +184,9 @@ func Discover(f Flags, env Lookup) (Job, error) {
 		if f.Replicas > 1 {
 			return Job{}, settingError("--replicas", "needs a job of processes (--procs N, or --transport %s under a launcher)", TCP)
 		}
-		for _, s := range []struct {
-			name string
-			set  bool
-		}{{"--rank", f.HasRank}, {"--size", f.HasSize}, {"--coordinator", f.Coordinator != ""}, {"--listen", f.Listen != ""}} {
-			if s.set {
-				return Job{}, settingError(s.name, "needs --transport %s (in-process ranks are set with --ranks)", TCP)
-			}
+		if name := firstGiven(given{"--rank", f.HasRank}, given{"--size", f.HasSize},
+			given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
+			return Job{}, settingError(name, "needs --transport %s (in-process ranks are set with --ranks)", TCP)
 		}
 		return Job{Transport: InProc, Source: "flags"}, nil
 	}
@@ -194,13 +206,8 @@ func Discover(f Flags, env Lookup) (Job, error) {
 		if f.Replicas > 1 {
 			return Job{}, settingError("--replicas", "needs a job of several processes (--procs N, or --transport %s under a launcher)", TCP)
 		}
-		for _, s := range []struct {
-			name string
-			set  bool
-		}{{"--coordinator", f.Coordinator != ""}, {"--listen", f.Listen != ""}} {
-			if s.set {
-				return Job{}, settingError(s.name, "needs a job of several processes (--transport %s with --rank and --size, or a launcher)", TCP)
-			}
+		if name := firstGiven(given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
+			return Job{}, settingError(name, "needs a job of several processes (--transport %s with --rank and --size, or a launcher)", TCP)
 		}
 		return Job{Transport: InProc, Source: job.Source}, nil
 	}
@@ -227,7 +234,6 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		return Job{LocalSize: 1, Source: "flags"}, false, nil
 	}
 	job.LocalSize = 1
-	rankName, sizeName := "--rank", "--size"
 	switch {
 	case f.HasRank && f.HasSize:
 		job.Source = "flags"
@@ -239,21 +245,14 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		return Job{}, false, settingError("--rank", "missing: --size needs --rank (no launcher's variables are set)")
 	}
 
-	if f.HasRank {
-		job.Rank = f.Rank
-	} else {
-		rankName = l.RankVar
-		if job.Rank, err = intVar(env, l.RankVar, l); err != nil {
-			return Job{}, false, err
-		}
+	// Each of rank and size comes from its flag or else the launcher's
+	// variable; rankName and sizeName are where, for the errors.
+	var rankName, sizeName string
+	if job.Rank, rankName, err = flagOrVar(f.HasRank, f.Rank, "--rank", env, l.RankVar, l); err != nil {
+		return Job{}, false, err
 	}
-	if f.HasSize {
-		job.Size = f.Size
-	} else {
-		sizeName = l.SizeVar
-		if job.Size, err = intVar(env, l.SizeVar, l); err != nil {
-			return Job{}, false, err
-		}
+	if job.Size, sizeName, err = flagOrVar(f.HasSize, f.Size, "--size", env, l.SizeVar, l); err != nil {
+		return Job{}, false, err
 	}
 	if job.Size < 1 {
 		return Job{}, false, settingError(sizeName, "%d is not a job size (need at least 1)", job.Size)
@@ -272,6 +271,16 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 		job.LocalSize = n
 	}
 	return job, true, nil
+}
+
+// flagOrVar is the value of flag if it was given (has), else the
+// launcher's integer variable key, with the name of where it came from.
+func flagOrVar(has bool, value int, flag string, env Lookup, key string, l Launcher) (int, string, error) {
+	if has {
+		return value, flag, nil
+	}
+	v, err := intVar(env, key, l)
+	return v, key, err
 }
 
 // intVar parses a launcher's integer variable.

@@ -3,7 +3,6 @@ package launch
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/graphrun/graphrun/comm/tcp"
 )
 
 // DefaultGrace is Local.Grace's default.
@@ -143,9 +144,9 @@ func rankList(ranks []int) string {
 // environment: a fresh token and job id, and a coordinator address on
 // 127.0.0.1 with a port that is free now.
 func NewLocalEnv() ([]string, error) {
-	secret := make([]byte, 40)
-	if _, err := rand.Read(secret); err != nil {
-		return nil, fmt.Errorf("launch: generating a job token: %w", err)
+	token, jobID, err := tcp.NewJobSecret("local-")
+	if err != nil {
+		return nil, fmt.Errorf("launch: %w", err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -156,8 +157,8 @@ func NewLocalEnv() ([]string, error) {
 		return nil, fmt.Errorf("launch: finding a free port for the coordinator: %w", err)
 	}
 	return []string{
-		EnvToken + "=" + hex.EncodeToString(secret[:32]),
-		EnvJob + "=local-" + hex.EncodeToString(secret[32:]),
+		EnvToken + "=" + hex.EncodeToString(token),
+		EnvJob + "=" + jobID,
 		EnvCoordinator + "=" + addr,
 	}, nil
 }

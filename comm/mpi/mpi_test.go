@@ -3,7 +3,6 @@
 package mpi
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -89,15 +88,7 @@ func TestConformanceSmallChunks(t *testing.T) {
 // guard runs a job that must end within d on every process.
 func guard(t *testing.T, d time.Duration, launch func(ctx context.Context) error) error {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- launch(context.Background()) }()
-	select {
-	case err := <-done:
-		return err
-	case <-time.After(d):
-		t.Fatalf("the job did not end within %v", d)
-		return nil
-	}
+	return commtest.Within(t, d, "the job", func() error { return launch(context.Background()) })
 }
 
 // TestRankLeaves: rank 2's function returns after three calls while the
@@ -162,18 +153,7 @@ func TestPeerTimeout(t *testing.T) {
 func TestRun(t *testing.T) {
 	needMPI(t, 2)
 	err := guard(t, 10*time.Second, func(ctx context.Context) error {
-		return Run(ctx, Config{}, func(ctx context.Context, c comm.Comm) error {
-			out, err := c.Allgatherv(ctx, "run", []byte{byte(c.Rank())}, nil)
-			if err != nil {
-				return err
-			}
-			for s, b := range out {
-				if !bytes.Equal(b, []byte{byte(s)}) {
-					return fmt.Errorf("contribution %d is %v", s, b)
-				}
-			}
-			return nil
-		})
+		return Run(ctx, Config{}, commtest.SmallJob)
 	})
 	if err != nil {
 		t.Fatal(err)

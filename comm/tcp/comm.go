@@ -6,7 +6,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"math"
 	"net"
@@ -752,8 +751,7 @@ func (c *Comm) writeMessage(p *peer, f Frame, data []byte) error {
 			f.Flags = FlagLast
 		}
 		putHeader(p.hdr[:], f)
-		crc := crc32.Update(crc32.Checksum(p.hdr[:], castagnoli), castagnoli, piece)
-		binary.LittleEndian.PutUint32(p.trailer[:], crc)
+		binary.LittleEndian.PutUint32(p.trailer[:], frameCRC(p.hdr[:], piece))
 		bufs := net.Buffers{p.hdr[:], piece, p.trailer[:]}
 		if _, err := bufs.WriteTo(p.conn); err != nil {
 			p.wbroken = err

@@ -136,8 +136,13 @@ func AppendFrame(dst []byte, f Frame, payload []byte) []byte {
 	dst = dst[:start+HeaderSize]
 	putHeader(dst[start:], f)
 	dst = append(dst, payload...)
-	crc := crc32.Checksum(dst[start:], castagnoli)
-	return binary.LittleEndian.AppendUint32(dst, crc)
+	return binary.LittleEndian.AppendUint32(dst, frameCRC(dst[start:], payload))
+}
+
+// frameCRC is the CRC32C trailer of the frame with header hdr[:HeaderSize]
+// and payload payload.
+func frameCRC(hdr, payload []byte) uint32 {
+	return crc32.Update(crc32.Checksum(hdr[:HeaderSize], castagnoli), castagnoli, payload)
 }
 
 // putHeader encodes f into h[:HeaderSize].
@@ -244,7 +249,7 @@ func readTrailer(r io.Reader, hdr, payload []byte) error {
 		return fmt.Errorf("tcp: reading frame trailer: %w", err)
 	}
 	want := binary.LittleEndian.Uint32(t[:])
-	got := crc32.Update(crc32.Checksum(hdr[:HeaderSize], castagnoli), castagnoli, payload)
+	got := frameCRC(hdr, payload)
 	if got != want {
 		return fmt.Errorf("%w: computed %#08x, frame says %#08x", ErrChecksum, got, want)
 	}

@@ -47,15 +47,26 @@ type launchOptions struct {
 	replicas    int // processes per logical rank (default 1)
 }
 
+// NewJobSecret returns what the ranks of a job started on one machine
+// share: a fresh 32-byte token and a job id, prefix followed by 8 more
+// random bytes in hex.
+func NewJobSecret(prefix string) (token []byte, jobID string, err error) {
+	secret := make([]byte, 40)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, "", fmt.Errorf("generating a job token: %w", err)
+	}
+	return secret[:32], prefix + hex.EncodeToString(secret[32:]), nil
+}
+
 func launch(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm) error, opts launchOptions) error {
 	if p < 1 {
 		return fmt.Errorf("tcp: job of %d ranks, need at least 1", p)
 	}
 	replicas := max(opts.replicas, 1)
 	p *= replicas
-	secret := make([]byte, 40)
-	if _, err := rand.Read(secret); err != nil {
-		return fmt.Errorf("tcp: generating a job token: %w", err)
+	token, jobID, err := NewJobSecret("loopback-")
+	if err != nil {
+		return fmt.Errorf("tcp: %w", err)
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", "127.0.0.1:0")
@@ -70,8 +81,8 @@ func launch(ctx context.Context, p int, fn func(ctx context.Context, c comm.Comm
 		Size:        p,
 		Replicas:    replicas,
 		Coordinator: ln.Addr().String(),
-		Token:       secret[:32],
-		JobID:       "loopback-" + hex.EncodeToString(secret[32:]),
+		Token:       token,
+		JobID:       jobID,
 		PeerTimeout: opts.peerTimeout,
 		MaxFrame:    opts.maxFrame,
 		Logf:        opts.logf,

@@ -65,35 +65,23 @@ func TestHugeAnnouncedMessage(t *testing.T) {
 		{"broadcast from a rank that is not the root", comm.CollectiveBcast, 0, false, "more than the 0 bytes it carries"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
-			defer cancel()
-			var rank0 error
 			var allocated uint64
-			_ = launch(ctx, 2, func(ctx context.Context, cc comm.Comm) error {
-				c := cc.(*Comm)
-				if err := c.Barrier(ctx, "warmup"); err != nil {
-					return err
+			rank0 := sendForged(func(c *Comm) []byte {
+				f := Frame{Type: FrameData, Kind: uint8(tc.kind), Job: c.job, Seq: c.seq + 1,
+					Phase: wire.PhaseHash("next"), Arg: tc.arg, Src: 1, Total: hugeTotal}
+				if tc.last {
+					f.Flags = FlagLast
 				}
+				return AppendFrame(nil, f, []byte("payload"))
+			}, func(ctx context.Context, c *Comm) error {
 				if c.Rank() == 1 {
-					f := Frame{Type: FrameData, Kind: uint8(tc.kind), Job: c.job, Seq: c.seq + 1,
-						Phase: wire.PhaseHash("next"), Arg: tc.arg, Src: 1, Total: hugeTotal}
-					if tc.last {
-						f.Flags = FlagLast
-					}
-					p := c.peers[0]
-					p.wmu.Lock()
-					_, err := p.conn.Write(AppendFrame(nil, f, []byte("payload")))
-					p.wmu.Unlock()
-					if err != nil {
-						return err
-					}
 					return nextCall(ctx, c, tc.kind)
 				}
 				before := totalAlloc()
-				rank0 = nextCall(ctx, c, tc.kind)
+				err := nextCall(ctx, c, tc.kind)
 				allocated = totalAlloc() - before
-				return rank0
-			}, launchOptions{maxFrame: 1 << 20})
+				return err
+			})
 			t.Logf("rank 0 allocated %d KiB: %v", allocated>>10, rank0)
 			if allocated > allocLimit {
 				t.Errorf("the process allocated %d MiB after a frame announcing %d bytes", allocated>>20, hugeTotal)

@@ -162,27 +162,6 @@ func (j *testJob) run(fn func(c *Comm) error) []error {
 	return errs
 }
 
-// problemLog collects what the ranks of a test find wrong, from any
-// goroutine, for the test to report once they are done.
-type problemLog struct {
-	mu   sync.Mutex
-	list []string
-}
-
-func (l *problemLog) report(format string, args ...any) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.list = append(l.list, fmt.Sprintf(format, args...))
-}
-
-// fail reports every problem as an error of t.
-func (l *problemLog) fail(t *testing.T) {
-	t.Helper()
-	for _, p := range l.list {
-		t.Error(p)
-	}
-}
-
 // runHealthy runs smallJob on every rank, each of which must succeed.
 func (j *testJob) runHealthy() {
 	j.t.Helper()
@@ -193,20 +172,8 @@ func (j *testJob) runHealthy() {
 	}
 }
 
-// smallJob is a short healthy workload.
-func smallJob(c *Comm) error {
-	ctx := context.Background()
-	out, err := c.Allgatherv(ctx, "test.gather", []byte{byte(c.Rank())}, nil)
-	if err != nil {
-		return err
-	}
-	for s, b := range out {
-		if !bytes.Equal(b, []byte{byte(s)}) {
-			return fmt.Errorf("contribution of rank %d is %v", s, b)
-		}
-	}
-	return c.Barrier(ctx, "test.barrier")
-}
+// smallJob is a short healthy workload (commtest.SmallJob).
+func smallJob(c *Comm) error { return commtest.SmallJob(context.Background(), c) }
 
 // expectRefused checks that the other side closes conn without a word more
 // (a reset counts: the refusing side closes with the rogue's bytes unread).
@@ -243,14 +210,7 @@ func TestRogueClients(t *testing.T) {
 		j.logs.waitFor(t, "coordinator: refused", "invalid proof")
 	})
 	t.Run("coordinator/garbage", func(t *testing.T) {
-		conn, err := net.Dial("tcp", j.base.Coordinator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, _, err := ReadFrame(conn, nil, handshakeMaxFrame); err != nil {
-			t.Fatalf("no challenge: %v", err)
-		}
+		conn := dialChallenged(t, j.base.Coordinator)
 		if _, err := conn.Write([]byte(strings.Repeat("GET / HTTP/1.1\r\n", 8))); err != nil {
 			t.Fatal(err)
 		}
@@ -258,26 +218,15 @@ func TestRogueClients(t *testing.T) {
 		j.logs.waitFor(t, "coordinator: refused", "bad magic")
 	})
 	t.Run("data listener/wrong token", func(t *testing.T) {
-		conn, err := net.Dial("tcp", dataAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		_, err = impostor.dialPeerLocked(conn, 2)
+		conn := dialRaw(t, dataAddr)
+		_, err := impostor.dialPeerLocked(conn, 2)
 		if err == nil || !strings.Contains(err.Error(), "refused the handshake") {
 			t.Fatalf("peer handshake with a wrong token: %v, want a refusal", err)
 		}
 		j.logs.waitFor(t, "rank 2: refused connection", "invalid proof")
 	})
 	t.Run("data listener/other job", func(t *testing.T) {
-		conn, err := net.Dial("tcp", dataAddr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer conn.Close()
-		if _, _, err := ReadFrame(conn, nil, handshakeMaxFrame); err != nil {
-			t.Fatalf("no challenge: %v", err)
-		}
+		conn := dialChallenged(t, dataAddr)
 		other := newHandshaker(Config{Token: j.base.Token, JobID: "another job"})
 		if err := other.send(conn, FrameHello, 0, make([]byte, nonceSize+proofSize+8)); err != nil {
 			t.Fatal(err)
@@ -288,6 +237,28 @@ func TestRogueClients(t *testing.T) {
 
 	j.start(1)
 	j.runHealthy()
+}
+
+// dialRaw connects to addr as a bare TCP client, closed when the test ends.
+func dialRaw(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return conn
+}
+
+// dialChallenged is dialRaw past the challenge frame that the listener at
+// addr sends first.
+func dialChallenged(t *testing.T, addr string) net.Conn {
+	t.Helper()
+	conn := dialRaw(t, addr)
+	if _, _, err := ReadFrame(conn, nil, handshakeMaxFrame); err != nil {
+		t.Fatalf("no challenge: %v", err)
+	}
+	return conn
 }
 
 // TestWrongTokenRank runs a rank configured with the wrong token: Connect
@@ -393,8 +364,8 @@ func TestLostRank(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var problems problemLog
-			report := problems.report
+			var problems commtest.Problems
+			report := problems.Addf
 			err := launch(ctx, 3, func(ctx context.Context, cc comm.Comm) error {
 				c := cc.(*Comm)
 				for i := range 3 {
@@ -422,7 +393,7 @@ func TestLostRank(t *testing.T) {
 				}
 				return err
 			}, launchOptions{peerTimeout: peerTimeout})
-			problems.fail(t)
+			problems.Report(t)
 			if err == nil || !strings.Contains(err.Error(), "rank 2") {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}
@@ -445,32 +416,14 @@ func TestCorruptFrame(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
-			defer cancel()
-			var rank0 error
-			_ = launch(ctx, 2, func(ctx context.Context, cc comm.Comm) error {
-				c := cc.(*Comm)
-				if err := c.Barrier(ctx, "warmup"); err != nil {
-					return err
-				}
-				if c.Rank() == 1 {
-					p := c.peers[0]
-					// An Alltoallv frame: a Barrier's would be refused for its
-					// length alone.
-					f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: wire.PhaseHash("next"), Src: 1}
-					frame := AppendFrame(nil, f, []byte("payload"))
-					tc.edit(frame)
-					p.wmu.Lock()
-					_, err := p.conn.Write(frame)
-					p.wmu.Unlock()
-					if err != nil {
-						return err
-					}
-					return c.Barrier(ctx, "next")
-				}
-				rank0 = c.Barrier(ctx, "next")
-				return rank0
-			}, launchOptions{maxFrame: 1 << 20})
+			rank0 := sendForged(func(c *Comm) []byte {
+				// An Alltoallv frame: a Barrier's would be refused for its
+				// length alone.
+				f := Frame{Type: FrameData, Kind: uint8(comm.CollectiveAlltoallv), Flags: FlagLast, Job: c.job, Seq: c.seq + 1, Phase: wire.PhaseHash("next"), Src: 1}
+				frame := AppendFrame(nil, f, []byte("payload"))
+				tc.edit(frame)
+				return frame
+			}, func(ctx context.Context, c *Comm) error { return c.Barrier(ctx, "next") })
 			if err := checkBlamed(rank0, 1); err != nil {
 				t.Fatal(err)
 			}
@@ -479,6 +432,35 @@ func TestCorruptFrame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sendForged runs a two-rank job (frames of at most 1 MiB) in which rank 1,
+// after a warm-up Barrier, writes forge's bytes to rank 0 as the first
+// frame of the next call; then both ranks make that call, next. It returns
+// rank 0's error.
+func sendForged(forge func(c *Comm) []byte, next func(ctx context.Context, c *Comm) error) error {
+	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
+	defer cancel()
+	var rank0 error
+	_ = launch(ctx, 2, func(ctx context.Context, cc comm.Comm) error {
+		c := cc.(*Comm)
+		if err := c.Barrier(ctx, "warmup"); err != nil {
+			return err
+		}
+		if c.Rank() == 1 {
+			p := c.peers[0]
+			p.wmu.Lock()
+			_, err := p.conn.Write(forge(c))
+			p.wmu.Unlock()
+			if err != nil {
+				return err
+			}
+			return next(ctx, c)
+		}
+		rank0 = next(ctx, c)
+		return rank0
+	}, launchOptions{maxFrame: 1 << 20})
+	return rank0
 }
 
 // TestCloseDuringCall closes a Comm from another goroutine while a call
@@ -666,8 +648,8 @@ func TestReplicaLoss(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 			defer cancel()
-			var problems problemLog
-			report := problems.report
+			var problems commtest.Problems
+			report := problems.Addf
 			lost := len(tc.victims) == s
 			start := time.Now()
 			err := launch(ctx, p, func(ctx context.Context, cc comm.Comm) error {
@@ -717,7 +699,7 @@ func TestReplicaLoss(t *testing.T) {
 			if elapsed := time.Since(start); elapsed > 6*time.Second {
 				t.Errorf("job took %v", elapsed)
 			}
-			problems.fail(t)
+			problems.Report(t)
 			if lost && (err == nil || !strings.Contains(err.Error(), "rank 2")) {
 				t.Errorf("launch returned %v, want an error naming rank 2", err)
 			}
