@@ -89,58 +89,66 @@ func byLength(colStart []int, cols []uint32) {
 
 // sumRuns writes into y the column sums of the runs (ends and widths) of
 // one block starting at position lo, whose edges start at src[e]: y[p−lo] =
-// Σ x over column p's sources, added in edge order. Columns of 1 to 4
-// edges are summed without a loop; a longer run's loop has the same trip
-// count for every column.
+// Σ x over column p's sources (sumRun).
 func sumRuns(ends, widths []int, src []uint32, x, y []float64, lo, e int) {
 	p := lo
 	for r, end := range ends {
-		ys := y[p-lo : end-lo]
-		switch w := widths[r]; w {
-		case 0:
-			clear(ys)
-		case 1:
-			for i := range ys {
-				ys[i] = x[src[e]]
-				e++
-			}
-		case 2:
-			for i := range ys {
-				c := src[e : e+2]
-				ys[i] = x[c[0]] + x[c[1]]
-				e += 2
-			}
-		case 3:
-			for i := range ys {
-				c := src[e : e+3]
-				ys[i] = x[c[0]] + x[c[1]] + x[c[2]]
-				e += 3
-			}
-		case 4:
-			for i := range ys {
-				c := src[e : e+4]
-				ys[i] = x[c[0]] + x[c[1]] + x[c[2]] + x[c[3]]
-				e += 4
-			}
-		default:
-			if w < longColumn {
-				for i := range ys {
-					var s float64
-					for _, u := range src[e : e+w] {
-						s += x[u]
-					}
-					ys[i] = s
-					e += w
-				}
-				break
-			}
-			for i := range ys {
-				ys[i] = longColumnSum(src[e:e+w], x)
-				e += w
-			}
-		}
+		w := widths[r]
+		sumRun(src[e:e+w*(end-p)], w, x, y[p-lo:end-lo])
+		e += w * (end - p)
 		p = end
 	}
+}
+
+// sumRun writes into y the sums of a run of columns of w edges each, whose
+// edges are src: column i's are src[w·i:w·i+w]. Columns of 1 to 4 edges are
+// summed without a loop; a longer run's loop has the same trip count for
+// every column. The order of addition is the edges' (shortColumnSum), or
+// from longColumn edges on four interleaved sums (longColumnSum).
+func sumRun(src []uint32, w int, x, y []float64) {
+	src = src[:w*len(y)]
+	switch w {
+	case 0:
+		clear(y)
+	case 1:
+		for i := range y {
+			y[i] = x[src[i]]
+		}
+	case 2:
+		for i := range y {
+			c := src[2*i : 2*i+2]
+			y[i] = x[c[0]] + x[c[1]]
+		}
+	case 3:
+		for i := range y {
+			c := src[3*i : 3*i+3]
+			y[i] = x[c[0]] + x[c[1]] + x[c[2]]
+		}
+	case 4:
+		for i := range y {
+			c := src[4*i : 4*i+4]
+			y[i] = x[c[0]] + x[c[1]] + x[c[2]] + x[c[3]]
+		}
+	default:
+		if w < longColumn {
+			for i := range y {
+				y[i] = shortColumnSum(src[w*i:w*i+w], x)
+			}
+			return
+		}
+		for i := range y {
+			y[i] = longColumnSum(src[w*i:w*i+w], x)
+		}
+	}
+}
+
+// shortColumnSum is Σ x[u] over a column's sources in edge order.
+func shortColumnSum(col []uint32, x []float64) float64 {
+	var s float64
+	for _, u := range col {
+		s += x[u]
+	}
+	return s
 }
 
 // longColumn is the length from which a column is summed in four running

@@ -132,25 +132,26 @@ func updateHome(base, alpha float64, sums, cur, deg []float64) (l1, dangling, to
 //     order, descending out-degree, then id): the columns come in runs of
 //     equal length, whose edge loops have a trip count the branch
 //     predictor knows and whose short columns (1 to 4 edges) are summed
-//     without a loop (sumRuns). On the Slashdot graph, columns in id order
-//     spent more time in mispredicted loop exits than in the edges. On a
-//     symmetric graph this is also descending out-degree, which packs a
-//     power-law graph's hot sources in a cached prefix of x.
+//     without a loop (pullUpdateRun). On the Slashdot graph, columns in id
+//     order spent more time in mispredicted loop exits than in the edges.
+//     On a symmetric graph this is also descending out-degree, which packs
+//     a power-law graph's hot sources in a cached prefix of x.
 //
 // Column p is the vertex at position p, so an iteration reads x by
 // position and writes r'/d of column p to next[p]: every array is walked
-// in order and each thread writes only its own run of positions.
+// in order and each thread writes only its own run of positions. A run's
+// column sums and updates are one loop.
 type prLocal struct {
-	colStart []int      // the edges into position p are src[colStart[p]:colStart[p+1]]
-	src      []uint32   // position of each edge's source, ascending within a column
-	x, next  []float64  // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
-	cur      []float64  // r by position
-	inv      []float64  // 1/d by position of the vertices of non-zero degree; nil if every d is the in-degree
-	vertex   []uint32   // the vertex at each position
-	nonZero  int        // positions [0, nonZero) have out-degree > 0
-	runs     columnRuns // blocks of prBlock positions, cut into runs; no run crosses nonZero
-	splits   []int      // thread t updates positions splits[t]:splits[t+1], whole blocks
-	sums     [][]float64
+	colStart []int       // the edges into position p are src[colStart[p]:colStart[p+1]]
+	src      []uint32    // position of each edge's source, ascending within a column
+	x, next  []float64   // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
+	cur      []float64   // r by position
+	inv      []float64   // 1/d by position of the vertices of non-zero degree
+	vertex   []uint32    // the vertex at each position
+	nonZero  int         // positions [0, nonZero) have out-degree > 0
+	runs     columnRuns  // blocks of prBlock positions, cut into runs; no run crosses nonZero
+	splits   []int       // thread t updates positions splits[t]:splits[t+1], whole blocks
+	sums     [][]float64 // per thread: the column sums of a run of dangling positions
 	parts    prPartials
 }
 
@@ -201,9 +202,6 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 			l.inv[p] = 1 / u.deg[v]
 		}
 	}
-	if symmetricDegrees(l.colStart, l.inv) {
-		l.inv = nil
-	}
 	a.colStart, a.src, a.edges = nil, nil, nil
 	starts := make([]int, 0, n/prBlock+2)
 	for lo := 0; lo < n; lo += prBlock {
@@ -220,19 +218,6 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	}
 	l.parts.resize(n)
 	return l
-}
-
-// symmetricDegrees reports whether every vertex of non-zero out-degree
-// (the positions of inv, 1/d) has as many in-edges as out-edges, as on an
-// undirected graph: then the columns of a run share one 1/d, and the
-// iteration reads no inv array.
-func symmetricDegrees(colStart []int, inv []float64) bool {
-	for p, r := range inv {
-		if r != 1/float64(colStart[p+1]-colStart[p]) {
-			return false
-		}
-	}
-	return true
 }
 
 // localOrder returns the vertices in prLocal's position order (column[v]
@@ -292,21 +277,21 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 		for lo := l.splits[t]; lo < l.splits[t+1]; lo += prBlock {
 			hi := min(lo+prBlock, l.splits[t+1])
 			b := lo / prBlock
-			l.runs.sum(b, l.colStart, l.src, l.x, y)
-			mid := min(max(lo, l.nonZero), hi)
-			var l1, total float64
-			switch {
-			case lo == mid:
-			case l.inv != nil:
-				l1, total = updateLocal(y[:mid-lo], l.cur[lo:mid], l.inv[lo:mid], l.next[lo:mid], base, alpha)
-			default: // out-degree = in-degree: one 1/d per run
-				for r, p := l.runs.first[b], lo; p < mid; r++ {
-					end := l.runs.end[r]
-					rl1, rtotal := updateUniform(y[p-lo:end-lo], l.cur[p:end], l.next[p:end], 1/float64(l.runs.width[r]), base, alpha)
-					l1, total, p = l1+rl1, total+rtotal, end
+			var l1, total, dl1, dangling float64
+			for r, p := l.runs.first[b], lo; p < hi; r++ {
+				end, w := l.runs.end[r], l.runs.width[r]
+				src := l.src[l.colStart[p]:l.colStart[end]]
+				if p < l.nonZero { // runs do not cross nonZero
+					rl1, rtotal := pullUpdateRun(src, w, l.x, l.cur[p:end], l.inv[p:end], l.next[p:end], base, alpha)
+					l1, total = l1+rl1, total+rtotal
+				} else {
+					ys := y[:end-p]
+					sumRun(src, w, l.x, ys)
+					rl1, rdangling := updateDangling(ys, l.cur[p:end], base, alpha)
+					dl1, dangling = dl1+rl1, dangling+rdangling
 				}
+				p = end
 			}
-			dl1, dangling := updateDangling(y[mid-lo:hi-lo], l.cur[mid:hi], base, alpha)
 			b *= numPRScalars
 			parts[b+prL1], parts[b+prDangling], parts[b+prTotal] = l1+dl1, dangling, total+dangling
 		}
@@ -322,37 +307,9 @@ func (l *prLocal) scores(cur []float64) {
 	}
 }
 
-// updateLocal is the update of a block's positions of non-zero out-degree
-// from their column sums y: r' = base + α·y into cur, r'/d into next, and
-// their L1 change and Σ r'.
-func updateLocal(y, cur, inv, next []float64, base, alpha float64) (l1, total float64) {
-	cur, inv, next = cur[:len(y)], inv[:len(y)], next[:len(y)]
-	for i, s := range y {
-		v := base + alpha*s
-		l1 += math.Abs(v - cur[i])
-		total += v
-		cur[i] = v
-		next[i] = v * inv[i]
-	}
-	return l1, total
-}
-
-// updateUniform is updateLocal for a run of positions of the same
-// out-degree, whose 1/d is inv.
-func updateUniform(y, cur, next []float64, inv, base, alpha float64) (l1, total float64) {
-	cur, next = cur[:len(y)], next[:len(y)]
-	for i, s := range y {
-		v := base + alpha*s
-		l1 += math.Abs(v - cur[i])
-		total += v
-		cur[i] = v
-		next[i] = v * inv
-	}
-	return l1, total
-}
-
-// updateDangling is updateLocal over dangling positions, which are in no
-// in-set: it returns their L1 change and Σ r', the next dangling mass.
+// updateDangling is the update of dangling positions from their column
+// sums y: r' = base + α·y into cur; they are in no in-set, so no r'/d. It
+// returns their L1 change and Σ r', the next dangling mass.
 func updateDangling(y, cur []float64, base, alpha float64) (l1, dangling float64) {
 	cur = cur[:len(y)]
 	for i, s := range y {
@@ -362,4 +319,68 @@ func updateDangling(y, cur []float64, base, alpha float64) (l1, dangling float64
 		cur[i] = v
 	}
 	return l1, dangling
+}
+
+// pullUpdateRun is the fused iteration over one run of columns of w edges
+// each at positions of non-zero out-degree: column i's sum s over src[w·i:
+// w·i+w] (added as sumRun adds it), r' = base + α·s into cur[i], r'/d into
+// next[i], and the run's L1 change and Σ r'. Sums and updates in one loop:
+// on the road graph 29 % less time than a block's sums, then its updates.
+func pullUpdateRun(src []uint32, w int, x, cur, inv, next []float64, base, alpha float64) (l1, total float64) {
+	inv, next = inv[:len(cur)], next[:len(cur)]
+	src = src[:w*len(cur)]
+	switch w {
+	case 0:
+		for i, c := range cur {
+			v := base
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	case 1:
+		for i, c := range cur {
+			v := base + alpha*x[src[i]]
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	case 2:
+		for i, c := range cur {
+			e := src[2*i : 2*i+2]
+			v := base + alpha*(x[e[0]]+x[e[1]])
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	case 3:
+		for i, c := range cur {
+			e := src[3*i : 3*i+3]
+			v := base + alpha*(x[e[0]]+x[e[1]]+x[e[2]])
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	case 4:
+		for i, c := range cur {
+			e := src[4*i : 4*i+4]
+			v := base + alpha*(x[e[0]]+x[e[1]]+x[e[2]]+x[e[3]])
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	default:
+		for i, c := range cur {
+			var s float64
+			if e := src[w*i : w*i+w]; w < longColumn {
+				s = shortColumnSum(e, x)
+			} else {
+				s = longColumnSum(e, x)
+			}
+			v := base + alpha*s
+			l1 += math.Abs(v - c)
+			total += v
+			cur[i], next[i] = v, v*inv[i]
+		}
+	}
+	return l1, total
 }
