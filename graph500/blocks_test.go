@@ -126,7 +126,7 @@ func TestBlocksPerRankChecks(t *testing.T) {
 // to the same payloads (a length may arrive in a non-minimal varint).
 func FuzzSplitBlockMessage(f *testing.F) {
 	f.Add([]byte{}, uint8(1), uint8(1))
-	f.Add(appendBlockMessage(nil, [][][]byte{{nil, []byte("ab")}, {[]byte("c"), nil}}, []int{0, 1}), uint8(2), uint8(2))
+	f.Add(appendBlockMessage(nil, [][][]byte{{nil, []byte("ab")}, {[]byte("c"), nil}}, []int{0, 1}, nil), uint8(2), uint8(2))
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01}, uint8(1), uint8(1))
 	f.Fuzz(func(t *testing.T, msg []byte, nsrc, nlocal uint8) {
 		srcs := make([]int, 1+int(nsrc)%4)
@@ -137,7 +137,7 @@ func FuzzSplitBlockMessage(f *testing.F) {
 		for k := range out {
 			out[k] = make([][]byte, 2*len(srcs))
 		}
-		if err := splitBlockMessage(msg, srcs, out); err != nil {
+		if err := splitBlockMessage(msg, srcs, out, nil); err != nil {
 			return
 		}
 		// Re-encode: source i's send to local block k is out[k][srcs[i]].
@@ -150,12 +150,12 @@ func FuzzSplitBlockMessage(f *testing.F) {
 				dsts[k] = k
 			}
 		}
-		again := appendBlockMessage(nil, sends, dsts)
+		again := appendBlockMessage(nil, sends, dsts, nil)
 		back := make([][][]byte, len(out))
 		for k := range back {
 			back[k] = make([][]byte, 2*len(srcs))
 		}
-		if err := splitBlockMessage(again, srcs, back); err != nil {
+		if err := splitBlockMessage(again, srcs, back, nil); err != nil {
 			t.Fatalf("re-encoding of accepted %x rejected: %v", msg, err)
 		}
 		for k := range out {
