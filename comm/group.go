@@ -74,3 +74,21 @@ func CheckMembers(members []int, me, size int, seen []bool) (int, error) {
 	}
 	return pos, err
 }
+
+// AlltoallvVolume is what an Alltoallv (or a group call) in which this rank,
+// at position self of send and recv, sent send and received recv records:
+// the payload bytes to and from the others and one message per non-empty
+// payload sent.
+func AlltoallvVolume(send, recv [][]byte, self int) (sent, received, messages int64) {
+	for d := range send {
+		if d == self {
+			continue
+		}
+		sent += int64(len(send[d]))
+		received += int64(len(recv[d]))
+		if len(send[d]) > 0 {
+			messages++
+		}
+	}
+	return sent, received, messages
+}

@@ -1,9 +1,6 @@
 package graph500
 
-import (
-	"bytes"
-	"testing"
-)
+import "testing"
 
 // FuzzSplitGroupMessage: in a round of group calls, the decoder of the
 // aggregated messages between processes never panics on arbitrary bytes,
@@ -33,32 +30,13 @@ func FuzzSplitGroupMessage(f *testing.F) {
 		if err := splitBlockMessage(msg, srcs, out, groups); err != nil {
 			return
 		}
-		sends := make([][][]byte, len(srcs))
-		dsts := make([]int, len(out))
 		for i, src := range srcs {
-			sends[i] = make([][]byte, len(out))
 			for k := range out {
-				sends[i][k] = out[k][src]
-				dsts[k] = k
 				if len(out[k][src]) > 0 && pairs>>((i+k)%7)&1 == 0 {
 					t.Fatalf("accepted %x: a payload %d→%d between blocks that do not list each other", msg, src, k)
 				}
 			}
 		}
-		again := appendBlockMessage(nil, sends, dsts, sendGroups)
-		back := make([][][]byte, len(out))
-		for k := range back {
-			back[k] = make([][]byte, 2*len(srcs))
-		}
-		if err := splitBlockMessage(again, srcs, back, groups); err != nil {
-			t.Fatalf("re-encoding of accepted %x rejected: %v", msg, err)
-		}
-		for k := range out {
-			for _, src := range srcs {
-				if !bytes.Equal(back[k][src], out[k][src]) {
-					t.Fatalf("accepted %x: payload %d→%d is %x, after re-encoding %x", msg, src, k, out[k][src], back[k][src])
-				}
-			}
-		}
+		checkReencoded(t, msg, srcs, out, groups, sendGroups)
 	})
 }

@@ -121,6 +121,38 @@ func TestBlocksPerRankChecks(t *testing.T) {
 	}
 }
 
+// checkReencoded re-encodes the payloads splitBlockMessage accepted from
+// msg (source i's send to local block k is out[k][srcs[i]]; sendGroups are
+// the sources' groups of a round of group calls, groups the local blocks'),
+// splits them again and fails t unless they come back the same.
+func checkReencoded(t *testing.T, msg []byte, srcs []int, out [][][]byte, groups, sendGroups [][]int) {
+	t.Helper()
+	sends := make([][][]byte, len(srcs))
+	dsts := make([]int, len(out))
+	for i, src := range srcs {
+		sends[i] = make([][]byte, len(out))
+		for k := range out {
+			sends[i][k] = out[k][src]
+			dsts[k] = k
+		}
+	}
+	again := appendBlockMessage(nil, sends, dsts, sendGroups)
+	back := make([][][]byte, len(out))
+	for k := range back {
+		back[k] = make([][]byte, 2*len(srcs))
+	}
+	if err := splitBlockMessage(again, srcs, back, groups); err != nil {
+		t.Fatalf("re-encoding of accepted %x rejected: %v", msg, err)
+	}
+	for k := range out {
+		for _, src := range srcs {
+			if !bytes.Equal(back[k][src], out[k][src]) {
+				t.Fatalf("accepted %x: payload %d→%d is %x, after re-encoding %x", msg, src, k, out[k][src], back[k][src])
+			}
+		}
+	}
+}
+
 // FuzzSplitBlockMessage: the decoder of the aggregated messages between
 // processes never panics on arbitrary bytes, and what it accepts re-encodes
 // to the same payloads (a length may arrive in a non-minimal varint).
@@ -140,31 +172,7 @@ func FuzzSplitBlockMessage(f *testing.F) {
 		if err := splitBlockMessage(msg, srcs, out, nil); err != nil {
 			return
 		}
-		// Re-encode: source i's send to local block k is out[k][srcs[i]].
-		sends := make([][][]byte, len(srcs))
-		dsts := make([]int, len(out))
-		for i, src := range srcs {
-			sends[i] = make([][]byte, len(out))
-			for k := range out {
-				sends[i][k] = out[k][src]
-				dsts[k] = k
-			}
-		}
-		again := appendBlockMessage(nil, sends, dsts, nil)
-		back := make([][][]byte, len(out))
-		for k := range back {
-			back[k] = make([][]byte, 2*len(srcs))
-		}
-		if err := splitBlockMessage(again, srcs, back, nil); err != nil {
-			t.Fatalf("re-encoding of accepted %x rejected: %v", msg, err)
-		}
-		for k := range out {
-			for _, src := range srcs {
-				if !bytes.Equal(back[k][src], out[k][src]) {
-					t.Fatalf("accepted %x: payload %d→%d is %x, after re-encoding %x", msg, src, k, out[k][src], back[k][src])
-				}
-			}
-		}
+		checkReencoded(t, msg, srcs, out, nil, nil)
 	})
 }
 

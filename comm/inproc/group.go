@@ -64,17 +64,7 @@ func (c *rankComm) AlltoallvGroup(ctx context.Context, phase string, members []i
 		c.world.abort(c.rank, fmt.Errorf("rank %d failed: %s: collective mismatch: %w", c.rank, mine, asymmetric))
 		return nil, c.callError(mine, c.world.abortError())
 	}
-	var sent, received, messages int64
-	for k, m := range members {
-		if m == c.rank {
-			continue
-		}
-		sent += int64(len(send[k]))
-		received += int64(len(out[k]))
-		if len(send[k]) > 0 {
-			messages++
-		}
-	}
+	sent, received, messages := comm.AlltoallvVolume(send, out, slices.Index(members, c.rank))
 	c.stats.Record(phase, sent, received, messages)
 	return out, nil
 }

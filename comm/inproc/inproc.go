@@ -513,17 +513,7 @@ func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, r
 	if err != nil {
 		return nil, err
 	}
-	var sent, received, messages int64
-	for d := range p {
-		if d == c.rank {
-			continue
-		}
-		sent += int64(len(send[d]))
-		received += int64(len(out[d]))
-		if len(send[d]) > 0 {
-			messages++
-		}
-	}
+	sent, received, messages := comm.AlltoallvVolume(send, out, c.rank)
 	c.stats.Record(phase, sent, received, messages)
 	return out, nil
 }

@@ -78,7 +78,7 @@ func (c *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 		g.send[m], g.dests[m] = send[k], out[k]
 	}
 	if c.replicas > 1 {
-		return c.alltoallvGroupReplicated(ctx, ci, phase, members, out)
+		return c.alltoallvGroupReplicated(ctx, ci, phase, members, send, out)
 	}
 	for _, m := range members {
 		g.among[m] = true
@@ -90,24 +90,19 @@ func (c *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 	if err != nil {
 		return nil, err
 	}
-	var sent, received, messages int64
+	self := 0
 	for k, m := range members {
-		if m == c.rank {
-			out[k] = bufs.CopyInto(out[k], send[k])
-			continue
-		}
-		if b := msgs[m]; b != nil {
-			out[k] = b
-		} else {
+		switch {
+		case m == c.rank:
+			out[k], self = bufs.CopyInto(out[k], send[k]), k
+		case msgs[m] != nil:
+			out[k] = msgs[m]
+		default:
 			out[k] = out[k][:0]
-		}
-		sent += int64(len(send[k]))
-		received += int64(len(out[k]))
-		if len(send[k]) > 0 {
-			messages++
 		}
 	}
 	clear(msgs)
+	sent, received, messages := comm.AlltoallvVolume(send, out, self)
 	c.stats.Record(phase, sent, received, messages)
 	return out, nil
 }
@@ -118,7 +113,7 @@ func (c *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 // that skipped the call (an empty message) is told from one that sent
 // nothing; a rank outside the group sends nothing. out gets the members'
 // messages, and the counters the payloads without the markers.
-func (c *Comm) alltoallvGroupReplicated(ctx context.Context, ci *wire.Call, phase string, members []int, out [][]byte) ([][]byte, error) {
+func (c *Comm) alltoallvGroupReplicated(ctx context.Context, ci *wire.Call, phase string, members []int, send, out [][]byte) ([][]byte, error) {
 	g := &c.group
 	if g.marked == nil {
 		g.marked = make([][]byte, c.size)
@@ -144,21 +139,16 @@ func (c *Comm) alltoallvGroupReplicated(ctx context.Context, ci *wire.Call, phas
 			return nil, c.peerFail(ci, s, fmt.Errorf("collective mismatch: rank %d sent a group message to this rank, whose group leaves it out (group calls must list each other symmetrically)", s))
 		}
 	}
-	var sent, received, messages int64
+	self := 0
 	for k, m := range members {
 		if m == c.rank {
-			out[k] = append(out[k][:0], g.marked[m][1:]...)
-			continue
-		}
-		out[k] = append(out[k][:0], all[m][1:]...)
-		n := int64(len(g.marked[m]) - 1)
-		sent += n
-		received += int64(len(out[k]))
-		if n > 0 {
-			messages++
+			out[k], self = append(out[k][:0], g.marked[m][1:]...), k
+		} else {
+			out[k] = append(out[k][:0], all[m][1:]...)
 		}
 	}
 	clear(all)
+	sent, received, messages := comm.AlltoallvVolume(send, out, self)
 	c.stats.Record(phase, sent, received, messages)
 	return out, nil
 }
