@@ -109,6 +109,7 @@ var conformanceTests = []struct {
 	{"SubGroups", testSubGroups},
 	{"GroupNeighbours", testGroupNeighbours},
 	{"GroupAsymmetric", testGroupAsymmetric},
+	{"GroupVersusFull", testGroupVersusFull},
 }
 
 // launchWithin runs launch and returns its error, failing the test if it does
