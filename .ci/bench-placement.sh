@@ -4,12 +4,14 @@
 # entries read plus a per-block fixed cost, graph500/blocks.go) beat
 # round-robin (block k on rank k mod p)? Runs, on the unpermuted (skewed)
 # Kronecker graph, one block per rank, then K blocks per rank placed
-# round-robin and by LSHS, REPS times each in turn, and prints per run the
-# harmonic-mean TEPS and the max/mean over ranks of busy time (traversal,
+# round-robin and by LSHS (grid-aligned when the block grid refines the
+# process grid, partition/lshs_grid.go), REPS times each in turn, and prints
+# per run the harmonic-mean TEPS, the milliseconds per level (the searches'
+# time over their levels), the busiest rank's busy time as a share of the
+# searches' time, and the max/mean over ranks of busy time (traversal,
 # sieve and coding: not waiting; per level the rank's slowest block),
-# edges scanned, network bytes sent and
-# edges held, from the run JSON's rank_loads. A benchmark, not a test: it
-# asserts nothing about times.
+# edges scanned, network bytes sent and edges held, from the run JSON. A
+# benchmark, not a test: it asserts nothing about times.
 #
 #   .ci/bench-placement.sh                    # scale 18, 16 in-process ranks, 4 blocks per rank
 #   SCALE=16 RANKS=4 REPS=3 .ci/bench-placement.sh
@@ -65,13 +67,23 @@ def ratio(loads, key):
     v = [l.get(key, 0) for l in loads]
     m = sum(v) / len(v)
     return max(v) / m if m else 0.0
-print("| run | grid | blocks/rank | placement | harmonic TEPS | busy max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+def per_level(d):
+    # Mean milliseconds per level over the searches (level 0, the root, is
+    # not a step), and the busiest rank's busy time as a share of the
+    # searches' time.
+    S = d["searches"]
+    steps = sum(len(s["levels"]) - 1 for s in S)
+    total = sum(s["time"] for s in S)
+    busy = max(l.get("busy_seconds", 0) for l in d["rank_loads"])
+    return 1e3 * total / steps, 100 * busy / total
+print("| run | grid | blocks/rank | placement | harmonic TEPS | ms per level | busiest rank busy % of search | busy max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for f in sys.argv[1:]:
     d = json.load(open(f))
     L = d["rank_loads"]
     name = f.rsplit("/", 1)[-1][:-5]
+    ms, busy = per_level(d)
     print(f"| {name} | {d.get('grid')} | {d.get('blocks_per_rank', 1)} | {d.get('placement', '-')} | "
-          f"{d['harmonic_mean_TEPS']:.4g} | {ratio(L, 'busy_seconds'):.2f} | {ratio(L, 'edges_scanned'):.2f} | "
+          f"{d['harmonic_mean_TEPS']:.4g} | {ms:.1f} | {busy:.0f} % | {ratio(L, 'busy_seconds'):.2f} | {ratio(L, 'edges_scanned'):.2f} | "
           f"{ratio(L, 'bytes_sent'):.2f} | {ratio(L, 'edges'):.2f} | {d.get('peak_memory_bytes', 0) / 1e6:.0f} MB |")
 PY

@@ -20,9 +20,11 @@
 // Beyond Comm, a backend may offer optional capabilities, which callers test
 // for instead of naming a backend: Elastic (a job that shrinks over its
 // survivors and grows by joining processes, paper 002; comm/tcp), found
-// with AsElastic also under Wrappers. PeerError, Blame and JobError say
-// which rank a failure is the fault of, the same way on every transport;
-// package comm/wire holds what the multi-process backends share.
+// with AsElastic also under Wrappers; GroupExchanger (an Alltoallv among a
+// group of ranks only, which Sub uses; comm/tcp, comm/inproc). PeerError,
+// Blame and JobError say which rank a failure is the fault of, the same way
+// on every transport; package comm/wire holds what the multi-process
+// backends share.
 //
 // The sources cited here (paper 000 to paper 004 and the other keys) are
 // listed in full in REFERENCES.md at the repository root.

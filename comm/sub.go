@@ -11,18 +11,23 @@ import (
 // processor column, so that a frontier exchange involves the r or c ranks of
 // a grid line instead of all p.
 //
-// A Sub is a lockstep group, not an independent communicator: every call is
-// carried out as one collective of the parent (an Alltoallv in which a rank
-// sends only to the members of its group, or a Barrier of the whole parent),
-// so every rank of the parent must make the same call, with the same phase,
-// on its own Sub at the same time — the groups of a grid's rows all exchange
+// A Sub is a lockstep group, not an independent communicator: every rank
+// of the parent must make the same call, with the same phase, on its own
+// Sub at the same time — the groups of a grid's rows all exchange
 // together, then the groups of its columns. The groups must partition the
 // parent's ranks (every member's Sub lists the same members in the same
-// order). The parent's counters see exactly the group's traffic: an
-// Allgatherv in a group of g ranks counts len(mine)·(g−1) bytes and g−1
-// messages, as the same call would on a g-rank Comm. On a backend that sends
-// a frame to every rank in every Alltoallv (comm/tcp), ranks outside the
-// group still get an empty frame; the counters count payloads, not frames.
+// order). When the parent is a GroupExchanger (comm/tcp, comm/inproc, the
+// block-ranks of graph500), a call is one AlltoallvGroup of the parent:
+// frames travel only among the members, so a row of c ranks sends c−1 of
+// them per rank instead of p−1. Otherwise (comm/mpi) it is one parent
+// Alltoallv in which a rank sends only to the members of its group, and
+// ranks outside the group still get an empty frame on a backend that
+// sends one to every rank. Barrier is always the whole parent's.
+//
+// The parent's counters see exactly the group's traffic: an Allgatherv in
+// a group of g ranks counts len(mine)·(g−1) bytes and g−1 messages, as the
+// same call would on a g-rank Comm; the counters count payloads, not
+// frames.
 //
 // Sub implements Comm. Stats returns the parent's counters. A Sub is used
 // from one goroutine at a time, like its parent.
@@ -32,7 +37,9 @@ type Sub struct {
 	index   []int // per parent rank: its group rank, or −1
 	rank    int   // this rank's group rank
 
-	send  [][]byte // parent-sized send slots, reused
+	group GroupExchanger // the parent, when it exchanges among groups
+
+	send  [][]byte // parent-sized send slots (group-sized with group), reused
 	precv [][]byte // parent-sized receive slots, reused
 	enc   []byte   // encoded allreduce values
 	recv  [][]byte // received allreduce values
@@ -43,8 +50,13 @@ type Sub struct {
 // rank, and no rank twice.
 func NewSub(parent Comm, members []int) (*Sub, error) {
 	p := parent.Size()
-	s := &Sub{parent: parent, members: append([]int(nil), members...), index: make([]int, p), rank: -1,
-		send: make([][]byte, p), precv: make([][]byte, p)}
+	s := &Sub{parent: parent, members: append([]int(nil), members...), index: make([]int, p), rank: -1}
+	if g, ok := parent.(GroupExchanger); ok {
+		s.group = g
+		s.send = make([][]byte, len(members))
+	} else {
+		s.send, s.precv = make([][]byte, p), make([][]byte, p)
+	}
 	for i := range s.index {
 		s.index[i] = -1
 	}
@@ -81,12 +93,20 @@ func (s *Sub) Members() []int { return s.members }
 // Stats returns the parent's counters, which record the group's traffic.
 func (s *Sub) Stats() *Stats { return s.parent.Stats() }
 
-// exchange runs one parent Alltoallv in which this rank sends sendTo(k) to
-// group rank k (nothing to ranks outside the group) and returns what every
-// group rank sent, indexed by group rank, in recv's buffers when it has one
-// per group rank.
+// exchange runs one parent AlltoallvGroup, or one parent Alltoallv, in
+// which this rank sends sendTo(k) to group rank k (nothing to ranks outside
+// the group) and returns what every group rank sent, indexed by group rank,
+// in recv's buffers when it has one per group rank.
 func (s *Sub) exchange(ctx context.Context, phase string, sendTo func(k int) []byte, recv [][]byte) ([][]byte, error) {
 	g := len(s.members)
+	if s.group != nil {
+		for k := range s.members {
+			s.send[k] = sendTo(k)
+		}
+		out, err := s.group.AlltoallvGroup(ctx, phase, s.members, s.send, recv)
+		clear(s.send)
+		return out, err
+	}
 	reuse := len(recv) == g
 	for k, m := range s.members {
 		s.send[m] = sendTo(k)

@@ -165,7 +165,9 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 // placeBlocks returns the rank of every block of grid (row-major, = its
 // block-rank): round-robin, or LSHS over the blocks' edge counts, which one
 // pass over this rank's share of the tuples counts and an allreduce sums,
-// and their work, measured by a pilot run (pilotWork). Every rank computes
+// and their work, measured by a pilot run (pilotWork) — grid-aligned
+// (partition.PlaceLSHSGrid) when the block grid refines the most square
+// process grid, else free (partition.PlaceLSHS). Every rank computes
 // the same placement. Ranks are then renamed so that
 // block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
 // left empty takes the smallest block of the fullest rank.
@@ -194,9 +196,16 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 		return nil, err
 	}
 	var pl partition.Placement
-	if cfg.Placement == PlaceLSHS {
+	pr, pc, _ := partition.AutoGrid(p)
+	switch {
+	case cfg.Placement == PlaceLSHS && grid.R%pr == 0 && grid.C%pc == 0:
+		// Every block row on one process row, every block column on one
+		// process column: each process's row and column exchanges reach
+		// its process row and column only (partition/lshs_grid.go).
+		pl, err = partition.PlaceLSHSGrid(pb, pr, pc)
+	case cfg.Placement == PlaceLSHS:
 		pl, err = partition.PlaceLSHS(pb, partition.OrderLargestFirst, 0)
-	} else {
+	default:
 		pl, err = partition.PlaceRoundRobin(pb)
 	}
 	if err != nil {

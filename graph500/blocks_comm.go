@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/graphrun/graphrun/comm"
@@ -40,6 +41,12 @@ type blockHub struct {
 	sendBuf [][]byte // per process: the aggregated message
 	recvBuf [][]byte
 	own     [][]byte // gather rounds: the local blocks' payloads, copied
+
+	// Group rounds (blocks_group.go): per process, whether the round
+	// reaches it; those processes, and their messages by position.
+	among        []bool
+	procs        []int
+	gsend, grecv [][]byte
 }
 
 // blockCall is one block-rank's part of a collective: what it is (the
@@ -52,6 +59,7 @@ type blockCall struct {
 	recv   [][]byte // buffers to reuse
 	gather bool
 	mine   []byte
+	group  []int // a group call (blocks_group.go): the block-ranks it is among
 }
 
 // newBlockHub returns process c.Rank()'s hub for the placement owner (per
@@ -212,6 +220,21 @@ func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([]
 	if calls[0].gather {
 		return h.runGather(ctx, phase, sig, calls)
 	}
+	// A round of group calls (groups: per local block, its group), among
+	// the processes the local blocks' groups reach when the real Comm has
+	// group calls (among; nil: a round of the whole job).
+	var groups [][]int
+	var among []bool
+	group, grouped := h.real.(comm.GroupExchanger)
+	if calls[0].group != nil {
+		var err error
+		if groups, err = h.localGroups(calls); err != nil {
+			return nil, err
+		}
+		if grouped {
+			among = h.groupProcesses(calls)
+		}
+	}
 	out := make([][][]byte, len(mine))
 	for k, c := range calls {
 		out[k] = c.recv
@@ -229,21 +252,27 @@ func (h *blockHub) run(ctx context.Context, phase string, calls []blockCall) ([]
 	}
 	for d, there := range h.hosts {
 		h.sendBuf[d] = h.sendBuf[d][:0]
-		if d != me {
+		if d != me && (among == nil || among[d]) {
 			h.sendBuf[d] = appendSignature(h.sendBuf[d], sig)
-			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], sends, there)
+			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], sends, there, groups)
 		}
 	}
-	got, err := h.real.Alltoallv(ctx, phase, h.sendBuf, h.recvBuf)
+	var got [][]byte
+	var err error
+	if among != nil {
+		got, err = h.exchangeGroup(ctx, group, phase, among)
+	} else {
+		got, err = h.real.Alltoallv(ctx, phase, h.sendBuf, h.recvBuf)
+		h.recvBuf = got
+	}
 	if err != nil {
 		return nil, err
 	}
-	h.recvBuf = got
 	for s := range h.hosts {
-		if s == me {
+		if s == me || (among != nil && !among[s]) {
 			continue
 		}
-		if err := h.splitFrom(s, got[s], sig, out); err != nil {
+		if err := h.splitFrom(s, got[s], sig, out, groups); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +299,7 @@ func (h *blockHub) runGather(ctx context.Context, phase, sig string, calls []blo
 		h.sendBuf[d] = h.sendBuf[d][:0]
 		if d != me {
 			h.sendBuf[d] = appendSignature(h.sendBuf[d], sig)
-			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], [][][]byte{h.own}, index)
+			h.sendBuf[d] = appendBlockMessage(h.sendBuf[d], [][][]byte{h.own}, index, nil)
 		}
 	}
 	got, err := h.real.Alltoallv(ctx, phase, h.sendBuf, h.recvBuf)
@@ -283,7 +312,7 @@ func (h *blockHub) runGather(ctx context.Context, phase, sig string, calls []blo
 		if s == me {
 			continue
 		}
-		if err := h.splitFrom(s, got[s], sig, shared); err != nil {
+		if err := h.splitFrom(s, got[s], sig, shared, nil); err != nil {
 			return nil, err
 		}
 	}
@@ -302,8 +331,9 @@ func appendSignature(msg []byte, sig string) []byte {
 }
 
 // splitFrom checks that process s's message msg is of the same collective
-// (signature sig) and splits its payloads into out (splitBlockMessage).
-func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte) error {
+// (signature sig) and splits its payloads into out (splitBlockMessage, with
+// the local blocks' groups in a round of group calls).
+func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte, groups [][]int) error {
 	me := h.real.Rank()
 	n, m := binary.Uvarint(msg)
 	if m <= 0 || n > uint64(len(msg)-m) {
@@ -312,7 +342,7 @@ func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte) erro
 	if theirs := string(msg[m : m+int(n)]); theirs != sig {
 		return fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, theirs)
 	}
-	if err := splitBlockMessage(msg[m+int(n):], h.hosts[s], out); err != nil {
+	if err := splitBlockMessage(msg[m+int(n):], h.hosts[s], out, groups); err != nil {
 		return fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
 	}
 	return nil
@@ -320,11 +350,23 @@ func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte) erro
 
 // appendBlockMessage appends to msg, for every source block's send (in
 // order) and every destination block of dsts, a uvarint length and the
-// payload: the aggregated message of one process to another.
-func appendBlockMessage(msg []byte, sends [][][]byte, dsts []int) []byte {
-	for _, send := range sends {
+// payload: the aggregated message of one process to another. In a round of
+// group calls, groups[i] is source i's group: the length is then written
+// plus one when the source lists the destination, and as 0 (no payload)
+// when it does not, so that the receiver checks that the membership is
+// symmetric.
+func appendBlockMessage(msg []byte, sends [][][]byte, dsts []int, groups [][]int) []byte {
+	for i, send := range sends {
 		for _, w := range dsts {
-			msg = binary.AppendUvarint(msg, uint64(len(send[w])))
+			n := uint64(len(send[w]))
+			if groups != nil {
+				if !slices.Contains(groups[i], w) {
+					msg = append(msg, 0)
+					continue
+				}
+				n++
+			}
+			msg = binary.AppendUvarint(msg, n)
 			msg = append(msg, send[w]...)
 		}
 	}
@@ -334,12 +376,21 @@ func appendBlockMessage(msg []byte, sends [][][]byte, dsts []int) []byte {
 // splitBlockMessage reads a message appendBlockMessage wrote on the process
 // hosting the source blocks srcs, for this process's len(out) blocks: the
 // payload from srcs[i] to local block k goes to out[k][srcs[i]], copied (out
-// is indexed by local block, then by block-rank). A truncated or overlong
-// message is an error.
-func splitBlockMessage(msg []byte, srcs []int, out [][][]byte) error {
+// is indexed by local block, then by block-rank). In a round of group calls
+// groups[k] is local block k's group, and a source must list k exactly
+// when k lists it. A truncated or overlong message is an error.
+func splitBlockMessage(msg []byte, srcs []int, out [][][]byte, groups [][]int) error {
 	for _, src := range srcs {
 		for k := range out {
 			n, m := binary.Uvarint(msg)
+			if m > 0 && groups != nil {
+				if listed := slices.Contains(groups[k], src); listed != (n > 0) {
+					return fmt.Errorf("collective mismatch: block %d's group call and local block %d's disagree on whether they are in one group", src, k)
+				}
+				if n > 0 {
+					n-- // the length plus one of a listed pair
+				}
+			}
 			if m <= 0 || n > uint64(len(msg)-m) {
 				return fmt.Errorf("truncated at the payload from block %d to local block %d", src, k)
 			}
@@ -362,6 +413,7 @@ type blockComm struct {
 	rank  int
 	stats comm.Stats
 	net   comm.Stats
+	seen  []bool // AlltoallvGroup's member check
 }
 
 var _ comm.Comm = (*blockComm)(nil)
@@ -400,9 +452,9 @@ func (b *blockComm) record(phase string, send, recv [][]byte) {
 }
 
 // call runs one collective whose signature is op (with the phase) and
-// counts it.
-func (b *blockComm) call(ctx context.Context, op, phase string, send, recv [][]byte) ([][]byte, error) {
-	out, err := b.hub.exchange(ctx, b.rank, phase, blockCall{sig: op + " " + phase, send: send, recv: recv})
+// counts it; group, when not nil, are the block-ranks of a group call.
+func (b *blockComm) call(ctx context.Context, op, phase string, send, recv [][]byte, group []int) ([][]byte, error) {
+	out, err := b.hub.exchange(ctx, b.rank, phase, blockCall{sig: op + " " + phase, send: send, recv: recv, group: group})
 	if err != nil {
 		return nil, err
 	}
@@ -446,7 +498,7 @@ func (b *blockComm) Alltoallv(ctx context.Context, phase string, send [][]byte, 
 	if len(send) != b.Size() {
 		return nil, fmt.Errorf("blocks: Alltoallv: len(send) = %d, want Size() = %d", len(send), b.Size())
 	}
-	return b.call(ctx, "alltoallv", phase, send, recv)
+	return b.call(ctx, "alltoallv", phase, send, recv, nil)
 }
 
 func (b *blockComm) Allgatherv(ctx context.Context, phase string, mine []byte, recv [][]byte) ([][]byte, error) {
@@ -534,7 +586,7 @@ func (b *blockComm) Bcast(ctx context.Context, phase string, root int, data []by
 			send[w] = data
 		}
 	}
-	out, err := b.call(ctx, fmt.Sprintf("bcast %d", root), phase, send, nil)
+	out, err := b.call(ctx, fmt.Sprintf("bcast %d", root), phase, send, nil, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -542,6 +594,6 @@ func (b *blockComm) Bcast(ctx context.Context, phase string, root int, data []by
 }
 
 func (b *blockComm) Barrier(ctx context.Context, phase string) error {
-	_, err := b.call(ctx, "barrier", phase, make([][]byte, b.Size()), nil)
+	_, err := b.call(ctx, "barrier", phase, make([][]byte, b.Size()), nil, nil)
 	return err
 }

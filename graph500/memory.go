@@ -31,7 +31,14 @@ package graph500
 // A 2D rank of an R×C grid holds its block by rows and by columns (8 bytes
 // per half-edge, 16 per tuple of its share), offsets of its non-empty rows
 // and columns, and per vertex of its grid row (n/R) and column (n/C) the
-// build's row offsets and counts, the search's and the validator's maps. A
+// build's row offsets and counts, the search's and the validator's maps.
+// With k blocks per rank (paper 003's over-decomposition, blocks.go) every
+// block is a rank of a 2D run of k·p ranks on the block grid, each with its
+// own engine, validator and maps, and a rank holds k of them: the edge
+// terms stay, the per-vertex terms of the grid lines and the owned vertices
+// are counted once per block (measured at scale 18 on 16 ranks: 1.8× one
+// block per rank's peak at 4 blocks, 6× at 16; the model gives 1.8× and
+// 4.6×). LSHS may give a rank more than k blocks; the model counts k. A
 // process holds its ranks' shares plus the Go runtime's base; the garbage
 // collector's headroom (memstat.LeanPercent of what is allocated between
 // collections) is in the measured coefficients. BENCHMARKS.md ("Memory")
@@ -81,7 +88,8 @@ type MemoryConfig struct {
 	LocalRanks         int  // ranks on the machine being estimated (0: Ranks)
 	Processes          int  // processes holding them (0: 1, all ranks in one process)
 	Partition2D        bool // the run searches 2D blocks
-	GridRows, GridCols int  // the 2D grid; 0×0: partition.AutoGrid
+	GridRows, GridCols int  // the 2D grid (the block grid with BlocksPerRank); 0×0: partition.AutoGrid
+	BlocksPerRank      int  // 2D: blocks per rank (0 or 1: one)
 	Exchange           spmv.Exchange
 	Direction          spmv.Direction
 	Validate           bool
@@ -157,13 +165,22 @@ func (c *checked) addFrac(x int64, f float64) {
 // machine. It refuses, with an error, a run whose counts overflow 64 bits.
 func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	var est MemoryEstimate
-	if cfg.Scale < 1 || cfg.Scale > 62 || cfg.EdgeFactor < 1 || cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0 {
+	if cfg.Scale < 1 || cfg.Scale > 62 || cfg.EdgeFactor < 1 || cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0 || cfg.BlocksPerRank < 0 {
 		return est, fmt.Errorf("graph500: memory model: scale %d, edgefactor %d, %d ranks (%d local) out of range",
 			cfg.Scale, cfg.EdgeFactor, cfg.Ranks, cfg.LocalRanks)
 	}
 	local := int64(cfg.LocalRanks)
 	if local == 0 {
 		local = int64(cfg.Ranks)
+	}
+	if k := cfg.BlocksPerRank; cfg.Partition2D && k > 1 {
+		// Every block is a rank of a k·p-rank 2D run.
+		ranks, err := mul(int64(cfg.Ranks), int64(k))
+		if err != nil || ranks > math.MaxInt32 {
+			return est, errTooLarge
+		}
+		cfg.Ranks = int(ranks)
+		local *= int64(k)
 	}
 	p := int64(cfg.Ranks)
 	n := int64(1) << cfg.Scale

@@ -16,8 +16,12 @@
 //     | parent column per set bit, in 1–4 bytes]. The owner keeps, per vertex, the
 //     largest parent over the c blocks — the (select, max) rule — so parents
 //     are those of the 1D engine.
-//  3. Reduce the counts (found vertices, their degrees): an allreduce along
-//     the row, then along the column.
+//  3. Reduce the counts (found vertices, their degrees), which decide the
+//     next direction and the end of the search: they ride in steps 4 and 5
+//     (the first 16 bytes of every message: the sender's own counts in the
+//     row update, its processor row's sums in the expand), so the level
+//     needs no collective of its own for them — on a network with latency
+//     two collectives fewer per level.
 //  4. Row update (along row i): every row peer learns which vertices of the
 //     owner's piece were discovered, so that no block scans or claims them
 //     again. With the sieve, a peer gets only the new vertices it did not
@@ -31,12 +35,13 @@
 //     those positions not sent before in this search.
 //
 // The codec (--codec) is that of bottom-up levels, as in 1D: the exchanges
-// that serve a top-down level (its fold, and the row update and expand
-// before it) carry few vertices and use the list codec, as 1D top-down
-// levels send vertex records. Steps 4 and 5 carry the same encoded piece in
-// allgather mode. Messages per
-// rank and level: at most c−1 (fold) + c−1 + r−1 (counts) + c−1 (row update)
-// + r−1 (expand), against 2(p−1) for the 1D engine. Vertex ownership is
+// of a top-down level (its fold, and the row update and expand after it,
+// which run before the next direction is known) carry few vertices and use
+// the list codec, as 1D top-down levels send vertex records. Steps 4 and 5
+// carry the same encoded piece in allgather mode. Messages per rank and
+// level: at most c−1 (fold) + c−1 (row update) + r−1 (expand), in three
+// collectives among the row's or the column's ranks only (comm.Sub over a
+// comm.GroupExchanger), against 2(p−1) for the 1D engine. Vertex ownership is
 // Block1D's, so Result is in the 1D layout and the 1D validator checks it
 // unchanged.
 //
@@ -261,7 +266,7 @@ func (b *BFS2D) Prepare() {
 }
 
 // allreduce sums vals over all ranks: along the processor row, then along
-// the column.
+// the column (the search's totals; a level's counts ride in publish).
 func (b *BFS2D) allreduce(ctx context.Context, vals []int64) error {
 	if err := b.row.AllreduceInt64(ctx, PhaseReduce, vals, comm.Sum); err != nil {
 		return err

@@ -1,11 +1,13 @@
-// Steps 4 and 5 of the 2D engine's level (see bfs2d.go): the row update and
-// the expand, with paper 004's codecs (§IV) and sieve (§V), and the packed
-// sieve's gather and scatter (sieve.PackBits, sieve.UnpackBits) per peer.
+// Steps 3 to 5 of the 2D engine's level (see bfs2d.go): the row update and
+// the expand, which carry the level's counts, with paper 004's codecs (§IV)
+// and sieve (§V), and the packed sieve's gather and scatter
+// (sieve.PackBits, sieve.UnpackBits) per peer.
 
 package spmv
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math/bits"
 	"time"
@@ -15,17 +17,36 @@ import (
 	"github.com/graphrun/graphrun/sieve"
 )
 
+// countsSize is the bytes of the counts every row update and expand
+// message starts with: the vertices found and the sum of their degrees, as
+// little-endian int64s — in the row update the sender's own, in the expand
+// its processor row's sums — so that the level's counts need no
+// collective of their own (step 3 of a level, see bfs2d.go).
+const countsSize = 16
+
+// settle is step 3 to 5 of a level: publish, which makes counts (this
+// rank's found vertices and their degrees) global on the way, then the
+// next step's direction.
+func (b *BFS2D) settle(ctx context.Context, dir Direction, counts []int64, decide func([]int64) Direction) (Direction, error) {
+	if err := b.publish(ctx, dir, counts); err != nil {
+		return dir, err
+	}
+	return decide(counts), nil
+}
+
 // publish tells the row peers which of this rank's vertices were discovered
 // (so they stop scanning them) and gives the column peers the new frontier
-// (steps 4 and 5 of a level).
-func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
+// (steps 4 and 5 of a level), with the codecs of a step of direction dir;
+// the row update carries counts, the expand the row's sums, and counts
+// gets the sums over all ranks.
+func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) error {
 	grid := b.grid
-	b.use = b.codecsFor(next)
+	b.use = b.codecsFor(dir)
 	threads := len(b.codecs)
 	rawPiece := int64(len(b.next)) * 8
 	clear(b.choices)
 
-	// Encode.
+	// Encode, after room for the counts.
 	t0 := time.Now()
 	empty := true
 	for _, w := range b.next {
@@ -34,8 +55,9 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 			break
 		}
 	}
+	var zero [countsSize]byte
 	if !b.sieve {
-		b.shared = b.shared[:0]
+		b.shared = append(b.shared[:0], zero[:]...)
 		if !empty {
 			enc, err := b.use[0].Encode(b.shared, b.next)
 			if err != nil {
@@ -43,7 +65,7 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 			}
 			b.shared = enc
 			b.cur.RawBytes += rawPiece * int64(grid.R+grid.C-2)
-			b.cur.EncodedBytes += int64(len(enc)) * int64(grid.R+grid.C-2)
+			b.cur.EncodedBytes += int64(len(enc)-countsSize) * int64(grid.R+grid.C-2)
 			b.cur.Codec = choiceOf(b.use[0])
 		}
 	} else {
@@ -66,7 +88,7 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 					}
 					dst, dir = &b.sendCol[a], b.colDirOut[a]
 				}
-				*dst = (*dst)[:0]
+				*dst = append((*dst)[:0], zero[:]...)
 				if empty {
 					continue
 				}
@@ -87,7 +109,7 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 				}
 				*dst = enc
 				b.rawT[t] += rawPiece
-				b.encT[t] += int64(len(enc))
+				b.encT[t] += int64(len(enc) - countsSize)
 				if d >= grid.C {
 					b.choices[d-grid.C] = choiceOf(b.use[t])
 				}
@@ -99,27 +121,48 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 	}
 	t1 := time.Now()
 
-	// Exchange along the row, then along the column.
+	// Exchange along the row with this rank's counts, then along the column
+	// with the row's sums.
 	var recvRow, recvCol [][]byte
 	var err error
+	sums := [2]int64{counts[0], counts[1]}
 	if b.sieve {
+		for d := range b.sendRow {
+			if d != b.gj {
+				putCounts(b.sendRow[d], sums)
+			}
+		}
 		recvRow, err = b.row.Alltoallv(ctx, PhaseVisited, b.sendRow, b.recvSync)
 	} else {
+		putCounts(b.shared, sums)
 		recvRow, err = b.row.Allgatherv(ctx, PhaseVisited, b.shared, b.recvSync)
 	}
 	if err != nil {
 		return err
 	}
 	b.recvSync = recvRow
+	if sums, err = addCounts(sums, recvRow, b.gj, func(d int) int { return grid.Rank(b.gi, d) }); err != nil {
+		return err
+	}
 	if b.sieve {
+		for a := range b.sendCol {
+			if a != b.gi {
+				putCounts(b.sendCol[a], sums)
+			}
+		}
 		recvCol, err = b.col.Alltoallv(ctx, PhaseExpand, b.sendCol, b.recvCol)
 	} else {
+		putCounts(b.shared, sums)
 		recvCol, err = b.col.Allgatherv(ctx, PhaseExpand, b.shared, b.recvCol)
 	}
 	if err != nil {
 		return err
 	}
 	b.recvCol = recvCol
+	if sums, err = addCounts(sums, recvCol, b.gi, func(a int) int { return grid.Rank(a, b.gj) }); err != nil {
+		return err
+	}
+	counts[0], counts[1] = sums[0], sums[1]
 	if b.sieve && !empty {
 		b.cur.Codec = mostCommon(b.choices[:grid.R], b.gi)
 	}
@@ -137,20 +180,20 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 		b.errs[t] = nil
 		for d := t; d < grid.R+grid.C; d += threads {
 			if d < grid.C {
-				if d == b.gj || len(recvRow[d]) == 0 {
+				if d == b.gj || len(recvRow[d]) == countsSize {
 					continue
 				}
-				if err := b.applyRow(d, recvRow[d], t); err != nil {
+				if err := b.applyRow(d, recvRow[d][countsSize:], t); err != nil {
 					b.errs[t] = fmt.Errorf("new vertices from rank %d: %w", grid.Rank(b.gi, d), err)
 					return
 				}
 				continue
 			}
 			a := d - grid.C
-			if a == b.gi || len(recvCol[a]) == 0 {
+			if a == b.gi || len(recvCol[a]) == countsSize {
 				continue
 			}
-			if err := b.applyCol(a, recvCol[a], t); err != nil {
+			if err := b.applyCol(a, recvCol[a][countsSize:], t); err != nil {
 				b.errs[t] = fmt.Errorf("frontier from rank %d: %w", grid.Rank(a, b.gj), err)
 				return
 			}
@@ -168,6 +211,33 @@ func (b *BFS2D) publish(ctx context.Context, _, next Direction) error {
 	b.cur.Compress += t1.Sub(t0) + t3.Sub(t2)
 	b.cur.Communicate += t2.Sub(t1)
 	return nil
+}
+
+// putCounts writes c at the start of msg (countsSize bytes).
+func putCounts(msg []byte, c [2]int64) {
+	binary.LittleEndian.PutUint64(msg, uint64(c[0]))
+	binary.LittleEndian.PutUint64(msg[8:], uint64(c[1]))
+}
+
+// addCounts adds to sums the counts every message of recv but recv[self]
+// starts with (rank(k) names the sender of recv[k] in errors): a message
+// shorter than the counts, or a negative count, is an error.
+func addCounts(sums [2]int64, recv [][]byte, self int, rank func(k int) int) ([2]int64, error) {
+	for k, msg := range recv {
+		if k == self {
+			continue
+		}
+		if len(msg) < countsSize {
+			return sums, fmt.Errorf("message of %d bytes from rank %d, shorter than the level's counts", len(msg), rank(k))
+		}
+		found, degree := int64(binary.LittleEndian.Uint64(msg)), int64(binary.LittleEndian.Uint64(msg[8:]))
+		if found < 0 || degree < 0 {
+			return sums, fmt.Errorf("negative level counts (%d, %d) from rank %d", found, degree, rank(k))
+		}
+		sums[0] += found
+		sums[1] += degree
+	}
+	return sums, nil
 }
 
 // applyRow ORs row peer s's new vertices into the rows done. Packed, the

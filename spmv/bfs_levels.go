@@ -73,9 +73,13 @@ type levelEngine interface {
 	// exchange that settles each vertex's parent, and returns how many
 	// vertices this rank discovered and the sum of their degrees.
 	traverse(ctx context.Context, lvl int32, dir Direction) (found, degree int64, err error)
-	// publish turns the vertices discovered in a step of direction current
-	// into what a step of direction next reads.
-	publish(ctx context.Context, current, next Direction) error
+	// settle makes the counts of a step of direction dir global (counts
+	// holds this rank's found vertices and their degrees, and gets the sums
+	// over all ranks), publishes the vertices discovered for the next step,
+	// whose direction decide picks from the global counts, and returns that
+	// direction. The 1D engine reduces the counts, then publishes
+	// (reduceThenPublish); the 2D engine carries them in its exchanges.
+	settle(ctx context.Context, dir Direction, counts []int64, decide func(counts []int64) Direction) (Direction, error)
 	// owned returns this rank's parents and levels.
 	owned() (parent []int64, level []int32)
 }
@@ -132,17 +136,12 @@ func (l *levels) run(ctx context.Context, e levelEngine, root int64) (*Result, e
 		if err != nil {
 			return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
 		}
-		t0 := time.Now()
 		counts := []int64{found, foundDegree}
-		if err := e.allreduce(ctx, counts); err != nil {
+		next, err := e.settle(ctx, dir, counts, func(counts []int64) Direction {
+			return nextDirection(l.cfg.Direction, dir, counts[0], frontierSize, counts[1], unexplored-counts[1], l.n)
+		})
+		if err != nil {
 			return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
-		}
-		l.cur.Reduce = time.Since(t0)
-		next := nextDirection(l.cfg.Direction, dir, counts[0], frontierSize, counts[1], unexplored-counts[1], l.n)
-		if counts[0] > 0 {
-			if err := e.publish(ctx, dir, next); err != nil {
-				return nil, fmt.Errorf("bfs level %d: %w", lvl, err)
-			}
 		}
 		d := l.c.Stats().Total().Sub(before)
 		l.cur.Frontier, l.cur.BytesSent, l.cur.Messages = counts[0], d.BytesSent, d.Messages
@@ -153,4 +152,36 @@ func (l *levels) run(ctx context.Context, e levelEngine, root int64) (*Result, e
 		}
 		frontierSize, unexplored, dir = counts[0], unexplored-counts[1], next
 	}
+}
+
+// reducer is an engine whose step ends in an allreduce of the counts and a
+// publish (the 1D engine).
+type reducer interface {
+	allreduce(ctx context.Context, vals []int64) error
+	// publish turns the vertices discovered in a step of direction current
+	// into what a step of direction next reads.
+	publish(ctx context.Context, current, next Direction) error
+}
+
+// reduceThenPublish is settle for a reducer: the counts' allreduce (timed
+// as the step's Reduce), then, unless nothing was found, publish for the
+// direction decide picks.
+func (l *levels) reduceThenPublish(ctx context.Context, e reducer, dir Direction, counts []int64, decide func([]int64) Direction) (Direction, error) {
+	t0 := time.Now()
+	if err := e.allreduce(ctx, counts); err != nil {
+		return dir, err
+	}
+	l.cur.Reduce = time.Since(t0)
+	next := decide(counts)
+	if counts[0] > 0 {
+		if err := e.publish(ctx, dir, next); err != nil {
+			return dir, err
+		}
+	}
+	return next, nil
+}
+
+// settle is the 1D engine's: the counts' allreduce, then the publish.
+func (b *BFS) settle(ctx context.Context, dir Direction, counts []int64, decide func([]int64) Direction) (Direction, error) {
+	return b.reduceThenPublish(ctx, b, dir, counts, decide)
 }

@@ -391,7 +391,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange spmv.Exchange, direction spmv.Direction) error {
 	memCfg := graph500.MemoryConfig{
 		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.TotalRanks(), LocalRanks: plan.LocalRanks(),
-		Partition2D: f.partition == "2d", Exchange: exchange, Direction: direction, Validate: !f.noValidate,
+		Partition2D: f.partition == "2d", BlocksPerRank: f.blocks, Exchange: exchange, Direction: direction, Validate: !f.noValidate,
 	}
 	if plan.Procs > 0 || plan.MultiProcess() {
 		memCfg.Processes = plan.LocalRanks()

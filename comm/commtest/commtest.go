@@ -106,6 +106,10 @@ var conformanceTests = []struct {
 	{"PanickingRank", testPanickingRank},
 	{"CancelWhileBlocked", testCancelWhileBlocked},
 	{"Mismatch", testMismatch},
+	{"SubGroups", testSubGroups},
+	{"GroupNeighbours", testGroupNeighbours},
+	{"GroupAsymmetric", testGroupAsymmetric},
+	{"GroupVersusFull", testGroupVersusFull},
 }
 
 // launchWithin runs launch and returns its error, failing the test if it does

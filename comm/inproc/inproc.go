@@ -357,6 +357,7 @@ type contribution struct {
 	op    comm.Op // allreduce only
 	count int     // allreduce only: number of elements
 	root  int     // Bcast only
+	group []int   // AlltoallvGroup only: the members (group.go)
 
 	rows   [][]byte // Alltoallv: send buffers by destination
 	data   []byte   // Allgatherv: mine; Bcast: root's data
@@ -365,7 +366,8 @@ type contribution struct {
 }
 
 func (c *contribution) sameCall(o *contribution) bool {
-	return c.kind == o.kind && c.phase == o.phase && c.op == o.op && c.count == o.count && c.root == o.root
+	return c.kind == o.kind && c.phase == o.phase && c.op == o.op && c.count == o.count && c.root == o.root &&
+		(c.group == nil) == (o.group == nil)
 }
 
 // String describes the call, e.g. `AllreduceInt64("bfs.done", len=2, op=sum)`.
@@ -375,6 +377,9 @@ func (c *contribution) String() string {
 		return fmt.Sprintf("%s(%q, len=%d, op=%s)", c.kind, c.phase, c.count, c.op)
 	case comm.CollectiveBcast:
 		return fmt.Sprintf("%s(%q, root=%d)", c.kind, c.phase, c.root)
+	}
+	if c.group != nil {
+		return fmt.Sprintf("%s(%q, group)", c.kind, c.phase)
 	}
 	return fmt.Sprintf("%s(%q)", c.kind, c.phase)
 }
@@ -508,17 +513,7 @@ func (c *rankComm) Alltoallv(ctx context.Context, phase string, send [][]byte, r
 	if err != nil {
 		return nil, err
 	}
-	var sent, received, messages int64
-	for d := range p {
-		if d == c.rank {
-			continue
-		}
-		sent += int64(len(send[d]))
-		received += int64(len(out[d]))
-		if len(send[d]) > 0 {
-			messages++
-		}
-	}
+	sent, received, messages := comm.AlltoallvVolume(send, out, c.rank)
 	c.stats.Record(phase, sent, received, messages)
 	return out, nil
 }

@@ -257,6 +257,8 @@ type Comm struct {
 	stats  comm.Stats
 	inCall atomic.Bool
 	seq    uint64 // sequence number of the last call
+	among  []bool // the call in progress is among these ranks only (nil: all; group.go)
+	group  groupScratch
 
 	// The collectives, over exchange (comm/wire).
 	wire.Collectives
@@ -568,8 +570,10 @@ func (c *Comm) readMessages(p *peer) error {
 		switch f.Type {
 		case FrameData:
 			if m == nil {
-				if f.Seq != next {
-					return lost("protocol error: message of call #%d, expected call #%d", f.Seq, next)
+				if f.Seq < next {
+					// Calls among groups (group.go) skip the calls this
+					// peer made without this rank; none comes twice.
+					return lost("protocol error: message of call #%d, expected call #%d or later", f.Seq, next)
 				}
 				if f.Total > math.MaxInt>>1 {
 					return lost("protocol error: message of %d bytes", f.Total)
@@ -662,8 +666,8 @@ func (c *Comm) readMessages(p *peer) error {
 			}
 			c.cond.Broadcast()
 			c.poke()
+			next = m.seq + 1
 			m = nil
-			next++
 		case FrameAbort, FrameBye:
 			payload, err := readPayload(p.br, nil, int(f.Len))
 			if err != nil {

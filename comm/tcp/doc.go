@@ -62,10 +62,12 @@
 //	56+n   4    CRC32C (Castagnoli) of header and payload
 //
 // All integers are little-endian. Each rank's k-th collective call sends one
-// message, possibly empty, to every other rank, split into frames of at most
-// 1 MiB (and at most the receiver's MaxFrame, exchanged in the handshake).
-// A receiver checks each frame's magic, version, job, source, length and
-// checksum, and that messages arrive in sequence order. The kind, phase hash
+// message, possibly empty, to every other rank (a group call, group.go, to
+// the members of its group only: the pairs that do not share it skip call
+// k), split into frames of at most 1 MiB (and at most the receiver's
+// MaxFrame, exchanged in the handshake). A receiver checks each frame's
+// magic, version, job, source, length and checksum, and that messages
+// arrive in increasing sequence order. The kind, phase hash
 // and argument of every message must equal the receiver's own call's, which
 // detects ranks that disagree on the collective. ReadFrame is the decoder;
 // it never allocates for a frame longer than its limit, and allocates for a
@@ -82,7 +84,8 @@
 // A peer's reader demultiplexes messages by sequence number into per-call
 // slots: a message of call k+1 that arrives while this rank is still in call
 // k is kept for call k+1 (a rank is never more than one call ahead of
-// another). When the caller passed a large enough recv buffer, the payload
+// another it shares every call with; with group calls, a rank that skips
+// calls with another may be further ahead). When the caller passed a large enough recv buffer, the payload
 // is read from the socket straight into it. To make that the common case, a
 // reader that sees the first frame of call k+1 before this rank made that
 // call waits up to 20 ms for it (TCP flow control pauses the sender

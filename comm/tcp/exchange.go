@@ -49,10 +49,19 @@ func (c *Comm) abortedError(ci *wire.Call) error {
 // msgs[s] is received into dests[s]'s array when dests is not nil and that
 // has the capacity; otherwise it is a new buffer, or an empty one.
 func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload, dests [][]byte) ([][]byte, error) {
+	return c.exchangeAmong(ctx, ci, payload, dests, nil)
+}
+
+// exchangeAmong is exchange among the ranks r with among[r] only (every
+// rank when among is nil; group.go): frames go to and come from those
+// peers, and a message of this call from any other is a mismatch.
+func (c *Comm) exchangeAmong(ctx context.Context, ci *wire.Call, payload wire.Payload, dests [][]byte, among []bool) ([][]byte, error) {
 	if !c.inCall.CompareAndSwap(false, true) {
 		return nil, c.selfFail(ci, errors.New("another call is in progress on this rank's Comm"))
 	}
 	defer c.inCall.Store(false)
+	c.among = among
+	defer func() { c.among = nil }()
 	if c.replicas > 1 && (c.failure() != nil || ctx.Err() != nil) {
 		if ctx.Err() != nil {
 			c.fail(fmt.Errorf("%s: %w", ci, ctxError(ctx))) // tells the siblings not to wait for this one
@@ -80,7 +89,7 @@ func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload
 
 	c.mu.Lock()
 	for _, p := range c.peers {
-		if p != nil {
+		if c.inCallWith(p) {
 			p.want, p.dest, p.writing, p.werr = seq, nil, true, nil
 			if dests != nil {
 				p.dest = dests[p.rank][:0]
@@ -93,7 +102,7 @@ func (c *Comm) exchange(ctx context.Context, ci *wire.Call, payload wire.Payload
 	f := Frame{Type: FrameData, Kind: uint8(ci.Kind), Job: c.job, Seq: seq, Phase: ci.Hash, Arg: ci.Arg, Src: uint32(c.rank)}
 	var writers sync.WaitGroup
 	for _, p := range c.peers {
-		if p != nil {
+		if c.inCallWith(p) {
 			c.startWrite(&writers, p, f, payload.To(p.rank))
 		}
 	}
@@ -181,6 +190,12 @@ func (c *Comm) progressLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, e
 		if p == nil {
 			continue
 		}
+		if err := c.skipError(p, seq); err != nil {
+			return false, err
+		}
+		if !c.inCallWith(p) {
+			continue
+		}
 		if len(p.inbox) > 0 && p.inbox[0].seq == seq {
 			if err := p.inbox[0].mismatch(ci, seq, p.rank); err != nil {
 				return false, err
@@ -194,7 +209,7 @@ func (c *Comm) progressLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, e
 	}
 	if complete {
 		for _, p := range c.peers {
-			if p != nil {
+			if c.inCallWith(p) {
 				msgs[p.rank] = p.inbox[0].data
 				p.inbox[0] = nil
 				p.inbox = p.inbox[:copy(p.inbox, p.inbox[1:])]
@@ -209,12 +224,12 @@ func (c *Comm) progressLocked(seq uint64, ci *wire.Call, msgs [][]byte) (bool, e
 		return false, c.failErr
 	}
 	for _, p := range c.peers {
-		if p != nil && p.err != nil && !(len(p.inbox) > 0 && p.inbox[0].seq == seq) {
+		if c.inCallWith(p) && p.err != nil && !(len(p.inbox) > 0 && p.inbox[0].seq == seq) {
 			return false, p.err
 		}
 	}
 	for _, p := range c.peers {
-		if p != nil && p.werr != nil {
+		if c.inCallWith(p) && p.werr != nil {
 			return false, p.werr
 		}
 	}
@@ -227,7 +242,7 @@ func (c *Comm) stallError(seq uint64) error {
 	defer c.mu.Unlock()
 	var ranks []int
 	for _, p := range c.peers {
-		if p != nil && p.dead == nil && p.group != c.rank && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) && !slices.Contains(ranks, p.group) {
+		if c.inCallWith(p) && p.dead == nil && p.group != c.rank && (p.writing || len(p.inbox) == 0 || p.inbox[0].seq != seq) && !slices.Contains(ranks, p.group) {
 			ranks = append(ranks, p.group)
 		}
 	}

@@ -50,6 +50,10 @@ func PhaseHash(phase string) uint64 {
 	return h
 }
 
+// GroupArg is the argument of an Alltoallv among a group of ranks only
+// (comm.GroupExchanger), which a full Alltoallv (argument 0) does not match.
+const GroupArg = 1
+
 // AllreduceArg is the argument of an allreduce of n values with op.
 func AllreduceArg(n int, op comm.Op) uint64 { return uint64(n)<<8 | uint64(op) }
 
@@ -60,6 +64,10 @@ func DescribeArgs(kind comm.Collective, arg uint64) string {
 		return fmt.Sprintf(", len=%d, op=%s", arg>>8, comm.Op(arg&0xff))
 	case comm.CollectiveBcast:
 		return fmt.Sprintf(", root=%d", arg)
+	case comm.CollectiveAlltoallv:
+		if arg == GroupArg {
+			return ", group"
+		}
 	}
 	return ""
 }

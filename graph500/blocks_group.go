@@ -1,0 +1,125 @@
+package graph500
+
+// Group calls of block-ranks (comm.GroupExchanger; paper 003's
+// over-decomposition meets paper 004 §VIII–IX's row and column exchanges):
+// the 2D driver's comm.Sub of a block row or column calls AlltoallvGroup on
+// its blockComm, and the hub carries the round among only the processes
+// that host a block of one of its local blocks' groups. Since the groups
+// partition the block-ranks, process a reaches process b exactly when b
+// reaches a, so the process-level membership is symmetric as the real
+// Comm's AlltoallvGroup requires, and every process computes its own from
+// the placement alone.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/graphrun/graphrun/comm"
+)
+
+var _ comm.GroupExchanger = (*blockComm)(nil)
+
+// localGroups returns the local blocks' groups in a round of group calls,
+// after checking that two local blocks list each other or neither lists
+// the other (the remote pairs are checked by splitBlockMessage).
+func (h *blockHub) localGroups(calls []blockCall) ([][]int, error) {
+	mine := h.hosts[h.real.Rank()]
+	groups := make([][]int, len(calls))
+	for k, c := range calls {
+		groups[k] = c.group
+	}
+	for k, v := range mine {
+		for j, w := range mine {
+			if slices.Contains(groups[k], w) != slices.Contains(groups[j], v) {
+				return nil, fmt.Errorf("collective mismatch: the group calls of blocks %d and %d of rank %d disagree on whether they are in one group", v, w, h.real.Rank())
+			}
+		}
+	}
+	return groups, nil
+}
+
+// groupProcesses returns, per process, whether one of the local blocks'
+// calls (a round of group calls) lists a block it hosts; this process is
+// among them. The slice is the hub's, valid until the next round.
+func (h *blockHub) groupProcesses(calls []blockCall) []bool {
+	if len(h.among) != len(h.hosts) {
+		h.among = make([]bool, len(h.hosts))
+	}
+	clear(h.among)
+	h.among[h.real.Rank()] = true
+	for _, c := range calls {
+		for _, w := range c.group {
+			h.among[h.owner[w]] = true
+		}
+	}
+	return h.among
+}
+
+// exchangeGroup sends h.sendBuf[d] to every process d with among[d] in one
+// group call of the real Comm and returns the messages by process (empty
+// for the others).
+func (h *blockHub) exchangeGroup(ctx context.Context, g comm.GroupExchanger, phase string, among []bool) ([][]byte, error) {
+	h.procs, h.gsend, h.grecv = h.procs[:0], h.gsend[:0], h.grecv[:0]
+	if len(h.recvBuf) != len(h.hosts) {
+		h.recvBuf = make([][]byte, len(h.hosts))
+	}
+	for d, in := range among {
+		if in {
+			h.procs = append(h.procs, d)
+			h.gsend = append(h.gsend, h.sendBuf[d])
+			h.grecv = append(h.grecv, h.recvBuf[d])
+		}
+	}
+	got, err := g.AlltoallvGroup(ctx, phase, h.procs, h.gsend, h.grecv)
+	clear(h.gsend)
+	if err != nil {
+		return nil, err
+	}
+	h.grecv = got
+	for d := range h.recvBuf {
+		h.recvBuf[d] = h.recvBuf[d][:0]
+	}
+	for k, d := range h.procs {
+		h.recvBuf[d] = got[k]
+	}
+	return h.recvBuf, nil
+}
+
+// AlltoallvGroup sends send[k] to block-rank members[k] and returns what
+// each member sent this block-rank; the hub carries it among the processes
+// that host the local blocks' groups (exchangeGroup) when the real Comm is
+// a GroupExchanger, else in an Alltoallv of the whole job. Counted as an
+// Alltoallv whose payloads to other block-ranks are those of the members.
+func (b *blockComm) AlltoallvGroup(ctx context.Context, phase string, members []int, send, recv [][]byte) ([][]byte, error) {
+	n := b.Size()
+	if len(send) != len(members) {
+		return nil, fmt.Errorf("blocks: AlltoallvGroup: len(send) = %d, want len(members) = %d", len(send), len(members))
+	}
+	if len(b.seen) != n {
+		b.seen = make([]bool, n)
+	}
+	if _, err := comm.CheckMembers(members, b.rank, n, b.seen); err != nil {
+		return nil, fmt.Errorf("blocks: %w", err)
+	}
+	full, fullRecv := make([][]byte, n), make([][]byte, n)
+	reuse := len(recv) == len(members)
+	for k, w := range members {
+		full[w] = send[k]
+		if reuse {
+			fullRecv[w] = recv[k]
+		}
+	}
+	got, err := b.call(ctx, "alltoallv-group", phase, full, fullRecv, members)
+	if err != nil {
+		return nil, err
+	}
+	out := recv
+	if !reuse {
+		out = make([][]byte, len(members))
+	}
+	for k, w := range members {
+		out[k] = got[w]
+	}
+	return out, nil
+}
