@@ -220,7 +220,7 @@ func testGroupMismatch(t *testing.T, launch Launcher, p int, what string, mustFa
 	if p == 1 {
 		t.Skip("a single rank cannot disagree with itself")
 	}
-	var v violations
+	var v Problems
 	var ungrouped atomic.Bool
 	err := launchWithin(t, launch, p, func(ctx context.Context, c comm.Comm) error {
 		g, ok := c.(comm.GroupExchanger)
@@ -231,18 +231,18 @@ func testGroupMismatch(t *testing.T, launch Launcher, p int, what string, mustFa
 		warmUp(ctx, c, &v)
 		err := call(ctx, c, g)
 		if err == nil && mustFail(c.Rank()) {
-			v.addf("rank %d: %s returned nil", c.Rank(), what)
+			v.Addf("rank %d: %s returned nil", c.Rank(), what)
 		}
 		later := c.Barrier(ctx, "commtest.group.later")
 		if !errors.Is(later, comm.ErrAborted) {
-			v.addf("rank %d: Barrier after %s returned %v, want an error wrapping comm.ErrAborted", c.Rank(), what, later)
+			v.Addf("rank %d: Barrier after %s returned %v, want an error wrapping comm.ErrAborted", c.Rank(), what, later)
 		}
 		if err != nil {
 			return err
 		}
 		return later
 	})
-	v.report(t)
+	v.Report(t)
 	if ungrouped.Load() {
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/commtest"
 )
 
 // TestGroupDeadNonMember crashes rank 3 of 4 (its sockets closed without a
@@ -20,7 +21,7 @@ func TestGroupDeadNonMember(t *testing.T) {
 	const peerTimeout = 300 * time.Millisecond
 	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
 	defer cancel()
-	var problems problemLog
+	var problems commtest.Problems
 	var grouped sync.WaitGroup // the survivors are done with their group calls
 	grouped.Add(3)
 	err := launch(ctx, 4, func(ctx context.Context, cc comm.Comm) error {
@@ -56,13 +57,13 @@ func TestGroupDeadNonMember(t *testing.T) {
 			}
 			got, err := c.AlltoallvGroup(ctx, "group", members, send, nil)
 			if err != nil {
-				problems.report("rank %d: group call %d with rank 3 dead outside the group: %v", r, round, err)
+				problems.Addf("rank %d: group call %d with rank 3 dead outside the group: %v", r, round, err)
 				grouped.Done()
 				return err
 			}
 			for k, m := range members {
 				if string(got[k]) != string([]byte{byte(m), byte(round)}) {
-					problems.report("rank %d: group call %d: %v from rank %d", r, round, got[k], m)
+					problems.Addf("rank %d: group call %d: %v from rank %d", r, round, got[k], m)
 				}
 			}
 		}
@@ -72,14 +73,14 @@ func TestGroupDeadNonMember(t *testing.T) {
 		start := time.Now()
 		err := c.Barrier(ctx, "whole job")
 		if e := checkBlamed(err, 3); e != nil {
-			problems.report("rank %d: the whole job's call after rank 3 died: %v", r, e)
+			problems.Addf("rank %d: the whole job's call after rank 3 died: %v", r, e)
 		}
 		if elapsed := time.Since(start); elapsed > peerTimeout+time.Second {
-			problems.report("rank %d: the whole job's call failed after %v", r, elapsed)
+			problems.Addf("rank %d: the whole job's call failed after %v", r, elapsed)
 		}
 		return err
 	}, launchOptions{peerTimeout: peerTimeout})
-	problems.fail(t)
+	problems.Report(t)
 	if err == nil || !strings.Contains(err.Error(), "rank 3") {
 		t.Errorf("launch returned %v, want an error naming rank 3", err)
 	}
