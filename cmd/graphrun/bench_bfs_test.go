@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/bench"
 )
 
 // TestBenchBFSCodecsRegeneratesItsTable: the matrix writes one JSON per run
@@ -26,7 +28,7 @@ func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
 		}
 	}
 	regenerated(t, doc, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->", "| BIT |")
-	var summary benchSummary
+	var summary bench.BFSSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" || summary.Key != "bfs-codecs scale=8 ranks=3 roots=2" || summary.LoadStart == nil || summary.FinishedAt.IsZero() {
 		t.Fatalf("summary: %+v", summary)

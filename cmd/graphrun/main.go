@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
 )
@@ -29,6 +30,16 @@ func (e usageError) Unwrap() error { return e.err }
 // flagError returns a usage error naming the flag.
 func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
+}
+
+// usage turns a library's error about a setting into a usage error: a
+// fielderr.Error names its flag ("--repeat: 0 is less than 1"); other
+// errors are returned as they are.
+func usage(err error) error {
+	if fe, ok := fielderr.As(err); ok {
+		return flagError(fe.Field, "%s", fe.Msg)
+	}
+	return err
 }
 
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input

@@ -217,7 +217,7 @@ func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut
 		}
 	}
 	if jsonOut != nil {
-		if err := jsonOut.WriteAll(func(w io.Writer) error { return writeIndentedJSON(w, rep) }); err != nil {
+		if err := jsonOut.WriteAll(func(w io.Writer) error { return results.WriteIndentedJSON(w, rep) }); err != nil {
 			return err
 		}
 	}
