@@ -19,6 +19,7 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // usageError marks bad input (flags, files): graphrun exits with status 2.
@@ -32,14 +33,20 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// usage turns a library's error about a setting into a usage error: a
-// fielderr.Error names its flag ("--repeat: 0 is less than 1"); other
-// errors are returned as they are.
+// usage turns a library's error about the command line's settings into a
+// usage error: a fielderr.Error or a spmv.PageRankConfigError names its
+// flag ("--repeat: 0 is less than 1"); nil stays nil.
 func usage(err error) error {
+	var ce *spmv.PageRankConfigError
 	if fe, ok := fielderr.As(err); ok {
 		return flagError(fe.Field, "%s", fe.Msg)
+	} else if errors.As(err, &ce) {
+		return flagError(ce.Field, "%s", ce.Msg)
 	}
-	return err
+	if err != nil {
+		return usageError{err}
+	}
+	return nil
 }
 
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
@@ -58,8 +65,9 @@ func exitCode(err error) int {
 	if isUsage(err) {
 		return 2
 	}
-	if code, ok := launchExitCode(err); ok {
-		return code
+	var xe *launch.ExitError // a local job's failure: the status of the rank that failed first
+	if errors.As(err, &xe) {
+		return xe.ExitCode()
 	}
 	return 1
 }

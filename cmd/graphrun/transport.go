@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/comm/launch"
 )
 
@@ -43,19 +41,6 @@ func (t *transportFlags) register(cmd *cobra.Command) {
 	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
 	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
 	fl.BoolVar(&t.verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
-}
-
-// checkRanks checks an in-process rank count of the flag --ranks: from 1 to
-// inproc.MaxRanks.
-func checkRanks(ranks int) error {
-	switch {
-	case ranks < 1:
-		return flagError("ranks", "%d is less than 1", ranks)
-	case ranks > inproc.MaxRanks:
-		return flagError("ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
-			"with the square of the ranks); run more ranks as processes: --procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
-	}
-	return nil
 }
 
 // jobPlan is how this process takes part in a job (launch.Plan).
@@ -116,49 +101,4 @@ func forwardedArgs(cmd *cobra.Command, skip ...string) []string {
 		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	return args
-}
-
-// The frontier exchange bfs uses by default in a job of processes (--procs,
-// TCP, MPI), where the bytes on the network cost most: the packed sieve
-// with the codec chosen per level (BENCHMARKS.md, "The exchange over a
-// network": over 4 processes with 20 Mbit/s links at scale 20 it searches
-// 3.0–4.2× faster than allgather on a quarter of the bytes). In-process
-// ranks keep --exchange's
-// default, allgather, whose bytes cost only memory bandwidth.
-const (
-	networkExchange = "packed"
-	networkCodec    = "auto"
-)
-
-// defaultExchange gives bfs's exchange its default for the job when neither
-// --exchange nor --algo chose one: in a job of processes networkExchange
-// with networkCodec (unless --codec is given), else --exchange's own
-// default. It reports whether the exchange was defaulted; the process that
-// reports a job of processes says the choice on stderr, in one line.
-func defaultExchange(p jobPlan, cmd *cobra.Command, exchange, codec *string) bool {
-	fl := cmd.Flags()
-	if fl.Changed("exchange") || fl.Changed("algo") {
-		return false
-	}
-	if p.Procs == 0 && !p.MultiProcess() {
-		return true
-	}
-	*exchange = networkExchange
-	if !fl.Changed("codec") {
-		*codec = networkCodec
-	}
-	if p.Procs == 0 && p.Reports() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", *exchange, *codec)
-	}
-	return true
-}
-
-// launchExitCode returns the exit status carried by err, if it is a local
-// job's failure: the status of the rank that failed first.
-func launchExitCode(err error) (int, bool) {
-	var xe *launch.ExitError
-	if errors.As(err, &xe) {
-		return xe.ExitCode(), true
-	}
-	return 0, false
 }
