@@ -305,10 +305,7 @@ func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary
 	if _, err := io.WriteString(job.Text, table.String()); err != nil {
 		return fmt.Errorf("bench allreduce-dense: %w", err)
 	}
-	summary.Meta, summary.Transport = job.Out.Meta(), what
-	for _, a := range cfg.Algorithms {
-		summary.Algorithms = append(summary.Algorithms, string(a))
-	}
+	summary.Meta, summary.Transport, summary.Algorithms = job.Out.Meta(), what, cfg.AlgorithmNames()
 	if err := job.Out.WriteSummary(summary); err != nil {
 		return err
 	}
@@ -405,11 +402,7 @@ func (m *DenseMatrix) Key(plan launch.Plan, fromProcs bool) (key, command, title
 	add("sizes", strings.Join(ns, ","))
 	add("repeat", strconv.Itoa(s.Repeat))
 	if s.AlgorithmsGiven {
-		var names []string
-		for _, a := range m.Config.Algorithms {
-			names = append(names, string(a))
-		}
-		add("algorithms", strings.Join(names, ","))
+		add("algorithms", strings.Join(m.Config.AlgorithmNames(), ","))
 	}
 	if s.Stat != "median" {
 		add("stat", s.Stat)

@@ -33,20 +33,26 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// usage turns a library's error about the command line's settings into a
-// usage error: a fielderr.Error or a spmv.PageRankConfigError names its
-// flag ("--repeat: 0 is less than 1"); nil stays nil.
-func usage(err error) error {
+// flagErrors turns a library's error about a setting into a usage error
+// naming its flag: a fielderr.Error or a spmv.PageRankConfigError
+// ("--repeat: 0 is less than 1"). Other errors are returned as they are.
+func flagErrors(err error) error {
 	var ce *spmv.PageRankConfigError
 	if fe, ok := fielderr.As(err); ok {
 		return flagError(fe.Field, "%s", fe.Msg)
 	} else if errors.As(err, &ce) {
 		return flagError(ce.Field, "%s", ce.Msg)
 	}
-	if err != nil {
+	return err
+}
+
+// usage is flagErrors for a check whose every error is bad input: one
+// without a field is a usage error too. nil stays nil.
+func usage(err error) error {
+	if err = flagErrors(err); err != nil && !isUsage(err) {
 		return usageError{err}
 	}
-	return nil
+	return err
 }
 
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
