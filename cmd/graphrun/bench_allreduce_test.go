@@ -66,10 +66,7 @@ func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, js)
 	var doc struct {
 		Timings []results.AllreduceTiming `json:"timings"`
 	}
@@ -96,10 +93,7 @@ func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	base := []string{"bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1e3", "--repeat", "1", "--dir", out, "--doc", doc}
 	for range 2 {
-		code, stdout, errOut := runCLI(t, base...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		stdout, errOut := mustRun(t, base...)
 		if rows := denseRowLine.FindAllString(stdout, -1); len(rows) != 4 || !strings.Contains(errOut, "[4/4] 3 ranks, 10^3 elements: tree ") {
 			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 		}

@@ -21,10 +21,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		if code, _, errOut := runCLI(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		wantTree, err := os.ReadFile(want)
-		if err != nil {
-			t.Fatal(err)
-		}
+		wantTree := readFile(t, want)
 		for _, extra := range [][]string{{"--ranks", "4", "--blocks-per-rank", "4"}, {"--ranks", "3", "--blocks-per-rank", "2", "--placement", "round-robin", "--exchange", "packed"}} {
 			path := filepath.Join(dir, "tree-blocks")
 			args := append(append([]string{"bfs", "--scale", "10", "--root", "3", "--partition", "2d", "--out", path}, extra...), permute...)
@@ -35,10 +32,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (permute != nil) {
 				t.Fatalf("%v: the --no-permute note is %v in stderr:\n%s", args, got, errOut)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, path)
 			if !bytes.Equal(got, wantTree) {
 				t.Fatalf("%v: the tree differs from the 1D tree", args)
 			}
@@ -50,10 +44,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, path)
 	var obj struct {
 		Ranks      int    `json:"num_ranks"`
 		Grid       string `json:"grid"`
@@ -106,10 +97,7 @@ func TestGenerateNoPermute(t *testing.T) {
 	var files [2][]byte
 	for k, extra := range [][]string{nil, {"--no-permute"}} {
 		path := filepath.Join(dir, "g.el")
-		code, _, errOut := runCLI(t, append([]string{"generate", "--scale", "6", "-o", path}, extra...)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		_, errOut := mustRun(t, append([]string{"generate", "--scale", "6", "-o", path}, extra...)...)
 		if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (extra != nil) {
 			t.Fatalf("%v: note %v in %q", extra, got, errOut)
 		}
