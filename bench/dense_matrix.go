@@ -112,9 +112,14 @@ func (s DenseSpec) Parse() (*DenseMatrix, error) {
 // to 10^12, each plain, with an exponent (1e4, 2.5e6) or a unit prefix
 // (10k, 64Ki: internal/units).
 func ParseCounts(list string) ([]int, error) {
+	return parseList(list, func(field string) (int64, error) { return units.ParseCount(field, 1, 1e12) })
+}
+
+// parseList parses a comma-separated list, each field by parse.
+func parseList(list string, parse func(field string) (int64, error)) ([]int, error) {
 	var out []int
 	for _, field := range strings.Split(list, ",") {
-		v, err := units.ParseCount(field, 1, 1e12)
+		v, err := parse(field)
 		if err != nil {
 			return nil, err
 		}

@@ -73,15 +73,13 @@ func ParseIntList(s string) ([]int, error) {
 		}
 		return out, nil
 	}
-	var out []int
-	for _, part := range strings.Split(s, ",") {
+	return parseList(s, func(part string) (int64, error) {
 		v, err := strconv.Atoi(strings.TrimSpace(part))
 		if err != nil {
-			return nil, fmt.Errorf("%q: %w", part, err)
+			return 0, fmt.Errorf("%q: %w", part, err)
 		}
-		out = append(out, v)
-	}
-	return out, nil
+		return int64(v), nil
+	})
 }
 
 // ParseScales parses a list or range of Kronecker scales (ParseIntList),

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/bench/netemu"
+	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
 // idlePort is a port nothing arrives at; broken fails its reads.
@@ -48,7 +49,7 @@ func TestSwitchSpec(t *testing.T) {
 	} {
 		s := ok
 		tc.change(&s)
-		if got := fieldOf(t, s.Serve(context.Background(), open(false), &bytes.Buffer{})); got != tc.field {
+		if got := fielderr.Field(s.Serve(context.Background(), open(false), &bytes.Buffer{})); got != tc.field {
 			t.Errorf("%+v: error names %q, want %q", s, got, tc.field)
 		}
 	}

@@ -78,19 +78,6 @@ func defaultDense() DenseSpec {
 		Repeat: 5, Stat: "median", Workers: 1, Pieces: 1, Latency: 50 * time.Microsecond}
 }
 
-// fieldOf is the field a parse error names ("" for none).
-func fieldOf(t *testing.T, err error) string {
-	t.Helper()
-	if err == nil {
-		return ""
-	}
-	fe, ok := fielderr.As(err)
-	if !ok {
-		t.Fatalf("%v is not a field error", err)
-	}
-	return fe.Field
-}
-
 // TestSpecsNameTheFlagAtFault: every bad setting of a matrix is refused
 // with the error of its flag, so that the command line names it.
 func TestSpecsNameTheFlagAtFault(t *testing.T) {
@@ -161,7 +148,7 @@ func TestSpecsNameTheFlagAtFault(t *testing.T) {
 		{"pagerank speed ranks", "ranks", speed(func(s *PageRankSpeedSpec) { s.Ranks = "0" })},
 		{"pagerank speed iterations", "iterations", speed(func(s *PageRankSpeedSpec) { s.Iterations = 0 })},
 	} {
-		if got := fieldOf(t, tc.err); got != tc.field {
+		if got := fielderr.Field(tc.err); got != tc.field {
 			t.Errorf("%s: error %v names %q, want %q", tc.name, tc.err, got, tc.field)
 		}
 	}

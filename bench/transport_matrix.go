@@ -74,15 +74,7 @@ func (m *TransportMatrix) CheckJob(plan launch.Plan) error {
 // ParseSizes parses a comma-separated list of message sizes from 1 byte
 // to MaxTransportSize (internal/units: 1Ki = 1024, 1k = 1000).
 func ParseSizes(list string) ([]int, error) {
-	var sizes []int
-	for _, field := range strings.Split(list, ",") {
-		n, err := units.ParseBytes(field, 1, MaxTransportSize)
-		if err != nil {
-			return nil, err
-		}
-		sizes = append(sizes, int(n))
-	}
-	return sizes, nil
+	return parseList(list, func(field string) (int64, error) { return units.ParseBytes(field, 1, MaxTransportSize) })
 }
 
 // TransportRun is the JSON of one message size.

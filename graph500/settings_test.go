@@ -18,19 +18,6 @@ func bfsDefaults(given ...string) Settings {
 		Placement: "lshs", BlocksPerRank: 1, Given: func(flag string) bool { return set[flag] }}
 }
 
-// errField is the flag a settings error names ("" for none).
-func errField(t *testing.T, err error) string {
-	t.Helper()
-	if err == nil {
-		return ""
-	}
-	fe, ok := fielderr.As(err)
-	if !ok {
-		t.Fatalf("%v is not a field error", err)
-	}
-	return fe.Field
-}
-
 // TestKroneckerParams: scale and edgefactor out of range, or whose bytes
 // overflow, name their flag.
 func TestKroneckerParams(t *testing.T) {
@@ -44,7 +31,7 @@ func TestKroneckerParams(t *testing.T) {
 	}{
 		{0, 16, "scale"}, {kronecker.MaxScale + 1, 16, "scale"}, {10, 0, "edgefactor"}, {30, 1 << 40, "edgefactor"},
 	} {
-		if _, err := KroneckerParams(tc.scale, tc.edgefactor, 1, false); errField(t, err) != tc.field {
+		if _, err := KroneckerParams(tc.scale, tc.edgefactor, 1, false); fielderr.Field(err) != tc.field {
 			t.Errorf("KroneckerParams(%d, %d): %v, want an error of %s", tc.scale, tc.edgefactor, err, tc.field)
 		}
 	}
@@ -91,7 +78,7 @@ func TestSettingsNameTheFlagAtFault(t *testing.T) {
 		if err == nil {
 			_, _, err = tc.s.Config(g, tc.file != "", tc.ranks)
 		}
-		if got := errField(t, err); got != tc.field {
+		if got := fielderr.Field(err); got != tc.field {
 			t.Errorf("%s: %v names %q, want %q", tc.name, err, got, tc.field)
 		}
 	}

@@ -35,3 +35,12 @@ func As(err error) (*Error, bool) {
 	ok := errors.As(err, &fe)
 	return fe, ok
 }
+
+// Field is the field err names, or "" when err holds no field error (nil
+// included).
+func Field(err error) string {
+	if fe, ok := As(err); ok {
+		return fe.Field
+	}
+	return ""
+}

@@ -21,4 +21,7 @@ func TestErrorNamesTheField(t *testing.T) {
 	if _, ok := As(errors.New("plain")); ok {
 		t.Fatal("a plain error is a field error")
 	}
+	if Field(err) != "repeat" || Field(errors.New("plain")) != "" || Field(nil) != "" {
+		t.Fatalf("Field: %q, %q, %q", Field(err), Field(errors.New("plain")), Field(nil))
+	}
 }
