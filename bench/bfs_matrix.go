@@ -136,17 +136,13 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 			Direction: e.Direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
 		bar.Step(fmt.Sprintf("%s: %.2f MB, %.3g TEPS", e.Label, float64(run.CommBytes)/1e6, hm))
 	}
-	bar.Finish()
-	out.Finish()
-	summary.Meta = out.Meta()
-	if err := out.WriteSummary(summary); err != nil {
-		return err
-	}
 	base := "BIT"
 	if m.Name == BFSScaling {
 		base = rows[0].Label
 	}
-	table := results.BFSMatrixTable(rows, base)
-	fmt.Fprint(text, table)
-	return out.Regenerate(stderr, "in-process ranks, `--no-validate`", "", table)
+	withMeta := func(meta Meta) any {
+		summary.Meta = meta
+		return summary
+	}
+	return out.Complete(bar, text, stderr, results.BFSMatrixTable(rows, base), withMeta, "in-process ranks, `--no-validate`", "")
 }

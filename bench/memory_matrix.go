@@ -155,17 +155,12 @@ func (m *MemoryMatrix) Run(ctx context.Context, self string, out *Output, text, 
 			}
 		}
 	}
-	bar.Finish()
-	out.Finish()
-	summary := struct {
-		Meta
-		Runs []MemoryRun `json:"runs"`
-	}{out.Meta(), runs}
-	if err := out.WriteSummary(summary); err != nil {
-		return err
+	summary := func(meta Meta) any {
+		return struct {
+			Meta
+			Runs []MemoryRun `json:"runs"`
+		}{meta, runs}
 	}
-	table := MemoryTable(runs)
-	fmt.Fprint(text, table)
-	return out.Regenerate(stderr, "each run a process of its own, peak resident set size from getrusage",
-		"The model is graph500.EstimateMemory (bfs only); ratio = model / measured.", table)
+	return out.Complete(bar, text, stderr, MemoryTable(runs), summary, "each run a process of its own, peak resident set size from getrusage",
+		"The model is graph500.EstimateMemory (bfs only); ratio = model / measured.")
 }

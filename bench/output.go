@@ -11,6 +11,7 @@ import (
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -136,6 +137,20 @@ func (o *Output) Regenerate(stderr io.Writer, what, caption, table string) error
 	}
 	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.Doc)
 	return nil
+}
+
+// Complete ends a matrix that ran in this process: its progress bar and
+// its end time, the table printed on text, summary.json (summary gets the
+// matrix's Meta) and the table regenerated in Doc after a provenance line
+// saying what ran and an optional caption.
+func (o *Output) Complete(bar *progress.Matrix, text, stderr io.Writer, table string, summary func(Meta) any, what, caption string) error {
+	bar.Finish()
+	o.Finish()
+	fmt.Fprint(text, table)
+	if err := o.WriteSummary(summary(o.Meta())); err != nil {
+		return err
+	}
+	return o.Regenerate(stderr, what, caption, table)
 }
 
 // JobSpec is how a bench table names a multi-process job: the transport

@@ -132,21 +132,16 @@ func (m *PageRankAllreduceMatrix) Run(run Runner, out *Output, text, stderr io.W
 	if err != nil {
 		return err
 	}
-	bar.Finish()
-	out.Finish()
-	table := pagerank.AllreduceTable(runs)
-	fmt.Fprint(text, table)
-	summary := struct {
-		Meta
-		Graph string                 `json:"graph"`
-		Ranks int                    `json:"ranks"`
-		Files []string               `json:"files"`
-		Runs  []*results.PageRankRun `json:"runs"`
-	}{out.Meta(), graphName, s.Ranks, files, runs}
-	if err := out.WriteSummary(summary); err != nil {
-		return err
+	summary := func(meta Meta) any {
+		return struct {
+			Meta
+			Graph string                 `json:"graph"`
+			Ranks int                    `json:"ranks"`
+			Files []string               `json:"files"`
+			Runs  []*results.PageRankRun `json:"runs"`
+		}{meta, graphName, s.Ranks, files, runs}
 	}
-	return out.Regenerate(stderr, graphName+", in-process ranks", "Per iteration, all ranks:", table)
+	return out.Complete(bar, text, stderr, pagerank.AllreduceTable(runs), summary, graphName+", in-process ranks", "Per iteration, all ranks:")
 }
 
 // PageRankSpeedSpec is bench pagerank's settings as the command line
@@ -224,18 +219,14 @@ func (m *PageRankSpeedMatrix) Run(run Runner, out *Output, text, stderr io.Write
 	if err != nil {
 		return err
 	}
-	bar.Finish()
-	out.Finish()
-	table := pagerank.SpeedTable(rows)
-	fmt.Fprint(text, table)
-	summary := struct {
-		Meta
-		Iterations int                 `json:"iterations"`
-		Files      []string            `json:"files"`
-		Runs       []pagerank.SpeedRow `json:"runs"`
-	}{out.Meta(), m.Spec.Iterations, files, rows}
-	if err := out.WriteSummary(summary); err != nil {
-		return err
+	summary := func(meta Meta) any {
+		return struct {
+			Meta
+			Iterations int                 `json:"iterations"`
+			Files      []string            `json:"files"`
+			Runs       []pagerank.SpeedRow `json:"runs"`
+		}{meta, m.Spec.Iterations, files, rows}
 	}
-	return out.Regenerate(stderr, "in-process ranks, default threads (CPUs / ranks), one process per run", "Per iteration, the slowest rank's time; the peak is the run's process's:", table)
+	return out.Complete(bar, text, stderr, pagerank.SpeedTable(rows), summary, "in-process ranks, default threads (CPUs / ranks), one process per run",
+		"Per iteration, the slowest rank's time; the peak is the run's process's:")
 }

@@ -23,10 +23,9 @@ type benchAllreduceFlags struct {
 // count — the curves of paper 001 Fig. 4/5 and paper 002 Fig. 10.
 func newBenchAllreduceCommand() *cobra.Command {
 	var f benchAllreduceFlags
-	cmd := &cobra.Command{
-		Use:   "allreduce-dense",
-		Short: "Dense allreduce time against vector length: tree, butterfly, hypercube-unsplittable, hypercube-chunked",
-		Long: `Times one allreduce (sum of float64 vectors, every rank ending with the sum)
+	cmd := newMatrixCommand("allreduce-dense", "Dense allreduce time against vector length: tree, butterfly, hypercube-unsplittable, hypercube-chunked",
+		func(cmd *cobra.Command) error { return runBenchAllreduce(cmd, &f) })
+	cmd.Long = `Times one allreduce (sum of float64 vectors, every rank ending with the sum)
 for every algorithm of --algorithms, every vector length of --sizes and every
 rank count of --ranks (in-process ranks), or over --procs N TCP processes.
 Each time is the slowest rank's, the median (--stat) of --repeat calls after
@@ -50,10 +49,7 @@ that each configuration keeps a table of its own. In a job of several
 processes rank 0 writes them.
 
 Vector lengths whose buffers would not fit in 80% of the available memory
-are skipped (--force runs them).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchAllreduce(cmd, &f) },
-	}
+are skipped (--force runs them).`
 	f.benchJobFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.Ranks, "ranks", "2,4,8,16", "in-process rank counts")

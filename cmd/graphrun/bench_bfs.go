@@ -14,12 +14,7 @@ type benchBFSFlags struct {
 
 func newBenchBFSCommand(name, short string) *cobra.Command {
 	var f benchBFSFlags
-	cmd := &cobra.Command{
-		Use:   name,
-		Short: short,
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runBenchBFS(cmd, name, &f) },
-	}
+	cmd := newMatrixCommand(name, short, func(cmd *cobra.Command) error { return runBenchBFS(cmd, name, &f) })
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&f.ranks, "ranks", 16, "in-process ranks (bfs-scaling: the largest count)")

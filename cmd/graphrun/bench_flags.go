@@ -45,6 +45,12 @@ func startBench(cmd *cobra.Command, o *bench.Output, matrix, key, command string
 	return outs, nil
 }
 
+// newMatrixCommand is the command of a bench matrix, which takes no
+// arguments: run does its work.
+func newMatrixCommand(use, short string, run func(cmd *cobra.Command) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: cobra.NoArgs, RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+}
+
 // fromProcsFlag is the hidden flag --procs gives the rank processes of a
 // bench matrix, so that rank 0 names the table after the --procs command
 // line.

@@ -20,18 +20,14 @@ type benchMemoryFlags struct {
 // memory model's estimate (graph500.EstimateMemory) for the BFS runs.
 func newBenchMemoryCommand() *cobra.Command {
 	var f benchMemoryFlags
-	cmd := &cobra.Command{
-		Use:   "memory",
-		Short: "Peak memory of bfs and pagerank runs per tuple and arc, against the memory model",
-		Long: `Runs each configuration in a process of its own and records its peak resident
+	cmd := newMatrixCommand("memory", "Peak memory of bfs and pagerank runs per tuple and arc, against the memory model",
+		func(cmd *cobra.Command) error { return runBenchMemory(cmd, &f) })
+	cmd.Long = `Runs each configuration in a process of its own and records its peak resident
 set size: "graphrun bfs --scale S --ranks P --roots R" (validated, 1D and, with
 the bfs-2d kind, 2D) and "graphrun pagerank --kron S --undirected --iterations 5
 --ranks P". Prints bytes per input tuple (bfs) or per arc (pagerank: two per
 tuple) and, for bfs, the memory model's estimate and its ratio to the
-measurement; regenerates its table in --doc.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchMemory(cmd, &f) },
-	}
+measurement; regenerates its table in --doc.`
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.Scales, "scales", "18-24", `scales, a range "A-B" or a list "18,20,22"`)
 	fl.StringVar(&f.spec.Ranks, "ranks", "1,2,4", "in-process rank counts, comma-separated")

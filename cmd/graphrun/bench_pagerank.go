@@ -22,12 +22,8 @@ type benchPageRankFlags struct {
 // and the per-layer volume — and kylix on the networks of --degrees.
 func newBenchPageRankCommand() *cobra.Command {
 	var f benchPageRankFlags
-	cmd := &cobra.Command{
-		Use:   "pagerank-allreduce",
-		Short: "PageRank with the direct, binary and kylix allreduce: messages, bytes and per-layer volume per iteration",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runBenchPageRank(cmd, &f) },
-	}
+	cmd := newMatrixCommand("pagerank-allreduce", "PageRank with the direct, binary and kylix allreduce: messages, bytes and per-layer volume per iteration",
+		func(cmd *cobra.Command) error { return runBenchPageRank(cmd, &f) })
 	fl := cmd.Flags()
 	fl.IntVar(&f.spec.Scale, "scale", 16, "Kronecker scale of the graph (pagerank --kron), unless --input is given")
 	fl.StringVar(&f.spec.Input, "input", "", "an edge-list file to rank instead of a Kronecker graph")
@@ -73,12 +69,8 @@ type benchPageRankSpeedFlags struct {
 // in-process rank count, with the default threads (CPUs / ranks).
 func newBenchPageRankSpeedCommand() *cobra.Command {
 	var f benchPageRankSpeedFlags
-	cmd := &cobra.Command{
-		Use:   "pagerank",
-		Short: "PageRank's time per iteration on edge lists and symmetric Kronecker graphs, on 1, 2, … in-process ranks",
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runBenchPageRankSpeed(cmd, &f) },
-	}
+	cmd := newMatrixCommand("pagerank", "PageRank's time per iteration on edge lists and symmetric Kronecker graphs, on 1, 2, … in-process ranks",
+		func(cmd *cobra.Command) error { return runBenchPageRankSpeed(cmd, &f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.Inputs, "inputs", "", "edge-list files, comma-separated, ranked as directed graphs")
 	fl.StringVar(&f.spec.Scales, "scales", "20,22", `Kronecker scales ranked as symmetric graphs (--undirected), a list "20,22" or a range "A-B"; "" for none`)

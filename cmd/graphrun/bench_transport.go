@@ -39,10 +39,9 @@ type benchTransportFlags struct {
 
 func newBenchTransportCommand() *cobra.Command {
 	var f benchTransportFlags
-	cmd := &cobra.Command{
-		Use:   "transport",
-		Short: "Measure Alltoallv bandwidth and latency against message size",
-		Long: `Measures the transport's Alltoallv — every rank sends one message of the same
+	cmd := newMatrixCommand("transport", "Measure Alltoallv bandwidth and latency against message size",
+		func(cmd *cobra.Command) error { return runBenchTransport(cmd, &f) })
+	cmd.Long = `Measures the transport's Alltoallv — every rank sends one message of the same
 size to every other rank — for each message size of --sizes, on in-process
 ranks (--ranks, the default), TCP processes (--procs N, or under a launcher
 like graphrun bfs) or MPI processes (--transport mpi under mpirun, in a
@@ -59,10 +58,7 @@ asked, writes one JSON per message size and summary.json into --dir and
 regenerates its table in --doc (e.g. BENCHMARKS.md) between marker
 comments named after its parameters (ranks or procs, transport, sizes,
 min-time), so that each configuration keeps a table of its own. In a job of
-several processes rank 0 writes them.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runBenchTransport(cmd, &f) },
-	}
+several processes rank 0 writes them.`
 	f.benchJobFlags.register(cmd)
 	fl := cmd.Flags()
 	fl.IntVar(&f.spec.Ranks, "ranks", 2, "in-process ranks")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,12 +38,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		}
 	}
 	path := filepath.Join(dir, "run.json")
-	code, _, errOut := runCLI(t, "bfs", "--scale", "10", "--roots", "2", "--ranks", "4", "--partition", "2d", "--blocks-per-rank", "4",
-		"--no-permute", "--json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data := readFile(t, path)
+	mustRun(t, "bfs", "--scale", "10", "--roots", "2", "--ranks", "4", "--partition", "2d", "--blocks-per-rank", "4", "--no-permute", "--json", path)
 	var obj struct {
 		Ranks      int    `json:"num_ranks"`
 		Grid       string `json:"grid"`
@@ -59,11 +53,9 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			Sent    int64   `json:"bytes_sent"`
 		} `json:"rank_loads"`
 	}
-	if err := json.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, path, &obj)
 	if obj.Ranks != 4 || obj.Grid != "4x4" || obj.Blocks != 4 || obj.Placement != "lshs" || !obj.Unpermuted || !obj.Validated || len(obj.Loads) != 4 {
-		t.Fatalf("JSON: %s", data)
+		t.Fatalf("JSON: %+v", obj)
 	}
 	for r, l := range obj.Loads {
 		if l.Blocks < 1 || l.Scanned <= 0 || l.Busy <= 0 {

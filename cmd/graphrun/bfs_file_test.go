@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,14 +77,13 @@ func TestBFSFileCLI(t *testing.T) {
 	if want := "1 1 0\n2 1 1\n3 2 2\n5 -1 -1\n6 -1 -1\n7 -1 -1\n"; string(got) != want {
 		t.Errorf("tree:\n%s\nwant:\n%s", got, want)
 	}
-	raw := readFile(t, js)
 	var doc struct {
 		Input    string `json:"input"`
 		Vertices int64  `json:"vertices"`
 		Tuples   int64  `json:"tuples"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil || doc.Input != mtx || doc.Vertices != 6 || doc.Tuples != 5 { // one tuple per entry
-		t.Errorf("JSON input %+v, %v", doc, err)
+	if readJSONFile(t, js, &doc); doc.Input != mtx || doc.Vertices != 6 || doc.Tuples != 5 { // one tuple per entry
+		t.Errorf("JSON input %+v", doc)
 	}
 	code, out, errOut := runCLI(t, "bfs", mtx, "--ranks", "3", "--exchange", "packed")
 	if code != 0 || !strings.Contains(out, "NBFS:                           6\n") || !strings.Contains(errOut, "only 6 vertices have degree") {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -100,13 +99,11 @@ func readFIFO(t *testing.T, path string) <-chan string {
 	}
 	got := make(chan string, 1)
 	go func() {
-		r, err := os.Open(path)
+		b, err := os.ReadFile(path) // returns once the last writer closed it
 		if err != nil {
 			got <- err.Error()
 			return
 		}
-		defer r.Close()
-		b, _ := io.ReadAll(r)
 		got <- string(b)
 	}()
 	return got
