@@ -21,6 +21,14 @@ func registerBenchOutput(fl *pflag.FlagSet, o *bench.Output) {
 	o.Version = version
 }
 
+// matrixFlags are the flags of a matrix that runs in this process: its
+// settings S (a bench Spec, whose fields the command binds to its flags)
+// and --dir and --doc.
+type matrixFlags[S any] struct {
+	spec S
+	out  bench.Output
+}
+
 // declareBench adds the matrix's --dir and --doc to the command's outputs
 // and checks them all, before any work.
 func declareBench(outs *output.Set, o *bench.Output) error {

@@ -9,17 +9,12 @@ import (
 	"github.com/graphrun/graphrun/bench"
 )
 
-type benchMemoryFlags struct {
-	spec bench.MemorySpec
-	out  bench.Output
-}
-
 // newBenchMemoryCommand is `graphrun bench memory`: the peak resident memory
 // of whole runs, each in a process of its own (GNU time's "maximum resident
 // set size", read from getrusage), per input tuple or arc, beside the
 // memory model's estimate (graph500.EstimateMemory) for the BFS runs.
 func newBenchMemoryCommand() *cobra.Command {
-	var f benchMemoryFlags
+	var f matrixFlags[bench.MemorySpec]
 	cmd := newMatrixCommand("memory", "Peak memory of bfs and pagerank runs per tuple and arc, against the memory model",
 		func(cmd *cobra.Command) error { return runBenchMemory(cmd, &f) })
 	cmd.Long = `Runs each configuration in a process of its own and records its peak resident
@@ -37,7 +32,7 @@ measurement; regenerates its table in --doc.`
 	return cmd
 }
 
-func runBenchMemory(cmd *cobra.Command, f *benchMemoryFlags) error {
+func runBenchMemory(cmd *cobra.Command, f *matrixFlags[bench.MemorySpec]) error {
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)

@@ -11,17 +11,12 @@ import (
 	"github.com/graphrun/graphrun/bench"
 )
 
-type benchPageRankFlags struct {
-	spec bench.PageRankAllreduceSpec
-	out  bench.Output
-}
-
 // newBenchPageRankCommand is `graphrun bench pagerank-allreduce`: PageRank
 // with the direct, binary and kylix (auto degrees) allreduce on the same
 // graph and ranks — paper 000's comparison, messages and bytes per iteration
 // and the per-layer volume — and kylix on the networks of --degrees.
 func newBenchPageRankCommand() *cobra.Command {
-	var f benchPageRankFlags
+	var f matrixFlags[bench.PageRankAllreduceSpec]
 	cmd := newMatrixCommand("pagerank-allreduce", "PageRank with the direct, binary and kylix allreduce: messages, bytes and per-layer volume per iteration",
 		func(cmd *cobra.Command) error { return runBenchPageRank(cmd, &f) })
 	fl := cmd.Flags()
@@ -34,7 +29,7 @@ func newBenchPageRankCommand() *cobra.Command {
 	return cmd
 }
 
-func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
+func runBenchPageRank(cmd *cobra.Command, f *matrixFlags[bench.PageRankAllreduceSpec]) error {
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)
@@ -58,17 +53,12 @@ func runBenchPageRank(cmd *cobra.Command, f *benchPageRankFlags) error {
 	return m.Run(run, &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
-type benchPageRankSpeedFlags struct {
-	spec bench.PageRankSpeedSpec
-	out  bench.Output
-}
-
 // newBenchPageRankSpeedCommand is `graphrun bench pagerank`: PageRank's
 // time per iteration on real edge lists (directed, as in the files) and on
 // symmetric Kronecker graphs (pagerank --kron S --undirected), on each
 // in-process rank count, with the default threads (CPUs / ranks).
 func newBenchPageRankSpeedCommand() *cobra.Command {
-	var f benchPageRankSpeedFlags
+	var f matrixFlags[bench.PageRankSpeedSpec]
 	cmd := newMatrixCommand("pagerank", "PageRank's time per iteration on edge lists and symmetric Kronecker graphs, on 1, 2, … in-process ranks",
 		func(cmd *cobra.Command) error { return runBenchPageRankSpeed(cmd, &f) })
 	fl := cmd.Flags()
@@ -80,7 +70,7 @@ func newBenchPageRankSpeedCommand() *cobra.Command {
 	return cmd
 }
 
-func runBenchPageRankSpeed(cmd *cobra.Command, f *benchPageRankSpeedFlags) error {
+func runBenchPageRankSpeed(cmd *cobra.Command, f *matrixFlags[bench.PageRankSpeedSpec]) error {
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)
