@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"runtime"
@@ -11,14 +10,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
-	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
-	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 )
@@ -165,7 +162,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if exchangeDefaulted && plan.Procs == 0 && plan.MultiProcess() && plan.Reports() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", f.s.Exchange, f.s.Codec)
 	}
-	if err := f.algo(cmd); err != nil {
+	if err := usage(bench.ApplyAlgorithm(&f.s)); err != nil {
 		return err
 	}
 	cfg, gridNote, err := f.s.Config(params, file != "", plan.TotalRanks())
@@ -180,29 +177,17 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	} else if err := f.checkMemory(cfg, plan); err != nil {
 		return err
 	}
-	// The process that reports (rank 0's, or the --procs launcher) checks
-	// the outputs before any work.
-	outs := outputsOf(cmd)
-	var tree *output.File
-	if plan.Reports() {
-		if in != nil {
-			outs.Input(in.Path)
-		}
-		tree = outs.File("out", f.s.Out)
-		f.declare(outs)
-		if err := outs.Check(); err != nil {
-			return err
-		}
+	var inPath string
+	var stdin io.Reader // rank 0's standard input in a --procs job: an input read from -
+	if in != nil {
+		inPath, stdin = in.Path, in.StdinForChildren()
+	}
+	outs, tree, err := f.declareRun(cmd, plan, inPath, f.s.Out)
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
-		var extra []string
-		if !cmd.Flags().Changed("threads") {
-			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
-		}
-		if in != nil {
-			plan.Stdin = in.StdinForChildren()
-		}
-		return launchLocal(cmd, plan, append(extra, args...)...)
+		return launchRanks(cmd, plan, threads, stdin, args)
 	}
 
 	stderr := cmd.ErrOrStderr()
@@ -231,17 +216,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
 	var run *results.Graph500Run
-	size := 0 // in-process ranks
-	if plan.MultiProcess() {
-		size = plan.Job.Size
-	}
-	runner := func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
-		return plan.RunRanks(ctx, stderr, fn)
-	}
 	if in != nil {
-		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed}, size, runner)
+		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed}, plan.JobSize(), plan.Runner(stderr))
 	} else {
-		run, err = graph500.RunJob(cmd.Context(), cfg, size, runner)
+		run, err = graph500.RunJob(cmd.Context(), cfg, plan.JobSize(), plan.Runner(stderr))
 	}
 	bar.Clear()
 	if in != nil && graph500.IsInputError(err) {
@@ -295,26 +273,4 @@ func (f *bfsFlags) checkMemory(cfg graph500.Config, plan jobPlan) error {
 		processes = plan.LocalRanks()
 	}
 	return usage(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), processes, f.force))
-}
-
-// algo maps --algo, a paper 004 algorithm (bench.ParseAlgorithm), to the
-// exchange and codec it sets, and to bottom-up unless --direction is given.
-func (f *bfsFlags) algo(cmd *cobra.Command) error {
-	if f.s.Algo == "" {
-		return nil
-	}
-	for _, flag := range []string{"exchange", "codec"} {
-		if cmd.Flags().Changed(flag) {
-			return flagError("algo", "cannot be combined with --%s (it sets both --exchange and --codec)", flag)
-		}
-	}
-	ex, codec, err := bench.ParseAlgorithm(f.s.Algo)
-	if err != nil {
-		return flagError("algo", "%v", err)
-	}
-	f.s.Exchange, f.s.Codec = ex, codec
-	if !cmd.Flags().Changed("direction") {
-		f.s.Direction = "bottom-up" // the paper's algorithms are bottom-up at every level
-	}
-	return nil
 }

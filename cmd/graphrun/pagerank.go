@@ -8,7 +8,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"sync"
@@ -16,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
-	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
@@ -144,23 +142,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		plan.Elastic = true
 	}
-	outs := outputsOf(cmd)
-	var outFile *output.File
-	if plan.Reports() {
-		outs.Input(in.Path())
-		outFile = outs.File("out", f.out)
-		f.declare(outs)
-		if err := outs.Check(); err != nil {
-			return err
-		}
+	outs, outFile, err := f.declareRun(cmd, plan, in.Path(), f.out)
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
-		extra := args // the FILE argument, after the flags
-		if !fl.Changed("threads") {
-			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
-		}
-		plan.Stdin = in.StdinForChildren()
-		return launchLocal(cmd, plan, extra...)
+		return launchRanks(cmd, plan, threads, in.StdinForChildren(), args)
 	}
 	// The run holds a few large pointer-free arrays: a lean heap target,
 	// and the set-up's garbage returned to the system before the
@@ -179,9 +166,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	}
 	bar := progress.NewIterations(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = bar.Update
-	report, err := pagerank.RunJob(ctx, func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
-		return plan.RunRanks(ctx, cmd.ErrOrStderr(), fn)
-	}, in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
+	report, err := pagerank.RunJob(ctx, plan.Runner(cmd.ErrOrStderr()), in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
 	bar.Clear()
 	if err != nil {
 		if pagerank.IsInputError(err) {

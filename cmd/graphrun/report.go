@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,24 +63,16 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	var inputs []results.ReportInput
-	for _, path := range args {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return usageError{err}
-		}
-		in, err := results.ReadRunFile(path, data)
-		if err != nil {
-			return usageError{err}
-		}
-		inputs = append(inputs, in)
+	inputs, err := results.ReadRunFiles(args)
+	if err != nil {
+		return usageError{err}
 	}
 	if plots != nil {
 		if err := writeCharts(plots, inputs, f.dpi); err != nil {
 			return err
 		}
 	}
-	err := html.WriteAll(func(w io.Writer) error {
+	err = html.WriteAll(func(w io.Writer) error {
 		return results.WriteReport(w, inputs, time.Now(), opts)
 	})
 	if err != nil {
@@ -113,6 +104,22 @@ func (r *runOutputFlags) checkDPI() error { return checkDPI(r.dpi) }
 // declare adds --json and --plots to the command's outputs.
 func (r *runOutputFlags) declare(outs *output.Set) {
 	r.jsonOut, r.plotsOut = outs.File("json", r.json), outs.Dir("plots", r.plots)
+}
+
+// declareRun declares, on the process that reports (rank 0's, or the
+// --procs launcher), the run's input file, its --out file (out) and
+// --json and --plots, and checks them before any work. It returns the
+// command's outputs and the --out file (nil without one, and on the
+// other processes).
+func (r *runOutputFlags) declareRun(cmd *cobra.Command, plan jobPlan, input, out string) (*output.Set, *output.File, error) {
+	outs := outputsOf(cmd)
+	if !plan.Reports() {
+		return outs, nil, nil
+	}
+	outs.Input(input)
+	file := outs.File("out", out)
+	r.declare(outs)
+	return outs, file, outs.Check()
 }
 
 // writeJSON writes the run's JSON with write (nothing without --json).

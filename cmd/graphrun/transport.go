@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"time"
@@ -78,6 +79,19 @@ func launchLocal(cmd *cobra.Command, p jobPlan, extra ...string) error {
 	}
 	args := append(forwardedArgs(cmd, "procs", "transport"), extra...)
 	return p.LaunchLocal(cmd.Context(), exe, args, os.Environ(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+}
+
+// launchRanks runs cmd's command line as the plan's rank processes
+// (launchLocal): they are told the threads per rank unless --threads was
+// given, rank 0 reads stdin (an input read from -; nil for none), and args
+// (the FILE argument) follow the flags.
+func launchRanks(cmd *cobra.Command, plan jobPlan, threads int, stdin io.Reader, args []string) error {
+	var extra []string
+	if !cmd.Flags().Changed("threads") {
+		extra = append(extra, fmt.Sprintf("--threads=%d", threads))
+	}
+	plan.Stdin = stdin
+	return launchLocal(cmd, plan, append(extra, args...)...)
 }
 
 // forwardedArgs rebuilds cmd's command line for a child process: the
