@@ -71,7 +71,7 @@ are skipped (--force runs them).`
 
 func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	fl := cmd.Flags()
-	f.spec.Replicas, f.spec.AlgorithmsGiven, f.spec.LatencyGiven = f.replicas, fl.Changed("algorithms"), fl.Changed("link-latency")
+	f.spec.Replicas, f.spec.AlgorithmsGiven, f.spec.LatencyGiven = f.Replicas, fl.Changed("algorithms"), fl.Changed("link-latency")
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)

@@ -69,7 +69,7 @@ several processes rank 0 writes them.`
 }
 
 func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
-	f.spec.Replicas = f.replicas
+	f.spec.Replicas = f.Replicas
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)

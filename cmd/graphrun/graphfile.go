@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/output"
 )
 
@@ -69,26 +70,18 @@ standard output, as text unless --format says.`,
 			if err := outs.Check(); err != nil {
 				return err
 			}
-			m := params.NumEdges()
-			if grb {
-				// Relabelled: the vertices are the ids that occur in a tuple.
-				share := params.Share(0, 1, threads).Edges()
-				var h graph.GRBHeader
-				err := file.WriteAll(func(w io.Writer) (err error) {
-					h, err = graph.WriteGRB(cmd.Context(), w, share, false, false, 0)
-					return err
-				})
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %d tuples of scale %d (%d vertices with an edge) to %s\n", m, params.Scale, h.Vertices, out)
-				return nil
-			}
-			err = file.WriteAll(func(w io.Writer) error {
-				return graph.WriteEdgeListOf(cmd.Context(), w, params.Share(0, 1, threads).Edges(), fmtName, m, 0)
+			var vertices int64
+			err = file.WriteAll(func(w io.Writer) (err error) {
+				vertices, err = graph500.WriteTuples(cmd.Context(), w, params, threads, grb, fmtName)
+				return err
 			})
 			if err != nil {
 				return err
+			}
+			m := params.NumEdges()
+			if grb {
+				fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %d tuples of scale %d (%d vertices with an edge) to %s\n", m, params.Scale, vertices, out)
+				return nil
 			}
 			if f.noPermute {
 				fmt.Fprint(cmd.ErrOrStderr(), noPermuteNote)

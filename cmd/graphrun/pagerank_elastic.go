@@ -47,13 +47,13 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 			return jobPlan{}, flagError(name, "cannot be combined with --join: the running job gives a joining process its rank")
 		}
 	}
-	if fl.Changed("transport") && f.transport != launch.TCP {
-		return jobPlan{}, flagError("transport", "--join joins a TCP job, not --transport %s", f.transport)
+	if fl.Changed("transport") && f.Transport != launch.TCP {
+		return jobPlan{}, flagError("transport", "--join joins a TCP job, not --transport %s", f.Transport)
 	}
 	if fl.Changed("degrees") && !strings.EqualFold(strings.TrimSpace(f.degrees), "auto") {
 		return jobPlan{}, flagError("degrees", "cannot be combined with --join: the degrees are designed anew whenever the job changes size")
 	}
-	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.coordinator, Listen: f.listen, PeerTimeout: f.peerTimeout}, os.LookupEnv)
+	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.Coordinator, Listen: f.Listen, PeerTimeout: f.PeerTimeout}, os.LookupEnv)
 	if err != nil {
 		return jobPlan{}, usageError{err}
 	}

@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,29 +18,22 @@ import (
 // and --size, or a launcher's environment: see package comm/launch), or as
 // one rank of an MPI job (under mpirun, mpiexec or srun, in a graphrun
 // built with -tags mpi, where it is the default; see mpiByDefault).
-type transportFlags struct {
-	procs       int
-	transport   string
-	rank, size  int
-	coordinator string
-	listen      string
-	peerTimeout time.Duration
-	replicas    int
-	verbose     bool
-}
+// The flags bind to launch.PlanFlags, which plan completes with what was
+// given and the --ranks value.
+type transportFlags struct{ launch.PlanFlags }
 
 func (t *transportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.IntVar(&t.procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
+	fl.IntVar(&t.Procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
+	fl.StringVar(&t.Transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
 		"tcp when a launcher (mpirun, srun, Kubernetes) starts several processes otherwise, or with --rank/--size/--coordinator; else inproc)")
-	fl.IntVar(&t.rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
-	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
-	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
-	fl.StringVar(&t.listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
-	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
-	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
-	fl.BoolVar(&t.verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
+	fl.IntVar(&t.Rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
+	fl.IntVar(&t.Size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
+	fl.StringVar(&t.Coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
+	fl.StringVar(&t.Listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
+	fl.IntVar(&t.Replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
+	fl.DurationVar(&t.PeerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
+	fl.BoolVar(&t.Verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
 }
 
 // jobPlan is how this process takes part in a job (launch.Plan).
@@ -51,18 +43,11 @@ type jobPlan = launch.Plan
 // (launch.NewPlan). ranks is the --ranks value.
 func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 	fl := cmd.Flags()
-	p, err := launch.NewPlan(launch.PlanFlags{
-		Flags: launch.Flags{
-			Transport: t.transport,
-			Rank:      t.rank, HasRank: fl.Changed("rank"),
-			Size: t.size, HasSize: fl.Changed("size"),
-			Coordinator: t.coordinator, Listen: t.listen, PeerTimeout: t.peerTimeout,
-			Replicas: t.replicas,
-		},
-		Procs: t.procs, HasProcs: fl.Changed("procs"),
-		HasCoordinator: fl.Changed("coordinator"), HasListen: fl.Changed("listen"),
-		Ranks: ranks, HasRanks: fl.Changed("ranks"), Verbose: t.verbose,
-	}, os.LookupEnv)
+	pf := t.PlanFlags
+	pf.HasRank, pf.HasSize, pf.HasProcs = fl.Changed("rank"), fl.Changed("size"), fl.Changed("procs")
+	pf.HasCoordinator, pf.HasListen = fl.Changed("coordinator"), fl.Changed("listen")
+	pf.Ranks, pf.HasRanks = ranks, fl.Changed("ranks")
+	p, err := launch.NewPlan(pf, os.LookupEnv)
 	if err != nil {
 		return jobPlan{}, usageError{err}
 	}
