@@ -32,8 +32,10 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if err := m.Check(); err != nil {
 		return usage(err)
 	}
-	if m.Threads, err = threadsGiven(cmd, f.threads); err != nil {
-		return err
+	if cmd.Flags().Changed("threads") { // else 0: CPUs / ranks in each run
+		if m.Threads, err = threadsOf(cmd, f.threads, 1); err != nil {
+			return err
+		}
 	}
 	for _, name := range []string{"edgefactor", "seed", "threads"} {
 		if fl := cmd.Flags().Lookup(name); fl.Changed {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"time"
 
@@ -53,25 +52,10 @@ func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
 }
 
 // threadsOf is --threads (threads) of cmd, checked, or by default the
-// CPUs shared among the ranks on this machine, at least 1.
+// CPUs shared among the ranks on this machine (launch.Threads).
 func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
-	threads, err := threadsGiven(cmd, threads)
-	if threads == 0 && err == nil {
-		threads = max(1, runtime.GOMAXPROCS(0)/ranks)
-	}
-	return threads, err
-}
-
-// threadsGiven is --threads (threads) of cmd, checked, or 0 when it was
-// not given.
-func threadsGiven(cmd *cobra.Command, threads int) (int, error) {
-	if !cmd.Flags().Changed("threads") {
-		return 0, nil
-	}
-	if threads < 1 {
-		return 0, flagError("threads", "%d is less than 1", threads)
-	}
-	return threads, nil
+	threads, err := launch.Threads(threads, cmd.Flags().Changed("threads"), ranks)
+	return threads, usage(err)
 }
 
 type bfsFlags struct {

@@ -1,6 +1,7 @@
 package launch
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 
@@ -24,5 +25,24 @@ func TestCheckRanks(t *testing.T) {
 		if bad > 0 && !strings.Contains(fe.Msg, "--procs N") {
 			t.Errorf("CheckRanks(%d): %q does not say how to run more ranks", bad, fe.Msg)
 		}
+	}
+}
+
+// TestThreads: given threads are kept (refused below 1, naming --threads);
+// by default the CPUs are shared among the ranks, at least one each.
+func TestThreads(t *testing.T) {
+	cpus := runtime.GOMAXPROCS(0)
+	for _, tc := range []struct {
+		threads    int
+		given      bool
+		localRanks int
+		want       int
+	}{{3, true, 8, 3}, {0, false, 1, cpus}, {0, false, cpus * 2, 1}, {7, false, 1, cpus}} {
+		if got, err := Threads(tc.threads, tc.given, tc.localRanks); err != nil || got != tc.want {
+			t.Errorf("Threads(%d, %v, %d) = %d, %v; want %d", tc.threads, tc.given, tc.localRanks, got, err, tc.want)
+		}
+	}
+	if _, err := Threads(0, true, 1); fielderr.Field(err) != "threads" {
+		t.Fatalf("Threads(0, given): %v", err)
 	}
 }
