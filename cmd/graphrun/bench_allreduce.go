@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/units"
 )
 
@@ -80,17 +81,10 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	if err != nil {
 		return err
 	}
-	job := bench.DenseJob{Job: bench.Job{Plan: plan, FromProcs: f.fromProcs, Out: &f.out, Stderr: cmd.ErrOrStderr()}}
-	if plan.Reports() { // only rank 0 (its first replica) prints and writes
-		outs := outputsOf(cmd)
-		if err := f.out.Declare(outs); err != nil {
-			return usage(err)
-		}
-		job.JSON, job.Plots = outs.File("json", f.json), outs.Dir("plots", f.plots)
-		if err := outs.Check(); err != nil {
-			return err
-		}
-		job.Text = textOut(cmd, outs)
+	job := bench.DenseJob{}
+	job.Job, err = f.job(cmd, plan, &f.out, func(outs *output.Set) { job.JSON, job.Plots = outs.File("json", f.json), outs.Dir("plots", f.plots) })
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
 		return launchLocal(cmd, plan, "--"+fromProcsFlag)

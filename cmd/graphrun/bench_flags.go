@@ -29,15 +29,6 @@ type matrixFlags[S any] struct {
 	out  bench.Output
 }
 
-// declareBench adds the matrix's --dir and --doc to the command's outputs
-// and checks them all, before any work.
-func declareBench(outs *output.Set, o *bench.Output) error {
-	if err := o.Declare(outs); err != nil {
-		return usage(err)
-	}
-	return outs.Check()
-}
-
 // startBench declares and checks the outputs of a matrix that runs in
 // this process, and its input files, and starts it (bench.Output.Start).
 // It returns the command's outputs.
@@ -46,7 +37,10 @@ func startBench(cmd *cobra.Command, o *bench.Output, matrix, key, command string
 	for _, in := range inputs {
 		outs.Input(in)
 	}
-	if err := declareBench(outs, o); err != nil {
+	if err := o.Declare(outs); err != nil {
+		return nil, usage(err)
+	}
+	if err := outs.Check(); err != nil {
 		return nil, err
 	}
 	o.Start(matrix, key, command)
@@ -76,4 +70,23 @@ func (f *benchJobFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	fl.BoolVar(&f.fromProcs, fromProcsFlag, false, "set by --procs on the processes it starts")
 	fl.Lookup(fromProcsFlag).Hidden = true
+}
+
+// job is a matrix's job on plan. On the process that reports (rank 0's
+// first replica, or the --procs launcher) out's files and those declare
+// adds (nil for none) join the command's outputs, checked before any work.
+func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output, declare func(*output.Set)) (bench.Job, error) {
+	job := bench.Job{Plan: plan, FromProcs: f.fromProcs, Out: out, Stderr: cmd.ErrOrStderr()}
+	if !plan.Reports() {
+		return job, nil
+	}
+	outs := outputsOf(cmd)
+	if err := out.Declare(outs); err != nil {
+		return job, usage(err)
+	}
+	if declare != nil {
+		declare(outs)
+	}
+	job.Text = textOut(cmd, outs)
+	return job, outs.Check()
 }

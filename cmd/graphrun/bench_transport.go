@@ -81,13 +81,9 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err := m.CheckJob(plan); err != nil {
 		return usage(err)
 	}
-	job := bench.Job{Plan: plan, FromProcs: f.fromProcs, Out: &f.out, Stderr: cmd.ErrOrStderr()}
-	if plan.Reports() { // only rank 0 (its first replica) prints and writes
-		outs := outputsOf(cmd)
-		if err := declareBench(outs, &f.out); err != nil {
-			return err
-		}
-		job.Text = textOut(cmd, outs)
+	job, err := f.job(cmd, plan, &f.out, nil)
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
 		return launchLocal(cmd, plan, "--"+fromProcsFlag)
