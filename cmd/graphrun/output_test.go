@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -127,16 +128,8 @@ func waitFIFO(t *testing.T, got <-chan string) string {
 func TestOutputsRefusedBeforeWork(t *testing.T) {
 	dir := t.TempDir()
 	graphPath := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
-	hard := filepath.Join(dir, "hard.txt")
-	if err := os.Link(graphPath, hard); err != nil {
-		t.Fatal(err)
-	}
-	soft := filepath.Join(dir, "soft.txt")
-	if err := os.Symlink("g.txt", soft); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o755); err != nil {
+	hard, soft, sub := filepath.Join(dir, "hard.txt"), filepath.Join(dir, "soft.txt"), filepath.Join(dir, "sub")
+	if err := errors.Join(os.Link(graphPath, hard), os.Symlink("g.txt", soft), os.Mkdir(sub, 0o755)); err != nil {
 		t.Fatal(err)
 	}
 	same := filepath.Join(dir, "same.json")
