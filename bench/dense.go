@@ -162,6 +162,16 @@ func ModelTreeOverChunked(p int) float64 {
 	return float64(2*depth) / (2 * float64(p-1) / float64(p))
 }
 
+// AlgorithmNames are the names of the configuration's algorithms, in
+// order.
+func (cfg DenseConfig) AlgorithmNames() []string {
+	var names []string
+	for _, a := range cfg.Algorithms {
+		names = append(names, a.String())
+	}
+	return names
+}
+
 // DenseTimings turns the measured rows into chart points, one series per
 // algorithm and rank count ("hypercube-chunked, 8 ranks").
 func DenseTimings(cfg DenseConfig, rows []DenseRow) []results.AllreduceTiming {
@@ -192,11 +202,7 @@ func WriteDenseTable(w io.Writer, what string, cfg DenseConfig, rows []DenseRow)
 	if model {
 		fmt.Fprint(w, " Link model: tree ÷ chunked once bandwidth dominates, 2·⌈lg p⌉ ÷ (2(p−1)/p).")
 	}
-	var names []string
-	for _, a := range cfg.Algorithms {
-		names = append(names, a.String())
-	}
-	fmt.Fprintf(w, " MB sent per call: all ranks together, exact, in the order %s.\n\n", strings.Join(names, " / "))
+	fmt.Fprintf(w, " MB sent per call: all ranks together, exact, in the order %s.\n\n", strings.Join(cfg.AlgorithmNames(), " / "))
 	header := "| ranks | elements |"
 	rule := "|---:|---:|"
 	for _, a := range cfg.Algorithms {

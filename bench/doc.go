@@ -19,6 +19,14 @@
 //   - MeasureMemory: the peak resident memory of whole runs against the
 //     memory model of graph500.
 //
+// Each matrix of `graphrun bench` is here whole: a Spec of its settings as
+// the command line gives them, whose Parse names the flag at fault
+// (internal/fielderr); the matrix's marker key and command line; its Run,
+// which measures, records one JSON per run and summary.json through an
+// Output (--dir), prints its table and regenerates it in a Markdown file
+// (--doc) between marker comments (DenseSpec, TransportSpec, BFSMatrix,
+// MemorySpec, PageRankAllreduceSpec, PageRankSpeedSpec).
+//
 // The emulated cluster's switch, which adds a one-way latency where the
 // kernel has no tc netem, is the sub-package bench/netemu.
 package bench

@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/graphrun/graphrun/bench"
+
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -57,26 +57,6 @@ func TestBenchAllreduceDense(t *testing.T) {
 	}
 }
 
-// TestParseCounts: --sizes of allreduce-dense takes counts in the unit
-// syntax of every flag (internal/units), and the keys' vector lengths read
-// back to the same counts.
-func TestParseCounts(t *testing.T) {
-	got, err := parseCounts("1e4, 100,2.5e6,1e8,10k,64Ki")
-	if want := []int{10000, 100, 2500000, 100000000, 10000, 65536}; err != nil || !slices.Equal(got, want) {
-		t.Fatalf("parseCounts: %v, %v; want %v", got, err, want)
-	}
-	for _, bad := range []string{"", "0", "-5", "1.5", "1e13", "x", "1,,2"} {
-		if _, err := parseCounts(bad); err == nil {
-			t.Errorf("parseCounts(%q) accepted", bad)
-		}
-	}
-	for _, n := range []int{10000, 10000000, 2500000, 100, 10, 7, 1234} {
-		if back, err := parseCounts(bench.FormatElements(n)); err != nil || back[0] != n {
-			t.Errorf("parseCounts(FormatElements(%d)) = %v, %v", n, back, err)
-		}
-	}
-}
-
 // TestBenchAllreduceJSONAndPlots: --json keeps every timing, --plots draws them.
 func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	dir := t.TempDir()
@@ -86,10 +66,7 @@ func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, js)
 	var doc struct {
 		Timings []results.AllreduceTiming `json:"timings"`
 	}
@@ -116,10 +93,7 @@ func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
 	out := filepath.Join(dir, "out")
 	base := []string{"bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1e3", "--repeat", "1", "--dir", out, "--doc", doc}
 	for range 2 {
-		code, stdout, errOut := runCLI(t, base...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		stdout, errOut := mustRun(t, base...)
 		if rows := denseRowLine.FindAllString(stdout, -1); len(rows) != 4 || !strings.Contains(errOut, "[4/4] 3 ranks, 10^3 elements: tree ") {
 			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 		}
@@ -140,13 +114,13 @@ func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
 	}
 	// One JSON per rank count and vector length (the last run's: the link
 	// model), each with every algorithm's exact volume.
-	var summary benchDenseSummary
+	var summary bench.DenseSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if len(summary.Files) != 4 || summary.LoadStart == nil || summary.Key != "allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 link-bandwidth=10G" {
 		t.Fatalf("summary: %+v", summary)
 	}
 	for _, file := range summary.Files {
-		var run benchDenseRun
+		var run bench.DenseRun
 		readJSONFile(t, filepath.Join(out, file), &run)
 		if len(run.Algorithms) != 4 || run.LinkBandwidth != 1e10 || run.ModelTreeOverChunked == 0 {
 			t.Fatalf("%s: %+v", file, run)

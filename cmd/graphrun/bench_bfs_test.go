@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/bench"
 )
 
 // TestBenchBFSCodecsRegeneratesItsTable: the matrix writes one JSON per run
@@ -17,16 +19,13 @@ func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
 	dir, doc := newBenchDoc(t)
 	out := filepath.Join(dir, "out")
 	for range 2 {
-		code, stdout, errOut := runCLI(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out, "--doc", doc)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		stdout, errOut := mustRun(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out, "--doc", doc)
 		if !strings.Contains(stdout, "| PDIR-auto |") || !strings.Contains(errOut, "[14/14]") {
 			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 		}
 	}
 	regenerated(t, doc, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->", "| BIT |")
-	var summary benchSummary
+	var summary bench.BFSSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" || summary.Key != "bfs-codecs scale=8 ranks=3 roots=2" || summary.LoadStart == nil || summary.FinishedAt.IsZero() {
 		t.Fatalf("summary: %+v", summary)
@@ -86,10 +85,7 @@ func TestBenchBFSKeyNamesGraphFlags(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, doc)
 	want := "### `graphrun bench bfs-scaling --scale 7 --ranks 1 --roots 1 --edgefactor 8 --seed 3`\n\n<!-- bench:bfs-scaling scale=7 ranks=1 roots=1 edgefactor=8 seed=3 -->\n"
 	if !strings.Contains(string(data), want) || !strings.Contains(string(data), "(in-process ranks, `--no-validate`; `uptime` load average ") {
 		t.Fatalf("no %q in:\n%s", want, data)

@@ -18,10 +18,7 @@ func TestBenchMemory(t *testing.T) {
 	dir := t.TempDir()
 	doc := filepath.Join(dir, "BENCH.md")
 	out := filepath.Join(dir, "out")
-	code, stdout, errOut := runCLI(t, "bench", "memory", "--scales", "10", "--ranks", "1,2", "--roots", "2", "--dir", out, "--doc", doc)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	stdout, _ := mustRun(t, "bench", "memory", "--scales", "10", "--ranks", "1,2", "--roots", "2", "--dir", out, "--doc", doc)
 	for _, row := range []string{"| bfs | 10 | 1 |", "| bfs | 10 | 2 |", "| bfs-2d | 10 | 2 |", "| pagerank | 10 | 1 |"} {
 		if !strings.Contains(stdout, row) {
 			t.Errorf("no row %q in\n%s", row, stdout)
@@ -30,10 +27,7 @@ func TestBenchMemory(t *testing.T) {
 	var summary struct {
 		Runs []bench.MemoryRun `json:"runs"`
 	}
-	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := readFile(t, filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(raw, &summary); err != nil {
 		t.Fatal(err)
 	}

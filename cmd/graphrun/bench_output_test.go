@@ -13,10 +13,7 @@ import (
 func TestBenchWritesOnlyWhereAsked(t *testing.T) {
 	clearJobEnv(t)
 	cwd := t.TempDir()
-	doc := filepath.Join(cwd, "BENCHMARKS.md")
-	if err := os.WriteFile(doc, []byte("# Benchmarks\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	doc := writeFile(t, filepath.Join(cwd, "BENCHMARKS.md"), "# Benchmarks\n")
 	t.Chdir(cwd)
 	for _, args := range [][]string{
 		{"bench", "transport", "--ranks", "2", "--sizes", "1Ki", "--min-time", "1ms"},
@@ -59,9 +56,7 @@ func newBenchDoc(t *testing.T) (dir, doc string) {
 	t.Helper()
 	dir = t.TempDir()
 	doc = filepath.Join(dir, "BENCH.md")
-	if err := os.WriteFile(doc, []byte(benchDocHead), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, doc, benchDocHead)
 	return dir, doc
 }
 
@@ -70,10 +65,7 @@ func newBenchDoc(t *testing.T) (dir, doc string) {
 // once.
 func regenerated(t *testing.T, doc string, once ...string) string {
 	t.Helper()
-	data, err := os.ReadFile(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, doc)
 	text := string(data)
 	if !strings.HasPrefix(text, benchDocHead) {
 		t.Fatalf("the regenerated file lost its head:\n%s", text)

@@ -7,34 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graphrun/graphrun/internal/units"
+	"github.com/graphrun/graphrun/bench"
 )
-
-// TestParseSizes: --sizes of bench transport takes the unit syntax of
-// every flag (1Ki = 1024, 1k = 1000), and the default sizes are written
-// back in keys and file names as they are given.
-func TestParseSizes(t *testing.T) {
-	got, err := parseSizes("1, 1Ki,64KiB, 1MiB,16Mi,1Gi,1k,2MB")
-	if want := []int{1, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 1 << 30, 1000, 2000000}; err != nil || !slices.Equal(got, want) {
-		t.Fatalf("got %v, %v; want %v", got, err, want)
-	}
-	for _, bad := range []string{"", "0", "-1Ki", "1Ti", "2Gi", "K", "1Ki,,2Ki", "x", "1.5"} {
-		if _, err := parseSizes(bad); err == nil {
-			t.Errorf("%q accepted", bad)
-		}
-	}
-	sizes, err := parseSizes(defaultBenchSizes)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tokens []string
-	for _, n := range sizes {
-		tokens = append(tokens, units.FormatBytes(int64(n)))
-	}
-	if got := strings.Join(tokens, ","); got != defaultBenchSizes || sizes[1] != 1024 {
-		t.Errorf("default sizes %v written as %q, want %q", sizes, got, defaultBenchSizes)
-	}
-}
 
 var benchRowLine = regexp.MustCompile(`(?m)^\| (\d+ (?:B|KiB|MiB)) \| (\d+) \| ([\d.]+) \| ([\d.]+) \| ([\d.]+) \|$`)
 
@@ -102,14 +76,14 @@ func TestBenchTransportRegeneratesItsTable(t *testing.T) {
 	if strings.Count(text, "| 16 KiB |") != 2 {
 		t.Fatalf("regenerated file:\n%s", text)
 	}
-	var summary benchTransportSummary
+	var summary bench.TransportSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if summary.Ranks != 2 || summary.Transport != "tcp, 2 processes" || !slices.Equal(summary.Files, []string{"transport-p2-1Ki.json", "transport-p2-16Ki.json"}) ||
 		summary.MinEfficientSize == 0 || summary.Command != "graphrun bench transport --procs 2 --sizes 1Ki,16Ki --min-time 5ms" {
 		t.Fatalf("summary: %+v", summary)
 	}
 	for _, file := range append(summary.Files, "transport-p3-1Ki.json", "transport-p3-16Ki.json") {
-		var run benchTransportRun
+		var run bench.TransportRun
 		if readJSONFile(t, filepath.Join(out, file), &run); run.Calls < 2 || run.Seconds <= 0 || run.BandwidthPerRank <= 0 {
 			t.Fatalf("%s: %+v", file, run)
 		}

@@ -1,29 +1,22 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"math"
-	"runtime"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
-	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
-	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
-	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // graphFlags are the flags that choose a Kronecker graph, shared by bfs and
@@ -48,29 +41,10 @@ const noPermuteUsage = "keep the Kronecker labels unpermuted (low ids are the hu
 // noPermuteNote is what bfs and generate print with --no-permute.
 const noPermuteNote = "graphrun: --no-permute: Kronecker labels are not permuted (low ids are the hubs); this is not a Graph500-conforming run\n"
 
-// maxTupleBytesLog bounds, as a power of two, the bytes a run holds per
-// edge tuple at its peak: a graph whose bytes would overflow int64 cannot
-// be held, and its estimate cannot be computed.
-const maxTupleBytesLog = 7
-
+// params checks the graph flags (graph500.KroneckerParams).
 func (f *graphFlags) params() (kronecker.Params, error) {
-	if f.scale < 1 || f.scale > kronecker.MaxScale {
-		return kronecker.Params{}, flagError("scale", "%d is outside 1..%d", f.scale, kronecker.MaxScale)
-	}
-	if f.edgefactor < 1 {
-		return kronecker.Params{}, flagError("edgefactor", "%d is less than 1", f.edgefactor)
-	}
-	if int64(f.edgefactor) > math.MaxInt64>>(f.scale+maxTupleBytesLog) {
-		return kronecker.Params{}, flagError("edgefactor", "%d·2^%d tuples overflow a 64-bit count of their bytes", f.edgefactor, f.scale)
-	}
-	p := kronecker.DefaultParams(f.scale)
-	p.EdgeFactor = f.edgefactor
-	p.Seed = f.seed
-	p.Unpermuted = f.noPermute
-	if err := p.Validate(); err != nil {
-		return kronecker.Params{}, usageError{err}
-	}
-	return p, nil
+	p, err := graph500.KroneckerParams(f.scale, f.edgefactor, f.seed, f.noPermute)
+	return p, usage(err)
 }
 
 func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
@@ -78,40 +52,21 @@ func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
 }
 
 // threadsOf is --threads (threads) of cmd, checked, or by default the
-// CPUs shared among the ranks on this machine, at least 1.
+// CPUs shared among the ranks on this machine (launch.Threads).
 func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
-	if !cmd.Flags().Changed("threads") {
-		return max(1, runtime.GOMAXPROCS(0)/ranks), nil
-	}
-	if threads < 1 {
-		return 0, flagError("threads", "%d is less than 1", threads)
-	}
-	return threads, nil
+	threads, err := launch.Threads(threads, cmd.Flags().Changed("threads"), ranks)
+	return threads, usage(err)
 }
 
 type bfsFlags struct {
 	graphFlags
 	transportFlags
-	ranks, roots int
-	root         int64
-	out, json    string
-	plots        string
-	dpi          int // --dpi of the --plots PNG files
-	noValidate   bool
-	exchange     string
-	direction    string
-	codec        string
-	algo         string
-	breakdown    bool
-	force        bool
-	partition    string
-	grid         string
-	blocks       int    // --blocks-per-rank
-	placement    string // --placement
-	format       string
-	directed     bool
-
-	gridRows, gridCols int // parsed --grid, or the automatic grid
+	runOutputFlags
+	s         graph500.Settings
+	ranks     int
+	breakdown bool
+	force     bool
+	format    string
 }
 
 func newBFSCommand() *cobra.Command {
@@ -133,63 +88,50 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	f.graphFlags.register(cmd)
 	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
+	f.runOutputFlags.register(fl, "the text block", "frontier and bytes per level, time breakdown, TEPS")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
-	fl.IntVar(&f.roots, "roots", graph500.DefaultRoots, "number of search keys")
-	fl.Int64Var(&f.root, "root", -1, "run one search from this vertex instead of sampled keys")
-	fl.StringVar(&f.out, "out", "", `with --root: write "vertex parent level" lines to this file`)
-	fl.BoolVar(&f.noValidate, "no-validate", false, "skip validation of the searches")
-	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text block then goes to stderr)`)
-	fl.StringVar(&f.exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
+	fl.IntVar(&f.s.Roots, "roots", graph500.DefaultRoots, "number of search keys")
+	fl.Int64Var(&f.s.Root, "root", -1, "run one search from this vertex instead of sampled keys")
+	fl.StringVar(&f.s.Out, "out", "", `with --root: write "vertex parent level" lines to this file`)
+	fl.BoolVar(&f.s.NoValidate, "no-validate", false, "skip validation of the searches")
+	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
 		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")
-	fl.StringVar(&f.codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
-	fl.StringVar(&f.algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
-	fl.StringVar(&f.plots, "plots", "", "write the run's charts (frontier and bytes per level, time breakdown, TEPS) as SVG, PDF and PNG into this directory")
-	addDPIFlag(fl, &f.dpi)
+	fl.StringVar(&f.s.Codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
+	fl.StringVar(&f.s.Algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
-	fl.StringVar(&f.direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
+	fl.StringVar(&f.s.Direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
-	fl.StringVar(&f.partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
-	fl.StringVar(&f.grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
-	fl.IntVar(&f.blocks, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
-	fl.StringVar(&f.placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy) or round-robin")
+	fl.StringVar(&f.s.Partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
+	fl.StringVar(&f.s.Grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
+	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
+	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy) or round-robin")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
-	fl.BoolVar(&f.directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
+	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
 	fl.StringVar(&f.format, "format", "auto", "with FILE: its format, snap, el, wel, mtx or bel, optionally .gz (auto: from the name; needed for a stream)")
 	return cmd
 }
 
 func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
-	var params kronecker.Params
-	err := checkDPI(f.dpi)
-	if err != nil {
+	if err := f.checkDPI(); err != nil {
 		return err
 	}
-	if len(args) == 0 {
-		for _, flag := range []string{"format", "directed"} {
-			if cmd.Flags().Changed(flag) {
-				return flagError(flag, "needs an edge list FILE")
-			}
-		}
+	f.s.Given = cmd.Flags().Changed
+	var file string
+	if len(args) > 0 {
+		file = args[0]
+	}
+	if err := usage(f.s.CheckSource(file)); err != nil {
+		return err
+	}
+	var params kronecker.Params
+	if file == "" {
+		var err error
 		if params, err = f.params(); err != nil {
 			return err
 		}
-	} else {
-		for _, flag := range []string{"scale", "edgefactor", "force"} {
-			if cmd.Flags().Changed(flag) {
-				return flagError(flag, "chooses a Kronecker graph: it cannot be combined with the edge list %s", args[0])
-			}
-		}
-		params.Seed = f.seed
-		if f.directed {
-			for _, flag := range []string{"exchange", "codec", "algo", "direction", "partition", "grid"} {
-				if cmd.Flags().Changed(flag) {
-					return flagError(flag, "cannot be combined with --directed (top-down, push exchange, 1D partition)")
-				}
-			}
-			f.exchange, f.direction = "push", "top-down"
-		}
 	}
-	if err := checkRanks(f.ranks); err != nil {
+	params.Seed = f.seed
+	if err := usage(launch.CheckRanks(f.ranks)); err != nil {
 		return err
 	}
 	plan, err := f.plan(cmd, f.ranks)
@@ -200,97 +142,36 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	exchangeDefaulted := defaultExchange(plan, cmd, &f.exchange, &f.codec)
-	if f.algo != "" {
-		for _, flag := range []string{"exchange", "codec"} {
-			if cmd.Flags().Changed(flag) {
-				return flagError("algo", "cannot be combined with --%s (it sets both --exchange and --codec)", flag)
-			}
-		}
-		ex, codec, err := bench.ParseAlgorithm(f.algo)
-		if err != nil {
-			return flagError("algo", "%v", err)
-		}
-		f.exchange, f.codec = ex, codec
-		if !cmd.Flags().Changed("direction") {
-			f.direction = "bottom-up" // the paper's algorithms are bottom-up at every level
-		}
+	exchangeDefaulted := f.s.DefaultExchange(plan.Procs > 0 || plan.MultiProcess())
+	if exchangeDefaulted && plan.Procs == 0 && plan.MultiProcess() && plan.Reports() {
+		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", f.s.Exchange, f.s.Codec)
 	}
-	exchange, err := spmv.ParseExchange(f.exchange)
-	if err != nil {
-		return flagError("exchange", "%v", err)
-	}
-	direction, err := spmv.ParseDirection(f.direction)
-	if err != nil {
-		return flagError("direction", "%v", err)
-	}
-	if _, err := frontier.New(f.codec); err != nil {
-		return flagError("codec", "%v", err)
-	}
-	if exchange == spmv.ExchangePush && cmd.Flags().Changed("direction") && direction != spmv.DirectionTopDown {
-		return flagError("direction", "%s needs --exchange allgather (push is top-down at every level)", direction)
-	}
-	if f.blocks < 1 {
-		return flagError("blocks-per-rank", "%d is less than 1", f.blocks)
-	}
-	if f.blocks > 1 && f.partition != "2d" {
-		return flagError("blocks-per-rank", "needs --partition 2d")
-	}
-	placement, err := graph500.ParsePlacement(f.placement)
-	if err != nil {
-		return flagError("placement", "%v", err)
-	}
-	gridNote, err := f.parseGrid(cmd, plan.TotalRanks()*f.blocks)
-	if err != nil {
+	if err := usage(bench.ApplyAlgorithm(&f.s)); err != nil {
 		return err
 	}
-	rootSet := cmd.Flags().Changed("root")
-	switch {
-	case rootSet && len(args) > 0 && f.root < 0:
-		return flagError("root", "%d is negative: vertex ids are not", f.root)
-	case rootSet && len(args) == 0 && (f.root < 0 || f.root >= params.NumVertices()):
-		return flagError("root", "%d is outside [0, %d) for scale %d", f.root, params.NumVertices(), params.Scale)
-	}
-	if !rootSet {
-		f.root = -1
-		if f.roots < 1 {
-			return flagError("roots", "%d is less than 1", f.roots)
-		}
-	}
-	if f.out != "" && !rootSet {
-		return flagError("out", "needs --root (the tree of one search)")
+	cfg, gridNote, err := f.s.Config(params, file != "", plan.TotalRanks())
+	if err != nil {
+		return usage(err)
 	}
 	var in *graph.Input
-	if len(args) > 0 {
-		if in, err = resolveFileInput(cmd, f.format, args[0], plan); err != nil {
+	if file != "" {
+		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
 		}
-	} else if err := f.checkMemory(params, plan, exchange, direction); err != nil {
+	} else if err := f.checkMemory(cfg, plan); err != nil {
 		return err
 	}
-	// The process that reports (rank 0's, or the --procs launcher) checks
-	// the outputs before any work.
-	outs := outputsOf(cmd)
-	var tree, jsonOut *output.File
-	var plotsOut *output.Dir
-	if plan.Reports() {
-		if in != nil {
-			outs.Input(in.Path)
-		}
-		tree, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
-		if err := outs.Check(); err != nil {
-			return err
-		}
+	var inPath string
+	var stdin io.Reader // rank 0's standard input in a --procs job: an input read from -
+	if in != nil {
+		inPath, stdin = in.Path, in.StdinForChildren()
+	}
+	outs, tree, err := f.declareRun(cmd, plan, inPath, f.s.Out)
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
-		var extra []string
-		if !cmd.Flags().Changed("threads") {
-			extra = append(extra, fmt.Sprintf("--threads=%d", threads))
-		}
-		if in != nil {
-			plan.Stdin = in.StdinForChildren()
-		}
-		return launchLocal(cmd, plan, append(extra, args...)...)
+		return launchRanks(cmd, plan, threads, stdin, args)
 	}
 
 	stderr := cmd.ErrOrStderr()
@@ -300,16 +181,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
-	bar := progress.NewStages(stderr, params.Scale, f.roots, rootSet)
-	cfg := graph500.Config{
-		Graph: params, Ranks: f.ranks, Threads: threads, NumRoots: f.roots, Root: f.root,
-		Validate: !f.noValidate, Exchange: exchange, Direction: direction, Codec: f.codec,
-		Partition2D: f.partition == "2d", GridRows: f.gridRows, GridCols: f.gridCols,
-		BlocksPerRank: f.blocks, Placement: placement,
-		Progress: bar.Update,
-		Warn:     func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) },
-	}
-	if f.out != "" {
+	bar := progress.NewStages(stderr, params.Scale, f.s.Roots, cfg.Root >= 0)
+	cfg.Ranks, cfg.Threads, cfg.Progress = f.ranks, threads, bar.Update
+	cfg.Warn = func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) }
+	if f.s.Out != "" {
 		// Every rank takes part in gathering the tree; rank 0 writes it.
 		cfg.Tree = func(chunk []byte) error {
 			if tree == nil {
@@ -325,17 +200,10 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
 	var run *results.Graph500Run
-	size := 0 // in-process ranks
-	if plan.MultiProcess() {
-		size = plan.Job.Size
-	}
-	runner := func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
-		return plan.RunRanks(ctx, stderr, fn)
-	}
 	if in != nil {
-		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.directed}, size, runner)
+		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed}, plan.JobSize(), plan.Runner(stderr))
 	} else {
-		run, err = graph500.RunJob(cmd.Context(), cfg, size, runner)
+		run, err = graph500.RunJob(cmd.Context(), cfg, plan.JobSize(), plan.Runner(stderr))
 	}
 	bar.Clear()
 	if in != nil && graph500.IsInputError(err) {
@@ -354,27 +222,23 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 			return err
 		}
 	}
-	return writeBFSRun(f, run, jsonOut, plotsOut, textOut(cmd, outs), stderr)
+	return writeBFSRun(f, run, textOut(cmd, outs), stderr)
 }
 
 // writeBFSRun prints a finished run, as rank 0 of every transport does: the
 // JSON (--json), the breakdown (--breakdown), the charts (--plots) and the
 // Graph500 block on textOut.
-func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, plotsOut *output.Dir, textOut, stderr io.Writer) error {
-	if jsonOut != nil {
-		if err := jsonOut.WriteAll(run.WriteJSON); err != nil {
-			return err
-		}
+func writeBFSRun(f *bfsFlags, run *results.Graph500Run, textOut, stderr io.Writer) error {
+	if err := f.writeJSON(run.WriteJSON); err != nil {
+		return err
 	}
 	if f.breakdown {
 		if err := run.WriteBreakdown(stderr); err != nil {
 			return err
 		}
 	}
-	if plotsOut != nil {
-		if err := writePlots(plotsOut, []results.ReportInput{{Path: "bfs", BFS: run}}, f.dpi); err != nil {
-			return err
-		}
+	if err := f.writePlots(results.ReportInput{Path: "bfs", BFS: run}); err != nil {
+		return err
 	}
 	fmt.Fprint(stderr, run.PeakMemoryLine())
 	results.NoteDominance(stderr, run.Searches)
@@ -386,49 +250,11 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, jsonOut *output.File, pl
 }
 
 // checkMemory refuses, unless --force, a Kronecker run whose memory
-// estimate (graph500.EstimateMemory) exceeds what this machine has; a run
-// whose counts overflow is refused even with --force.
-func (f *bfsFlags) checkMemory(params kronecker.Params, plan jobPlan, exchange spmv.Exchange, direction spmv.Direction) error {
-	memCfg := graph500.MemoryConfig{
-		Scale: params.Scale, EdgeFactor: params.EdgeFactor, Ranks: plan.TotalRanks(), LocalRanks: plan.LocalRanks(),
-		Partition2D: f.partition == "2d", BlocksPerRank: f.blocks, Exchange: exchange, Direction: direction, Validate: !f.noValidate,
-	}
+// estimate exceeds what this machine has (graph500.CheckRunMemory).
+func (f *bfsFlags) checkMemory(cfg graph500.Config, plan jobPlan) error {
+	processes := 0 // in-process ranks
 	if plan.Procs > 0 || plan.MultiProcess() {
-		memCfg.Processes = plan.LocalRanks()
+		processes = plan.LocalRanks()
 	}
-	err := graph500.CheckMemory(memCfg, f.force)
-	var me *graph500.MemoryError
-	if errors.As(err, &me) {
-		return flagError(me.Field, "%s", me.Msg)
-	}
-	return err
-}
-
-// parseGrid checks --partition and --grid against the job's rank count and
-// fills in the grid (the most square one when --grid is not given). It
-// returns AutoGrid's note when the automatic grid is far from square.
-func (f *bfsFlags) parseGrid(cmd *cobra.Command, ranks int) (note string, err error) {
-	switch f.partition {
-	case "1d":
-		if cmd.Flags().Changed("grid") {
-			return "", flagError("grid", "needs --partition 2d")
-		}
-		return "", nil
-	case "2d":
-	default:
-		return "", flagError("partition", "unknown partition %q (want 1d or 2d)", f.partition)
-	}
-	if !cmd.Flags().Changed("grid") {
-		f.gridRows, f.gridCols, note = partition.AutoGrid(ranks) // note: only for a prime or lopsided rank count
-		return note, nil
-	}
-	r, c, err := partition.ParseGrid(f.grid)
-	if err != nil {
-		return "", flagError("grid", "%v", err)
-	}
-	if r*c != ranks {
-		return "", flagError("grid", "%dx%d has %d ranks, the job has %d", r, c, r*c, ranks)
-	}
-	f.gridRows, f.gridCols = r, c
-	return "", nil
+	return usage(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), processes, f.force))
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,10 +20,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		if code, _, errOut := runCLI(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		wantTree, err := os.ReadFile(want)
-		if err != nil {
-			t.Fatal(err)
-		}
+		wantTree := readFile(t, want)
 		for _, extra := range [][]string{{"--ranks", "4", "--blocks-per-rank", "4"}, {"--ranks", "3", "--blocks-per-rank", "2", "--placement", "round-robin", "--exchange", "packed"}} {
 			path := filepath.Join(dir, "tree-blocks")
 			args := append(append([]string{"bfs", "--scale", "10", "--root", "3", "--partition", "2d", "--out", path}, extra...), permute...)
@@ -35,25 +31,14 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (permute != nil) {
 				t.Fatalf("%v: the --no-permute note is %v in stderr:\n%s", args, got, errOut)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, path)
 			if !bytes.Equal(got, wantTree) {
 				t.Fatalf("%v: the tree differs from the 1D tree", args)
 			}
 		}
 	}
 	path := filepath.Join(dir, "run.json")
-	code, _, errOut := runCLI(t, "bfs", "--scale", "10", "--roots", "2", "--ranks", "4", "--partition", "2d", "--blocks-per-rank", "4",
-		"--no-permute", "--json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "bfs", "--scale", "10", "--roots", "2", "--ranks", "4", "--partition", "2d", "--blocks-per-rank", "4", "--no-permute", "--json", path)
 	var obj struct {
 		Ranks      int    `json:"num_ranks"`
 		Grid       string `json:"grid"`
@@ -68,11 +53,9 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			Sent    int64   `json:"bytes_sent"`
 		} `json:"rank_loads"`
 	}
-	if err := json.Unmarshal(data, &obj); err != nil {
-		t.Fatal(err)
-	}
+	readJSONFile(t, path, &obj)
 	if obj.Ranks != 4 || obj.Grid != "4x4" || obj.Blocks != 4 || obj.Placement != "lshs" || !obj.Unpermuted || !obj.Validated || len(obj.Loads) != 4 {
-		t.Fatalf("JSON: %s", data)
+		t.Fatalf("JSON: %+v", obj)
 	}
 	for r, l := range obj.Loads {
 		if l.Blocks < 1 || l.Scanned <= 0 || l.Busy <= 0 {
@@ -106,10 +89,7 @@ func TestGenerateNoPermute(t *testing.T) {
 	var files [2][]byte
 	for k, extra := range [][]string{nil, {"--no-permute"}} {
 		path := filepath.Join(dir, "g.el")
-		code, _, errOut := runCLI(t, append([]string{"generate", "--scale", "6", "-o", path}, extra...)...)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		_, errOut := mustRun(t, append([]string{"generate", "--scale", "6", "-o", path}, extra...)...)
 		if got := strings.Contains(errOut, "not a Graph500-conforming run"); got != (extra != nil) {
 			t.Fatalf("%v: note %v in %q", extra, got, errOut)
 		}

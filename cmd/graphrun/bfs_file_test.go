@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,10 +25,7 @@ func bfsTree(t *testing.T, stdin []byte, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("bfs %v: %v\n%s", args, err, se.String())
 	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, outPath)
 	return string(data)
 }
 
@@ -40,10 +36,7 @@ func bfsTree(t *testing.T, stdin []byte, args ...string) string {
 func TestBFSFileCLIStdin(t *testing.T) {
 	clearJobEnv(t)
 	file := filepath.Join(sharedData(t), "soc-Slashdot0902.txt.gz")
-	gz, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	gz := readFile(t, file)
 	var plain bytes.Buffer
 	zcat := exec.Command("gzip", "-dc")
 	zcat.Stdin, zcat.Stdout = bytes.NewReader(gz), &plain
@@ -73,38 +66,26 @@ func TestBFSFileCLI(t *testing.T) {
 	mtx := filepath.Join(dir, "g.mtx")
 	// A path 1-2-3 and a triangle 5-6-7, symmetric, 1-based.
 	data := "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n7 7 5\n2 1\n3 2\n6 5\n7 6\n7 5\n"
-	if err := os.WriteFile(mtx, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeFile(t, mtx, data)
 	tree := filepath.Join(dir, "t.txt")
 	js := filepath.Join(dir, "run.json")
-	code, out, errOut := runCLI(t, "bfs", mtx, "--root", "1", "--out", tree, "--json", js, "--ranks", "2", "--partition", "2d")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, errOut := mustRun(t, "bfs", mtx, "--root", "1", "--out", tree, "--json", js, "--ranks", "2", "--partition", "2d")
 	if !strings.Contains(out, "NBFS:                           1\n") {
 		t.Errorf("no Graph500 block:\n%s", out)
 	}
-	got, err := os.ReadFile(tree)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got := readFile(t, tree)
 	if want := "1 1 0\n2 1 1\n3 2 2\n5 -1 -1\n6 -1 -1\n7 -1 -1\n"; string(got) != want {
 		t.Errorf("tree:\n%s\nwant:\n%s", got, want)
-	}
-	raw, err := os.ReadFile(js)
-	if err != nil {
-		t.Fatal(err)
 	}
 	var doc struct {
 		Input    string `json:"input"`
 		Vertices int64  `json:"vertices"`
 		Tuples   int64  `json:"tuples"`
 	}
-	if err := json.Unmarshal(raw, &doc); err != nil || doc.Input != mtx || doc.Vertices != 6 || doc.Tuples != 5 { // one tuple per entry
-		t.Errorf("JSON input %+v, %v", doc, err)
+	if readJSONFile(t, js, &doc); doc.Input != mtx || doc.Vertices != 6 || doc.Tuples != 5 { // one tuple per entry
+		t.Errorf("JSON input %+v", doc)
 	}
-	code, out, errOut = runCLI(t, "bfs", mtx, "--ranks", "3", "--exchange", "packed")
+	code, out, errOut := runCLI(t, "bfs", mtx, "--ranks", "3", "--exchange", "packed")
 	if code != 0 || !strings.Contains(out, "NBFS:                           6\n") || !strings.Contains(errOut, "only 6 vertices have degree") {
 		t.Errorf("sampled run: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -118,9 +99,7 @@ func TestBFSFileCLIErrors(t *testing.T) {
 	good := filepath.Join(dir, "g.el")
 	empty := filepath.Join(dir, "empty.txt")
 	for p, data := range map[string]string{bad: "1 2\n3 x\n", good: "10 20\n20 30\n", empty: "# none\n"} {
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, data)
 	}
 	for _, c := range []struct {
 		args []string
@@ -148,10 +127,7 @@ func TestBFSFileCLIErrors(t *testing.T) {
 // TestBFSKroneckerIsolatedRoot checks that a root without edges warns:
 // its TEPS is 0, never silently.
 func TestBFSKroneckerIsolatedRoot(t *testing.T) {
-	code, out, errOut := runCLI(t, "bfs", "--scale", "10", "--root", "0")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, errOut := mustRun(t, "bfs", "--scale", "10", "--root", "0")
 	if !strings.Contains(out, "harmonic_mean_TEPS:     !  0\n") || !strings.Contains(errOut, "warning: root 0 has no edges") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, errOut)
 	}
@@ -162,10 +138,7 @@ func TestBFSKroneckerIsolatedRoot(t *testing.T) {
 // cannot combine with exit 2.
 func TestBFSFileCLIDirected(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, "d.txt")
-	if err := os.WriteFile(path, []byte("10 20\n20 30\n40 10\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeFile(t, filepath.Join(dir, "d.txt"), "10 20\n20 30\n40 10\n")
 	want := "10 10 0\n20 10 1\n30 20 2\n40 -1 -1\n"
 	for _, ranks := range [][]string{{"--ranks", "2"}, {"--procs", "2"}} {
 		if got := bfsTree(t, nil, append([]string{path, "--directed", "--root", "10"}, ranks...)...); got != want {

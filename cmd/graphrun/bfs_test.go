@@ -9,16 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/graphrun/graphrun/results"
 )
-
-func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
-	return code, out.String(), errb.String()
-}
 
 // graph500Fields are the reference's output fields, in its order.
 var graph500Fields = []string{
@@ -33,10 +24,7 @@ var graph500Fields = []string{
 }
 
 func TestBFSPrintsGraph500Block(t *testing.T) {
-	code, out, errOut := runCLI(t, "bfs", "--scale", "10", "--ranks", "3", "--threads", "2")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
+	out, errOut := mustRun(t, "bfs", "--scale", "10", "--ranks", "3", "--threads", "2")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if len(lines) != len(graph500Fields) {
 		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(graph500Fields), out)
@@ -59,10 +47,7 @@ func TestBFSPrintsGraph500Block(t *testing.T) {
 
 func TestBFSJSON(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "run.json")
-	code, out, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "5", "--json", path, "--exchange", "push")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
+	out, errOut := mustRun(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "5", "--json", path, "--exchange", "push")
 	if !strings.Contains(out, "NBFS:                           5\n") {
 		t.Fatalf("text block missing:\n%s", out)
 	}
@@ -76,14 +61,7 @@ func TestBFSJSON(t *testing.T) {
 	if obj["validated"] != true || obj["exchange"] != "push" {
 		t.Errorf("validated=%v exchange=%v", obj["validated"], obj["exchange"])
 	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := results.ReadRunJSON(bytes.NewReader(data))
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := readRun(t, path)
 	if len(run.Searches) != 5 || run.CommBytes <= 0 {
 		t.Fatalf("searches %d, comm bytes %d", len(run.Searches), run.CommBytes)
 	}
@@ -93,10 +71,7 @@ func TestBFSJSON(t *testing.T) {
 	}
 
 	// --json - puts JSON alone on stdout and the block on stderr.
-	code, out, errOut = runCLI(t, "bfs", "--scale", "6", "--roots", "2", "--json", "-")
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
+	out, errOut = mustRun(t, "bfs", "--scale", "6", "--roots", "2", "--json", "-")
 	if err := json.Unmarshal([]byte(out), &obj); err != nil {
 		t.Fatalf("stdout is not JSON: %v\n%s", err, out)
 	}
@@ -118,10 +93,7 @@ func TestBFSRanksGiveIdenticalTrees(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("ranks %s: exit %d: %s", ranks, code, errOut)
 			}
-			got, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := readFile(t, path)
 			if want == nil {
 				want = got
 				if n := bytes.Count(got, []byte("\n")); n != 1<<11 {
@@ -206,21 +178,11 @@ func TestBFSPaperAlgorithmsAndBreakdown(t *testing.T) {
 	var want []int64
 	for _, algo := range []string{"BIT", "WAH", "ZLB-DF", "DIR-WAH", "DIR-ZLB-BS", "DIR-auto", "PDIR-WAH", "PDIR-auto"} {
 		path := filepath.Join(t.TempDir(), "run.json")
-		code, out, errOut := runCLI(t, "bfs", "--scale", "9", "--ranks", "3", "--roots", "4", "--algo", algo, "--breakdown", "--json", path)
-		if code != 0 {
-			t.Fatalf("%s: exit %d: %s", algo, code, errOut)
-		}
+		out, errOut := mustRun(t, "bfs", "--scale", "9", "--ranks", "3", "--roots", "4", "--algo", algo, "--breakdown", "--json", path)
 		if !strings.Contains(out, "bfs  harmonic_mean_TEPS:") || !strings.Contains(errOut, "compression&sieve") {
 			t.Fatalf("%s: missing block or breakdown:\n%s\n%s", algo, out, errOut)
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		run, err := results.ReadRunJSON(bytes.NewReader(data))
-		if err != nil {
-			t.Fatal(err)
-		}
+		run := readRun(t, path)
 		if run.Direction != "bottom-up" {
 			t.Fatalf("%s: direction %q, want bottom-up", algo, run.Direction)
 		}
@@ -256,10 +218,7 @@ func TestBFS2DPartition(t *testing.T) {
 	if code, _, errOut := runCLI(t, "bfs", "--scale", "11", "--seed", "5", "--root", "17", "--ranks", "6", "--out", want); code != 0 {
 		t.Fatalf("1d: exit %d: %s", code, errOut)
 	}
-	wantTree, err := os.ReadFile(want)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wantTree := readFile(t, want)
 	for _, extra := range [][]string{{"--ranks", "6", "--grid", "3x2"}, {"--ranks", "6", "--grid", "2x3", "--exchange", "sieve", "--codec", "wah"},
 		{"--ranks", "4", "--exchange", "packed", "--codec", "auto"}, {"--ranks", "6", "--exchange", "push"}, {"--ranks", "1"}} {
 		path := filepath.Join(dir, "tree-2d")
@@ -268,10 +227,7 @@ func TestBFS2DPartition(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
 		}
-		got, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := readFile(t, path)
 		if !bytes.Equal(got, wantTree) {
 			t.Fatalf("%v: 2D tree differs from the 1D tree", extra)
 		}
@@ -279,10 +235,7 @@ func TestBFS2DPartition(t *testing.T) {
 
 	// JSON and breakdown; 7 ranks is prime: the CLI says which grid it took.
 	path := filepath.Join(dir, "run.json")
-	code, _, errOut := runCLI(t, "bfs", "--scale", "10", "--ranks", "7", "--roots", "3", "--partition", "2d", "--json", path, "--breakdown")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	_, errOut := mustRun(t, "bfs", "--scale", "10", "--ranks", "7", "--roots", "3", "--partition", "2d", "--json", path, "--breakdown")
 	if !strings.Contains(errOut, "grid: 7 ranks: 7 is prime") || !strings.Contains(errOut, "using 7x1") ||
 		!strings.Contains(errOut, "partition 2d, grid 7x1") || !strings.Contains(errOut, "per-rank load over 7 ranks") {
 		t.Fatalf("stderr lacks the grid note or the breakdown's partition:\n%s", errOut)
@@ -293,15 +246,11 @@ func TestBFS2DPartition(t *testing.T) {
 		t.Fatalf("JSON partition %v grid %v loads %v imbalance %v validated %v", obj["partition"], obj["grid"], obj["rank_loads"], obj["load_imbalance"], obj["validated"])
 	}
 	// A square rank count needs no note; a 1D run says "1d".
-	code, _, errOut = runCLI(t, "bfs", "--scale", "9", "--ranks", "4", "--roots", "2", "--partition", "2d", "--json", path)
-	if code != 0 || strings.Contains(errOut, "grid:") {
-		t.Fatalf("exit %d, stderr %q", code, errOut)
+	if _, errOut := mustRun(t, "bfs", "--scale", "9", "--ranks", "4", "--roots", "2", "--partition", "2d", "--json", path); strings.Contains(errOut, "grid:") {
+		t.Fatalf("stderr %q", errOut)
 	}
-	code, _, errOut = runCLI(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "2", "--json", path)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
-	data, _ := os.ReadFile(path)
+	mustRun(t, "bfs", "--scale", "9", "--ranks", "2", "--roots", "2", "--json", path)
+	data := readFile(t, path)
 	if !strings.Contains(string(data), `"partition": "1d"`) || strings.Contains(string(data), `"grid"`) {
 		t.Fatalf("1D JSON: %s", data)
 	}

@@ -51,10 +51,7 @@ func TestConvertCLI(t *testing.T) {
 		}
 	}
 	// And back: a .grb of a Matrix Market file keeps the 1-based ids.
-	mtx := filepath.Join(dir, "g.mtx")
-	if err := os.WriteFile(mtx, []byte("%%MatrixMarket matrix coordinate pattern general\n9 9 2\n9 1\n1 5\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mtx := writeFile(t, filepath.Join(dir, "g.mtx"), "%%MatrixMarket matrix coordinate pattern general\n9 9 2\n9 1\n1 5\n")
 	mgrb, mel := filepath.Join(dir, "m.grb"), filepath.Join(dir, "m.el")
 	for _, args := range [][]string{{"convert", mtx, "-o", mgrb}, {"convert", mgrb, "-o", mel}} {
 		if code, _, errOut := runCLI(t, args...); code != 0 {
@@ -88,9 +85,7 @@ func TestConvertCLIErrors(t *testing.T) {
 	good, bad := filepath.Join(dir, "g.txt"), filepath.Join(dir, "bad.txt")
 	corrupt := filepath.Join(dir, "c.grb")
 	for p, data := range map[string]string{good: "1 2\n", bad: "1 2\n3\n", corrupt: "GRUNGRPH and more"} {
-		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, p, data)
 	}
 	for _, c := range []struct {
 		args []string

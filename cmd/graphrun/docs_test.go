@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,10 +13,7 @@ import (
 func TestInstallDocs(t *testing.T) {
 	read := func(name string) string {
 		t.Helper()
-		data, err := os.ReadFile(filepath.Join("..", "..", name))
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, filepath.Join("..", "..", name))
 		return string(data)
 	}
 	readme := read("README.md")

@@ -19,7 +19,7 @@ func TestBFSNotesADominatedHarmonicMean(t *testing.T) {
 	}
 	run.Searches[2] = results.Search{Root: 77, NEdge: 1, Time: 0.001, ValidateTime: -1}
 	var text, stderr bytes.Buffer
-	if err := writeBFSRun(&bfsFlags{}, run, nil, nil, &text, &stderr); err != nil {
+	if err := writeBFSRun(&bfsFlags{}, run, &text, &stderr); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(stderr.String(), "graphrun: note: search 2 (root 77) traversed a component of 1 edge against a median of 67 M") {
@@ -30,7 +30,7 @@ func TestBFSNotesADominatedHarmonicMean(t *testing.T) {
 	}
 	run.Searches[2] = results.Search{Root: 77, NEdge: 66_000_000, Time: 0.07, ValidateTime: -1}
 	stderr.Reset()
-	if err := writeBFSRun(&bfsFlags{}, run, nil, nil, &text, &stderr); err != nil || strings.Contains(stderr.String(), "note") {
+	if err := writeBFSRun(&bfsFlags{}, run, &text, &stderr); err != nil || strings.Contains(stderr.String(), "note") {
 		t.Fatalf("an even run noted: %v, %q", err, stderr.String())
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -23,10 +22,7 @@ func TestJSONEnvelope(t *testing.T) {
 		if code, _, errOut := runCLI(t, args...); code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
-		data, err := os.ReadFile(args[len(args)-1])
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, args[len(args)-1])
 		var env results.Envelope
 		if err := json.Unmarshal(data, &env); err != nil {
 			t.Fatal(err)

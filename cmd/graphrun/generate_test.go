@@ -20,10 +20,7 @@ func TestGenerateWritesTheSearchedTuples(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"g.el", "g.bel"} {
 		path := filepath.Join(dir, name)
-		code, _, errOut := runCLI(t, "generate", "--scale", "9", "--edgefactor", "8", "--seed", "3", "-o", path)
-		if code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		mustRun(t, "generate", "--scale", "9", "--edgefactor", "8", "--seed", "3", "-o", path)
 		edges := readEdgeFile(t, path)
 		p := kronecker.DefaultParams(9)
 		p.EdgeFactor, p.Seed = 8, 3
@@ -42,10 +39,7 @@ func TestGenerateWritesTheSearchedTuples(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	levels := plainBFSLevels(1<<9, edges, root)
-	data, err := os.ReadFile(treePath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, treePath)
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	for v := 0; sc.Scan(); v++ {
 		var vertex, parent, level int64

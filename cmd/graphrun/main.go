@@ -16,8 +16,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // usageError marks bad input (flags, files): graphrun exits with status 2.
@@ -29,6 +31,28 @@ func (e usageError) Unwrap() error { return e.err }
 // flagError returns a usage error naming the flag.
 func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
+}
+
+// flagErrors turns a library's error about a setting into a usage error
+// naming its flag: a fielderr.Error or a spmv.PageRankConfigError
+// ("--repeat: 0 is less than 1"). Other errors are returned as they are.
+func flagErrors(err error) error {
+	var ce *spmv.PageRankConfigError
+	if fe, ok := fielderr.As(err); ok {
+		return flagError(fe.Field, "%s", fe.Msg)
+	} else if errors.As(err, &ce) {
+		return flagError(ce.Field, "%s", ce.Msg)
+	}
+	return err
+}
+
+// usage is flagErrors for a check whose every error is bad input: one
+// without a field is a usage error too. nil stays nil.
+func usage(err error) error {
+	if err = flagErrors(err); err != nil && !isUsage(err) {
+		return usageError{err}
+	}
+	return err
 }
 
 // exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
@@ -47,8 +71,9 @@ func exitCode(err error) int {
 	if isUsage(err) {
 		return 2
 	}
-	if code, ok := launchExitCode(err); ok {
-		return code
+	var xe *launch.ExitError // a local job's failure: the status of the rank that failed first
+	if errors.As(err, &xe) {
+		return xe.ExitCode()
 	}
 	return 1
 }

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"io"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -51,10 +51,7 @@ func assertEntries(t *testing.T, dir string, names ...string) {
 // replaces the link's target, keeps the link and the target's 0600 mode.
 func TestOutputThroughSymlinkKeepsLinkAndMode(t *testing.T) {
 	dir := t.TempDir()
-	graphPath := filepath.Join(dir, "g.txt")
-	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
 	real, link := filepath.Join(dir, "real.tsv"), filepath.Join(dir, "link.tsv")
 	if err := os.WriteFile(real, []byte("old\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -62,9 +59,7 @@ func TestOutputThroughSymlinkKeepsLinkAndMode(t *testing.T) {
 	if err := os.Symlink("real.tsv", link); err != nil {
 		t.Fatal(err)
 	}
-	if code, _, errOut := runCLI(t, "pagerank", graphPath, "--out", link); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	mustRun(t, "pagerank", graphPath, "--out", link)
 	if info, err := os.Lstat(link); err != nil || info.Mode()&fs.ModeSymlink == 0 {
 		t.Fatalf("--out replaced the symbolic link: %v %v", info, err)
 	}
@@ -82,18 +77,10 @@ func TestOutputThroughSymlinkKeepsLinkAndMode(t *testing.T) {
 // FIFO.
 func TestOutputToFIFO(t *testing.T) {
 	dir := t.TempDir()
-	graphPath := filepath.Join(dir, "g.txt")
-	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
 	fifo := filepath.Join(dir, "scores.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := readFIFO(fifo)
-	if code, _, errOut := runCLI(t, "pagerank", graphPath, "--out", fifo); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	got := readFIFO(t, fifo)
+	mustRun(t, "pagerank", graphPath, "--out", fifo)
 	if s := waitFIFO(t, got); lineCount(s) != scoreLines {
 		t.Fatalf("the FIFO's reader got %q", s)
 	}
@@ -103,18 +90,21 @@ func TestOutputToFIFO(t *testing.T) {
 	assertEntries(t, dir, "g.txt", "scores.fifo")
 }
 
-// readFIFO reads the FIFO at path until its last writer closes it, in the
-// background: the channel gets what came through (or the error).
-func readFIFO(path string) <-chan string {
+// readFIFO makes a FIFO at path and reads it until its last writer closes
+// it, in the background: the channel gets what came through (or the
+// error).
+func readFIFO(t *testing.T, path string) <-chan string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	got := make(chan string, 1)
 	go func() {
-		r, err := os.Open(path)
+		b, err := os.ReadFile(path) // returns once the last writer closed it
 		if err != nil {
 			got <- err.Error()
 			return
 		}
-		defer r.Close()
-		b, _ := io.ReadAll(r)
 		got <- string(b)
 	}()
 	return got
@@ -137,20 +127,9 @@ func waitFIFO(t *testing.T, got <-chan string) string {
 // input untouched.
 func TestOutputsRefusedBeforeWork(t *testing.T) {
 	dir := t.TempDir()
-	graphPath := filepath.Join(dir, "g.txt")
-	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	hard := filepath.Join(dir, "hard.txt")
-	if err := os.Link(graphPath, hard); err != nil {
-		t.Fatal(err)
-	}
-	soft := filepath.Join(dir, "soft.txt")
-	if err := os.Symlink("g.txt", soft); err != nil {
-		t.Fatal(err)
-	}
-	sub := filepath.Join(dir, "sub")
-	if err := os.Mkdir(sub, 0o755); err != nil {
+	graphPath := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
+	hard, soft, sub := filepath.Join(dir, "hard.txt"), filepath.Join(dir, "soft.txt"), filepath.Join(dir, "sub")
+	if err := errors.Join(os.Link(graphPath, hard), os.Symlink("g.txt", soft), os.Mkdir(sub, 0o755)); err != nil {
 		t.Fatal(err)
 	}
 	same := filepath.Join(dir, "same.json")
@@ -242,20 +221,14 @@ func TestOutputsToDevNullAsUser(t *testing.T) {
 		if err := os.Chmod(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
-		data, err := os.ReadFile(exe)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, exe)
 		exe = filepath.Join(dir, "graphrun.test")
 		if err := os.WriteFile(exe, data, 0o755); err != nil {
 			t.Fatal(err)
 		}
 		cred = &syscall.Credential{Uid: 65534, Gid: 65534}
 	}
-	graphPath := filepath.Join(dir, "g.txt")
-	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
 	for _, args := range [][]string{
 		{"pagerank", graphPath, "--out", "/dev/null", "--json", "/dev/null"},
 		{"bfs", "--scale", "6", "--root", "1", "--out", "/dev/null", "--json", "/dev/null", "--memprofile", "/dev/null"},

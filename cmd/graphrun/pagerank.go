@@ -8,8 +8,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -17,7 +15,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/allreduce"
-	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
@@ -29,6 +26,7 @@ import (
 
 type pagerankFlags struct {
 	transportFlags
+	runOutputFlags
 	format     string
 	ranks      int
 	alpha, tol float64
@@ -39,9 +37,7 @@ type pagerankFlags struct {
 	degrees    string
 	partition  string
 	top        int
-	out, json  string
-	plots      string
-	dpi        int // --dpi of the --plots PNG files
+	out        string
 	kron       int
 	threads    int
 	elastic    bool
@@ -81,9 +77,7 @@ and the total rank.`,
 	fl.StringVar(&f.partition, "partition", spmv.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
-	fl.StringVar(&f.json, "json", "", `write the run as JSON to this file ("-" for stdout; the text then goes to stderr)`)
-	fl.StringVar(&f.plots, "plots", "", "write the run's charts (convergence, time per iteration, allreduce traffic per layer) as SVG, PDF and PNG into this directory")
-	addDPIFlag(fl, &f.dpi)
+	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")
 	fl.IntVar(&f.kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
 	fl.BoolVar(&f.elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (paper 002 §V); the result equals a fault-free run's within --tol")
 	fl.BoolVar(&f.join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
@@ -102,10 +96,10 @@ const pagerankGCPercent = 10
 
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	fl := cmd.Flags()
-	if err := checkRanks(f.ranks); err != nil {
+	if err := usage(launch.CheckRanks(f.ranks)); err != nil {
 		return err
 	}
-	if err := checkDPI(f.dpi); err != nil {
+	if err := f.checkDPI(); err != nil {
 		return err
 	}
 	plan, err := f.pagerankPlan(cmd)
@@ -132,12 +126,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if fl.Changed("iterations") && f.iterations == 0 {
 		return flagError("iterations", "%d is less than 1", f.iterations)
 	}
-	if err := cfg.Check(); err != nil {
-		var ce *spmv.PageRankConfigError
-		if errors.As(err, &ce) {
-			return flagError(ce.Field, "%s", ce.Msg)
-		}
-		return usageError{err}
+	if err := usage(cfg.Check()); err != nil {
+		return err
 	}
 	if partErr != nil {
 		return flagError("partition", "%v", partErr)
@@ -161,23 +151,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		plan.Elastic = true
 	}
-	outs := outputsOf(cmd)
-	var outFile, jsonOut *output.File
-	var plotsOut *output.Dir
-	if plan.Reports() {
-		outs.Input(in.Path())
-		outFile, jsonOut, plotsOut = outs.File("out", f.out), outs.File("json", f.json), outs.Dir("plots", f.plots)
-		if err := outs.Check(); err != nil {
-			return err
-		}
+	outs, outFile, err := f.declareRun(cmd, plan, in.Path(), f.out)
+	if err != nil {
+		return err
 	}
 	if plan.Procs > 0 {
-		extra := args // the FILE argument, after the flags
-		if !fl.Changed("threads") {
-			extra = append([]string{fmt.Sprintf("--threads=%d", threads)}, args...)
-		}
-		plan.Stdin = in.StdinForChildren()
-		return launchLocal(cmd, plan, extra...)
+		return launchRanks(cmd, plan, threads, in.StdinForChildren(), args)
 	}
 	// The run holds a few large pointer-free arrays: a lean heap target,
 	// and the set-up's garbage returned to the system before the
@@ -196,9 +175,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	}
 	bar := progress.NewIterations(cmd.ErrOrStderr(), cfg.Iterations, cfg.Tol)
 	cfg.Progress = bar.Update
-	report, err := pagerank.RunJob(ctx, func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
-		return plan.RunRanks(ctx, cmd.ErrOrStderr(), fn)
-	}, in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
+	report, err := pagerank.RunJob(ctx, plan.Runner(cmd.ErrOrStderr()), in.Input(), cfg, tag, launch.StderrLogf(cmd.ErrOrStderr()))
 	bar.Clear()
 	if err != nil {
 		if pagerank.IsInputError(err) {
@@ -214,27 +191,23 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if report.Vertices == 0 {
 		return usageError{fmt.Errorf("%s: no edges", in.Name())}
 	}
-	return writePageRank(report, outFile, jsonOut, plotsOut, f.dpi, textOut(cmd, outs), cmd.ErrOrStderr())
+	return writePageRank(report, outFile, &f.runOutputFlags, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,
 // --plots and the text summary on textOut.
-func writePageRank(rep *pagerank.Report, outFile, jsonOut *output.File, plotsOut *output.Dir, dpi int, textOut, stderr io.Writer) error {
+func writePageRank(rep *pagerank.Report, outFile *output.File, r *runOutputFlags, textOut, stderr io.Writer) error {
 	if outFile != nil {
 		if err := outFile.WriteAll(rep.WriteScores); err != nil {
 			return err
 		}
 	}
-	if jsonOut != nil {
-		if err := jsonOut.WriteAll(func(w io.Writer) error { return writeIndentedJSON(w, rep) }); err != nil {
-			return err
-		}
+	if err := r.writeJSON(func(w io.Writer) error { return results.WriteIndentedJSON(w, rep) }); err != nil {
+		return err
 	}
-	if plotsOut != nil {
-		run := rep.PageRankRun
-		if err := writePlots(plotsOut, []results.ReportInput{{Path: "pagerank", PageRank: &run}}, dpi); err != nil {
-			return err
-		}
+	run := rep.PageRankRun
+	if err := r.writePlots(results.ReportInput{Path: "pagerank", PageRank: &run}); err != nil {
+		return err
 	}
 	if rep.WarnMaxIter {
 		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",

@@ -19,14 +19,14 @@ import (
 	"github.com/graphrun/graphrun/spmv"
 )
 
-// checkElastic rejects --elastic where it cannot work.
+// checkElastic rejects --elastic where it cannot work: where the plan
+// cannot run an elastic job (launch.Plan.CheckElastic), and with the dense
+// allreduce.
 func checkElastic(plan jobPlan, f *pagerankFlags) error {
-	switch {
-	case plan.Procs == 0 && !plan.TCP():
-		return flagError("elastic", "needs the TCP transport (--procs N, or a TCP job under a launcher)")
-	case plan.Replicas > 1 || plan.Job.Replicas > 1:
-		return flagError("elastic", "cannot be combined with --replicas: a replicated job survives losses through its replicas")
-	case f.allreduce == spmv.AllreduceDense.String():
+	if err := plan.CheckElastic(); err != nil {
+		return usage(err)
+	}
+	if f.allreduce == spmv.AllreduceDense.String() {
 		return flagError("elastic", "runs on the sparse allreduces, not --allreduce %s", spmv.AllreduceDense)
 	}
 	return nil
@@ -42,18 +42,13 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 	if !f.elastic {
 		return jobPlan{}, flagError("join", "needs --elastic: only an elastic job takes processes in")
 	}
-	for _, name := range []string{"procs", "rank", "size", "ranks", "replicas"} {
-		if fl.Changed(name) {
-			return jobPlan{}, flagError(name, "cannot be combined with --join: the running job gives a joining process its rank")
-		}
-	}
-	if fl.Changed("transport") && f.transport != launch.TCP {
-		return jobPlan{}, flagError("transport", "--join joins a TCP job, not --transport %s", f.transport)
+	if err := launch.CheckJoin(fl.Changed, f.Transport); err != nil {
+		return jobPlan{}, usage(err)
 	}
 	if fl.Changed("degrees") && !strings.EqualFold(strings.TrimSpace(f.degrees), "auto") {
 		return jobPlan{}, flagError("degrees", "cannot be combined with --join: the degrees are designed anew whenever the job changes size")
 	}
-	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.coordinator, Listen: f.listen, PeerTimeout: f.peerTimeout}, os.LookupEnv)
+	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.Coordinator, Listen: f.Listen, PeerTimeout: f.PeerTimeout}, os.LookupEnv)
 	if err != nil {
 		return jobPlan{}, usageError{err}
 	}

@@ -35,10 +35,7 @@ func pagerankOutputs(t *testing.T, stdin []byte, args ...string) (stdout, out, s
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("pagerank %v: %v\n%s", args, err, se.String())
 	}
-	data, err := os.ReadFile(outPath)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, outPath)
 	return timeLines.ReplaceAllString(so.String(), ""), string(data), se.String()
 }
 
@@ -49,10 +46,7 @@ func pagerankOutputs(t *testing.T, stdin []byte, args ...string) (stdout, out, s
 func TestPageRankCLIStdin(t *testing.T) {
 	clearJobEnv(t)
 	file := filepath.Join(sharedData(t), "road-luxembourg-osm.mtx")
-	data, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, file)
 	for _, c := range []struct {
 		ranks []string
 		gz    bool
@@ -212,10 +206,7 @@ func TestPageRankCLIStreamRules(t *testing.T) {
 	clearJobEnv(t)
 	empty := writeEdges(t, "")
 	comments := writeEdges(t, "# only\n# comments\n\n")
-	mtx := filepath.Join(t.TempDir(), "z.mtx")
-	if err := os.WriteFile(mtx, []byte("%%MatrixMarket matrix coordinate pattern general\n3 3 0\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mtx := writeFile(t, filepath.Join(t.TempDir(), "z.mtx"), "%%MatrixMarket matrix coordinate pattern general\n3 3 0\n")
 	cases := []struct {
 		args []string
 		want string
@@ -254,10 +245,7 @@ func TestPageRankCLIStreamRules(t *testing.T) {
 // the JSON and on stderr, and per rank the edges of its matrix (they add
 // up to the graph's) and its process's peak.
 func TestPageRankCLIPeakMemory(t *testing.T) {
-	code, out, stderr := runCLI(t, "pagerank", "--kron", "10", "--ranks", "3", "--json", "-", "--iterations", "2")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	out, stderr := mustRun(t, "pagerank", "--kron", "10", "--ranks", "3", "--json", "-", "--iterations", "2")
 	var rep struct {
 		Edges      int64 `json:"edges"`
 		InputEdges int64 `json:"input_edges"`

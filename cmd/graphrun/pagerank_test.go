@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -128,10 +127,7 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 // writeEdges writes a small SNAP edge list.
 func writeEdges(t *testing.T, text string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "g.txt")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeFile(t, filepath.Join(t.TempDir(), "g.txt"), text)
 	return path
 }
 
@@ -139,19 +135,13 @@ func TestPageRankCLIOutAndText(t *testing.T) {
 	// 10 → 20 → 30, 30 → 10, a self-loop, a duplicate and a dangling 40.
 	path := writeEdges(t, "# test\n10 20\n20 30\n30 10\n30 10\n20 20\n20 40\n")
 	out := filepath.Join(t.TempDir(), "scores.tsv")
-	code, stdout, stderr := runCLI(t, "pagerank", path, "--ranks", "3", "--out", out, "--top", "2", "--partition", "1d", "--allreduce", "direct")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
+	stdout, _ := mustRun(t, "pagerank", path, "--ranks", "3", "--out", out, "--top", "2", "--partition", "1d", "--allreduce", "direct")
 	for _, want := range []string{"4 vertices, 5 edges, 3 ranks", "iterations: ", "final L1 change: ", "total rank: 1.0000000000"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("output lacks %q:\n%s", want, stdout)
 		}
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, out)
 	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 	if len(lines) != 4 {
 		t.Fatalf("--out has %d lines:\n%s", len(lines), data)
@@ -173,9 +163,8 @@ func TestPageRankCLIOutAndText(t *testing.T) {
 	if rep := runPageRankJSON(t, path, "--iterations", "3", "--ranks", "2"); rep.Iterations != 3 {
 		t.Errorf("--iterations 3 ran %d", rep.Iterations)
 	}
-	code, _, stderr = runCLI(t, "pagerank", path, "--max-iter", "2", "--tol", "1e-300")
-	if code != 0 || !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "max-iter") {
-		t.Errorf("--max-iter 2: exit %d, stderr %q", code, stderr)
+	if _, stderr := mustRun(t, "pagerank", path, "--max-iter", "2", "--tol", "1e-300"); !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "max-iter") {
+		t.Errorf("--max-iter 2: stderr %q", stderr)
 	}
 }
 

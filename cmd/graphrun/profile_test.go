@@ -12,15 +12,9 @@ import (
 func TestProfileFlags(t *testing.T) {
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
-	code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--roots", "2", "--cpuprofile", cpu, "--memprofile", mem)
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	mustRun(t, "bfs", "--scale", "8", "--roots", "2", "--cpuprofile", cpu, "--memprofile", mem)
 	for _, path := range []string{cpu, mem} {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := readFile(t, path)
 		if len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
 			t.Fatalf("%s is not a gzipped profile (%d bytes)", path, len(data))
 		}
@@ -29,7 +23,7 @@ func TestProfileFlags(t *testing.T) {
 	if len(entries) != 2 {
 		t.Fatalf("temporary files left behind: %v", entries)
 	}
-	code, _, errOut = runCLI(t, "version", "--cpuprofile", filepath.Join(dir, "missing", "cpu.prof"))
+	code, _, errOut := runCLI(t, "version", "--cpuprofile", filepath.Join(dir, "missing", "cpu.prof"))
 	if code != 2 || !strings.Contains(errOut, "--cpuprofile") {
 		t.Fatalf("unwritable profile: exit %d, %q", code, errOut)
 	}

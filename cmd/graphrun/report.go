@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -64,24 +63,16 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	var inputs []results.ReportInput
-	for _, path := range args {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return usageError{err}
-		}
-		in, err := results.ReadRunFile(path, data)
-		if err != nil {
-			return usageError{err}
-		}
-		inputs = append(inputs, in)
+	inputs, err := results.ReadRunFiles(args)
+	if err != nil {
+		return usageError{err}
 	}
 	if plots != nil {
 		if err := writeCharts(plots, inputs, f.dpi); err != nil {
 			return err
 		}
 	}
-	err := html.WriteAll(func(w io.Writer) error {
+	err = html.WriteAll(func(w io.Writer) error {
 		return results.WriteReport(w, inputs, time.Now(), opts)
 	})
 	if err != nil {
@@ -91,10 +82,60 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	return nil
 }
 
-// writePlots writes every input's charts as SVG, PDF and PNG into dir
-// (writeCharts at the default resolution).
-func writePlots(dir *output.Dir, inputs []results.ReportInput, dpi int) error {
-	return writeCharts(dir, inputs, dpi)
+// runOutputFlags are --json, --plots and --dpi of a command that reports
+// one run (bfs, pagerank), and the outputs they declare.
+type runOutputFlags struct {
+	json, plots string
+	dpi         int
+	jsonOut     *output.File // nil until declared, or without --json
+	plotsOut    *output.Dir
+}
+
+// register adds the flags; text is what goes to stderr when the JSON goes
+// to stdout, charts the run's charts.
+func (r *runOutputFlags) register(fl *pflag.FlagSet, text, charts string) {
+	fl.StringVar(&r.json, "json", "", `write the run as JSON to this file ("-" for stdout; `+text+` then goes to stderr)`)
+	fl.StringVar(&r.plots, "plots", "", "write the run's charts ("+charts+") as SVG, PDF and PNG into this directory")
+	addDPIFlag(fl, &r.dpi)
+}
+
+func (r *runOutputFlags) checkDPI() error { return checkDPI(r.dpi) }
+
+// declare adds --json and --plots to the command's outputs.
+func (r *runOutputFlags) declare(outs *output.Set) {
+	r.jsonOut, r.plotsOut = outs.File("json", r.json), outs.Dir("plots", r.plots)
+}
+
+// declareRun declares, on the process that reports (rank 0's, or the
+// --procs launcher), the run's input file, its --out file (out) and
+// --json and --plots, and checks them before any work. It returns the
+// command's outputs and the --out file (nil without one, and on the
+// other processes).
+func (r *runOutputFlags) declareRun(cmd *cobra.Command, plan jobPlan, input, out string) (*output.Set, *output.File, error) {
+	outs := outputsOf(cmd)
+	if !plan.Reports() {
+		return outs, nil, nil
+	}
+	outs.Input(input)
+	file := outs.File("out", out)
+	r.declare(outs)
+	return outs, file, outs.Check()
+}
+
+// writeJSON writes the run's JSON with write (nothing without --json).
+func (r *runOutputFlags) writeJSON(write func(io.Writer) error) error {
+	if r.jsonOut == nil {
+		return nil
+	}
+	return r.jsonOut.WriteAll(write)
+}
+
+// writePlots writes the run's charts (nothing without --plots).
+func (r *runOutputFlags) writePlots(run results.ReportInput) error {
+	if r.plotsOut == nil {
+		return nil
+	}
+	return writeCharts(r.plotsOut, []results.ReportInput{run}, r.dpi)
 }
 
 // addDPIFlag adds --dpi, the resolution of the PNG charts --plots writes

@@ -28,10 +28,7 @@ func TestReportOfBFSAndPageRankRuns(t *testing.T) {
 	if !strings.Contains(out, "2 runs") {
 		t.Fatalf("report stdout %q", out)
 	}
-	data, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, html)
 	page := string(data)
 	// bfs: frontier, bytes, breakdown, TEPS; pagerank: convergence, time
 	// per iteration, layers.
@@ -68,10 +65,7 @@ func TestReportComparesRunsOfDifferentScaleAndRanks(t *testing.T) {
 	if code, _, errOut := runCLI(t, "report", one, four, "-o", html, "--plots", plots, "--dpi", "72"); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, html)
 	page := string(data)
 	if n := strings.Count(page, "<svg"); n != 4+2*4 {
 		t.Fatalf("report has %d charts, want 12", n)
@@ -97,10 +91,7 @@ func TestReportComparesRunsOfDifferentScaleAndRanks(t *testing.T) {
 		}
 	}
 	// 16 cm wide at 72 dpi: 453 pixels.
-	png, err := os.ReadFile(filepath.Join(plots, "compare-teps-runs.png"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	png := readFile(t, filepath.Join(plots, "compare-teps-runs.png"))
 	if w := int(png[16])<<24 | int(png[17])<<16 | int(png[18])<<8 | int(png[19]); w != 453 && w != 454 {
 		t.Errorf("PNG at --dpi 72 is %d pixels wide, want 453", w)
 	}
@@ -111,10 +102,7 @@ func TestReportComparesRunsOfDifferentScaleAndRanks(t *testing.T) {
 
 func TestReportBadInput(t *testing.T) {
 	dir := t.TempDir()
-	bad := filepath.Join(dir, "bad.json")
-	if err := os.WriteFile(bad, []byte(`{"hello": 1}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := writeFile(t, filepath.Join(dir, "bad.json"), `{"hello": 1}`)
 	html := filepath.Join(dir, "r.html")
 	for _, c := range []struct {
 		args []string
@@ -151,10 +139,7 @@ func TestReportComparesPageRankRuns(t *testing.T) {
 	if code, _, errOut := runCLI(t, "report", one, four, "-o", html, "--plots", plots); code != 0 {
 		t.Fatalf("report: exit %d: %s", code, errOut)
 	}
-	data, err := os.ReadFile(html)
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := readFile(t, html)
 	page := string(data)
 	// 2 comparison charts; 2 and 3 per run (one rank has no allreduce layers).
 	if n := strings.Count(page, "<svg"); n != 2+2+3 {
@@ -175,9 +160,7 @@ func TestReportComparesPageRankRuns(t *testing.T) {
 // TestBFSPlots: graphrun bfs --plots writes the run's four charts.
 func TestBFSPlots(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "plots")
-	if code, _, errOut := runCLI(t, "bfs", "--scale", "8", "--ranks", "2", "--roots", "2", "--plots", dir); code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	mustRun(t, "bfs", "--scale", "8", "--ranks", "2", "--roots", "2", "--plots", dir)
 	for _, name := range []string{"bfs-frontier", "bfs-bytes", "breakdown", "teps"} {
 		for _, ext := range []string{".svg", ".pdf", ".png"} {
 			if fi, err := os.Stat(filepath.Join(dir, name+ext)); err != nil || fi.Size() == 0 {
@@ -206,9 +189,7 @@ func TestPageRankPlots(t *testing.T) {
 		{"1", []string{"pagerank-convergence", "pagerank-iteration-time"}},
 	} {
 		dir := filepath.Join(t.TempDir(), "plots")
-		if code, _, errOut := runCLI(t, "pagerank", "--kron", "8", "--ranks", c.ranks, "--iterations", "3", "--plots", dir); code != 0 {
-			t.Fatalf("exit %d: %s", code, errOut)
-		}
+		mustRun(t, "pagerank", "--kron", "8", "--ranks", c.ranks, "--iterations", "3", "--plots", dir)
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -230,10 +211,7 @@ func TestPageRankPlots(t *testing.T) {
 // (the PNG's width follows it) and refuse a bad one before any work.
 func TestPlotsDPIOnEveryCommand(t *testing.T) {
 	dir := t.TempDir()
-	graphPath := filepath.Join(dir, "g.el")
-	if err := os.WriteFile(graphPath, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	graphPath := writeFile(t, filepath.Join(dir, "g.el"), smallGraph)
 	for _, c := range []struct{ args []string }{
 		{[]string{"bfs", "--scale", "8", "--roots", "2"}},
 		{[]string{"pagerank", graphPath}},
@@ -256,10 +234,7 @@ func TestPlotsDPIOnEveryCommand(t *testing.T) {
 		if len(pngs) == 0 {
 			t.Fatalf("%s --plots wrote no PNG: %v", c.args[0], entries)
 		}
-		png, err := os.ReadFile(filepath.Join(plots, pngs[0]))
-		if err != nil {
-			t.Fatal(err)
-		}
+		png := readFile(t, filepath.Join(plots, pngs[0]))
 		if w := int(png[16])<<24 | int(png[17])<<16 | int(png[18])<<8 | int(png[19]); w != 453 && w != 454 {
 			t.Errorf("%s: %s at --dpi 72 is %d pixels wide, want 453", c.args[0], pngs[0], w)
 		}

@@ -1,16 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/comm/launch"
 )
 
@@ -20,42 +18,22 @@ import (
 // and --size, or a launcher's environment: see package comm/launch), or as
 // one rank of an MPI job (under mpirun, mpiexec or srun, in a graphrun
 // built with -tags mpi, where it is the default; see mpiByDefault).
-type transportFlags struct {
-	procs       int
-	transport   string
-	rank, size  int
-	coordinator string
-	listen      string
-	peerTimeout time.Duration
-	replicas    int
-	verbose     bool
-}
+// The flags bind to launch.PlanFlags, which plan completes with what was
+// given and the --ranks value.
+type transportFlags struct{ launch.PlanFlags }
 
 func (t *transportFlags) register(cmd *cobra.Command) {
 	fl := cmd.Flags()
-	fl.IntVar(&t.procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
+	fl.IntVar(&t.Procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
+	fl.StringVar(&t.Transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
 		"tcp when a launcher (mpirun, srun, Kubernetes) starts several processes otherwise, or with --rank/--size/--coordinator; else inproc)")
-	fl.IntVar(&t.rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
-	fl.IntVar(&t.size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
-	fl.StringVar(&t.coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
-	fl.StringVar(&t.listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
-	fl.IntVar(&t.replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
-	fl.DurationVar(&t.peerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
-	fl.BoolVar(&t.verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
-}
-
-// checkRanks checks an in-process rank count of the flag --ranks: from 1 to
-// inproc.MaxRanks.
-func checkRanks(ranks int) error {
-	switch {
-	case ranks < 1:
-		return flagError("ranks", "%d is less than 1", ranks)
-	case ranks > inproc.MaxRanks:
-		return flagError("ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
-			"with the square of the ranks); run more ranks as processes: --procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
-	}
-	return nil
+	fl.IntVar(&t.Rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
+	fl.IntVar(&t.Size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
+	fl.StringVar(&t.Coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
+	fl.StringVar(&t.Listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
+	fl.IntVar(&t.Replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (paper 000 §V); with --procs N it starts N·S processes")
+	fl.DurationVar(&t.PeerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
+	fl.BoolVar(&t.Verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
 }
 
 // jobPlan is how this process takes part in a job (launch.Plan).
@@ -65,18 +43,11 @@ type jobPlan = launch.Plan
 // (launch.NewPlan). ranks is the --ranks value.
 func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 	fl := cmd.Flags()
-	p, err := launch.NewPlan(launch.PlanFlags{
-		Flags: launch.Flags{
-			Transport: t.transport,
-			Rank:      t.rank, HasRank: fl.Changed("rank"),
-			Size: t.size, HasSize: fl.Changed("size"),
-			Coordinator: t.coordinator, Listen: t.listen, PeerTimeout: t.peerTimeout,
-			Replicas: t.replicas,
-		},
-		Procs: t.procs, HasProcs: fl.Changed("procs"),
-		HasCoordinator: fl.Changed("coordinator"), HasListen: fl.Changed("listen"),
-		Ranks: ranks, HasRanks: fl.Changed("ranks"), Verbose: t.verbose,
-	}, os.LookupEnv)
+	pf := t.PlanFlags
+	pf.HasRank, pf.HasSize, pf.HasProcs = fl.Changed("rank"), fl.Changed("size"), fl.Changed("procs")
+	pf.HasCoordinator, pf.HasListen = fl.Changed("coordinator"), fl.Changed("listen")
+	pf.Ranks, pf.HasRanks = ranks, fl.Changed("ranks")
+	p, err := launch.NewPlan(pf, os.LookupEnv)
 	if err != nil {
 		return jobPlan{}, usageError{err}
 	}
@@ -93,6 +64,19 @@ func launchLocal(cmd *cobra.Command, p jobPlan, extra ...string) error {
 	}
 	args := append(forwardedArgs(cmd, "procs", "transport"), extra...)
 	return p.LaunchLocal(cmd.Context(), exe, args, os.Environ(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+}
+
+// launchRanks runs cmd's command line as the plan's rank processes
+// (launchLocal): they are told the threads per rank unless --threads was
+// given, rank 0 reads stdin (an input read from -; nil for none), and args
+// (the FILE argument) follow the flags.
+func launchRanks(cmd *cobra.Command, plan jobPlan, threads int, stdin io.Reader, args []string) error {
+	var extra []string
+	if !cmd.Flags().Changed("threads") {
+		extra = append(extra, fmt.Sprintf("--threads=%d", threads))
+	}
+	plan.Stdin = stdin
+	return launchLocal(cmd, plan, append(extra, args...)...)
 }
 
 // forwardedArgs rebuilds cmd's command line for a child process: the
@@ -116,49 +100,4 @@ func forwardedArgs(cmd *cobra.Command, skip ...string) []string {
 		args = append(args, "--"+f.Name+"="+f.Value.String())
 	})
 	return args
-}
-
-// The frontier exchange bfs uses by default in a job of processes (--procs,
-// TCP, MPI), where the bytes on the network cost most: the packed sieve
-// with the codec chosen per level (BENCHMARKS.md, "The exchange over a
-// network": over 4 processes with 20 Mbit/s links at scale 20 it searches
-// 3.0–4.2× faster than allgather on a quarter of the bytes). In-process
-// ranks keep --exchange's
-// default, allgather, whose bytes cost only memory bandwidth.
-const (
-	networkExchange = "packed"
-	networkCodec    = "auto"
-)
-
-// defaultExchange gives bfs's exchange its default for the job when neither
-// --exchange nor --algo chose one: in a job of processes networkExchange
-// with networkCodec (unless --codec is given), else --exchange's own
-// default. It reports whether the exchange was defaulted; the process that
-// reports a job of processes says the choice on stderr, in one line.
-func defaultExchange(p jobPlan, cmd *cobra.Command, exchange, codec *string) bool {
-	fl := cmd.Flags()
-	if fl.Changed("exchange") || fl.Changed("algo") {
-		return false
-	}
-	if p.Procs == 0 && !p.MultiProcess() {
-		return true
-	}
-	*exchange = networkExchange
-	if !fl.Changed("codec") {
-		*codec = networkCodec
-	}
-	if p.Procs == 0 && p.Reports() {
-		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", *exchange, *codec)
-	}
-	return true
-}
-
-// launchExitCode returns the exit status carried by err, if it is a local
-// job's failure: the status of the rank that failed first.
-func launchExitCode(err error) (int, bool) {
-	var xe *launch.ExitError
-	if errors.As(err, &xe) {
-		return xe.ExitCode(), true
-	}
-	return 0, false
 }

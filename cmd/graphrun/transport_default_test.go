@@ -44,10 +44,7 @@ func TestBFSExchangeDefaultsToPackedOverProcesses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, tc.json)
-			code, _, errOut := runCLI(t, append(append(common, tc.args...), "--json", path)...)
-			if code != 0 {
-				t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-			}
+			_, errOut := mustRun(t, append(append(common, tc.args...), "--json", path)...)
 			line := "rank 0: graphrun: exchange: packed, codec " + tc.codec + " (the default for a job of processes; --exchange allgather for the in-process default)\n"
 			if n := strings.Count(errOut, "graphrun: exchange:"); n != map[bool]int{false: 0, true: 1}[tc.says] ||
 				tc.says && !strings.Contains(errOut, line) {

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -361,19 +360,10 @@ func TestProcsNamesTheRankAtFault(t *testing.T) {
 func TestReplicasReportOnce(t *testing.T) {
 	clearJobEnv(t)
 	dir := t.TempDir()
-	path := filepath.Join(dir, "g.txt")
-	if err := os.WriteFile(path, []byte(smallGraph), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := writeFile(t, filepath.Join(dir, "g.txt"), smallGraph)
 	fifo := filepath.Join(dir, "scores.fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	got := readFIFO(fifo)
-	code, out, errOut := runCLI(t, "pagerank", path, "--procs", "2", "--replicas", "2", "--threads", "1", "--json", "-", "--out", fifo)
-	if code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
-	}
+	got := readFIFO(t, fifo)
+	out, errOut := mustRun(t, "pagerank", path, "--procs", "2", "--replicas", "2", "--threads", "1", "--json", "-", "--out", fifo)
 	if !json.Valid([]byte(out)) || strings.Count(out, `"iterations"`) != 1 {
 		t.Fatalf("stdout is not one JSON document:\n%s", out)
 	}
@@ -384,8 +374,8 @@ func TestReplicasReportOnce(t *testing.T) {
 		t.Fatalf("the FIFO got %q, want the %d score lines once", s, scoreLines)
 	}
 
-	code, out, errOut = runCLI(t, "bfs", "--scale", "8", "--roots", "2", "--procs", "1", "--replicas", "2", "--threads", "1")
-	if code != 0 || strings.Count(out, "SCALE:") != 1 || strings.Contains(errOut, "SCALE:") {
-		t.Fatalf("bfs --replicas 2: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	out, errOut = mustRun(t, "bfs", "--scale", "8", "--roots", "2", "--procs", "1", "--replicas", "2", "--threads", "1")
+	if strings.Count(out, "SCALE:") != 1 || strings.Contains(errOut, "SCALE:") {
+		t.Fatalf("bfs --replicas 2: stdout:\n%s\nstderr:\n%s", out, errOut)
 	}
 }

@@ -9,10 +9,7 @@ import (
 // it reduces nothing rather than "kylix 1 allreduce", the top-k column is a
 // position, not a rank, and help texts fit their command.
 func TestWording(t *testing.T) {
-	code, out, errOut := runCLI(t, "pagerank", "--kron", "6", "--iterations", "2", "--top", "2")
-	if code != 0 {
-		t.Fatalf("exit %d: %s", code, errOut)
-	}
+	out, _ := mustRun(t, "pagerank", "--kron", "6", "--iterations", "2", "--top", "2")
 	lines := strings.Split(out, "\n")
 	if !strings.Contains(lines[0], ", 1 rank, no allreduce, random-edge partition") || strings.Contains(out, "1 ranks") {
 		t.Errorf("summary line %q", lines[0])

@@ -1,0 +1,197 @@
+package bench
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/internal/fielderr"
+	"github.com/graphrun/graphrun/internal/units"
+)
+
+// TestParseCounts: --sizes of allreduce-dense takes counts in the unit
+// syntax of every flag (internal/units), and the keys' vector lengths read
+// back to the same counts.
+func TestParseCounts(t *testing.T) {
+	got, err := ParseCounts("1e4, 100,2.5e6,1e8,10k,64Ki")
+	if want := []int{10000, 100, 2500000, 100000000, 10000, 65536}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("ParseCounts: %v, %v; want %v", got, err, want)
+	}
+	for _, bad := range []string{"", "0", "-5", "1.5", "1e13", "x", "1,,2"} {
+		if _, err := ParseCounts(bad); err == nil {
+			t.Errorf("ParseCounts(%q) accepted", bad)
+		}
+	}
+	for _, n := range []int{10000, 10000000, 2500000, 100, 10, 7, 1234} {
+		if back, err := ParseCounts(FormatElements(n)); err != nil || back[0] != n {
+			t.Errorf("ParseCounts(FormatElements(%d)) = %v, %v", n, back, err)
+		}
+	}
+}
+
+// TestParseSizes: --sizes of bench transport takes the unit syntax of
+// every flag (1Ki = 1024, 1k = 1000), and the default sizes are written
+// back in keys and file names as they are given.
+func TestParseSizes(t *testing.T) {
+	got, err := ParseSizes("1, 1Ki,64KiB, 1MiB,16Mi,1Gi,1k,2MB")
+	if want := []int{1, 1 << 10, 64 << 10, 1 << 20, 16 << 20, 1 << 30, 1000, 2000000}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
+	}
+	for _, bad := range []string{"", "0", "-1Ki", "1Ti", "2Gi", "K", "1Ki,,2Ki", "x", "1.5"} {
+		if _, err := ParseSizes(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+	sizes, err := ParseSizes(DefaultTransportSizes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tokens []string
+	for _, n := range sizes {
+		tokens = append(tokens, units.FormatBytes(int64(n)))
+	}
+	if got := strings.Join(tokens, ","); got != DefaultTransportSizes || sizes[1] != 1024 {
+		t.Errorf("default sizes %v written as %q, want %q", sizes, got, DefaultTransportSizes)
+	}
+}
+
+// TestParseIntList: a range A-B or a comma-separated list.
+func TestParseIntList(t *testing.T) {
+	for in, want := range map[string][]int{"18-20": {18, 19, 20}, "1, 2,4": {1, 2, 4}, "7": {7}, " 3 - 3": {3}} {
+		if got, err := ParseIntList(in); err != nil || !slices.Equal(got, want) {
+			t.Errorf("ParseIntList(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "4-2", "a-b", "1,,2", "x"} {
+		if _, err := ParseIntList(bad); err == nil {
+			t.Errorf("ParseIntList(%q) accepted", bad)
+		}
+	}
+}
+
+// defaultDense is bench allreduce-dense's defaults.
+func defaultDense() DenseSpec {
+	return DenseSpec{Ranks: "2,4,8,16", Sizes: "1e4,1e5,1e6,1e7", Algorithms: "tree,butterfly,hypercube-unsplittable,hypercube-chunked",
+		Repeat: 5, Stat: "median", Workers: 1, Pieces: 1, Latency: 50 * time.Microsecond}
+}
+
+// TestSpecsNameTheFlagAtFault: every bad setting of a matrix is refused
+// with the error of its flag, so that the command line names it.
+func TestSpecsNameTheFlagAtFault(t *testing.T) {
+	dense := func(change func(*DenseSpec)) error {
+		s := defaultDense()
+		change(&s)
+		_, err := s.Parse()
+		return err
+	}
+	transport := func(change func(*TransportSpec)) error {
+		s := TransportSpec{Ranks: 2, Sizes: DefaultTransportSizes, MinTime: time.Second}
+		change(&s)
+		_, err := s.Parse()
+		return err
+	}
+	memory := func(change func(*MemorySpec)) error {
+		s := MemorySpec{Scales: "18-24", Ranks: "1,2,4", Kinds: "bfs,bfs-2d,pagerank", Roots: 4}
+		change(&s)
+		_, err := s.Parse()
+		return err
+	}
+	allreduce := func(change func(*PageRankAllreduceSpec)) error {
+		s := PageRankAllreduceSpec{Scale: 16, Ranks: 64, Iterations: 5}
+		change(&s)
+		_, err := s.Parse()
+		return err
+	}
+	speed := func(change func(*PageRankSpeedSpec)) error {
+		s := PageRankSpeedSpec{Scales: "20,22", Ranks: "1,2", Iterations: 20}
+		change(&s)
+		_, err := s.Parse()
+		return err
+	}
+	for _, tc := range []struct {
+		name, field string
+		err         error
+	}{
+		{"dense defaults", "", dense(func(*DenseSpec) {})},
+		{"dense sizes", "sizes", dense(func(s *DenseSpec) { s.Sizes = "0" })},
+		{"dense ranks", "ranks", dense(func(s *DenseSpec) { s.Ranks = "x" })},
+		{"dense ranks ceiling", "ranks", dense(func(s *DenseSpec) { s.Ranks = "2,100000" })},
+		{"dense algorithms", "algorithms", dense(func(s *DenseSpec) { s.Algorithms = "ring" })},
+		{"dense repeat", "repeat", dense(func(s *DenseSpec) { s.Repeat = 0 })},
+		{"dense stat", "stat", dense(func(s *DenseSpec) { s.Stat = "mean" })},
+		{"dense workers", "workers", dense(func(s *DenseSpec) { s.Workers = 0 })},
+		{"dense pieces", "pieces", dense(func(s *DenseSpec) { s.Pieces = 0 })},
+		{"dense tag", "tag", dense(func(s *DenseSpec) { s.Tag = "two words" })},
+		{"dense link", "link-bandwidth", dense(func(s *DenseSpec) { s.Link = "fast" })},
+		{"dense latency", "link-latency", dense(func(s *DenseSpec) { s.Link, s.Latency = "1G", -time.Second })},
+		{"dense latency without a link", "", dense(func(s *DenseSpec) { s.Latency = -time.Second })},
+		{"transport sizes", "sizes", transport(func(s *TransportSpec) { s.Sizes = "2Gi" })},
+		{"transport min-time", "min-time", transport(func(s *TransportSpec) { s.MinTime = 0 })},
+		{"transport ranks", "ranks", transport(func(s *TransportSpec) { s.Ranks = 0 })},
+		{"memory defaults", "", memory(func(*MemorySpec) {})},
+		{"memory scales", "scales", memory(func(s *MemorySpec) { s.Scales = "0-3" })},
+		{"memory ranks", "ranks", memory(func(s *MemorySpec) { s.Ranks = "1,0" })},
+		{"memory kinds", "kinds", memory(func(s *MemorySpec) { s.Kinds = "bfs,sssp" })},
+		{"memory roots", "roots", memory(func(s *MemorySpec) { s.Roots = 0 })},
+		{"pagerank-allreduce defaults", "", allreduce(func(*PageRankAllreduceSpec) {})},
+		{"pagerank-allreduce scale", "scale", allreduce(func(s *PageRankAllreduceSpec) { s.Scale = 33 })},
+		{"pagerank-allreduce iterations", "iterations", allreduce(func(s *PageRankAllreduceSpec) { s.Iterations = 0 })},
+		{"pagerank-allreduce input", "input", allreduce(func(s *PageRankAllreduceSpec) { s.Input = "/nonexistent/graph.el" })},
+		{"pagerank-allreduce degrees", "degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "8x4" })},
+		{"pagerank-allreduce auto degrees", "degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "auto" })},
+		{"pagerank speed defaults", "", speed(func(*PageRankSpeedSpec) {})},
+		{"pagerank speed no graph", "inputs", speed(func(s *PageRankSpeedSpec) { s.Scales = "" })},
+		{"pagerank speed scales", "scales", speed(func(s *PageRankSpeedSpec) { s.Scales = "40" })},
+		{"pagerank speed ranks", "ranks", speed(func(s *PageRankSpeedSpec) { s.Ranks = "0" })},
+		{"pagerank speed iterations", "iterations", speed(func(s *PageRankSpeedSpec) { s.Iterations = 0 })},
+	} {
+		if got := fielderr.Field(tc.err); got != tc.field {
+			t.Errorf("%s: error %v names %q, want %q", tc.name, tc.err, got, tc.field)
+		}
+	}
+}
+
+// TestMatrixKeys: the marker key and command line of each matrix name the
+// parameters that change its table, the defaults left out.
+func TestMatrixKeys(t *testing.T) {
+	inproc := launch.Plan{Ranks: 3}
+	m, err := defaultDense().Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, command, title := m.Key(inproc, false)
+	if key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5" ||
+		command != "graphrun bench allreduce-dense --ranks 2,4,8,16 --sizes 1e4,1e5,1e6,1e7 --repeat 5" || title != "### `"+command+"`" {
+		t.Errorf("dense defaults: %q, %q, %q", key, command, title)
+	}
+	s := defaultDense()
+	s.Algorithms, s.AlgorithmsGiven, s.Stat, s.Link, s.Tag = "tree", true, "min", "10Gbit/s", "netns"
+	if m, err = s.Parse(); err != nil {
+		t.Fatal(err)
+	}
+	if key, _, _ := m.Key(inproc, false); key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5 algorithms=tree stat=min link-bandwidth=1.25G tag=netns" {
+		t.Errorf("dense with settings: %q", key)
+	}
+	tm, err := TransportSpec{Ranks: 2, Sizes: "256,1Ki", MinTime: time.Second}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, command, _ := tm.Key(launch.Plan{Ranks: 2}, false); key != "transport ranks=2 sizes=256,1Ki min-time=1s" ||
+		command != "graphrun bench transport --ranks 2 --sizes 256,1Ki --min-time 1s" {
+		t.Errorf("transport: %q, %q", key, command)
+	}
+	bm := BFSMatrix{Name: BFSCodecs, Graph: kronecker.DefaultParams(10), Ranks: 4, Roots: 2, Given: []Setting{{"seed", "7"}}}
+	if key, command := bm.Key(); key != "bfs-codecs scale=10 ranks=4 roots=2 seed=7" || command != "graphrun bench bfs-codecs --scale 10 --ranks 4 --roots 2 --seed 7" {
+		t.Errorf("bfs: %q, %q", key, command)
+	}
+	pm, err := PageRankAllreduceSpec{Scale: 12, Ranks: 8, Iterations: 3, Degrees: "4x2, 2x2x2"}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, _ := pm.Key(); key != "pagerank-allreduce scale=12 ranks=8 iterations=3 degrees=4x2,2x2x2" {
+		t.Errorf("pagerank-allreduce: %q", key)
+	}
+}

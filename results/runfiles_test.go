@@ -1,0 +1,39 @@
+package results
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadRunFiles: the files are read in order; a missing file or one of
+// neither kind is the error, naming it.
+func TestReadRunFiles(t *testing.T) {
+	dir := t.TempDir()
+	pr := filepath.Join(dir, "pr.json")
+	var bfs bytes.Buffer
+	if err := chartRun("allgather", "raw", 1).WriteJSON(&bfs); err != nil {
+		t.Fatal(err)
+	}
+	a := filepath.Join(dir, "a.json")
+	bad := filepath.Join(dir, "bad.json")
+	for path, data := range map[string]string{pr: pagerankJSON, a: bfs.String(), bad: `{"neither": 1}`} {
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ins, err := ReadRunFiles([]string{pr, a})
+	if err != nil || len(ins) != 2 || ins[0].PageRank == nil || ins[1].BFS == nil || ins[1].Path != a {
+		t.Fatalf("ReadRunFiles: %+v, %v", ins, err)
+	}
+	if _, err := ReadRunFiles([]string{pr, filepath.Join(dir, "missing.json")}); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("missing file: %v", err)
+	}
+	if _, err := ReadRunFiles([]string{bad}); err == nil || !strings.Contains(err.Error(), "bad.json") {
+		t.Fatalf("a file of neither kind: %v", err)
+	}
+}
