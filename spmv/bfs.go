@@ -404,14 +404,11 @@ const pushRecordSize = 8
 // applies the ones this rank receives. It returns how many vertices this
 // rank discovered and their stored degrees.
 func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64, err error) {
-	t0 := time.Now()
-	recv, err := b.c.Alltoallv(ctx, PhasePush, b.sendBufs, b.recvBuf)
-	if err != nil {
+	if err := timedAlltoallv(ctx, b.c, PhasePush, b.sendBufs, &b.recvBuf, &b.cur.Communicate); err != nil {
 		return 0, 0, err
 	}
-	b.recvBuf = recv
+	recv := b.recvBuf
 	t1 := time.Now()
-	b.cur.Communicate += t1.Sub(t0)
 	defer func() { b.cur.Traverse += time.Since(t1) }()
 	b.nextQueue = b.nextQueue[:0]
 	b.next.Clear()

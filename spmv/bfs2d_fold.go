@@ -45,11 +45,10 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degr
 		return 0, 0, err
 	}
 	t1 := time.Now()
-	recv, err := b.row.Alltoallv(ctx, PhaseFold, b.sendRow, b.recvRow)
-	if err != nil {
+	if err := timedAlltoallv(ctx, b.row, PhaseFold, b.sendRow, &b.recvRow, &b.cur.Communicate); err != nil {
 		return 0, 0, err
 	}
-	b.recvRow = recv
+	recv := b.recvRow
 	t2 := time.Now()
 	// Decode every peer's candidate bitmap.
 	parallel.For(threads, func(t int) {
@@ -103,7 +102,6 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degr
 	}
 	b.cur.Traverse += time.Since(t3)
 	b.cur.Compress += t1.Sub(t0) + t3.Sub(t2)
-	b.cur.Communicate += t2.Sub(t1)
 	return found, degree, nil
 }
 

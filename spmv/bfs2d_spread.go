@@ -12,6 +12,7 @@ import (
 	"math/bits"
 	"time"
 
+	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/sieve"
@@ -123,45 +124,16 @@ func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) erro
 
 	// Exchange along the row with this rank's counts, then along the column
 	// with the row's sums.
-	var recvRow, recvCol [][]byte
-	var err error
-	sums := [2]int64{counts[0], counts[1]}
-	if b.sieve {
-		for d := range b.sendRow {
-			if d != b.gj {
-				putCounts(b.sendRow[d], sums)
-			}
-		}
-		recvRow, err = b.row.Alltoallv(ctx, PhaseVisited, b.sendRow, b.recvSync)
-	} else {
-		putCounts(b.shared, sums)
-		recvRow, err = b.row.Allgatherv(ctx, PhaseVisited, b.shared, b.recvSync)
-	}
+	sums, err := b.countsAlong(ctx, b.row, PhaseVisited, b.sendRow, &b.recvSync, b.gj, [2]int64{counts[0], counts[1]},
+		func(d int) int { return grid.Rank(b.gi, d) })
 	if err != nil {
 		return err
 	}
-	b.recvSync = recvRow
-	if sums, err = addCounts(sums, recvRow, b.gj, func(d int) int { return grid.Rank(b.gi, d) }); err != nil {
+	if sums, err = b.countsAlong(ctx, b.col, PhaseExpand, b.sendCol, &b.recvCol, b.gi, sums,
+		func(a int) int { return grid.Rank(a, b.gj) }); err != nil {
 		return err
 	}
-	if b.sieve {
-		for a := range b.sendCol {
-			if a != b.gi {
-				putCounts(b.sendCol[a], sums)
-			}
-		}
-		recvCol, err = b.col.Alltoallv(ctx, PhaseExpand, b.sendCol, b.recvCol)
-	} else {
-		putCounts(b.shared, sums)
-		recvCol, err = b.col.Allgatherv(ctx, PhaseExpand, b.shared, b.recvCol)
-	}
-	if err != nil {
-		return err
-	}
-	b.recvCol = recvCol
-	if sums, err = addCounts(sums, recvCol, b.gi, func(a int) int { return grid.Rank(a, b.gj) }); err != nil {
-		return err
-	}
+	recvRow, recvCol := b.recvSync, b.recvCol
 	counts[0], counts[1] = sums[0], sums[1]
 	if b.sieve && !empty {
 		b.cur.Codec = mostCommon(b.choices[:grid.R], b.gi)
@@ -365,4 +337,32 @@ func (b *BFS2D) threadsDone() error {
 		b.rawT[t], b.encT[t] = 0, 0
 	}
 	return firstError(b.errs)
+}
+
+// countsAlong is one exchange of a level's pieces along a grid line (sub:
+// the row or the column), carrying sums in each message's counts: with the
+// sieve every peer's piece of send (self, this rank's place on the line,
+// sends none), else the one shared message to all. It keeps the received
+// buffers in *recv and returns sums plus every peer's counts (rankOf names
+// a peer's rank in errors).
+func (b *BFS2D) countsAlong(ctx context.Context, sub comm.Comm, phase string, send [][]byte, recv *[][]byte, self int,
+	sums [2]int64, rankOf func(int) int) ([2]int64, error) {
+	var got [][]byte
+	var err error
+	if b.sieve {
+		for d := range send {
+			if d != self {
+				putCounts(send[d], sums)
+			}
+		}
+		got, err = sub.Alltoallv(ctx, phase, send, *recv)
+	} else {
+		putCounts(b.shared, sums)
+		got, err = sub.Allgatherv(ctx, phase, b.shared, *recv)
+	}
+	if err != nil {
+		return sums, err
+	}
+	*recv = got
+	return addCounts(sums, got, self, rankOf)
 }

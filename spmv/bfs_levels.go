@@ -185,3 +185,17 @@ func (l *levels) reduceThenPublish(ctx context.Context, e reducer, dir Direction
 func (b *BFS) settle(ctx context.Context, dir Direction, counts []int64, decide func([]int64) Direction) (Direction, error) {
 	return b.reduceThenPublish(ctx, b, dir, counts, decide)
 }
+
+// timedAlltoallv is one level exchange of either engine: an Alltoallv of
+// send on c whose receive buffers *recv reuses and keeps, its time added to
+// *took.
+func timedAlltoallv(ctx context.Context, c comm.Comm, phase string, send [][]byte, recv *[][]byte, took *time.Duration) error {
+	t0 := time.Now()
+	got, err := c.Alltoallv(ctx, phase, send, *recv)
+	if err != nil {
+		return err
+	}
+	*recv = got
+	*took += time.Since(t0)
+	return nil
+}
