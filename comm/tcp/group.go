@@ -48,6 +48,8 @@ func (c *Comm) skipError(p *peer, seq uint64) error {
 	}
 	got, member := p.inbox[0].seq, c.inCallWith(p)
 	switch {
+	case member && got > seq && c.among == nil:
+		return fmt.Errorf("collective mismatch in call #%d: rank %d skipped it: its next message is of call #%d", seq, p.group, got)
 	case member && got > seq:
 		return fmt.Errorf("collective mismatch in call #%d: rank %d skipped it, but this rank's group call lists it (group calls must list each other symmetrically)", seq, p.group)
 	case member && got < seq, !member && got <= seq:
