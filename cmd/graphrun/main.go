@@ -19,7 +19,6 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // usageError marks bad input (flags, files): graphrun exits with status 2.
@@ -33,15 +32,12 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// flagErrors turns a library's error about a setting into a usage error
-// naming its flag: a fielderr.Error or a spmv.PageRankConfigError
-// ("--repeat: 0 is less than 1"). Other errors are returned as they are.
+// flagErrors turns a library's error about a setting, a fielderr.Error,
+// into a usage error naming its flag ("--repeat: 0 is less than 1").
+// Other errors are returned as they are.
 func flagErrors(err error) error {
-	var ce *spmv.PageRankConfigError
 	if fe, ok := fielderr.As(err); ok {
 		return flagError(fe.Field, "%s", fe.Msg)
-	} else if errors.As(err, &ce) {
-		return flagError(ce.Field, "%s", ce.Msg)
 	}
 	return err
 }
