@@ -51,25 +51,22 @@ func usage(err error) error {
 	return err
 }
 
-// exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
-// (flags, files, outputs), a --procs job's status (that of the rank at
-// fault), 1 anything else (including a failed validation). An interrupted
-// command's status, 130 or 143, is runMain's. A rank started by --procs
-// whose job failed because of another rank exits with launch.ExitBlamed,
-// which the launcher turns into that other rank's status.
+// exitCode maps an error to graphrun's exit status: 0 success, the status
+// the job decides (launch.JobStatus: a --procs job's is that of the rank
+// at fault, and a rank it started that failed because of another rank
+// exits with launch.ExitBlamed, which the launcher turns into that other
+// rank's), 2 bad input (flags, files, outputs), 1 anything else
+// (including a failed validation). An interrupted command's status, 130
+// or 143, is runMain's.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if launch.BlamedExit(err, os.LookupEnv) {
-		return launch.ExitBlamed // a --procs rank that failed because of another: the launcher names that one
+	if status, ok := launch.JobStatus(err, os.LookupEnv); ok {
+		return status
 	}
 	if isUsage(err) {
 		return 2
-	}
-	var xe *launch.ExitError // a local job's failure: the status of the rank that failed first
-	if errors.As(err, &xe) {
-		return xe.ExitCode()
 	}
 	return 1
 }
