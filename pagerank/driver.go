@@ -8,8 +8,9 @@
 // (§II, §III, §V); see REFERENCES.md.
 //
 // Like graph500/ for BFS, the driver is SPMD code: RunRank and
-// RunElasticRank are what one rank runs; the CLI maps its flags to a Config,
-// starts the ranks on a transport and prints the Report. It holds no
+// RunElasticRank are what one rank runs; the CLI maps its flags to
+// Settings, which check them into a Source and a Config, starts the ranks
+// on a transport and prints the Report. It holds no
 // algorithm of its own: the matrix, the iterations and the allreduce are
 // spmv's and allreduce's.
 package pagerank

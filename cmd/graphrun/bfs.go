@@ -47,10 +47,6 @@ func (f *graphFlags) params() (kronecker.Params, error) {
 	return p, usage(err)
 }
 
-func (f *graphFlags) threadCount(cmd *cobra.Command, ranks int) (int, error) {
-	return threadsOf(cmd, f.threads, ranks)
-}
-
 // threadsOf is --threads (threads) of cmd, checked, or by default the
 // CPUs shared among the ranks on this machine (launch.Threads).
 func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
@@ -138,11 +134,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	threads, err := f.threadCount(cmd, plan.LocalRanks())
+	threads, err := threadsOf(cmd, f.threads, plan.LocalRanks())
 	if err != nil {
 		return err
 	}
-	exchangeDefaulted := f.s.DefaultExchange(plan.Procs > 0 || plan.MultiProcess())
+	exchangeDefaulted := f.s.DefaultExchange(plan.OfProcesses())
 	if exchangeDefaulted && plan.Procs == 0 && plan.MultiProcess() && plan.Reports() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", f.s.Exchange, f.s.Codec)
 	}
@@ -158,8 +154,8 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
 		}
-	} else if err := f.checkMemory(cfg, plan); err != nil {
-		return err
+	} else if err := usage(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force)); err != nil {
+		return err // unless --force, a Kronecker run whose memory estimate exceeds what this machine has
 	}
 	var inPath string
 	var stdin io.Reader // rank 0's standard input in a --procs job: an input read from -
@@ -247,14 +243,4 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, textOut, stderr io.Write
 		return fmt.Errorf("validation failed")
 	}
 	return run.WriteText(textOut)
-}
-
-// checkMemory refuses, unless --force, a Kronecker run whose memory
-// estimate exceeds what this machine has (graph500.CheckRunMemory).
-func (f *bfsFlags) checkMemory(cfg graph500.Config, plan jobPlan) error {
-	processes := 0 // in-process ranks
-	if plan.Procs > 0 || plan.MultiProcess() {
-		processes = plan.LocalRanks()
-	}
-	return usage(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), processes, f.force))
 }

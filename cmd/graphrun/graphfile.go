@@ -47,7 +47,7 @@ standard output, as text unless --format says.`,
 			if err != nil {
 				return err
 			}
-			threads, err := f.threadCount(cmd, 1)
+			threads, err := threadsOf(cmd, f.threads, 1)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,6 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // usageError marks bad input (flags, files): graphrun exits with status 2.
@@ -33,15 +32,12 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// flagErrors turns a library's error about a setting into a usage error
-// naming its flag: a fielderr.Error or a spmv.PageRankConfigError
-// ("--repeat: 0 is less than 1"). Other errors are returned as they are.
+// flagErrors turns a library's error about a setting, a fielderr.Error,
+// into a usage error naming its flag ("--repeat: 0 is less than 1").
+// Other errors are returned as they are.
 func flagErrors(err error) error {
-	var ce *spmv.PageRankConfigError
 	if fe, ok := fielderr.As(err); ok {
 		return flagError(fe.Field, "%s", fe.Msg)
-	} else if errors.As(err, &ce) {
-		return flagError(ce.Field, "%s", ce.Msg)
 	}
 	return err
 }
@@ -55,25 +51,22 @@ func usage(err error) error {
 	return err
 }
 
-// exitCode maps an error to graphrun's exit status: 0 success, 2 bad input
-// (flags, files, outputs), a --procs job's status (that of the rank at
-// fault), 1 anything else (including a failed validation). An interrupted
-// command's status, 130 or 143, is runMain's. A rank started by --procs
-// whose job failed because of another rank exits with launch.ExitBlamed,
-// which the launcher turns into that other rank's status.
+// exitCode maps an error to graphrun's exit status: 0 success, the status
+// the job decides (launch.JobStatus: a --procs job's is that of the rank
+// at fault, and a rank it started that failed because of another rank
+// exits with launch.ExitBlamed, which the launcher turns into that other
+// rank's), 2 bad input (flags, files, outputs), 1 anything else
+// (including a failed validation). An interrupted command's status, 130
+// or 143, is runMain's.
 func exitCode(err error) int {
 	if err == nil {
 		return 0
 	}
-	if launch.BlamedExit(err, os.LookupEnv) {
-		return launch.ExitBlamed // a --procs rank that failed because of another: the launcher names that one
+	if status, ok := launch.JobStatus(err, os.LookupEnv); ok {
+		return status
 	}
 	if isUsage(err) {
 		return 2
-	}
-	var xe *launch.ExitError // a local job's failure: the status of the rank that failed first
-	if errors.As(err, &xe) {
-		return xe.ExitCode()
 	}
 	return 1
 }

@@ -55,15 +55,12 @@ func (t *transportFlags) plan(cmd *cobra.Command, ranks int) (jobPlan, error) {
 }
 
 // launchLocal runs cmd's command line as p.Procs rank processes of this
-// executable and waits for them. extra are flags the children get on top of
-// the ones this process was given (minus --procs).
+// executable and waits for them (launch.Plan.LaunchSelf). extra are flags
+// the children get on top of the ones this process was given (minus
+// --procs).
 func launchLocal(cmd *cobra.Command, p jobPlan, extra ...string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("--procs: finding graphrun's executable: %w", err)
-	}
 	args := append(forwardedArgs(cmd, "procs", "transport"), extra...)
-	return p.LaunchLocal(cmd.Context(), exe, args, os.Environ(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+	return p.LaunchSelf(cmd.Context(), args, cmd.OutOrStdout(), cmd.ErrOrStderr())
 }
 
 // launchRanks runs cmd's command line as the plan's rank processes
