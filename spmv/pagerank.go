@@ -305,6 +305,7 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		return res, err
 	}
 	run.fuse(c, res.NumVertices, cfg.Threads)
+	defer run.close()
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
@@ -563,6 +564,13 @@ func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
 		return
 	}
 	s.a.arrange() // in the set-up, not the first iteration
+}
+
+// close releases what a fused run keeps between iterations (its threads).
+func (s *prRun) close() {
+	if s.local != nil {
+		s.local.close()
+	}
 }
 
 // step runs one iteration: the local SpMV, then one sparse allreduce whose

@@ -83,6 +83,7 @@ func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph
 			return err
 		}
 		run.fuse(c, res.NumVertices, cfg.Threads)
+		defer run.close()
 		if err := c.Barrier(ctx, "bench"); err != nil {
 			return err
 		}

@@ -16,6 +16,7 @@ import (
 	"math"
 	"math/bits"
 	"slices"
+	"sort"
 	"time"
 
 	"github.com/graphrun/graphrun/internal/parallel"
@@ -149,9 +150,10 @@ type prLocal struct {
 	inv      []float64   // 1/d by position of the vertices of non-zero degree
 	vertex   []uint32    // the vertex at each position
 	nonZero  int         // positions [0, nonZero) have out-degree > 0
-	runs     columnRuns  // blocks of prBlock positions, cut into runs; no run crosses nonZero
+	runs     columnRuns  // the fixed blocks (localBlocks), cut into runs
 	splits   []int       // thread t updates positions splits[t]:splits[t+1], whole blocks
 	sums     [][]float64 // per thread: the column sums of a run of dangling positions
+	team     *parallel.Team // the threads, kept between iterations (close)
 	parts    prPartials
 }
 
@@ -203,21 +205,60 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 		}
 	}
 	a.colStart, a.src, a.edges = nil, nil, nil
-	starts := make([]int, 0, n/prBlock+2)
-	for lo := 0; lo < n; lo += prBlock {
-		starts = append(starts, lo)
-	}
-	l.runs = cutRuns(l.colStart, append(starts, n), nIn)
-	l.splits = balanceColumns(l.colStart, threads)
-	for t := 1; t < threads; t++ { // the balanced splits, rounded to whole blocks
-		l.splits[t] = min(max(l.splits[t-1], (l.splits[t]+prBlock/2)/prBlock*prBlock), n)
-	}
+	starts := localBlocks(l.colStart, nIn)
+	l.runs = cutRuns(l.colStart, starts, nIn)
+	l.splits = balanceBlocks(l.colStart, starts, threads)
 	l.sums = make([][]float64, threads)
 	for t := range l.sums {
 		l.sums[t] = make([]float64, prBlock)
 	}
-	l.parts.resize(n)
+	l.parts = make(prPartials, numPRScalars*(len(starts)-1))
+	l.team = parallel.NewTeam(threads)
 	return l
+}
+
+// close stops the iteration's threads.
+func (l *prLocal) close() { l.team.Close() }
+
+// prBlockEdges bounds the edges of a one-rank block (localBlocks).
+const prBlockEdges = 8 * prBlock
+
+// localBlocks cuts the positions into the fixed blocks whose scalars are
+// summed together: at most prBlock positions and, unless one column has
+// more, prBlockEdges edges each, none crossing nonZero. Positions by
+// descending in-degree put a power-law graph's edges in the first few
+// hundred positions; blocks cut by edges too keep the threads' shares even.
+// The cut depends only on the matrix, so the scalars' order of addition
+// does not depend on the thread count. The starts end with the number of
+// positions.
+func localBlocks(colStart []int, nonZero int) []int {
+	n := len(colStart) - 1
+	starts := []int{0}
+	for p, lo := 0, 0; p < n; p++ {
+		if p > lo && (p-lo == prBlock || colStart[p+1]-colStart[lo] > prBlockEdges || p == nonZero) {
+			starts, lo = append(starts, p), p
+		}
+	}
+	if n == 0 {
+		return starts
+	}
+	return append(starts, n)
+}
+
+// balanceBlocks returns the first block of each of threads workers (and
+// the number of blocks), cutting the blocks starts into runs of about equal
+// work: one unit per edge and one per position.
+func balanceBlocks(colStart, starts []int, threads int) []int {
+	nb := len(starts) - 1
+	work := func(b int) int { return colStart[starts[b]] + starts[b] } // before block b
+	total := work(nb)
+	splits := make([]int, threads+1)
+	for t := 1; t < threads; t++ {
+		target := int(int64(total) * int64(t) / int64(threads))
+		splits[t] = max(splits[t-1], sort.Search(nb, func(b int) bool { return work(b) >= target }))
+	}
+	splits[threads] = nb
+	return splits
 }
 
 // localOrder returns the vertices in prLocal's position order (column[v]
@@ -272,11 +313,10 @@ func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint
 // returns the summed scalars in scalars.
 func (l *prLocal) step(base, alpha float64, scalars []float64) {
 	parts := l.parts
-	parallel.For(len(l.splits)-1, func(t int) {
+	l.team.Run(func(t int) {
 		y := l.sums[t]
-		for lo := l.splits[t]; lo < l.splits[t+1]; lo += prBlock {
-			hi := min(lo+prBlock, l.splits[t+1])
-			b := lo / prBlock
+		for b := l.splits[t]; b < l.splits[t+1]; b++ {
+			lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
 			var l1, total, dl1, dangling float64
 			for r, p := l.runs.first[b], lo; p < hi; r++ {
 				end, w := l.runs.end[r], l.runs.width[r]
@@ -292,8 +332,8 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 				}
 				p = end
 			}
-			b *= numPRScalars
-			parts[b+prL1], parts[b+prDangling], parts[b+prTotal] = l1+dl1, dangling, total+dangling
+			at := b * numPRScalars
+			parts[at+prL1], parts[at+prDangling], parts[at+prTotal] = l1+dl1, dangling, total+dangling
 		}
 	})
 	parts.combine(scalars)

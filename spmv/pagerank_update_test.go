@@ -188,6 +188,7 @@ func TestFusedIterationMatchesUnfused(t *testing.T) {
 				if fused.fuse(c, res.NumVertices, threads); fused.local == nil {
 					return errors.New("one rank did not fuse")
 				}
+				defer fused.close()
 				if fused.local.nonZero == len(fused.up.cur) && name == "directed" {
 					return errors.New("no dangling vertex")
 				}

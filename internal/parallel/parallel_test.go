@@ -3,6 +3,7 @@ package parallel
 import (
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 func TestForRunsEveryWorkerOnce(t *testing.T) {
@@ -32,5 +33,30 @@ func TestSpanCoversRange(t *testing.T) {
 				t.Fatalf("parts of %d end at %d", n, next)
 			}
 		}
+	}
+}
+
+// TestTeamRunsEveryWorkerOncePerCall: over calls back to back and calls
+// after pauses longer than the workers spin (so they block and are woken),
+// every worker runs exactly once per call, and Close ends the goroutines.
+func TestTeamRunsEveryWorkerOncePerCall(t *testing.T) {
+	for _, n := range []int{1, 2, 5} {
+		tm := NewTeam(n)
+		if tm.Size() != n {
+			t.Fatalf("NewTeam(%d).Size() = %d", n, tm.Size())
+		}
+		counts := make([]int, n)
+		for call := range 300 {
+			if call%100 == 99 {
+				time.Sleep(2 * teamSpin)
+			}
+			tm.Run(func(w int) { counts[w]++ })
+			for w, c := range counts {
+				if c != call+1 {
+					t.Fatalf("%d workers, call %d: worker %d ran %d times", n, call, w, c)
+				}
+			}
+		}
+		tm.Close()
 	}
 }
