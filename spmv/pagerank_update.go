@@ -143,16 +143,16 @@ func updateHome(base, alpha float64, sums, cur, deg []float64) (l1, dangling, to
 // in order and each thread writes only its own run of positions. A run's
 // column sums and updates are one loop.
 type prLocal struct {
-	colStart []int       // the edges into position p are src[colStart[p]:colStart[p+1]]
-	src      []uint32    // position of each edge's source, ascending within a column
-	x, next  []float64   // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
-	cur      []float64   // r by position
-	inv      []float64   // 1/d by position of the vertices of non-zero degree
-	vertex   []uint32    // the vertex at each position
-	nonZero  int         // positions [0, nonZero) have out-degree > 0
-	runs     columnRuns  // the fixed blocks (localBlocks), cut into runs
-	splits   []int       // thread t updates positions splits[t]:splits[t+1], whole blocks
-	sums     [][]float64 // per thread: the column sums of a run of dangling positions
+	colStart []int          // the edges into position p are src[colStart[p]:colStart[p+1]]
+	src      []uint32       // position of each edge's source, ascending within a column
+	x, next  []float64      // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
+	cur      []float64      // r by position
+	inv      []float64      // 1/d by position of the vertices of non-zero degree
+	vertex   []uint32       // the vertex at each position
+	nonZero  int            // positions [0, nonZero) have out-degree > 0
+	runs     columnRuns     // the fixed blocks (localBlocks), cut into runs
+	splits   []int          // thread t updates positions splits[t]:splits[t+1], whole blocks
+	sums     [][]float64    // per thread: the column sums of a run of dangling positions
 	team     *parallel.Team // the threads, kept between iterations (close)
 	parts    prPartials
 }
