@@ -81,8 +81,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/bufs"
@@ -461,7 +463,9 @@ func (c *rankComm) collective(ctx context.Context, mine *contribution, read func
 	} else {
 		read(w.slots)
 	}
-	<-w.arriveToFinishReading()
+	if done := w.arriveToFinishReading(); !spinFor(done, w.size) {
+		<-done
+	}
 	w.slots[c.rank] = contribution{} // drop the references to the caller's buffers
 	if mismatch != nil {
 		return c.callError(mine, w.abortError())
@@ -473,6 +477,9 @@ func (c *rankComm) collective(ctx context.Context, mine *contribution, read func
 // abort, or ctx. It returns nil once the rank has passed the barrier.
 func (c *rankComm) awaitDeposits(ctx context.Context, mine *contribution, gen chan struct{}) error {
 	w := c.world
+	if spinFor(gen, w.size) {
+		return nil
+	}
 	select {
 	case <-gen:
 		return nil
@@ -624,4 +631,35 @@ func (c *rankComm) Barrier(ctx context.Context, phase string) error {
 	}
 	c.stats.Record(phase, 0, 0, 0)
 	return nil
+}
+
+// barrierSpin is how long a rank polls a barrier before it blocks, when
+// every rank can have a processor (spinFor).
+const barrierSpin = 100 * time.Microsecond
+
+// spinFor polls gen, closed when the barrier completes, for up to
+// barrierSpin, and reports whether it did. It spins only when every one of
+// the world's size ranks can run at once (size ≤ GOMAXPROCS): then the
+// others are running towards the barrier, and a rank that blocked would
+// wait for its thread to be woken — on a virtual machine about 0.1 ms, as
+// long as a small graph's PageRank iteration. With more ranks than
+// processors a spinning rank would take the processor another needs.
+func spinFor(gen chan struct{}, size int) bool {
+	if size > runtime.GOMAXPROCS(0) {
+		return false
+	}
+	deadline := time.Now().Add(barrierSpin)
+	for i := 0; ; i++ {
+		select {
+		case <-gen:
+			return true
+		default:
+		}
+		if i%64 == 63 {
+			if time.Now().After(deadline) {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
 }
