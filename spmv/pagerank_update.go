@@ -2,13 +2,14 @@
 // the home ranks compute; REFERENCES.md), on the rank's threads: the new
 // rank r' = base + α·sum, its L1 change, the dangling mass and Σ r', and
 // r'/d for the next SpMV, in one pass over the vertex arrays. On one rank
-// the pass is fused into the SpMV itself (pullUpdate): each column's sum
-// goes straight into its update, whose r'/d lands in the kernel's next
-// input by slot, with no allreduce and no copy in between.
+// the pass is fused into the SpMV itself (prLocal, pullUpdateRun): each
+// column's sum goes straight into its update, whose r'/d lands in the
+// kernel's next input at the same position, with no allreduce and no copy
+// in between.
 //
-// The scalars are summed per fixed block of prBlock vertices, in vertex
-// order, and the blocks' sums are combined in block order: the result is
-// the same for any thread count.
+// The scalars are summed per fixed block of vertices (prBlock at home;
+// localBlocks on one rank), in order, and the blocks' sums are combined in
+// block order: the result is the same for any thread count.
 
 package spmv
 
