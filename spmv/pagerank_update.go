@@ -152,7 +152,7 @@ type prLocal struct {
 	vertex   []uint32       // the vertex at each position
 	nonZero  int            // positions [0, nonZero) have out-degree > 0
 	runs     columnRuns     // the fixed blocks (localBlocks), cut into runs
-	splits   []int          // thread t updates positions splits[t]:splits[t+1], whole blocks
+	splits   []int          // thread t updates blocks splits[t]:splits[t+1]
 	sums     [][]float64    // per thread: the column sums of a run of dangling positions
 	team     *parallel.Team // the threads, kept between iterations (close)
 	parts    prPartials
