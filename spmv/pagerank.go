@@ -560,7 +560,7 @@ func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
 		s.xs, s.y = nil, nil // the fused run keeps its own
 		s.local = newPRLocal(s.a, &s.up, s.x, threads)
-		s.x = nil
+		s.x, s.a, s.up.deg = nil, nil, nil // the fused run reads none of them
 		return
 	}
 	s.a.arrange() // in the set-up, not the first iteration

@@ -166,32 +166,28 @@ type prLocal struct {
 // when it has one), so the fused run holds one copy of the edges.
 func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	n, nIn := len(a.out), len(a.in)
-	l := &prLocal{
-		colStart: make([]int, n+1), x: make([]float64, nIn), next: make([]float64, nIn),
-		cur: make([]float64, n), inv: make([]float64, nIn), nonZero: nIn,
+	l := &prLocal{x: make([]float64, nIn), nonZero: nIn}
+	column := func(v uint32) int { return int(v) } // vertex → the position of its column in a
+	if a.order != nil {
+		at := make([]uint32, n)
+		for p, j := range a.order {
+			at[j] = uint32(p)
+		}
+		column = func(v uint32) int { return int(at[v]) }
 	}
-	column := make([]uint32, n) // vertex → the position of its column in a
-	for j := range column {
-		column[j] = uint32(j)
-	}
-	for p, j := range a.order {
-		column[j] = uint32(p)
-	}
-	l.vertex = localOrder(a, column, u.deg, threads)
-	posOfSlot := make([]uint32, nIn) // the matrix's slot of a source → its position
-	slotOf := make([]uint32, n)      // vertex → its slot, for vertices of the in-set
-	for i, v := range a.in {
-		slotOf[v] = a.slot[i]
-	}
-	for p, v := range l.vertex[:nIn] {
-		posOfSlot[slotOf[v]] = uint32(p)
-	}
+	// The sort's keys take the room of the column starts it leads to.
+	scratch := make([]uint64, n+1)
+	var posOfSlot []uint32 // the matrix's slot of a source → its position
+	l.vertex, posOfSlot = localOrder(a, column, u.deg, scratch[:n], threads)
+	l.colStart = uint64sAsInts(scratch)
+	l.colStart[0] = 0
 	for i, s := range a.slot {
 		l.x[posOfSlot[s]] = x[i]
 	}
+	l.next, l.cur, l.inv = make([]float64, nIn), make([]float64, n), make([]float64, nIn)
 	l.src = a.spare()
 	for p, v := range l.vertex {
-		lo, hi := a.colStart[column[v]], a.colStart[column[v]+1]
+		lo, hi := a.colStart[column(v)], a.colStart[column(v)+1]
 		col := l.src[l.colStart[p] : l.colStart[p]+hi-lo]
 		for k, s := range a.src[lo:hi] {
 			col[k] = posOfSlot[s]
@@ -262,18 +258,20 @@ func balanceBlocks(colStart, starts []int, threads int) []int {
 	return splits
 }
 
-// localOrder returns the vertices in prLocal's position order (column[v]
-// is the position of vertex v's column in a): those of
-// non-zero out-degree deg (the matrix's in-set) by descending in-degree,
-// ties by slot, then the dangling ones by descending in-degree, ties by id.
+// localOrder returns the vertices in prLocal's position order (column(v)
+// is the position of vertex v's column in a): those of non-zero
+// out-degree deg (the matrix's in-set) by descending in-degree, ties by
+// slot, then the dangling ones by descending in-degree, ties by id; and
+// the position of each slot's vertex. keys (n words) is the sort's room.
 // The order only matters for speed: in-degrees too large for the sort key
 // (beyond 2^31 on 2^32 vertices) count as equal.
-func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint32 {
+func localOrder(a *prMatrix, column func(v uint32) int, deg []float64, keys []uint64, threads int) (order, posOfSlot []uint32) {
 	n := len(a.out)
 	tieBits := uint(bits.Len(uint(max(n-1, 0))))
 	inMax := uint64(1)<<(63-tieBits) - 1
 	inDeg := func(v int) uint64 {
-		return min(uint64(a.colStart[column[v]+1]-a.colStart[column[v]]), inMax)
+		j := column(uint32(v))
+		return min(uint64(a.colStart[j+1]-a.colStart[j]), inMax)
 	}
 	top := uint64(0)
 	for v := range n {
@@ -282,7 +280,6 @@ func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint
 	inBits := uint(bits.Len64(top))
 	// The key: dangling, top − in-degree, then the tie-break (the slot, or
 	// the id if dangling). It is unique, and the vertex follows from it.
-	keys := make([]uint64, n)
 	for v := range n {
 		var dangling uint64
 		if deg[v] == 0 {
@@ -296,7 +293,7 @@ func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint
 		vertexOf[a.slot[i]] = uint32(v)
 	}
 	radix.Sort(keys, 1+inBits+tieBits, threads)
-	order := make([]uint32, n)
+	order, posOfSlot = make([]uint32, n), vertexOf // vertexOf's room, rewritten in order of slots read
 	tieMask := uint64(1)<<tieBits - 1
 	for p, k := range keys {
 		if p < len(a.in) {
@@ -305,7 +302,10 @@ func localOrder(a *prMatrix, column []uint32, deg []float64, threads int) []uint
 			order[p] = uint32(k & tieMask)
 		}
 	}
-	return order
+	for p := range len(a.in) {
+		posOfSlot[keys[p]&tieMask] = uint32(p)
+	}
+	return order, posOfSlot
 }
 
 // step runs the SpMV and the update of every vertex in one pass over
