@@ -153,18 +153,6 @@ func keysAsUint32(keys []uint64) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), 2*len(keys))
 }
 
-// uint64sAsInts returns words as ints (both 64 bits on the platforms
-// graphrun supports, checked at compile time below).
-func uint64sAsInts(words []uint64) []int {
-	if len(words) == 0 {
-		return []int{}
-	}
-	return unsafe.Slice((*int)(unsafe.Pointer(unsafe.SliceData(words))), len(words))
-}
-
-// intIs64Bits fails to compile where int is not 64 bits wide.
-var _ [unsafe.Sizeof(int(0)) - 8]struct{}
-
 // spare returns room for a reordered copy of src: the half of the keys'
 // array src does not use, or a new array.
 func (a *prMatrix) spare() []uint32 {

@@ -175,12 +175,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 		}
 		column = func(v uint32) int { return int(at[v]) }
 	}
-	// The sort's keys take the room of the column starts it leads to.
-	scratch := make([]uint64, n+1)
 	var posOfSlot []uint32 // the matrix's slot of a source → its position
-	l.vertex, posOfSlot = localOrder(a, column, u.deg, scratch[:n], threads)
-	l.colStart = uint64sAsInts(scratch)
-	l.colStart[0] = 0
+	l.vertex, posOfSlot = localOrder(a, column, u.deg, threads)
+	l.colStart = make([]int, n+1)
 	for i, s := range a.slot {
 		l.x[posOfSlot[s]] = x[i]
 	}
@@ -262,10 +259,10 @@ func balanceBlocks(colStart, starts []int, threads int) []int {
 // is the position of vertex v's column in a): those of non-zero
 // out-degree deg (the matrix's in-set) by descending in-degree, ties by
 // slot, then the dangling ones by descending in-degree, ties by id; and
-// the position of each slot's vertex. keys (n words) is the sort's room.
-// The order only matters for speed: in-degrees too large for the sort key
-// (beyond 2^31 on 2^32 vertices) count as equal.
-func localOrder(a *prMatrix, column func(v uint32) int, deg []float64, keys []uint64, threads int) (order, posOfSlot []uint32) {
+// the position of each slot's vertex. The order only matters for speed:
+// in-degrees too large for the sort key (beyond 2^31 on 2^32 vertices)
+// count as equal.
+func localOrder(a *prMatrix, column func(v uint32) int, deg []float64, threads int) (order, posOfSlot []uint32) {
 	n := len(a.out)
 	tieBits := uint(bits.Len(uint(max(n-1, 0))))
 	inMax := uint64(1)<<(63-tieBits) - 1
@@ -280,6 +277,7 @@ func localOrder(a *prMatrix, column func(v uint32) int, deg []float64, keys []ui
 	inBits := uint(bits.Len64(top))
 	// The key: dangling, top − in-degree, then the tie-break (the slot, or
 	// the id if dangling). It is unique, and the vertex follows from it.
+	keys := make([]uint64, n)
 	for v := range n {
 		var dangling uint64
 		if deg[v] == 0 {
