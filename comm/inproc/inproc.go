@@ -88,6 +88,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/bufs"
+	"github.com/graphrun/graphrun/internal/parallel"
 )
 
 // World is the shared state of one in-process job of a fixed number of ranks.
@@ -638,28 +639,23 @@ func (c *rankComm) Barrier(ctx context.Context, phase string) error {
 const barrierSpin = 100 * time.Microsecond
 
 // spinFor polls gen, closed when the barrier completes, for up to
-// barrierSpin, and reports whether it did. It spins only when every one of
-// the world's size ranks can run at once (size ≤ GOMAXPROCS): then the
-// others are running towards the barrier, and a rank that blocked would
-// wait for its thread to be woken — on a virtual machine about 0.1 ms, as
-// long as a small graph's PageRank iteration. With more ranks than
-// processors a spinning rank would take the processor another needs.
+// barrierSpin (parallel.Spin), and reports whether it did. It spins only
+// when every one of the world's size ranks can run at once (size ≤
+// GOMAXPROCS): then the others are running towards the barrier, and a rank
+// that blocked would wait for its thread to be woken — on a virtual machine
+// about 0.1 ms, as long as a small graph's PageRank iteration. With more
+// ranks than processors a spinning rank would take the processor another
+// needs.
 func spinFor(gen chan struct{}, size int) bool {
 	if size > runtime.GOMAXPROCS(0) {
 		return false
 	}
-	deadline := time.Now().Add(barrierSpin)
-	for i := 0; ; i++ {
+	return parallel.Spin(barrierSpin, func() bool {
 		select {
 		case <-gen:
 			return true
 		default:
+			return false
 		}
-		if i%64 == 63 {
-			if time.Now().After(deadline) {
-				return false
-			}
-			runtime.Gosched()
-		}
-	}
+	})
 }
