@@ -33,11 +33,12 @@ type prMatrix struct {
 	localDeg []float64 // local edges out of each in-set vertex
 	splits   []int     // worker t pulls positions splits[t]:splits[t+1]
 
-	edges        []uint32    // the keys' array as 32-bit words: src is one half of it
-	order        []uint32    // out-set index of the column at each position; nil until arranged
-	runs         columnRuns  // the arranged columns' blocks and runs
-	threadBlocks []int       // worker t sums blocks threadBlocks[t]:threadBlocks[t+1]
-	blockSums    [][]float64 // per worker: one block's column sums
+	edges        []uint32        // the keys' array as 32-bit words: src is one half of it
+	order        []uint32        // out-set index of the column at each position; nil until arranged
+	runs         columnRuns      // the arranged columns' blocks and runs
+	threadBlocks []int           // worker t's share of the blocks: threadBlocks[t]:threadBlocks[t+1]
+	queue        *parallel.Queue // hands out the blocks, shares first
+	blockSums    [][]float64     // per worker: one block's column sums
 
 	// slot[l] is where in-set vertex in[l] sits in the array the kernel
 	// reads: by descending local out-degree (ties by id), so that the few
@@ -196,7 +197,7 @@ func (a *prMatrix) arrange() {
 	a.src, a.colStart, a.order = src, colStart, order
 	starts, firstOf := blocks(a.splits)
 	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
-	a.blockSums = make([][]float64, len(a.splits)-1)
+	a.blockSums, a.queue = make([][]float64, len(a.splits)-1), parallel.NewQueue(len(a.splits)-1)
 	for t := range a.blockSums {
 		a.blockSums[t] = make([]float64, prBlock)
 	}
@@ -253,14 +254,15 @@ func balanceColumns(colStart []int, parts int) []int {
 
 // pull computes y[j] = Σ x[src[e]] over the edges e of out-set vertex j's
 // column, for every column, on len(splits)−1 goroutines: each sums its
-// blocks of arranged columns by runs, then writes the block's sums to y by
-// out-set index. A column's order of addition depends only on the column
+// blocks of arranged columns by runs (its own first, then others' left,
+// parallel.Queue), then writes the block's sums to y by out-set index. A column's order of addition depends only on the column
 // (sumRuns), so y does not depend on the split.
 func (a *prMatrix) pull(x, y []float64) {
 	a.arrange()
+	a.queue.Reset(a.threadBlocks)
 	parallel.For(len(a.splits)-1, func(t int) {
 		sums := a.blockSums[t]
-		for b := a.threadBlocks[t]; b < a.threadBlocks[t+1]; b++ {
+		for b := a.queue.Next(t); b >= 0; b = a.queue.Next(t) {
 			lo, hi := a.runs.blockStart[b], a.runs.blockStart[b+1]
 			a.runs.sum(b, a.colStart, a.src, x, sums)
 			for i, j := range a.order[lo:hi] {

@@ -144,17 +144,18 @@ func updateHome(base, alpha float64, sums, cur, deg []float64) (l1, dangling, to
 // in order and each thread writes only its own run of positions. A run's
 // column sums and updates are one loop.
 type prLocal struct {
-	colStart []int          // the edges into position p are src[colStart[p]:colStart[p+1]]
-	src      []uint32       // position of each edge's source, ascending within a column
-	x, next  []float64      // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
-	cur      []float64      // r by position
-	inv      []float64      // 1/d by position of the vertices of non-zero degree
-	vertex   []uint32       // the vertex at each position
-	nonZero  int            // positions [0, nonZero) have out-degree > 0
-	runs     columnRuns     // the fixed blocks (localBlocks), cut into runs
-	splits   []int          // thread t updates blocks splits[t]:splits[t+1]
-	sums     [][]float64    // per thread: the column sums of a run of dangling positions
-	team     *parallel.Team // the threads, kept between iterations (close)
+	colStart []int           // the edges into position p are src[colStart[p]:colStart[p+1]]
+	src      []uint32        // position of each edge's source, ascending within a column
+	x, next  []float64       // r/d by position of the vertices of non-zero degree: this iteration's input, the next one's
+	cur      []float64       // r by position
+	inv      []float64       // 1/d by position of the vertices of non-zero degree
+	vertex   []uint32        // the vertex at each position
+	nonZero  int             // positions [0, nonZero) have out-degree > 0
+	runs     columnRuns      // the fixed blocks (localBlocks), cut into runs
+	splits   []int           // thread t's share of the blocks: splits[t]:splits[t+1]
+	sums     [][]float64     // per thread: the column sums of a run of dangling positions
+	team     *parallel.Team  // the threads, kept between iterations (close)
+	queue    *parallel.Queue // hands out the blocks, splits first
 	parts    prPartials
 }
 
@@ -207,7 +208,7 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 		l.sums[t] = make([]float64, prBlock)
 	}
 	l.parts = make(prPartials, numPRScalars*(len(starts)-1))
-	l.team = parallel.NewTeam(threads)
+	l.team, l.queue = parallel.NewTeam(threads), parallel.NewQueue(threads)
 	return l
 }
 
@@ -309,12 +310,18 @@ func localOrder(a *prMatrix, column func(v uint32) int, deg []float64, threads i
 // step runs the SpMV and the update of every vertex in one pass over
 // blocks of positions — the block's column sums, then each column's new
 // rank, its L1 change and Σ r', and its r'/d into the next input — and
-// returns the summed scalars in scalars.
+// returns the summed scalars in scalars. The threads take the blocks from a
+// parallel.Queue: cut by edges alone, the shares were uneven in time (on
+// the Kronecker 22 graph the thread with the tail's blocks, whose gathers
+// miss the cache, ran 1.74× as long as the one with the hubs'), and a
+// block's scalars go to its own slot of parts, so the sums do not depend on
+// which thread ran it.
 func (l *prLocal) step(base, alpha float64, scalars []float64) {
 	parts := l.parts
+	l.queue.Reset(l.splits)
 	l.team.Run(func(t int) {
 		y := l.sums[t]
-		for b := l.splits[t]; b < l.splits[t+1]; b++ {
+		for b := l.queue.Next(t); b >= 0; b = l.queue.Next(t) {
 			lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
 			var l1, total, dl1, dangling float64
 			for r, p := l.runs.first[b], lo; p < hi; r++ {

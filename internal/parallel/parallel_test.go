@@ -60,3 +60,45 @@ func TestTeamRunsEveryWorkerOncePerCall(t *testing.T) {
 		tm.Close()
 	}
 }
+
+// TestQueueHandsOutEveryItemOnce: over uneven shares (some empty), with
+// one worker slowed so that the others steal from it, every item is taken
+// exactly once per call, each worker takes its own share front to back,
+// and a queue reset after a call hands everything out again.
+func TestQueueHandsOutEveryItemOnce(t *testing.T) {
+	for _, splits := range [][]int{{0, 0}, {0, 5}, {0, 100, 100, 300}, {0, 0, 7, 7, 50, 51}} {
+		workers := len(splits) - 1
+		tm, q := NewTeam(workers), NewQueue(workers)
+		for call := range 20 {
+			q.Reset(splits)
+			taken := make([][]int, workers)
+			tm.Run(func(w int) {
+				for i := q.Next(w); i >= 0; i = q.Next(w) {
+					taken[w] = append(taken[w], i)
+					if w == 0 && call%2 == 1 {
+						time.Sleep(10 * time.Microsecond)
+					}
+				}
+			})
+			seen := make([]int, splits[workers])
+			for w, items := range taken {
+				own := splits[w]
+				for _, i := range items {
+					seen[i]++
+					if i >= splits[w] && i < splits[w+1] {
+						if i != own {
+							t.Fatalf("shares %v: worker %d took its item %d out of order (next %d)", splits, w, i, own)
+						}
+						own++
+					}
+				}
+			}
+			for i, c := range seen {
+				if c != 1 {
+					t.Fatalf("shares %v, call %d: item %d taken %d times", splits, call, i, c)
+				}
+			}
+		}
+		tm.Close()
+	}
+}
