@@ -12,12 +12,20 @@ import "sync/atomic"
 // Which worker runs an item varies from call to call, so a caller that
 // must be deterministic keeps its results per item, not per worker.
 type Queue struct {
-	shares []atomic.Uint64 // share t's items left: lo<<32 | hi
+	shares []share
+}
+
+// share is one worker's items left, lo<<32 | hi, alone on its cache line:
+// its owner takes from it once per item, and a neighbour's line would
+// bounce between their cores.
+type share struct {
+	left atomic.Uint64
+	_    [56]byte
 }
 
 // NewQueue returns a queue for `workers` workers; Reset fills it.
 func NewQueue(workers int) *Queue {
-	return &Queue{shares: make([]atomic.Uint64, max(workers, 1))}
+	return &Queue{shares: make([]share, max(workers, 1))}
 }
 
 // Reset gives worker t the items [splits[t], splits[t+1]) (len(splits) is
@@ -25,7 +33,7 @@ func NewQueue(workers int) *Queue {
 // start, not while they take.
 func (q *Queue) Reset(splits []int) {
 	for t := range q.shares {
-		q.shares[t].Store(uint64(splits[t])<<32 | uint64(splits[t+1]))
+		q.shares[t].left.Store(uint64(splits[t])<<32 | uint64(splits[t+1]))
 	}
 }
 
@@ -46,7 +54,7 @@ func (q *Queue) Next(t int) int {
 // −1 if it is empty.
 func (q *Queue) take(s int, front bool) int {
 	for {
-		v := q.shares[s].Load()
+		v := q.shares[s].left.Load()
 		lo, hi := v>>32, v&(1<<32-1)
 		if lo >= hi {
 			return -1
@@ -55,7 +63,7 @@ func (q *Queue) take(s int, front bool) int {
 		if !front {
 			next, item = lo<<32|(hi-1), hi-1
 		}
-		if q.shares[s].CompareAndSwap(v, next) {
+		if q.shares[s].left.CompareAndSwap(v, next) {
 			return int(item)
 		}
 	}
