@@ -17,39 +17,14 @@ import (
 	"github.com/graphrun/graphrun/spmv"
 )
 
-// sharedGraph returns the path of a graph of ../shared/data (beside the
-// module), skipping the test when it is missing.
-func sharedGraph(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test graph: %v", err)
-	}
-	return p
-}
-
-// refLevels reads level_sizes from a *.bfs.txt reference answer.
+// refLevels reads the level sizes of a *.bfs.txt reference answer.
 func refLevels(t *testing.T, path string) []int64 {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	ref, err := testgraph.ReadBFSReference(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "level_sizes="); ok {
-			var out []int64
-			for _, f := range strings.Split(strings.TrimSpace(v), ",") {
-				x, err := strconv.ParseInt(f, 10, 64)
-				if err != nil {
-					t.Fatal(err)
-				}
-				out = append(out, x)
-			}
-			return out
-		}
-	}
-	t.Fatalf("%s: no level_sizes line", path)
-	return nil
+	return ref.LevelSizes
 }
 
 // serialBFS is the independent oracle: a plain queue BFS (testgraph.Levels)
@@ -157,8 +132,8 @@ func TestFileBFSLevels(t *testing.T) {
 		{"soc-Slashdot0902.txt.gz", "soc-Slashdot0902.bfs.txt", 0, 0},
 		{"road-luxembourg-osm.mtx", "road-luxembourg-osm.bfs.txt", 1, 2},
 	} {
-		path := sharedGraph(t, c.file)
-		want := refLevels(t, sharedGraph(t, c.ref))
+		path := testgraph.SharedFile(t, c.file)
+		want := refLevels(t, testgraph.SharedFile(t, c.ref))
 		serial := serialBFS(t, path, c.offset, c.root, false)
 		for _, ranks := range []int{1, 3, 4, 8} {
 			for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePacked} {
@@ -189,7 +164,7 @@ func TestFileBFSLevels(t *testing.T) {
 
 // TestFileBFS2DSameTree checks that the 2D partition gives the 1D tree.
 func TestFileBFS2DSameTree(t *testing.T) {
-	path := sharedGraph(t, "road-luxembourg-osm.mtx")
+	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
 	one, _ := runTree(t, fileConfig(t, path, 1, 2))
 	cfg := fileConfig(t, path, 4, 2)
 	cfg.Partition2D = true
@@ -211,7 +186,7 @@ func TestFileBFSSampled(t *testing.T) {
 		{"soc-Slashdot0902.txt.gz", 82168, 948464, false},
 		{"road-luxembourg-osm.mtx", 114599, 119666, true}, // one tuple per stored entry
 	} {
-		path := sharedGraph(t, c.file)
+		path := testgraph.SharedFile(t, c.file)
 		cfg := fileConfig(t, path, 3, -1)
 		cfg.Partition2D = c.twoD
 		run, err := RunFile(context.Background(), cfg)
