@@ -38,8 +38,12 @@ func (rep *Report) WriteScores(w io.Writer) error {
 // top vertices, the iterations, the final L1 change, the total rank and
 // the times of the set-up and of an iteration.
 func (rep *Report) WriteSummary(w io.Writer) {
-	fmt.Fprintf(w, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition\n",
-		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition)
+	sweeps := ""
+	if rep.Method == "gauss-seidel" {
+		sweeps = ", Gauss-Seidel sweeps"
+	}
+	fmt.Fprintf(w, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition%s\n",
+		rep.Input, rep.Vertices, rep.Edges, results.RankCount(rep.NumRanks), results.AllreduceLabel(rep.Allreduce, rep.NumRanks), rep.Partition, sweeps)
 	if len(rep.Top) > 0 {
 		fmt.Fprintf(w, "%6s\t%12s\t%s\n", "#", "vertex", "score")
 		for i, v := range rep.Top {

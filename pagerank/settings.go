@@ -28,7 +28,7 @@ type Settings struct {
 	Kron                          int // a Kronecker graph of this scale instead of an edge list
 	Alpha, Tol                    float64
 	MaxIter, Iterations           int
-	Undirected                    bool
+	Undirected, GaussSeidel       bool
 	Allreduce, Degrees, Partition string
 	Top                           int
 	Out                           string // every vertex's score to this file
@@ -104,7 +104,7 @@ func (s Settings) Config(ranks, threads int, elasticErr error) (Config, error) {
 	// The names are checked after the other fields, in Check's order.
 	part, partErr := spmv.ParsePageRankPartition(s.Partition)
 	network, networkErr := spmv.ParsePageRankAllreduce(s.Allreduce)
-	cfg.Undirected, cfg.Allreduce, cfg.Partition = s.Undirected, network, part
+	cfg.Undirected, cfg.Allreduce, cfg.Partition, cfg.GaussSeidel = s.Undirected, network, part, s.GaussSeidel
 	if s.Given("iterations") && s.Iterations == 0 {
 		return Config{}, fielderr.New("iterations", "%d is less than 1", s.Iterations)
 	}
@@ -120,6 +120,12 @@ func (s Settings) Config(ranks, threads int, elasticErr error) (Config, error) {
 	}
 	if networkErr != nil {
 		return Config{}, fielderr.Wrap("allreduce", networkErr)
+	}
+	switch {
+	case s.GaussSeidel && ranks != 1:
+		return Config{}, fielderr.New("gauss-seidel", "sweeps one rank's vertices in place: needs one rank, not %d", ranks)
+	case s.GaussSeidel && s.Elastic:
+		return Config{}, fielderr.New("gauss-seidel", "sweeps one rank's vertices in place: not with --elastic")
 	}
 	switch {
 	case cfg.Allreduce == spmv.AllreduceKylix:

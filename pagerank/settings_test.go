@@ -82,6 +82,8 @@ func TestSettingsNameTheFlagAtFault(t *testing.T) {
 		{"not elastic: its verdict unused", pagerankDefaults(), notTCP, ""},
 		{"elastic dense", with(pagerankDefaults(), func(s *Settings) { s.Elastic, s.Allreduce = true, "dense" }), nil, "elastic"},
 		{"degrees before elastic", with(pagerankDefaults("degrees"), func(s *Settings) { s.Elastic, s.Degrees = true, "x" }), notTCP, "degrees"},
+		{"gauss-seidel on 4 ranks", with(pagerankDefaults(), func(s *Settings) { s.GaussSeidel = true }), nil, "gauss-seidel"},
+		{"gauss-seidel dense", with(pagerankDefaults(), func(s *Settings) { s.GaussSeidel, s.Allreduce = true, "dense" }), nil, "gauss-seidel"},
 	} {
 		_, err := tc.s.Config(4, 1, tc.verdict)
 		wantField(t, tc.name, err, tc.field)
@@ -90,6 +92,12 @@ func TestSettingsNameTheFlagAtFault(t *testing.T) {
 	if err != notTCP {
 		t.Fatalf("the elastic verdict came back as %v", err)
 	}
+	gaussSeidel := with(pagerankDefaults(), func(s *Settings) { s.GaussSeidel = true })
+	if cfg, err := gaussSeidel.Config(1, 2, nil); err != nil || !cfg.GaussSeidel || cfg.Threads != 2 {
+		t.Fatalf("gauss-seidel on one rank: %+v, %v", cfg, err)
+	}
+	_, err = with(gaussSeidel, func(s *Settings) { s.Elastic = true }).Config(1, 1, nil)
+	wantField(t, "gauss-seidel elastic", err, "gauss-seidel")
 }
 
 // TestSettingsCheckJoin: --join needs --elastic first, then the

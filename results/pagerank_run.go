@@ -25,6 +25,7 @@ type PageRankRun struct {
 	TotalRank        float64         `json:"total_rank"`
 	Allreduce        string          `json:"allreduce"`
 	Partition        string          `json:"partition"`
+	Method           string          `json:"method,omitempty"` // "jacobi", or "gauss-seidel" with --gauss-seidel; absent from older runs
 	Setup            PageRankSetup   `json:"setup"`
 	TimePerIteration PageRankTimes   `json:"time_per_iteration"`
 	IterationTime    PageRankSpread  `json:"iteration_time"`

@@ -166,6 +166,14 @@ type PageRankConfig struct {
 	Degrees    []int             // kylix degrees; nil designs them (allreduce.AutoDegrees)
 	Partition  PageRankPartition // PartitionRandomEdge or PartitionBlock1D
 	Threads    int               // goroutines per rank for the sorts and the SpMV (≥ 1)
+	// GaussSeidel sweeps a one-rank run's vertices in place, in the fused
+	// iteration's position order (in-degree, descending): a vertex's new
+	// rank reads the new r/d of the vertices before it in the sweep. The
+	// fixed point is the same, reached in fewer iterations on the road and
+	// Slashdot graphs and in more on Kronecker graphs (BENCHMARKS.md); the
+	// sweep runs on one goroutine, so the result depends on no thread
+	// count. One rank only, and not with AllreduceDense.
+	GaussSeidel bool
 
 	// SetupDone, if set, is called by every rank once its set-up is
 	// complete and timed, before the first iteration (then the ranks
@@ -219,6 +227,8 @@ func (cfg PageRankConfig) Check() error {
 		return bad("threads", "%d is less than 1", cfg.Threads)
 	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
 		return bad("partition", "unknown partition %v (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
+	case cfg.GaussSeidel && cfg.Allreduce == AllreduceDense:
+		return bad("gauss-seidel", "sweeps one rank's vertices in place: not with allreduce %s", AllreduceDense)
 	}
 	switch cfg.Allreduce {
 	case AllreduceKylix:
@@ -297,6 +307,9 @@ func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRank
 // routed edge, plus O(vertices). The result is PageRank's on the same
 // edges, bit for bit.
 func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*PageRankResult, error) {
+	if cfg.GaussSeidel && c.Size() != 1 {
+		return nil, &PageRankConfigError{Field: "gauss-seidel", Msg: fmt.Sprintf("sweeps one rank's vertices in place: needs one rank, not %d", c.Size())}
+	}
 	if cfg.Allreduce == AllreduceDense {
 		return pageRankDense(ctx, c, share, cfg)
 	}
@@ -304,8 +317,11 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || run == nil {
 		return res, err
 	}
-	run.fuse(c, res.NumVertices, cfg.Threads)
+	run.fuse(c, res.NumVertices, cfg.Threads, cfg.GaussSeidel)
 	defer run.close()
+	if cfg.GaussSeidel && run.local == nil {
+		return nil, fmt.Errorf("%w: gauss-seidel: the run did not fuse (%d of %d vertices homed)", ErrPageRankConfig, len(run.net.Home()), res.NumVertices)
+	}
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
@@ -554,12 +570,12 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 }
 
 // fuse switches a one-rank run to the fused iteration (prLocal), from the
-// current in-set values; a run on more ranks arranges its matrix's columns
-// for pull.
-func (s *prRun) fuse(c comm.Comm, n int64, threads int) {
+// current in-set values, sweeping in place with gaussSeidel; a run on more
+// ranks arranges its matrix's columns for pull.
+func (s *prRun) fuse(c comm.Comm, n int64, threads int, gaussSeidel bool) {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
 		s.xs, s.y = nil, nil // the fused run keeps its own
-		s.local = newPRLocal(s.a, &s.up, s.x, threads)
+		s.local = newPRLocal(s.a, &s.up, s.x, threads, gaussSeidel)
 		s.x, s.a, s.up.deg = nil, nil, nil // the fused run reads none of them
 		return
 	}

@@ -189,6 +189,9 @@ func checkElastic(cfg PageRankConfig, el Elastic) error {
 	if cfg.Allreduce == AllreduceDense {
 		return fmt.Errorf("%w: elastic PageRank runs on the sparse allreduces, not %s", ErrPageRankConfig, AllreduceDense)
 	}
+	if cfg.GaussSeidel {
+		return fmt.Errorf("%w: elastic PageRank runs on several ranks; gauss-seidel sweeps one", ErrPageRankConfig)
+	}
 	if el.Load == nil || el.Shrink == nil {
 		return fmt.Errorf("%w: elastic PageRank needs Load and Shrink", ErrPageRankConfig)
 	}

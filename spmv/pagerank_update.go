@@ -157,6 +157,9 @@ type prLocal struct {
 	team     *parallel.Team  // the threads, kept between iterations (close)
 	queue    *parallel.Queue // hands out the blocks, splits first
 	parts    prPartials
+	// gaussSeidel sweeps in place on one thread: next is x, so a column
+	// reads the new r/d of the positions before it.
+	gaussSeidel bool
 }
 
 // newPRLocal sets up the fused iteration of a one-rank run whose matrix is
@@ -165,9 +168,9 @@ type prLocal struct {
 // columns over: the matrix's edge arrays are released (the positions' copy
 // of src goes into the spare half of the keys buffer src was carved from,
 // when it has one), so the fused run holds one copy of the edges.
-func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
+func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel bool) *prLocal {
 	n, nIn := len(a.out), len(a.in)
-	l := &prLocal{x: make([]float64, nIn), nonZero: nIn}
+	l := &prLocal{x: make([]float64, nIn), nonZero: nIn, gaussSeidel: gaussSeidel}
 	column := func(v uint32) int { return int(v) } // vertex → the position of its column in a
 	if a.order != nil {
 		at := make([]uint32, n)
@@ -182,7 +185,10 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	for i, s := range a.slot {
 		l.x[posOfSlot[s]] = x[i]
 	}
-	l.next, l.cur, l.inv = make([]float64, nIn), make([]float64, n), make([]float64, nIn)
+	l.next, l.cur, l.inv = l.x, make([]float64, n), make([]float64, nIn) // a sweep in place has no next
+	if !gaussSeidel {
+		l.next = make([]float64, nIn)
+	}
 	l.src = a.spare()
 	for p, v := range l.vertex {
 		lo, hi := a.colStart[column(v)], a.colStart[column(v)+1]
@@ -202,6 +208,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int) *prLocal {
 	a.colStart, a.src, a.edges = nil, nil, nil
 	starts := localBlocks(l.colStart, nIn)
 	l.runs = cutRuns(l.colStart, starts, nIn)
+	if gaussSeidel {
+		threads = 1 // the set-up's sorts above took threads; the sweep is sequential
+	}
 	l.splits = balanceBlocks(l.colStart, starts, threads)
 	l.sums = make([][]float64, threads)
 	for t := range l.sums {
@@ -343,7 +352,7 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 		}
 	})
 	parts.combine(scalars)
-	l.x, l.next = l.next, l.x
+	l.x, l.next = l.next, l.x // the same array when sweeping in place
 }
 
 // scores writes the ranks back by vertex into cur.

@@ -185,7 +185,7 @@ func TestFusedIterationMatchesUnfused(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if fused.fuse(c, res.NumVertices, threads); fused.local == nil {
+				if fused.fuse(c, res.NumVertices, threads, false); fused.local == nil {
 					return errors.New("one rank did not fuse")
 				}
 				defer fused.close()

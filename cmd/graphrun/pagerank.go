@@ -65,6 +65,7 @@ and the total rank.`,
 	fl.BoolVar(&f.s.Undirected, "undirected", false, "add the reverse of every edge")
 	fl.StringVar(&f.s.Allreduce, "allreduce", spmv.AllreduceKylix.String(), "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
 	fl.StringVar(&f.s.Degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
+	fl.BoolVar(&f.s.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
 	fl.StringVar(&f.s.Partition, "partition", spmv.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.s.Top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.s.Out, "out", "", `write every vertex as "id<TAB>score" to this file`)

@@ -18,6 +18,7 @@ import (
 // pagerankJSON is the part of the --json report the tests read.
 type pagerankJSON struct {
 	NumRanks         int     `json:"num_ranks"`
+	Method           string  `json:"method"`
 	Vertices         int64   `json:"vertices"`
 	Edges            int64   `json:"edges"`
 	Iterations       int     `json:"iterations"`
@@ -121,6 +122,16 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 				}
 			}
 		}
+		// Gauss-Seidel sweeps reach the same answer (one rank).
+		rep := runPageRankJSON(t, filepath.Join(dir, g), "--gauss-seidel", "--top", "20")
+		if rep.Method != "gauss-seidel" || !rep.Converged || rep.Residual >= 1e-10 || math.Abs(rep.TotalRank-1) > 1e-9 {
+			t.Fatalf("%s --gauss-seidel: %+v", g, rep)
+		}
+		for i, r := range ref {
+			if got := rep.Top[i]; got.ID != r.ID || math.Abs(got.Score-r.Score) > 1e-9 {
+				t.Errorf("%s --gauss-seidel: #%d is %d (%.12e), want %d (%.12e)", g, i+1, got.ID, got.Score, r.ID, r.Score)
+			}
+		}
 	}
 }
 
@@ -209,6 +220,8 @@ func TestPageRankCLIBadInput(t *testing.T) {
 		{[]string{"pagerank", good, "--out", "/nonexistent/dir/x"}, "--out"},
 		{[]string{"pagerank", filepath.Join(t.TempDir(), "missing.txt")}, "missing.txt"},
 		{[]string{"pagerank", bad, "--ranks", "2"}, filepath.Base(bad) + ":2"},
+		{[]string{"pagerank", good, "--ranks", "2", "--gauss-seidel"}, "--gauss-seidel"},
+		{[]string{"pagerank", good, "--allreduce", "dense", "--gauss-seidel"}, "--gauss-seidel"},
 	}
 	for _, c := range cases {
 		code, _, stderr := runCLI(t, c.args...)
