@@ -129,7 +129,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 			Envelope: results.Envelope{Command: "pagerank"}, Input: in.Name, NumRanks: c.Size(), Threads: cfg.Threads,
 			Vertices: res.NumVertices, Edges: res.NumEdges, Alpha: cfg.Alpha, Tol: cfg.Tol,
 			Iterations: res.Iterations, Converged: res.Converged, Residual: res.Residual, TotalRank: res.Total,
-			Allreduce: res.Network, Partition: cfg.Partition.String(), Method: "jacobi",
+			Allreduce: res.Network, Partition: cfg.Partition.String(), Method: results.PageRankJacobi,
 			CommBytes: sums[0], CommMessages: sums[1], InputEdges: res.InputEdges,
 			Layers: make([]results.PageRankLayer, len(res.LayerVolume)),
 			Top:    make([]results.TopVertex, len(top)),
@@ -138,7 +138,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 		Undirected:  cfg.Undirected,
 	}
 	if cfg.GaussSeidel {
-		rep.Method = "gauss-seidel"
+		rep.Method = results.PageRankGaussSeidel
 	}
 	rep.Setup = results.PageRankSetup{Total: times[0], Configuration: times[1]}
 	rep.L1Changes, rep.IterationTimes = res.L1Changes, times[4:]

@@ -39,7 +39,7 @@ func (rep *Report) WriteScores(w io.Writer) error {
 // the times of the set-up and of an iteration.
 func (rep *Report) WriteSummary(w io.Writer) {
 	sweeps := ""
-	if rep.Method == "gauss-seidel" {
+	if rep.Method == results.PageRankGaussSeidel {
 		sweeps = ", Gauss-Seidel sweeps"
 	}
 	fmt.Fprintf(w, "PageRank of %s: %d vertices, %d edges, %s, %s, %s partition%s\n",

@@ -6,6 +6,12 @@ import (
 	"io"
 )
 
+// The iteration methods of a PageRank run (PageRankRun.Method).
+const (
+	PageRankJacobi      = "jacobi"       // every vertex from the previous iteration's ranks
+	PageRankGaussSeidel = "gauss-seidel" // sweeps in place (pagerank --gauss-seidel)
+)
+
 // PageRankRun is the JSON of a `graphrun pagerank` run (--json): the
 // Envelope's keys, the run's parameters, its convergence, the per-iteration time split, the traffic
 // (configuration excluded) and the per-layer volume of the allreduce (paper
@@ -25,7 +31,7 @@ type PageRankRun struct {
 	TotalRank        float64         `json:"total_rank"`
 	Allreduce        string          `json:"allreduce"`
 	Partition        string          `json:"partition"`
-	Method           string          `json:"method,omitempty"` // "jacobi", or "gauss-seidel" with --gauss-seidel; absent from older runs
+	Method           string          `json:"method,omitempty"` // PageRankJacobi or PageRankGaussSeidel; absent from older runs
 	Setup            PageRankSetup   `json:"setup"`
 	TimePerIteration PageRankTimes   `json:"time_per_iteration"`
 	IterationTime    PageRankSpread  `json:"iteration_time"`

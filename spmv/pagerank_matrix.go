@@ -255,8 +255,9 @@ func balanceColumns(colStart []int, parts int) []int {
 // pull computes y[j] = Σ x[src[e]] over the edges e of out-set vertex j's
 // column, for every column, on len(splits)−1 goroutines: each sums its
 // blocks of arranged columns by runs (its own first, then others' left,
-// parallel.Queue), then writes the block's sums to y by out-set index. A column's order of addition depends only on the column
-// (sumRuns), so y does not depend on the split.
+// parallel.Queue), then writes the block's sums to y by out-set index. A
+// column's order of addition depends only on the column (sumRuns), so y
+// depends neither on the split nor on which worker summed a block.
 func (a *prMatrix) pull(x, y []float64) {
 	a.arrange()
 	a.queue.Reset(a.threadBlocks)

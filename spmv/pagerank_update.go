@@ -157,9 +157,6 @@ type prLocal struct {
 	team     *parallel.Team  // the threads, kept between iterations (close)
 	queue    *parallel.Queue // hands out the blocks, splits first
 	parts    prPartials
-	// gaussSeidel sweeps in place on one thread: next is x, so a column
-	// reads the new r/d of the positions before it.
-	gaussSeidel bool
 }
 
 // newPRLocal sets up the fused iteration of a one-rank run whose matrix is
@@ -170,7 +167,7 @@ type prLocal struct {
 // when it has one), so the fused run holds one copy of the edges.
 func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel bool) *prLocal {
 	n, nIn := len(a.out), len(a.in)
-	l := &prLocal{x: make([]float64, nIn), nonZero: nIn, gaussSeidel: gaussSeidel}
+	l := &prLocal{x: make([]float64, nIn), nonZero: nIn}
 	column := func(v uint32) int { return int(v) } // vertex → the position of its column in a
 	if a.order != nil {
 		at := make([]uint32, n)
@@ -185,7 +182,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 	for i, s := range a.slot {
 		l.x[posOfSlot[s]] = x[i]
 	}
-	l.next, l.cur, l.inv = l.x, make([]float64, n), make([]float64, nIn) // a sweep in place has no next
+	// A Gauss-Seidel sweep runs in place on one thread: next is x, so a
+	// column reads the new r/d of the positions before it.
+	l.next, l.cur, l.inv = l.x, make([]float64, n), make([]float64, nIn)
 	if !gaussSeidel {
 		l.next = make([]float64, nIn)
 	}
