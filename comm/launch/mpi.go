@@ -4,11 +4,13 @@ package launch
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/mpi"
+	"github.com/graphrun/graphrun/internal/interrupt"
 )
 
 // MPIBuilt says that this graphrun has the MPI backend (build tag mpi).
@@ -29,6 +31,13 @@ func runMPI(ctx context.Context, job Job, stderr io.Writer, fn func(ctx context.
 			w.Rank, w.Size, w.Rank, w.Size, job.Source, job.Rank, job.Size)
 	} else {
 		err = mpi.Run(ctx, mpi.Config{PeerTimeout: job.PeerTimeout}, fn)
+	}
+	var blamed *comm.BlamedError
+	if ctx.Err() != nil && errors.As(err, &blamed) {
+		// mpirun stops every rank once one dies, so a survivor is
+		// interrupted too; with no graphrun launcher to report the job,
+		// it says which rank failed before "graphrun: interrupted".
+		interrupt.Explain(ctx, "graphrun: "+err.Error())
 	}
 	if ferr := mpi.Finalize(job.PeerTimeout); ferr != nil {
 		if err == nil {

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 	"unsafe"
 
@@ -136,7 +138,14 @@ type Comm struct {
 	// MPI by address live in allocations that hold no Go pointers (cgo
 	// checks the whole allocation), hence a separate one.
 	noticeReq *request
-	notices   []sentNotice
+	// noticeMu guards notices and noticesClosed: besides the rank's
+	// goroutine, the interrupt watcher (runRank) sends a notice.
+	noticeMu      sync.Mutex
+	notices       []sentNotice
+	noticesClosed bool
+	// completed is the number of calls this rank completed, for the
+	// watcher's notice.
+	completed atomic.Uint64
 
 	// The current call's requests: index 0 is the notice receive.
 	reqs  []request
@@ -243,6 +252,14 @@ func (c *Comm) fail(cause error, local bool) {
 	if c.failErr != nil {
 		return
 	}
+	if local && !c.inCall && !c.closed {
+		// Between calls nobody polled the notice receive: a peer may have
+		// failed first (a rank that mpirun then stops only learns it here).
+		if err := c.takeNotices(); err == nil && c.notice != nil {
+			cause = c.notice
+			local = false
+		}
+	}
 	c.failErr = fmt.Errorf("%w: %w", comm.ErrAborted, cause)
 	if !local || c.closed {
 		return
@@ -260,6 +277,44 @@ func (c *Comm) fail(cause error, local bool) {
 		completed--
 	}
 	c.notify(noticeAbort, blame, completed, reason)
+}
+
+// takeNotices handles the notices that arrived since the last call, outside
+// a call: an abort notice becomes c.notice, a goodbye a departure.
+func (c *Comm) takeNotices() error {
+	c.reqs = append(c.reqs[:0], *c.noticeReq)
+	c.slots = append(c.slots[:0], slot{role: roleNotice, peer: -1})
+	defer func() { *c.noticeReq = c.reqs[0] }()
+	c.grow()
+	for {
+		n, err := testsome(c.reqs[:1], c.idx, c.sts)
+		if err != nil || n <= 0 {
+			return err
+		}
+		if _, err := c.onNotice(statusOf(&c.sts[0])); err != nil {
+			return err
+		}
+	}
+}
+
+// FailedElsewhere reports the rank whose failure failed the job and why,
+// if that is a rank other than this one: the abort notice this rank heard
+// before it failed itself, or a failure it blamed on a peer.
+func (c *Comm) FailedElsewhere() (*PeerError, bool) {
+	var pe *PeerError
+	if errors.As(c.failErr, &pe) && pe.Rank != c.rank {
+		return pe, true
+	}
+	return nil, false
+}
+
+// announceInterrupt tells every other rank that this rank's context is
+// done, from another goroutine than the rank's: an interrupted process may
+// exit before its rank function notices (interrupt.Grace), and mpirun then
+// stops the other ranks before they learn why. The rank's own failure, if
+// it gets there, sends its notice too; peers act on the first.
+func (c *Comm) announceInterrupt(cause error) {
+	c.notify(noticeAbort, c.rank, c.completed.Load(), fmt.Sprintf("this rank stopped: %v", cause))
 }
 
 // Abort fails the job: every pending and later call on every rank returns
@@ -286,6 +341,12 @@ func (c *Comm) notify(kind uint32, blame int, seq uint64, reason string) {
 	binary.LittleEndian.PutUint32(msg[4:], uint32(int32(blame)))
 	binary.LittleEndian.PutUint64(msg[8:], seq)
 	copy(msg[noticeHead:], reason)
+	c.noticeMu.Lock()
+	defer c.noticeMu.Unlock()
+	if c.noticesClosed {
+		cFree(buf)
+		return
+	}
 	n := sentNotice{buf: buf}
 	for d := range c.size {
 		if d == c.rank {

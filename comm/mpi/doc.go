@@ -100,7 +100,12 @@
 // the failed rank completed that call (then every rank sent its messages,
 // and the call completes); every later call fails. A rank whose function
 // returns nil sends a goodbye notice with its number of calls, so that a
-// rank that makes another call fails instead of waiting for it. A process
+// rank that makes another call fails instead of waiting for it. A rank
+// whose context is done sends its abort notice at once, from a goroutine
+// of its own, without waiting for its function to notice: an interrupted
+// process may exit first (interrupt.Grace), and mpirun then stops the
+// others. A rank that fails between calls first reads the notices that
+// arrived, so that it blames the rank that failed before it. A process
 // that dies is the launcher's business: Open MPI's mpirun ends the whole
 // job when one process exits abnormally, and graphrun's command line exits
 // without MPI_Finalize after a failure if MPI_Finalize does not return in

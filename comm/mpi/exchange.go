@@ -62,6 +62,9 @@ func (c *Comm) exchangeInto(ctx context.Context, ci *wire.Call, payload wire.Pay
 	err := c.run(ctx, ci, payload, place)
 	*c.noticeReq = c.reqs[0]
 	c.inCall = false
+	if err == nil {
+		c.completed.Store(c.seq)
+	}
 	return err
 }
 
@@ -420,6 +423,9 @@ func (c *Comm) Close() error {
 		c.failErr = fmt.Errorf("%w: %w", comm.ErrAborted, ErrClosed)
 	}
 	c.closed = true
+	c.noticeMu.Lock()
+	c.noticesClosed = true // no notice after these (the watcher's)
+	c.noticeMu.Unlock()
 	cancel(c.noticeReq)
 	// Notices are small (sent eagerly, they complete at once); the notice
 	// receive completes once cancelled. Give them a moment.

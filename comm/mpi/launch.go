@@ -55,6 +55,8 @@ func worldJob(cfg Config) (*Comm, error) {
 // runtime.Goexit in fn is reported like an error, then closes c.
 func runRank(ctx context.Context, c *Comm, fn func(ctx context.Context, c comm.Comm) error) error {
 	done := make(chan error, 1)
+	stop := context.AfterFunc(ctx, func() { c.announceInterrupt(context.Cause(ctx)) })
+	defer stop()
 	go rankBody(ctx, c, fn, done)
 	return <-done
 }
@@ -66,6 +68,12 @@ func rankBody(ctx context.Context, c *Comm, fn func(ctx context.Context, c comm.
 		err = comm.RankExit(recover(), returned, "mpi.rankBody", err)
 		if err != nil {
 			c.Abort(fmt.Errorf("rank function failed: %w", err))
+			var pe *PeerError
+			if culprit, ok := c.FailedElsewhere(); ok && !errors.As(err, &pe) {
+				// The job had failed before this rank did (mpirun stops the
+				// survivors of a dead rank with SIGTERM): blame that rank.
+				err = fmt.Errorf("%w; then this rank stopped: %w", culprit, err)
+			}
 		}
 		_ = c.Close()
 		done <- err

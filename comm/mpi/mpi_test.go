@@ -177,6 +177,48 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// TestInterruptedWhileComputing: the last rank's context is cancelled while
+// its function computes without calling the Comm (as a rank in a long
+// phase when SIGTERM comes); the others, waiting in a Barrier, fail at
+// once naming it, before its function returns: an interrupted process may
+// exit before the function notices, and mpirun then stops the others.
+func TestInterruptedWhileComputing(t *testing.T) {
+	needMPI(t, 2)
+	failing := world.Size - 1
+	var elapsed time.Duration
+	err := guard(t, 20*time.Second, func(ctx context.Context) error {
+		ctx, cancel := context.WithCancelCause(ctx)
+		defer cancel(nil)
+		return Run(ctx, Config{}, func(ctx context.Context, c comm.Comm) error {
+			if err := c.Barrier(ctx, "warmup"); err != nil {
+				return err
+			}
+			if c.Rank() == failing {
+				cancel(errors.New("injected interrupt"))
+				time.Sleep(3 * time.Second) // computing, deaf to ctx
+				return ctx.Err()
+			}
+			start := time.Now()
+			err := c.Barrier(ctx, "blocked")
+			elapsed = time.Since(start)
+			return err
+		})
+	})
+	if world.Rank == failing {
+		if err == nil {
+			t.Fatal("Run of the interrupted rank returned nil")
+		}
+		return
+	}
+	want := fmt.Sprintf("rank %d of %d: the job failed because of rank %d: ", world.Rank, world.Size, failing)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "injected interrupt") {
+		t.Fatalf("Run: %v, want an error starting with %q that gives the cause", err, want)
+	}
+	if elapsed > 2*time.Second {
+		t.Fatalf("the Barrier failed %v after the interrupt, want before the interrupted rank's function returned (3 s)", elapsed)
+	}
+}
+
 // TestHugeMessage sends 2^31 + 7 bytes each way between two ranks: more
 // than an MPI count can describe, so it travels as three messages. Set
 // GRAPHRUN_MPI_HUGE=1 to run it (it needs about 9 GB of memory).

@@ -42,7 +42,8 @@ func Run(stdout, stderr io.Writer, run func(ctx context.Context, stdout, stderr 
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	reg := output.NewRegistry()
-	ctx, cancel := context.WithCancelCause(output.WithRegistry(context.Background(), reg))
+	why := &lastWord{}
+	ctx, cancel := context.WithCancelCause(context.WithValue(output.WithRegistry(context.Background(), reg), lastWordKey{}, why))
 	defer cancel(nil)
 	out, errOut := &gate{w: stdout}, &gate{w: stderr}
 	done := make(chan int, 1)
@@ -64,8 +65,42 @@ func Run(stdout, stderr io.Writer, run func(ctx context.Context, stdout, stderr 
 	case <-sigs:
 	}
 	reg.Cleanup()
+	if line := why.get(); line != "" {
+		fmt.Fprintln(stderr, line)
+	}
 	fmt.Fprintln(stderr, "graphrun: interrupted")
 	return signalStatus(sig)
+}
+
+// Explain gives an interrupted command one line to print before
+// "graphrun: interrupted", when the signal is a consequence of something
+// the user must hear: an MPI rank that mpirun stops because another rank
+// died says which one (comm/launch). The last call wins; outside Run it
+// does nothing.
+func Explain(ctx context.Context, line string) {
+	if w, ok := ctx.Value(lastWordKey{}).(*lastWord); ok {
+		w.set(line)
+	}
+}
+
+type lastWordKey struct{}
+
+// lastWord is the line Explain leaves for Run.
+type lastWord struct {
+	mu   sync.Mutex
+	line string
+}
+
+func (w *lastWord) set(line string) {
+	w.mu.Lock()
+	w.line = line
+	w.mu.Unlock()
+}
+
+func (w *lastWord) get() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.line
 }
 
 // signalStatus is the exit status a shell gives a process that sig ended:

@@ -43,3 +43,27 @@ func TestGateAndStatus(t *testing.T) {
 		t.Fatalf("statuses %d, %d", signalStatus(os.Interrupt), signalStatus(syscall.SIGTERM))
 	}
 }
+
+// TestExplainPrintsBeforeTheLastLine: a line given to Explain by the
+// interrupted command comes just before "graphrun: interrupted"; other
+// output after the signal is still dropped.
+func TestExplainPrintsBeforeTheLastLine(t *testing.T) {
+	var out, errOut bytes.Buffer
+	started := make(chan struct{})
+	go func() {
+		<-started
+		_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	}()
+	code := Run(&out, &errOut, func(ctx context.Context, stdout, stderr io.Writer) int {
+		close(started)
+		<-ctx.Done()
+		io.WriteString(stderr, "dropped\n")
+		Explain(ctx, "graphrun: rank 1 of 4: the job failed because of rank 2: gone")
+		return 1
+	})
+	want := "graphrun: rank 1 of 4: the job failed because of rank 2: gone\ngraphrun: interrupted\n"
+	if code != 143 || errOut.String() != want || out.Len() != 0 {
+		t.Fatalf("status %d, stdout %q, stderr %q; want 143 and stderr %q", code, out.String(), errOut.String(), want)
+	}
+	Explain(context.Background(), "outside Run: ignored") // must not panic
+}
