@@ -194,6 +194,9 @@ func (a *prMatrix) arrange() {
 		}
 	})
 	colStart[len(a.out)] = len(a.src)
+	if !sourcesBelow(a.src, len(a.in)) {
+		panic("spmv: a PageRank column has a source outside the in-set") // the column sums read x unchecked
+	}
 	a.src, a.colStart, a.order = src, colStart, order
 	starts, firstOf := blocks(a.splits)
 	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
@@ -260,6 +263,9 @@ func balanceColumns(colStart []int, parts int) []int {
 // depends neither on the split nor on which worker summed a block.
 func (a *prMatrix) pull(x, y []float64) {
 	a.arrange()
+	if len(x) < len(a.in) {
+		panic(fmt.Sprintf("spmv: pull of %d in-set values with an in-set of %d", len(x), len(a.in)))
+	}
 	a.queue.Reset(a.threadBlocks)
 	parallel.For(len(a.splits)-1, func(t int) {
 		sums := a.blockSums[t]
