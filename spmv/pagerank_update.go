@@ -349,8 +349,8 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 				}
 				p = end
 			}
-			at := b * numPRScalars
-			parts[at+prL1], parts[at+prDangling], parts[at+prTotal] = l1+dl1, dangling, total+dangling
+			k := b * numPRScalars
+			parts[k+prL1], parts[k+prDangling], parts[k+prTotal] = l1+dl1, dangling, total+dangling
 		}
 	})
 	parts.combine(scalars)
