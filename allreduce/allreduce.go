@@ -487,10 +487,7 @@ func (ly *layer) accumulate(next, cur []float64, maps [][]int32) {
 			}
 			continue
 		}
-		data := ly.payload[k]
-		for t, dst := range m {
-			next[dst] += value(data, t)
-		}
+		addValues(next, m, ly.payload[k])
 	}
 }
 

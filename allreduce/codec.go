@@ -104,6 +104,14 @@ func checkValues(data []byte, want int) error {
 	return nil
 }
 
+// addValues adds the little-endian float64s of data to next at positions
+// dst (data holds len(dst) of them, checked by the caller).
+func addValues(next []float64, dst []int32, data []byte) {
+	for t, d := range dst {
+		next[d] += value(data, t)
+	}
+}
+
 // value returns the t-th little-endian float64 of data.
 func value(data []byte, t int) float64 {
 	return math.Float64frombits(binary.LittleEndian.Uint64(data[8*t:]))

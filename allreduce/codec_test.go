@@ -116,3 +116,34 @@ func FuzzDecodeConfig(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkValues encodes 64 K values picked by position, then adds them
+// into a vector by position: the sparse allreduce's per-value work on
+// both sides of a message (appendValues, accumulate).
+func BenchmarkValues(b *testing.B) {
+	const n, m = 1 << 18, 1 << 16
+	rng := rand.New(rand.NewPCG(5, 6))
+	vals, next := make([]float64, n), make([]float64, n)
+	pos := make([]int32, m)
+	for i := range vals {
+		vals[i] = rng.Float64()
+	}
+	for i := range pos {
+		pos[i] = int32(rng.IntN(n))
+	}
+	slices.Sort(pos)
+	buf := make([]byte, 0, 8*m)
+	b.Run("encode", func(b *testing.B) {
+		b.SetBytes(8 * m)
+		for b.Loop() {
+			buf = appendValues(buf[:0], vals, pos)
+		}
+	})
+	buf = appendValues(buf[:0], vals, pos)
+	b.Run("add", func(b *testing.B) {
+		b.SetBytes(8 * m)
+		for b.Loop() {
+			addValues(next, pos, buf)
+		}
+	})
+}
