@@ -297,10 +297,10 @@ func (c *Comm) takeNotices() error {
 	}
 }
 
-// FailedElsewhere reports the rank whose failure failed the job and why,
+// failedElsewhere reports the rank whose failure failed the job and why,
 // if that is a rank other than this one: the abort notice this rank heard
 // before it failed itself, or a failure it blamed on a peer.
-func (c *Comm) FailedElsewhere() (*PeerError, bool) {
+func (c *Comm) failedElsewhere() (*PeerError, bool) {
 	var pe *PeerError
 	if errors.As(c.failErr, &pe) && pe.Rank != c.rank {
 		return pe, true

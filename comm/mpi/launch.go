@@ -69,7 +69,7 @@ func rankBody(ctx context.Context, c *Comm, fn func(ctx context.Context, c comm.
 		if err != nil {
 			c.Abort(fmt.Errorf("rank function failed: %w", err))
 			var pe *PeerError
-			if culprit, ok := c.FailedElsewhere(); ok && !errors.As(err, &pe) {
+			if culprit, ok := c.failedElsewhere(); ok && !errors.As(err, &pe) {
 				// The job had failed before this rank did (mpirun stops the
 				// survivors of a dead rank with SIGTERM): blame that rank.
 				err = fmt.Errorf("%w; then this rank stopped: %w", culprit, err)

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -86,21 +87,15 @@ func Explain(ctx context.Context, line string) {
 type lastWordKey struct{}
 
 // lastWord is the line Explain leaves for Run.
-type lastWord struct {
-	mu   sync.Mutex
-	line string
-}
+type lastWord struct{ line atomic.Pointer[string] }
 
-func (w *lastWord) set(line string) {
-	w.mu.Lock()
-	w.line = line
-	w.mu.Unlock()
-}
+func (w *lastWord) set(line string) { w.line.Store(&line) }
 
 func (w *lastWord) get() string {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.line
+	if p := w.line.Load(); p != nil {
+		return *p
+	}
+	return ""
 }
 
 // signalStatus is the exit status a shell gives a process that sig ended:
