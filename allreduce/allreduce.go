@@ -73,6 +73,17 @@ type Sparse interface {
 	Name() string
 	// Home is this rank's home list (the home argument of apply); read only.
 	Home() []int64
+	// Arrange tells where the caller keeps its values from now on: the
+	// value of out-set element t at out[outAt[t]], and the sum of in-set
+	// element t delivered to in[inAt[t]]. Both must be permutations (of the
+	// out-set's and the in-set's positions); the sums and their order of
+	// addition do not change, so results are bit-identical to an
+	// unarranged Reduce on vectors permuted by hand. A caller whose kernel
+	// keeps its vectors in another order than the sets' (PageRank: x by
+	// degree slot, y by column position) saves the copy through that order
+	// on every call: the first layer's maps are composed with it once. It
+	// is local (no collective) and may be called once, before any Reduce.
+	Arrange(outAt, inAt []int32) error
 }
 
 // New configures a sparse allreduce of an n-vector on c (paper 000 §III-A).
@@ -163,6 +174,7 @@ type plan struct {
 	outVals     [][]float64
 	inVals      [][]float64 // outVals[l], inVals[l]: values of out^l, in^l (l ≥ 1; 0 is the caller's)
 	scalarSums  []float64   // ReduceScalars' running sums of one layer
+	arranged    bool        // Arrange has composed the caller's order into the maps
 }
 
 // layer is one layer of the butterfly as seen by one rank.
@@ -637,6 +649,60 @@ func (p *plan) finish(ctx context.Context, cur []float64, in []float64, scalars 
 		vin = prev
 	}
 	return nil
+}
+
+// Arrange composes the caller's order into the maps that read and write
+// the caller's vectors; see Sparse. Those are the first layer's partition
+// maps, or, with no layer (P = 1), the home list's.
+func (p *plan) Arrange(outAt, inAt []int32) error {
+	if p.arranged {
+		return fmt.Errorf("%w: Arrange called twice", ErrInvalid)
+	}
+	if err := checkPermutation("out", outAt, p.nOut); err != nil {
+		return err
+	}
+	if err := checkPermutation("in", inAt, p.nIn); err != nil {
+		return err
+	}
+	if len(p.layers) == 0 {
+		p.homeFromOut = permuteMap(p.homeFromOut, outAt)
+		p.homeFromIn = permuteMap(p.homeFromIn, inAt)
+	} else {
+		ly := &p.layers[0]
+		for i, pos := range ly.outPerm {
+			ly.outPerm[i] = outAt[pos]
+		}
+		for i, pos := range ly.inPerm {
+			ly.inPerm[i] = inAt[pos]
+		}
+	}
+	p.arranged = true
+	return nil
+}
+
+// checkPermutation reports whether at is a permutation of [0, n).
+func checkPermutation(set string, at []int32, n int) error {
+	if len(at) != n {
+		return fmt.Errorf("%w: Arrange: %d positions for an %s-set of %d", ErrInvalid, len(at), set, n)
+	}
+	seen := make([]bool, n)
+	for t, q := range at {
+		if q < 0 || int(q) >= n || seen[q] {
+			return fmt.Errorf("%w: Arrange: %s-set element %d goes to position %d: not a permutation of [0, %d)", ErrInvalid, set, t, q, n)
+		}
+		seen[q] = true
+	}
+	return nil
+}
+
+// permuteMap returns m with entry t moved to position at[t]: a loop over
+// the result by position reads the caller's vector in its own order.
+func permuteMap(m, at []int32) []int32 {
+	out := make([]int32, len(m))
+	for t, h := range m {
+		out[at[t]] = h
+	}
+	return out
 }
 
 func (p *plan) Layers() int    { return len(p.layers) }

@@ -317,7 +317,9 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil || run == nil {
 		return res, err
 	}
-	run.fuse(c, res.NumVertices, cfg.Threads, cfg.GaussSeidel)
+	if err := run.fuse(c, res.NumVertices, cfg.Threads, cfg.GaussSeidel); err != nil {
+		return nil, err
+	}
 	defer run.close()
 	if cfg.GaussSeidel && run.local == nil {
 		return nil, fmt.Errorf("%w: gauss-seidel: the run did not fuse (%d of %d vertices homed)", ErrPageRankConfig, len(run.net.Home()), res.NumVertices)
@@ -406,13 +408,17 @@ func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step 
 type prRun struct {
 	a   *prMatrix
 	net allreduce.Sparse
-	x   []float64 // r_u/d(u) over the in-set, as the allreduce delivers it
-	xs  []float64 // the same by slot, what the kernel reads
-	y   []float64 // the local sums over the out-set
-	up  prUpdate
+	// x is r_u/d(u) over the in-set, as the allreduce delivers it: by
+	// in-set index until arrangeNet, then by slot, where pull reads it.
+	x  []float64
+	y  []float64 // the local sums over the out-set, by column position once arranged
+	up prUpdate
 	// local, on one rank, fuses the SpMV and the update (pagerank_update.go)
-	// and replaces x, xs, y and the allreduce; nil otherwise.
+	// and replaces x, y and the allreduce; nil otherwise.
 	local *prLocal
+	// arranged says arrangeNet has run: the allreduce reads y and writes x
+	// in the kernel's orders.
+	arranged bool
 
 	alpha, nf       float64
 	danglingMass    float64 // D of the last iteration, summed over the ranks
@@ -542,7 +548,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 	}
 	res.Total = 1
 	run := &prRun{
-		a: a, net: net, x: x, xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
+		a: a, net: net, x: x, y: make([]float64, len(a.out)),
 		up:    prUpdate{alpha: cfg.Alpha, cur: cur, deg: homeDeg, threads: cfg.Threads},
 		alpha: cfg.Alpha, nf: nf, danglingMass: scalars[0], total: 1,
 		scalars: make([]float64, numPRScalars),
@@ -571,15 +577,34 @@ func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
 
 // fuse switches a one-rank run to the fused iteration (prLocal), from the
 // current in-set values, sweeping in place with gaussSeidel; a run on more
-// ranks arranges its matrix's columns for pull.
-func (s *prRun) fuse(c comm.Comm, n int64, threads int, gaussSeidel bool) {
+// ranks arranges its matrix and allreduce for pull (arrangeNet) in the
+// set-up, not in the first iteration.
+func (s *prRun) fuse(c comm.Comm, n int64, threads int, gaussSeidel bool) error {
 	if c.Size() == 1 && int64(len(s.a.out)) == n && int64(len(s.net.Home())) == n {
-		s.xs, s.y = nil, nil // the fused run keeps its own
+		s.y = nil // the fused run keeps its own
 		s.local = newPRLocal(s.a, &s.up, s.x, threads, gaussSeidel)
 		s.x, s.a, s.up.deg = nil, nil, nil // the fused run reads none of them
-		return
+		return nil
 	}
-	s.a.arrange() // in the set-up, not the first iteration
+	return s.arrangeNet()
+}
+
+// arrangeNet arranges the matrix's columns for pull and tells the
+// allreduce the kernel's orders (allreduce.Sparse.Arrange): it reads the
+// sums by column position and delivers x by slot, so an iteration copies
+// neither through the sets' order. x, by in-set index until now, moves to
+// its slots once.
+func (s *prRun) arrangeNet() error {
+	if s.arranged {
+		return nil
+	}
+	if err := s.net.Arrange(s.a.positions(), s.a.slots()); err != nil {
+		return fmt.Errorf("pagerank: %w", err)
+	}
+	xs := make([]float64, len(s.x))
+	s.a.gather(s.x, xs)
+	s.x, s.arranged = xs, true
+	return nil
 }
 
 // close releases what a fused run keeps between iterations (its threads).
@@ -601,8 +626,10 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 		s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 		return time.Since(t0), nil
 	}
-	s.a.gather(s.x, s.xs)
-	s.a.pull(s.xs, s.y)
+	if err := s.arrangeNet(); err != nil { // an elastic run arranges here, after its seeding reduce
+		return 0, err
+	}
+	s.a.pull(s.x, s.y)
 	computed := time.Since(t0)
 	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
 	s.up.scalars, s.up.took, s.up.mismatch = s.scalars, 0, false

@@ -82,7 +82,9 @@ func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph
 		if err != nil {
 			return err
 		}
-		run.fuse(c, res.NumVertices, cfg.Threads, false)
+		if err := run.fuse(c, res.NumVertices, cfg.Threads, false); err != nil {
+			return err
+		}
 		defer run.close()
 		if err := c.Barrier(ctx, "bench"); err != nil {
 			return err

@@ -39,14 +39,14 @@ const PhasePageRankDense = "pagerank.dense"
 
 // prDense is one rank's dense-mode PageRank between iterations.
 type prDense struct {
-	a     *prMatrix
-	d     *allreduce.Dense[float64]
-	x, xs []float64 // r_u/d(u) over the in-set, and by slot
-	y     []float64 // the local sums over the out-set
-	deg   []float64 // out-degree of every vertex
-	r     []float64 // rank of every vertex
-	sums  []float64 // every vertex's sum, the allreduce vector
-	up    prUpdate  // the update of every vertex (cur is r, deg is deg)
+	a    *prMatrix
+	d    *allreduce.Dense[float64]
+	x    []float64 // r_u/d(u) over the in-set, by slot (what pull reads)
+	y    []float64 // the local sums over the out-set, by column position
+	deg  []float64 // out-degree of every vertex
+	r    []float64 // rank of every vertex
+	sums []float64 // every vertex's sum, the allreduce vector
+	up   prUpdate  // the update of every vertex (cur is r, deg is deg)
 
 	scalars []float64 // L1 change, dangling mass and Σ r of the update
 
@@ -72,7 +72,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	res.Configuration = time.Since(configStarted)
 	n := res.NumVertices
 	s := &prDense{
-		a: a, d: d, x: make([]float64, len(a.in)), xs: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
+		a: a, d: d, x: make([]float64, len(a.in)), y: make([]float64, len(a.out)),
 		deg: make([]float64, n), r: make([]float64, n), sums: make([]float64, n),
 		alpha: cfg.Alpha, nf: float64(n), scalars: make([]float64, numPRScalars),
 	}
@@ -122,10 +122,10 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	return res, nil
 }
 
-// setX sets x_u = r_u/d(u) for the in-set (sources: d(u) ≥ 1).
+// setX sets x_u = r_u/d(u) for the in-set (sources: d(u) ≥ 1), by slot.
 func (s *prDense) setX() {
 	for l, u := range s.a.in {
-		s.x[l] = s.r[u] / s.deg[u]
+		s.x[s.a.slot[l]] = s.r[u] / s.deg[u]
 	}
 }
 
@@ -133,11 +133,10 @@ func (s *prDense) setX() {
 // the update of every vertex. It returns the time of the local work.
 func (s *prDense) step(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
-	s.a.gather(s.x, s.xs)
-	s.a.pull(s.xs, s.y)
+	s.a.pull(s.x, s.y)
 	clear(s.sums)
-	for j, v := range s.a.out {
-		s.sums[v] = s.y[j]
+	for p, j := range s.a.order {
+		s.sums[s.a.out[j]] = s.y[p]
 	}
 	local := time.Since(t0)
 	if err := s.d.Allreduce(ctx, s.sums, allreduce.Sum[float64]); err != nil {
@@ -149,7 +148,7 @@ func (s *prDense) step(ctx context.Context) (time.Duration, error) {
 	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
 	s.up.apply(nil, s.sums)
 	for l, u := range s.a.in {
-		s.x[l] = s.sums[u]
+		s.x[s.a.slot[l]] = s.sums[u]
 	}
 	s.danglingMass, s.residual, s.total = s.scalars[prDangling], s.scalars[prL1], s.scalars[prTotal]
 	return local + time.Since(t1), nil

@@ -38,7 +38,6 @@ type prMatrix struct {
 	runs         columnRuns      // the arranged columns' blocks and runs
 	threadBlocks []int           // worker t's share of the blocks: threadBlocks[t]:threadBlocks[t+1]
 	queue        *parallel.Queue // hands out the blocks, shares first
-	blockSums    [][]float64     // per worker: one block's column sums
 
 	// slot[l] is where in-set vertex in[l] sits in the array the kernel
 	// reads: by descending local out-degree (ties by id), so that the few
@@ -200,10 +199,28 @@ func (a *prMatrix) arrange() {
 	a.src, a.colStart, a.order = src, colStart, order
 	starts, firstOf := blocks(a.splits)
 	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
-	a.blockSums, a.queue = make([][]float64, len(a.splits)-1), parallel.NewQueue(len(a.splits)-1)
-	for t := range a.blockSums {
-		a.blockSums[t] = make([]float64, prBlock)
+	a.queue = parallel.NewQueue(len(a.splits) - 1)
+}
+
+// positions returns, for each out-set index, the position its column was
+// arranged to: where pull leaves its sum (the allreduce's outAt).
+func (a *prMatrix) positions() []int32 {
+	a.arrange()
+	at := make([]int32, len(a.order))
+	for p, j := range a.order {
+		at[j] = int32(p)
 	}
+	return at
+}
+
+// slots returns slot as int32 positions: where the kernel reads each
+// in-set vertex's value (the allreduce's inAt).
+func (a *prMatrix) slots() []int32 {
+	at := make([]int32, len(a.slot))
+	for l, q := range a.slot {
+		at[l] = int32(q)
+	}
+	return at
 }
 
 // degreeSlots numbers the in-set vertices by descending local degree, ties
@@ -255,26 +272,24 @@ func balanceColumns(colStart []int, parts int) []int {
 	return splits
 }
 
-// pull computes y[j] = Σ x[src[e]] over the edges e of out-set vertex j's
-// column, for every column, on len(splits)−1 goroutines: each sums its
+// pull computes y[p] = Σ x[src[e]] over the edges e of the column at
+// position p (arrange's order; positions maps an out-set index to it), for
+// every column, with x by slot, on len(splits)−1 goroutines: each sums its
 // blocks of arranged columns by runs (its own first, then others' left,
-// parallel.Queue), then writes the block's sums to y by out-set index. A
-// column's order of addition depends only on the column (sumRuns), so y
-// depends neither on the split nor on which worker summed a block.
+// parallel.Queue) straight into y. A column's order of addition depends
+// only on the column (sumRuns), so y depends neither on the split nor on
+// which worker summed a block.
 func (a *prMatrix) pull(x, y []float64) {
 	a.arrange()
-	if len(x) < len(a.in) {
-		panic(fmt.Sprintf("spmv: pull of %d in-set values with an in-set of %d", len(x), len(a.in)))
+	if len(x) < len(a.in) || len(y) < len(a.out) {
+		panic(fmt.Sprintf("spmv: pull of %d in-set values into %d sums with an in-set of %d and an out-set of %d",
+			len(x), len(y), len(a.in), len(a.out)))
 	}
 	a.queue.Reset(a.threadBlocks)
 	parallel.For(len(a.splits)-1, func(t int) {
-		sums := a.blockSums[t]
 		for b := a.queue.Next(t); b >= 0; b = a.queue.Next(t) {
 			lo, hi := a.runs.blockStart[b], a.runs.blockStart[b+1]
-			a.runs.sum(b, a.colStart, a.src, x, sums)
-			for i, j := range a.order[lo:hi] {
-				y[j] = sums[i]
-			}
+			a.runs.sum(b, a.colStart, a.src, x, y[lo:hi])
 		}
 	})
 }

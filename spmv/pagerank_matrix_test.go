@@ -63,7 +63,7 @@ func TestBuildPRMatrix(t *testing.T) {
 // checkArranged arranges a built matrix and checks that every worker's
 // columns are now by descending length (ties by out-set index), that each
 // keeps its edges in order, and that pull gives every column's sum in the
-// order sumRuns documents, by out-set index.
+// order sumRuns documents, at the column's position.
 func checkArranged(t *testing.T, a *prMatrix, rng *rand.Rand) {
 	t.Helper()
 	cols := make([][]uint32, len(a.out))
@@ -96,9 +96,13 @@ func checkArranged(t *testing.T, a *prMatrix, rng *rand.Rand) {
 	}
 	y := make([]float64, len(a.out))
 	a.pull(x, y)
+	at := a.positions()
 	for j, col := range cols {
-		if want := referenceColumnSum(col, x); y[j] != want {
-			t.Fatalf("column %d: sum %v, want %v", j, y[j], want)
+		if p := at[j]; a.order[p] != uint32(j) {
+			t.Fatalf("positions: column %d at %d, where order has %d", j, p, a.order[p])
+		}
+		if want := referenceColumnSum(col, x); y[at[j]] != want {
+			t.Fatalf("column %d (position %d): sum %v, want %v", j, at[j], y[at[j]], want)
 		}
 	}
 }

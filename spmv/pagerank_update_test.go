@@ -185,7 +185,10 @@ func TestFusedIterationMatchesUnfused(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				if fused.fuse(c, res.NumVertices, threads, false); fused.local == nil {
+				if err := fused.fuse(c, res.NumVertices, threads, false); err != nil {
+					return err
+				}
+				if fused.local == nil {
 					return errors.New("one rank did not fuse")
 				}
 				defer fused.close()
