@@ -339,8 +339,8 @@ func (h *blockHub) splitFrom(s int, msg []byte, sig string, out [][][]byte, grou
 	if m <= 0 || n > uint64(len(msg)-m) {
 		return fmt.Errorf("blocks of rank %d: message from rank %d: truncated signature", me, s)
 	}
-	if theirs := string(msg[m : m+int(n)]); theirs != sig {
-		return fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, theirs)
+	if string(msg[m:m+int(n)]) != sig { // compared in place: no copy of the bytes per round
+		return fmt.Errorf("blocks of rank %d call %q while those of rank %d call %q", me, sig, s, msg[m:m+int(n)])
 	}
 	if err := splitBlockMessage(msg[m+int(n):], h.hosts[s], out, groups); err != nil {
 		return fmt.Errorf("blocks of rank %d: message from rank %d: %w", me, s, err)
@@ -414,6 +414,8 @@ type blockComm struct {
 	stats comm.Stats
 	net   comm.Stats
 	seen  []bool // AlltoallvGroup's member check
+
+	full, fullRecv [][]byte // AlltoallvGroup's send and receive lists over the whole job
 }
 
 var _ comm.Comm = (*blockComm)(nil)

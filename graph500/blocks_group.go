@@ -102,7 +102,20 @@ func (b *blockComm) AlltoallvGroup(ctx context.Context, phase string, members []
 	if _, err := comm.CheckMembers(members, b.rank, n, b.seen); err != nil {
 		return nil, fmt.Errorf("blocks: %w", err)
 	}
-	full, fullRecv := make([][]byte, n), make([][]byte, n)
+	// The whole job's send and receive lists, reused from call to call
+	// (a level makes several group calls per block): only the members'
+	// entries are set, and they are cleared again once the round is done
+	// (the hub reads them only during it), so no buffer of an earlier call
+	// is offered to a later one.
+	if len(b.full) != n {
+		b.full, b.fullRecv = make([][]byte, n), make([][]byte, n)
+	}
+	full, fullRecv := b.full, b.fullRecv
+	defer func() {
+		for _, w := range members {
+			full[w], fullRecv[w] = nil, nil
+		}
+	}()
 	reuse := len(recv) == len(members)
 	for k, w := range members {
 		full[w] = send[k]
