@@ -82,7 +82,8 @@ type Sparse interface {
 	// keeps its vectors in another order than the sets' (PageRank: x by
 	// degree slot, y by column position) saves the copy through that order
 	// on every call: the first layer's maps are composed with it once. It
-	// is local (no collective) and may be called once, before any Reduce.
+	// is local (no collective), may be called once, and holds for every
+	// Reduce after it; it keeps no reference to outAt and inAt.
 	Arrange(outAt, inAt []int32) error
 }
 

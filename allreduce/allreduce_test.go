@@ -727,15 +727,15 @@ func TestArrangeIsAPermutedReduce(t *testing.T) {
 						out[q] = d.vals[r][t]
 					}
 					for call := range 3 {
-						want, wantHome, wantScalars := reduceRecorded(ctx, plain, d.vals[r], len(d.ins[r]), r)
-						got, gotHome, gotScalars := reduceRecorded(ctx, arranged, out, len(d.ins[r]), r)
-						if want.err != nil || got.err != nil {
-							return errors.Join(want.err, got.err)
+						want, wantHome, wantScalars, errPlain := reduceRecorded(ctx, plain, d.vals[r], len(d.ins[r]), r)
+						got, gotHome, gotScalars, errArranged := reduceRecorded(ctx, arranged, out, len(d.ins[r]), r)
+						if errPlain != nil || errArranged != nil {
+							return errors.Join(errPlain, errArranged)
 						}
 						for t, q := range inAt[r] {
-							if !bitsEqual(want.in[t:t+1], got.in[q:q+1]) {
+							if !bitsEqual(want[t:t+1], got[q:q+1]) {
 								return fmt.Errorf("call %d, rank %d: in-set element %d (index %d): arranged %v, plain %v",
-									call, r, t, d.ins[r][t], got.in[q], want.in[t])
+									call, r, t, d.ins[r][t], got[q], want[t])
 							}
 						}
 						if !bitsEqual(wantHome, gotHome) || !bitsEqual(wantScalars, gotScalars) {
@@ -752,27 +752,20 @@ func TestArrangeIsAPermutedReduce(t *testing.T) {
 	}
 }
 
-// reduced is what reduceRecorded returns besides the sums at home.
-type reduced struct {
-	in  []float64
-	err error
-}
-
 // reduceRecorded runs ReduceScalars with two scalars and an apply that
 // records the home sums and transforms them; it returns the in values,
 // the home sums before the transform and the scalar sums.
-func reduceRecorded(ctx context.Context, s Sparse, out []float64, nIn, rank int) (reduced, []float64, []float64) {
-	in := make([]float64, nIn)
-	var home []float64
-	scalars := []float64{float64(rank+1) / 3, 0}
-	err := s.ReduceScalars(ctx, out, in, scalars, func(h []int64, sums []float64) {
+func reduceRecorded(ctx context.Context, s Sparse, out []float64, nIn, rank int) (in, home, scalars []float64, err error) {
+	in = make([]float64, nIn)
+	scalars = []float64{float64(rank+1) / 3, 0}
+	err = s.ReduceScalars(ctx, out, in, scalars, func(h []int64, sums []float64) {
 		home = slices.Clone(sums)
 		for t := range sums {
 			scalars[1] += sums[t]
 			sums[t] = transform(h[t], sums[t])
 		}
 	})
-	return reduced{in: in, err: err}, home, scalars
+	return in, home, scalars, err
 }
 
 // randomPermutation is a random permutation of [0, n) as int32 positions.

@@ -170,10 +170,7 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 	l := &prLocal{x: make([]float64, nIn), nonZero: nIn}
 	column := func(v uint32) int { return int(v) } // vertex → the position of its column in a
 	if a.order != nil {
-		at := make([]uint32, n)
-		for p, j := range a.order {
-			at[j] = uint32(p)
-		}
+		at := a.positions()
 		column = func(v uint32) int { return int(at[v]) }
 	}
 	var posOfSlot []uint32 // the matrix's slot of a source → its position
