@@ -116,28 +116,59 @@ func TestPrPartialsCombine(t *testing.T) {
 // it special-cases, starting mid-array.
 func TestSumRunsColumnOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	x := make([]float64, 1000)
-	for i := range x {
-		x[i] = rng.Float64() * math.Pow(10, float64(rng.IntN(12)-6))
-	}
-	const lo, skip = 5000, 3 // the block's first position; edges before its first column
-	src := make([]uint32, skip)
-	var ends, widths []int
-	var want []float64
-	for _, w := range []int{0, 1, 2, 3, 4, 5, 9, longColumn - 1, longColumn, longColumn + 3, 70} {
-		for range 1 + rng.IntN(4) {
-			for range w {
-				src = append(src, uint32(rng.IntN(len(x))))
-			}
-			want = append(want, referenceColumnSum(src[len(src)-w:], x))
+	for _, n := range []int{1000, gatherAbove + 1000} { // the Go loop, then the gathers where there are
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.Float64() * math.Pow(10, float64(rng.IntN(12)-6))
 		}
-		ends, widths = append(ends, lo+len(want)), append(widths, w)
+		const lo, skip = 5000, 3 // the block's first position; edges before its first column
+		src := make([]uint32, skip)
+		var ends, widths []int
+		var want []float64
+		for _, w := range []int{0, 1, 2, 3, 4, 5, 9, longColumn - 1, longColumn, longColumn + 3, 70} {
+			for range 1 + rng.IntN(4) {
+				for range w {
+					src = append(src, uint32(rng.IntN(len(x))))
+				}
+				want = append(want, referenceColumnSum(src[len(src)-w:], x))
+			}
+			ends, widths = append(ends, lo+len(want)), append(widths, w)
+		}
+		y := make([]float64, len(want))
+		sumRuns(ends, widths, src, x, y, lo, skip)
+		for i := range want {
+			if y[i] != want[i] {
+				t.Fatalf("%d values, column %d: %v, want %v", n, i, y[i], want[i])
+			}
+		}
 	}
-	y := make([]float64, len(want))
-	sumRuns(ends, widths, src, x, y, lo, skip)
-	for i := range want {
-		if y[i] != want[i] {
-			t.Fatalf("column %d: %v, want %v", i, y[i], want[i])
+}
+
+// TestLongColumnSumGather: the AVX2 gathers give the Go loop's bits for
+// every length around the unrolled rounds of four and eight, on values of
+// twelve magnitudes, so a run's sums do not depend on the processor.
+func TestLongColumnSumGather(t *testing.T) {
+	if !gatherColumns {
+		t.Skip("no AVX2 gathers on this processor; longColumnSum is the Go loop")
+	}
+	rng := rand.New(rand.NewPCG(19, 23))
+	x := make([]float64, 5000)
+	for i := range x {
+		x[i] = (rng.Float64() - 0.25) * math.Pow(10, float64(rng.IntN(12)-6))
+	}
+	for n := range 140 {
+		for range 5 {
+			col := make([]uint32, n)
+			for k := range col {
+				col[k] = uint32(rng.IntN(len(x)))
+			}
+			got, want := longColumnSumAVX2(col, vec(x)), longColumnSumGo(col, vec(x))
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%d sources: gathered %v, Go loop %v", n, got, want)
+			}
+			if ref := referenceColumnSum(col, x); n >= longColumn && got != ref {
+				t.Fatalf("%d sources: %v, want %v in the documented order", n, got, ref)
+			}
 		}
 	}
 }

@@ -1,0 +1,23 @@
+//go:build amd64 && !purego
+
+// The processor check and declaration of the AVX2 long-column sum
+// (pagerank_gather_amd64.s); build with -tags purego for the Go loop alone.
+
+package spmv
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// gatherColumns reports whether the processor has AVX2 gathers for long
+// columns (longColumnSumAVX2, used from gathersFor's input length on). It
+// is fixed at start-up, and the sums are the same bits either way.
+var gatherColumns = cpu.X86.HasAVX2
+
+// longColumnSumAVX2 is longColumnSumGo with four sources gathered per
+// instruction (pagerank_gather_amd64.s); x must hold every source's value.
+//
+//go:noescape
+func longColumnSumAVX2(col []uint32, x unsafe.Pointer) float64

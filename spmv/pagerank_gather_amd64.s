@@ -1,0 +1,71 @@
+//go:build amd64 && !purego
+
+// The long-column sum of PageRank's local SpMV (paper 000 §VII;
+// REFERENCES.md) with AVX2 gathers: four sources' values per VGATHERQPD,
+// into four lanes that are exactly longColumnSumGo's four running sums
+// (pagerank_runs.go), so the result is bit-identical to it.
+
+#include "textflag.h"
+
+// func longColumnSumAVX2(col []uint32, x unsafe.Pointer) float64
+TEXT ·longColumnSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ col_base+0(FP), SI
+	MOVQ col_len+8(FP), CX
+	MOVQ x+24(FP), DI
+	VXORPD Y0, Y0, Y0 // lane j sums edges k ≡ j (mod 4) below len &^ 3
+
+	// Eight edges per round: two gathers, added to the lanes in edge order.
+	// The sources are zero-extended to 64 bits, so every uint32 slot
+	// indexes x (VGATHERDPD would sign-extend them).
+	MOVQ CX, BX
+	SHRQ $3, BX
+	JZ   four
+
+eight:
+	PREFETCHNTA 512(SI) // the sources ahead, kept out of L2, where x's hot part is
+	VPMOVZXDQ  (SI), Y1
+	VPMOVZXDQ  16(SI), Y5
+	VPCMPEQD   Y2, Y2, Y2 // the gathers' masks: every lane, cleared as it completes
+	VPCMPEQD   Y6, Y6, Y6
+	VXORPD     Y3, Y3, Y3 // no dependence on the last round's destination
+	VXORPD     Y4, Y4, Y4
+	VGATHERQPD Y2, (DI)(Y1*8), Y3
+	VGATHERQPD Y6, (DI)(Y5*8), Y4
+	VADDPD     Y3, Y0, Y0
+	VADDPD     Y4, Y0, Y0
+	ADDQ       $32, SI
+	DECQ       BX
+	JNZ        eight
+
+four:
+	TESTQ      $4, CX
+	JZ         tail
+	VPMOVZXDQ  (SI), Y1
+	VPCMPEQD   Y2, Y2, Y2
+	VXORPD     Y3, Y3, Y3
+	VGATHERQPD Y2, (DI)(Y1*8), Y3
+	VADDPD     Y3, Y0, Y0
+	ADDQ       $16, SI
+
+tail:
+	// The last len mod 4 edges go to lane 0, one by one; lanes 2 and 3 are
+	// set aside first, as a scalar VEX add clears the upper half.
+	VEXTRACTF128 $1, Y0, X7
+	ANDQ         $3, CX
+	JZ           reduce
+
+tailloop:
+	MOVL   (SI), R8
+	VADDSD (DI)(R8*8), X0, X0
+	ADDQ   $4, SI
+	DECQ   CX
+	JNZ    tailloop
+
+reduce:
+	// (s0+s1) + (s2+s3), as longColumnSumGo adds them.
+	VHADDPD   X7, X0, X0
+	VUNPCKHPD X0, X0, X1
+	VADDSD    X1, X0, X0
+	VZEROUPPER
+	MOVSD     X0, ret+32(FP)
+	RET
