@@ -38,6 +38,77 @@ func TestPageRankThreadsInvariant(t *testing.T) {
 			checkThreadsInvariant(t, kronPREdges(13), cfg)
 		})
 	}
+	t.Run("ids-local", func(t *testing.T) { // the one-rank order by id ranges
+		cfg := DefaultPageRankConfig()
+		cfg.Iterations = 12
+		checkThreadsInvariant(t, gridPREdges(100), cfg)
+	})
+}
+
+// gridPREdges is a side×side grid, row by row, each edge both ways: a
+// graph whose ids are local (idsLocal).
+func gridPREdges(side int) []graph.Edge {
+	var edges []graph.Edge
+	for v := range int64(side * side) {
+		if (v+1)%int64(side) != 0 {
+			edges = append(edges, graph.Edge{U: v, V: v + 1}, graph.Edge{U: v + 1, V: v})
+		}
+		if v+int64(side) < int64(side*side) {
+			edges = append(edges, graph.Edge{U: v, V: v + int64(side)}, graph.Edge{U: v + int64(side), V: v})
+		}
+	}
+	return edges
+}
+
+// TestIDsLocal: a grid numbered row by row has local ids, a Graph500
+// Kronecker graph (ids permuted) does not, and only the first is ordered
+// by id ranges, each range's vertices together and in id order within a
+// degree.
+func TestIDsLocal(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		edges []graph.Edge
+		local bool
+	}{{"grid", gridPREdges(40), true}, {"kronecker", kronPREdges(11), false}} {
+		n := int64(0)
+		for _, e := range tc.edges {
+			n = max(n, e.U+1, e.V+1)
+		}
+		sh, err := idBits(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys := make([]uint64, len(tc.edges))
+		for i, e := range tc.edges {
+			keys[i] = uint64(e.U)<<sh | uint64(e.V)
+		}
+		a := buildPRMatrix(keys, sh, 0, n, 2)
+		column := func(v uint32) int { return int(v) }
+		vertexOf := make([]uint32, len(a.in))
+		for i, v := range a.in {
+			vertexOf[a.slot[i]] = uint32(v)
+		}
+		if got := idsLocal(a, column, vertexOf); got != tc.local {
+			t.Fatalf("%s: idsLocal %v, want %v", tc.name, got, tc.local)
+		}
+		deg := make([]float64, n)
+		for _, e := range tc.edges {
+			deg[e.U]++
+		}
+		order, _ := localOrder(a, column, deg, 2)
+		ranges := 0
+		for p := 1; p < len(order); p++ {
+			if deg[order[p]] > 0 && uint64(order[p])<<idRangeBits/uint64(n) != uint64(order[p-1])<<idRangeBits/uint64(n) {
+				ranges++
+			}
+		}
+		if tc.local && ranges != 1<<idRangeBits-1 {
+			t.Fatalf("%s: %d changes of id range along the order, want %d", tc.name, ranges, 1<<idRangeBits-1)
+		}
+		if !tc.local && ranges < 1<<idRangeBits {
+			t.Fatalf("%s: %d changes of id range: ordered by ranges", tc.name, ranges)
+		}
+	}
 }
 
 func checkThreadsInvariant(t *testing.T, edges []graph.Edge, cfg PageRankConfig) {
@@ -203,7 +274,8 @@ func TestFusedIterationMatchesUnfused(t *testing.T) {
 	for _, e := range directed {
 		symmetric = append(symmetric, graph.Edge{U: e.V, V: e.U})
 	}
-	for name, edges := range map[string][]graph.Edge{"directed": directed[:len(directed)/3], "symmetric": symmetric} {
+	cases := map[string][]graph.Edge{"directed": directed[:len(directed)/3], "symmetric": symmetric, "ids-local": gridPREdges(70)}
+	for name, edges := range cases {
 		for _, threads := range []int{1, 3} {
 			cfg := DefaultPageRankConfig()
 			cfg.Threads = threads
