@@ -12,8 +12,9 @@ import (
 )
 
 // gatherColumns reports whether the processor has AVX2 gathers for long
-// columns (longColumnSumAVX2, used from gathersFor's input length on). It
-// is fixed at start-up, and the sums are the same bits either way.
+// columns (longColumnSumAVX2; columnRuns.gathers decides per matrix
+// whether they are used). It is fixed at start-up, and the sums are the same bits
+// either way.
 var gatherColumns = cpu.X86.HasAVX2
 
 // longColumnSumAVX2 is longColumnSumGo with four sources gathered per

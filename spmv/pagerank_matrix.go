@@ -285,11 +285,13 @@ func (a *prMatrix) pull(x, y []float64) {
 		panic(fmt.Sprintf("spmv: pull of %d in-set values into %d sums with an in-set of %d and an out-set of %d",
 			len(x), len(y), len(a.in), len(a.out)))
 	}
+	gather := a.runs.gathers(x)
 	a.queue.Reset(a.threadBlocks)
 	parallel.For(len(a.splits)-1, func(t int) {
 		for b := a.queue.Next(t); b >= 0; b = a.queue.Next(t) {
 			lo, hi := a.runs.blockStart[b], a.runs.blockStart[b+1]
-			a.runs.sum(b, a.colStart, a.src, x, y[lo:hi])
+			a.runs.sum(b, a.colStart, a.src, x, y[lo:hi], gather)
 		}
 	})
+	a.runs.timed()
 }

@@ -11,6 +11,7 @@ package spmv
 
 import (
 	"math/bits"
+	"time"
 	"unsafe"
 
 	"github.com/graphrun/graphrun/internal/radix"
@@ -23,6 +24,13 @@ type columnRuns struct {
 	first      []int // block b's runs are first[b]:first[b+1]
 	end        []int // run r ends before position end[r]
 	width      []int // the length of run r's columns
+
+	// Whether long columns are summed with gathers (longColumnSum): tried
+	// on the first calls, then fixed (gathers, timed).
+	trials  int
+	gather  bool
+	started time.Time
+	best    [2]time.Duration // the fastest timed call: the Go loop, gathers
 }
 
 // cutRuns returns the runs of colStart's columns (by position) in the
@@ -63,9 +71,9 @@ func blocks(splits []int) (starts, firstOf []int) {
 
 // sum writes block b's column sums into y (y[p − start] for position p):
 // sumRuns over the block's runs.
-func (r *columnRuns) sum(b int, colStart []int, src []uint32, x, y []float64) {
+func (r *columnRuns) sum(b int, colStart []int, src []uint32, x, y []float64, gather bool) {
 	lo := r.blockStart[b]
-	sumRuns(r.end[r.first[b]:r.first[b+1]], r.width[r.first[b]:r.first[b+1]], src, x, y, lo, colStart[lo])
+	sumRuns(r.end[r.first[b]:r.first[b+1]], r.width[r.first[b]:r.first[b+1]], src, x, y, lo, colStart[lo], gather)
 }
 
 // byLength orders cols (indices into colStart) by descending column
@@ -90,12 +98,12 @@ func byLength(colStart []int, cols []uint32) {
 
 // sumRuns writes into y the column sums of the runs (ends and widths) of
 // one block starting at position lo, whose edges start at src[e]: y[p−lo] =
-// Σ x over column p's sources (sumRun).
-func sumRuns(ends, widths []int, src []uint32, x, y []float64, lo, e int) {
+// Σ x over column p's sources (sumRun; gather as for longColumnSum).
+func sumRuns(ends, widths []int, src []uint32, x, y []float64, lo, e int, gather bool) {
 	p := lo
 	for r, end := range ends {
 		w := widths[r]
-		sumRun(src[e:e+w*(end-p)], w, x, y[p-lo:end-lo])
+		sumRun(src[e:e+w*(end-p)], w, x, y[p-lo:end-lo], gather)
 		e += w * (end - p)
 		p = end
 	}
@@ -105,10 +113,11 @@ func sumRuns(ends, widths []int, src []uint32, x, y []float64, lo, e int) {
 // edges are src: column i's are src[w·i:w·i+w]. Columns of 1 to 4 edges are
 // summed without a loop; a longer run's loop has the same trip count for
 // every column. The order of addition is the edges' (shortColumnSum), or
-// from longColumn edges on four interleaved sums (longColumnSum).
-func sumRun(src []uint32, w int, xs, y []float64) {
+// from longColumn edges on four interleaved sums (longColumnSum, with
+// gathers if gather).
+func sumRun(src []uint32, w int, xs, y []float64, gather bool) {
 	src = src[:w*len(y)]
-	x, gather := vec(xs), gathersFor(xs)
+	x := vec(xs)
 	switch w {
 	case 0:
 		clear(y)
@@ -162,8 +171,8 @@ const longColumn = 16
 // are added as (s0+s1)+(s2+s3) at the end), so that four additions are in
 // flight instead of one chain of dependent ones, which bounds a long
 // column's loop. The order depends only on the column: with gather (see
-// gathersFor) the AVX2 gathers of pagerank_gather_amd64.s add in the same
-// order as the Go loop.
+// columnRuns.gathers) the AVX2 gathers of pagerank_gather_amd64.s add in
+// the same order as the Go loop.
 func longColumnSum(col []uint32, x unsafe.Pointer, gather bool) float64 {
 	if gather {
 		return longColumnSumAVX2(col, x)
@@ -171,20 +180,62 @@ func longColumnSum(col []uint32, x unsafe.Pointer, gather bool) float64 {
 	return longColumnSumGo(col, x)
 }
 
-// gatherAbove is the input length from which long columns are gathered:
-// 2^17 values, 1 MiB, the L2 cache of the machine measured (AMD EPYC,
-// Zen 4). Per iteration, with the gathers against the Go loop: 0.70
-// against 0.61 ms on the directed Kronecker 17 graph and 0.36 against
-// 0.29 ms on Slashdot, whose inputs fit in L2; 1.7-1.9 against 2.0 ms at
-// scale 18, 4.1 against 4.9 ms at 19, 8.5 against 10.3-11.3 ms at 20, and
-// 13.9 against 17.4 ms on the symmetric Kronecker 20 graph. A gather costs
-// more than four loads that hit the cache, and less than four that miss it.
+// gatherAbove is the input length up to which long columns are not even
+// tried with gathers (columnRuns.gathers): 2^17 values, 1 MiB, the L2 of the
+// machine measured (AMD EPYC, Zen 4), where a gather costs more than four
+// loads that hit the cache and less than four that miss it. Per iteration
+// there, the gathers against the Go loop: 0.70 against 0.61 ms on the
+// directed Kronecker 17 graph and 0.36 against 0.29 ms on Slashdot, whose
+// inputs fit in L2; 1.7-1.9 against 2.0 ms at scale 18, 4.1 against 4.9 ms
+// at 19, 8.5 against 10.3-11.3 ms at 20, and 13.9 against 17.4 ms on the
+// symmetric Kronecker 20 graph.
 const gatherAbove = 1 << 17
 
-// gathersFor reports whether the long columns summed from the input x are
-// gathered (longColumnSum): where the processor has AVX2 gathers and x is
-// too long for L2. The sums are the same bits either way.
-func gathersFor(x []float64) bool { return gatherColumns && len(x) > gatherAbove }
+// gatherTrials is how many calls of a matrix's column sums try the two
+// loops before the faster is kept: a warm-up call with the Go loop, then
+// the Go loop, gathers, the Go loop, gathers.
+const gatherTrials = 5
+
+// gathers returns whether this call's long columns are gathered (the
+// caller times the call: gathers, then its sums, then timed). Long
+// columns of an input x of at most gatherAbove values are never gathered.
+// Above that, the first calls try both loops on the real iterations, and
+// from the last trial on the matrix keeps gathers only if its faster call
+// beat the Go loop's by 5 %. A gather's cost differs between processors
+// much more than a load's (some run it as microcode, some have it slowed
+// by a security mitigation), and how many of a matrix's gathers miss the
+// cache shows only in a whole iteration: a stand-alone sample of the
+// columns, timed at set-up, ran warm and chose the Go loop on the directed
+// Kronecker 19 graph, whose iterations the gathers make 17 % faster. The
+// sums are the same bits either way.
+func (r *columnRuns) gathers(x []float64) bool {
+	switch {
+	case r.trials >= gatherTrials:
+		return r.gather
+	case !gatherColumns || len(x) <= gatherAbove:
+		r.trials, r.gather = gatherTrials, false
+		return false
+	}
+	r.started = time.Now()
+	return r.trials > 0 && r.trials%2 == 0
+}
+
+// timed ends a call that gathers began.
+func (r *columnRuns) timed() {
+	if r.trials >= gatherTrials {
+		return
+	}
+	if r.trials > 0 {
+		d, k := time.Since(r.started), 1-r.trials%2
+		if r.trials <= 2 || d < r.best[k] {
+			r.best[k] = d
+		}
+	}
+	r.trials++
+	if r.trials == gatherTrials {
+		r.gather = r.best[1]*20 < r.best[0]*19
+	}
+}
 
 // longColumnSumGo is longColumnSum's loop in Go.
 func longColumnSumGo(col []uint32, x unsafe.Pointer) float64 {

@@ -369,7 +369,7 @@ func idsLocal(a *prMatrix, column func(v uint32) int, vertexOf []uint32) bool {
 // block's scalars go to its own slot of parts, so the sums do not depend on
 // which thread ran it.
 func (l *prLocal) step(base, alpha float64, scalars []float64) {
-	parts := l.parts
+	gather, parts := l.runs.gathers(l.x), l.parts
 	l.queue.Reset(l.splits)
 	l.team.Run(func(t int) {
 		y := l.sums[t]
@@ -380,11 +380,11 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 				end, w := l.runs.end[r], l.runs.width[r]
 				src := l.src[l.colStart[p]:l.colStart[end]]
 				if p < l.nonZero { // runs do not cross nonZero
-					rl1, rtotal := pullUpdateRun(src, w, l.x, l.cur[p:end], l.inv[p:end], l.next[p:end], base, alpha)
+					rl1, rtotal := pullUpdateRun(src, w, l.x, l.cur[p:end], l.inv[p:end], l.next[p:end], base, alpha, gather)
 					l1, total = l1+rl1, total+rtotal
 				} else {
 					ys := y[:end-p]
-					sumRun(src, w, l.x, ys)
+					sumRun(src, w, l.x, ys, gather)
 					rl1, rdangling := updateDangling(ys, l.cur[p:end], base, alpha)
 					dl1, dangling = dl1+rl1, dangling+rdangling
 				}
@@ -394,6 +394,7 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 			parts[k+prL1], parts[k+prDangling], parts[k+prTotal] = l1+dl1, dangling, total+dangling
 		}
 	})
+	l.runs.timed()
 	parts.combine(scalars)
 	l.x, l.next = l.next, l.x // the same array when sweeping in place
 }
@@ -422,10 +423,11 @@ func updateDangling(y, cur []float64, base, alpha float64) (l1, dangling float64
 // pullUpdateRun is the fused iteration over one run of columns of w edges
 // each at positions of non-zero out-degree: column i's sum s over src[w·i:
 // w·i+w] (added as sumRun adds it), r' = base + α·s into cur[i], r'/d into
-// next[i], and the run's L1 change and Σ r'. Sums and updates in one loop:
-// on the road graph 29 % less time than a block's sums, then its updates.
-func pullUpdateRun(src []uint32, w int, xs, cur, inv, next []float64, base, alpha float64) (l1, total float64) {
-	x, gather := vec(xs), gathersFor(xs)
+// next[i], and the run's L1 change and Σ r' (long columns gathered if
+// gather). Sums and updates in one loop: on the road graph 29 % less time
+// than a block's sums, then its updates.
+func pullUpdateRun(src []uint32, w int, xs, cur, inv, next []float64, base, alpha float64, gather bool) (l1, total float64) {
+	x := vec(xs)
 	inv, next = inv[:len(cur)], next[:len(cur)]
 	src = src[:w*len(cur)]
 	switch w {

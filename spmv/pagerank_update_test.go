@@ -187,8 +187,8 @@ func TestPrPartialsCombine(t *testing.T) {
 // it special-cases, starting mid-array.
 func TestSumRunsColumnOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	for _, n := range []int{1000, gatherAbove + 1000} { // the Go loop, then the gathers where there are
-		x := make([]float64, n)
+	for _, gather := range []bool{false, gatherColumns} { // the Go loop, then the gathers where there are
+		x := make([]float64, 1000)
 		for i := range x {
 			x[i] = rng.Float64() * math.Pow(10, float64(rng.IntN(12)-6))
 		}
@@ -206,10 +206,10 @@ func TestSumRunsColumnOrder(t *testing.T) {
 			ends, widths = append(ends, lo+len(want)), append(widths, w)
 		}
 		y := make([]float64, len(want))
-		sumRuns(ends, widths, src, x, y, lo, skip)
+		sumRuns(ends, widths, src, x, y, lo, skip, gather)
 		for i := range want {
 			if y[i] != want[i] {
-				t.Fatalf("%d values, column %d: %v, want %v", n, i, y[i], want[i])
+				t.Fatalf("gather %v, column %d: %v, want %v", gather, i, y[i], want[i])
 			}
 		}
 	}
@@ -241,6 +241,37 @@ func TestLongColumnSumGather(t *testing.T) {
 				t.Fatalf("%d sources: %v, want %v in the documented order", n, got, ref)
 			}
 		}
+	}
+}
+
+// TestGatherTrials: a matrix whose input fits in L2 never gathers; a
+// larger one tries the Go loop and gathers on alternate calls after a
+// warm-up, then keeps the faster (which depends on the processor and the
+// clock; the bits do not).
+func TestGatherTrials(t *testing.T) {
+	var small columnRuns
+	for range 2 * gatherTrials {
+		if small.gathers(make([]float64, gatherAbove)) {
+			t.Fatal("gathers from an input that fits in L2")
+		}
+		small.timed()
+	}
+	var large columnRuns
+	x := make([]float64, gatherAbove+1)
+	var modes []bool
+	for range gatherTrials {
+		modes = append(modes, large.gathers(x))
+		large.timed()
+	}
+	want := []bool{false, false, gatherColumns, false, gatherColumns}
+	if !slices.Equal(modes, want) {
+		t.Fatalf("trial calls gathered %v, want %v", modes, want)
+	}
+	for range 3 {
+		if g := large.gathers(x); g != large.gather || (g && !gatherColumns) {
+			t.Fatalf("after the trials: %v, chosen %v (processor has gathers: %v)", g, large.gather, gatherColumns)
+		}
+		large.timed()
 	}
 }
 
