@@ -83,6 +83,11 @@ func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Config) (*Report, e
 	return reportOf(ctx, c, res, cfg, in)
 }
 
+// loadSlots is how many int64s each rank's load takes in the report's sum:
+// its matrix's edges, its process's peak memory, 1 if its long columns
+// were gathered.
+const loadSlots = 3
+
 // reportOf collects a finished run's report on rank 0 (nil elsewhere); c
 // is the Comm the result lives on. Every rank calls it with the same Top
 // and Gather.
@@ -97,20 +102,24 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 			return nil, err
 		}
 	}
-	// Iteration traffic and times over all ranks; every rank's edges and
-	// its process's peak memory in its own slots.
+	// Iteration traffic and times over all ranks; every rank's load in its
+	// own slots.
 	sums := []int64{res.Traffic.BytesSent, res.Traffic.Messages}
 	for _, lv := range res.LayerVolume {
 		t := lv.Total()
 		sums = append(sums, t.BytesSent, t.Messages)
 	}
 	loads := len(sums)
-	sums = append(sums, make([]int64, 2*c.Size())...)
+	sums = append(sums, make([]int64, loadSlots*c.Size())...)
 	peak, err := memstat.PeakRSS()
 	if err != nil {
 		peak = 0 // not measurable here: reported as 0
 	}
-	sums[loads+2*c.Rank()], sums[loads+2*c.Rank()+1] = res.LocalEdges, peak
+	mine := sums[loads+loadSlots*c.Rank():]
+	mine[0], mine[1] = res.LocalEdges, peak
+	if res.GatheredColumns {
+		mine[2] = 1
+	}
 	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
@@ -153,7 +162,11 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
 	}
 	for r := range c.Size() {
-		load := results.PageRankRankLoad{Rank: r, Edges: sums[loads+2*r], PeakMemoryBytes: sums[loads+2*r+1]}
+		its := sums[loads+loadSlots*r:]
+		load := results.PageRankRankLoad{Rank: r, Edges: its[0], PeakMemoryBytes: its[1], ColumnSums: results.PageRankColumnLoop}
+		if its[2] != 0 {
+			load.ColumnSums = results.PageRankColumnGathers
+		}
 		rep.RankLoads = append(rep.RankLoads, load)
 		rep.PeakMemoryBytes = max(rep.PeakMemoryBytes, load.PeakMemoryBytes)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -63,6 +64,9 @@ func TestRunRankReport(t *testing.T) {
 		var edgesSum int64
 		for _, l := range rep.RankLoads {
 			edgesSum += l.Edges
+			if l.ColumnSums != results.PageRankColumnLoop { // 8 vertices: far below the gathers' threshold
+				t.Errorf("%d ranks: rank %d summed its long columns by %q", rep.NumRanks, l.Rank, l.ColumnSums)
+			}
 		}
 		if len(rep.RankLoads) != rep.NumRanks || edgesSum != rep.Edges {
 			t.Errorf("%d ranks: loads %v", rep.NumRanks, rep.RankLoads)

@@ -12,6 +12,13 @@ const (
 	PageRankGaussSeidel = "gauss-seidel" // sweeps in place (pagerank --gauss-seidel)
 )
 
+// How a rank summed its long columns (PageRankRankLoad.ColumnSums), chosen
+// by timing both on the first iterations (spmv's columnRuns.gathers).
+const (
+	PageRankColumnLoop    = "loop"    // the Go loop
+	PageRankColumnGathers = "gathers" // AVX2 gathers
+)
+
 // PageRankRun is the JSON of a `graphrun pagerank` run (--json): the
 // Envelope's keys, the run's parameters, its convergence, the per-iteration time split, the traffic
 // (configuration excluded) and the per-layer volume of the allreduce (paper
@@ -56,13 +63,14 @@ type PageRankRun struct {
 	RankLoads       []PageRankRankLoad `json:"rank_loads"`
 }
 
-// PageRankRankLoad is one rank's load: the distinct edges of its matrix and
+// PageRankRankLoad is one rank's load: the distinct edges of its matrix,
 // the peak resident set size of the process it ran in (the same for the
-// in-process ranks of one process).
+// in-process ranks of one process) and how it summed its long columns.
 type PageRankRankLoad struct {
-	Rank            int   `json:"rank"`
-	Edges           int64 `json:"edges"`
-	PeakMemoryBytes int64 `json:"peak_memory_bytes"`
+	Rank            int    `json:"rank"`
+	Edges           int64  `json:"edges"`
+	PeakMemoryBytes int64  `json:"peak_memory_bytes"`
+	ColumnSums      string `json:"column_sums,omitempty"` // PageRankColumnLoop or PageRankColumnGathers; absent from older runs
 }
 
 // PageRankSetup is the time before the first iteration in seconds, the

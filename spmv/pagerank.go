@@ -246,16 +246,19 @@ func (cfg PageRankConfig) Check() error {
 // PageRankResult is one rank's outcome of PageRank. The global fields are
 // the same on every rank.
 type PageRankResult struct {
-	NumVertices int64   // n: vertices that occur in an edge
-	NumEdges    int64   // distinct directed edges, after Undirected
-	InputEdges  int64   // edges read, all ranks (before Undirected's reverses and deduplication)
-	LocalEdges  int64   // distinct edges of this rank's matrix
-	Iterations  int     // iterations run
-	Residual    float64 // L1 change of the last iteration
-	Total       float64 // Σ r over all vertices (1 up to rounding)
-	Converged   bool    // the L1 change fell below Tol (always true with Iterations)
-	Network     string  // the allreduce network, e.g. "kylix 4x4"
-	Layers      int     // layers of the network
+	NumVertices int64 // n: vertices that occur in an edge
+	NumEdges    int64 // distinct directed edges, after Undirected
+	InputEdges  int64 // edges read, all ranks (before Undirected's reverses and deduplication)
+	LocalEdges  int64 // distinct edges of this rank's matrix
+	// GatheredColumns says this rank's long columns were summed with AVX2
+	// gathers after the first iterations' trial (columnRuns.gathers).
+	GatheredColumns bool
+	Iterations      int     // iterations run
+	Residual        float64 // L1 change of the last iteration
+	Total           float64 // Σ r over all vertices (1 up to rounding)
+	Converged       bool    // the L1 change fell below Tol (always true with Iterations)
+	Network         string  // the allreduce network, e.g. "kylix 4x4"
+	Layers          int     // layers of the network
 
 	// Part is the block partition of the vertices; this rank's scores are
 	// those of its range: Scores[l] is the rank of dense vertex
@@ -327,7 +330,7 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := run.step(ctx)
-		res.Residual, res.Total = run.residual, run.total
+		res.Residual, res.Total, res.GatheredColumns = run.residual, run.total, run.gathered()
 		return compute, err
 	})
 	if err != nil {
@@ -425,6 +428,17 @@ type prRun struct {
 	residual, total float64 // L1 change and Σ r of the last iteration
 	scalars         []float64
 	apply           func(home []int64, sums []float64)
+}
+
+// gathered reports whether the run's long columns are summed with gathers.
+func (r *prRun) gathered() bool {
+	switch {
+	case r.local != nil:
+		return r.local.runs.gather
+	case r.a != nil:
+		return r.a.runs.gather
+	}
+	return false
 }
 
 // prepareMatrix relabels the vertices, routes the edges to their partition

@@ -390,7 +390,7 @@ func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankRe
 			}
 		}
 		compute, err := run.step(ctx)
-		res.Residual, res.Total = run.residual, run.total
+		res.Residual, res.Total, res.GatheredColumns = run.residual, run.total, run.gathered()
 		if err != nil {
 			return compute, err
 		}
