@@ -41,8 +41,11 @@ need_mpi() {
 }
 need_mpi
 tcp_need_cmd jq jq
-mpirun.openmpi --version | head -1
-mpirun.mpich --version | grep -m1 Version
+# awk reads the whole output: a reader that stops early (head, grep -m1)
+# can leave mpirun to die of SIGPIPE, which pipefail makes this script's
+# exit status (141).
+mpirun.openmpi --version | awk 'NR == 1'
+mpirun.mpich --version | awk '/Version/ && !shown { print; shown = 1 }'
 
 # Four processes on this 2-core machine: --oversubscribe, and no binding
 # (Go's runtime threads of a rank should not share one core). MPICH's

@@ -13,7 +13,7 @@ tcp_need_cmd mpirun openmpi-bin
 tcp_need_cmd jq jq
 tcp_scratch
 tcp_build
-mpirun --version | head -1
+mpirun --version | awk 'NR == 1' # not head: see .ci/mpi.sh
 
 port=$(tcp_free_port)
 echo "== mpirun -np 4 graphrun bfs --scale $scale (coordinator 127.0.0.1:$port)"
