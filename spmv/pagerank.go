@@ -432,13 +432,10 @@ type prRun struct {
 
 // gathered reports whether the run's long columns are summed with gathers.
 func (r *prRun) gathered() bool {
-	switch {
-	case r.local != nil:
+	if r.local != nil {
 		return r.local.runs.gather
-	case r.a != nil:
-		return r.a.runs.gather
 	}
-	return false
+	return r.a.gathered()
 }
 
 // prepareMatrix relabels the vertices, routes the edges to their partition

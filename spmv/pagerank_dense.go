@@ -101,7 +101,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	}
 	before, after, err := iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
 		compute, err := s.step(ctx)
-		res.Residual, res.Total, res.GatheredColumns = s.residual, s.total, s.a != nil && s.a.runs.gather
+		res.Residual, res.Total, res.GatheredColumns = s.residual, s.total, s.a.gathered()
 		return compute, err
 	})
 	if err != nil {

@@ -272,6 +272,10 @@ func balanceColumns(colStart []int, parts int) []int {
 	return splits
 }
 
+// gathered reports whether pull sums the long columns with gathers (false
+// for a rank without a matrix).
+func (a *prMatrix) gathered() bool { return a != nil && a.runs.gather }
+
 // pull computes y[p] = Σ x[src[e]] over the edges e of the column at
 // position p (arrange's order; positions maps an out-set index to it), for
 // every column, with x by slot, on len(splits)−1 goroutines: each sums its

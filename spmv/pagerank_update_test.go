@@ -62,8 +62,7 @@ func gridPREdges(side int) []graph.Edge {
 
 // TestIDsLocal: a grid numbered row by row has local ids, a Graph500
 // Kronecker graph (ids permuted) does not, and only the first is ordered
-// by id ranges, each range's vertices together and in id order within a
-// degree.
+// by id ranges, each range's vertices together.
 func TestIDsLocal(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
