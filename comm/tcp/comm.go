@@ -280,7 +280,7 @@ type Comm struct {
 	arrived []uint64
 	replicaCounters
 
-	bg        sync.WaitGroup // abort and goodbye notices
+	bg        sync.WaitGroup // abort notices; no Add once closing is set
 	readers   sync.WaitGroup
 	closeOnce sync.Once
 	closeErr  error
@@ -490,13 +490,18 @@ func (c *Comm) shutdown() error {
 	}
 	c.cond.Broadcast()
 	c.poke()
+	// The goodbyes have their own WaitGroup: c.bg takes no Add once closing
+	// is set, so other goroutines may wait on it (runRank does, after an
+	// Abort) while Close runs in yet another.
+	var byes sync.WaitGroup
 	if healthy {
 		for _, p := range c.peers {
 			if p != nil {
-				c.bg.Go(func() { c.sendControl(p, FrameBye, nil) })
+				byes.Go(func() { c.sendControl(p, FrameBye, nil) })
 			}
 		}
 	}
+	byes.Wait()
 	c.bg.Wait()
 	var errs []error
 	c.mu.Lock()

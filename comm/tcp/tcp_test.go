@@ -485,6 +485,30 @@ func TestCloseDuringCall(t *testing.T) {
 	}
 }
 
+// TestCloseRacesFailedReturn closes a Comm from another goroutine just as
+// the rank's function returns its error, so that Close's goodbyes and the
+// launcher's Abort and wait run at once. Under -race it catches (in about one
+// of 2000 launches, hence the loop) Close adding to the WaitGroup the launcher
+// waits on, which once failed CI in TestCloseDuringCall.
+func TestCloseRacesFailedReturn(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), guardTimeout)
+	defer cancel()
+	for range 50 {
+		err := launch(ctx, 2, func(ctx context.Context, cc comm.Comm) error {
+			c := cc.(*Comm)
+			if c.Rank() == 1 {
+				<-ctx.Done()
+				return nil
+			}
+			go c.Close()
+			return c.Barrier(ctx, "closing")
+		}, launchOptions{})
+		if !errors.Is(err, ErrClosed) {
+			t.Fatalf("launch: %v, want rank 0's ErrClosed", err)
+		}
+	}
+}
+
 // TestEarlyAndDirectReceive checks both receive paths of Alltoallv with
 // reused buffers: messages that arrive before the call (copied into recv)
 // and messages that arrive during it (read straight into recv).
