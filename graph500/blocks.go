@@ -50,7 +50,6 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err := cfg.Graph.Validate(); err != nil {
 		return nil, err
 	}
-	q := c.Size() * cfg.BlocksPerRank
 	grid, err := cfg.grid(cfg.Graph.NumVertices(), c.Size())
 	if err != nil {
 		return nil, err
@@ -59,9 +58,50 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err != nil {
 		return nil, err
 	}
-	hub, err := newBlockHub(c, owner)
+	return runPlaced(ctx, c, cfg, grid, owner, func(ctx context.Context, _ int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error) {
+		return RunRank(ctx, bc, bcfg)
+	})
+}
+
+// blockRun runs one block-rank: bc is its Comm among all the blocks, bcfg
+// the run's configuration for one block per rank, k the block's index
+// among the blocks this process hosts.
+type blockRun func(ctx context.Context, k int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error)
+
+// runPlaced runs the blocks of grid that owner places on this rank, each
+// as a block-rank (run), and returns, on rank 0, block 0's run with the
+// loads summed per rank and the ranks' busy times.
+func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid, owner []int, run blockRun) (*results.Graph500Run, error) {
+	runs, busy, err := runHosted(ctx, c, cfg, grid, owner, run)
 	if err != nil {
 		return nil, err
+	}
+	rankBusy := make([]int64, c.Size())
+	rankBusy[c.Rank()] = int64(busy.total())
+	if err := c.AllreduceInt64(ctx, "driver.gather", rankBusy, comm.Sum); err != nil {
+		return nil, fmt.Errorf("gathering the ranks' busy time: %w", err)
+	}
+	if c.Rank() != 0 {
+		return nil, nil
+	}
+	head := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
+	head.NumRanks, head.Threads, head.BlocksPerRank, head.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
+	head.RankLoads = loadsPerRank(head.RankLoads, owner, c.Size())
+	for r := range head.RankLoads {
+		head.RankLoads[r].BusySeconds = time.Duration(rankBusy[r]).Seconds()
+	}
+	return head, nil
+}
+
+// runHosted runs the blocks of grid that owner places on this rank, each
+// as a block-rank (run) with cfg for one block per rank, and returns their
+// runs (block 0's first on rank 0; its loads are per block) and the
+// process's busy time.
+func runHosted(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid, owner []int, run blockRun) ([]*results.Graph500Run, *blockBusy, error) {
+	q := grid.P()
+	hub, err := newBlockHub(c, owner)
+	if err != nil {
+		return nil, nil, err
 	}
 	// The rank's threads are shared among its blocks, which run at once.
 	bcfg := cfg
@@ -76,27 +116,13 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
 	err = hub.runLocal(func(k int, bc *blockComm) error {
 		var err error
-		runs[k], err = RunRank(ctx, bc, bcfg)
+		runs[k], err = run(ctx, k, bc, bcfg)
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rankBusy := make([]int64, c.Size())
-	rankBusy[c.Rank()] = int64(busy.total())
-	if err := c.AllreduceInt64(ctx, "driver.gather", rankBusy, comm.Sum); err != nil {
-		return nil, fmt.Errorf("gathering the ranks' busy time: %w", err)
-	}
-	if c.Rank() != 0 {
-		return nil, nil
-	}
-	run := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
-	run.NumRanks, run.Threads, run.BlocksPerRank, run.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
-	run.RankLoads = loadsPerRank(run.RankLoads, owner, c.Size())
-	for r := range run.RankLoads {
-		run.RankLoads[r].BusySeconds = time.Duration(rankBusy[r]).Seconds()
-	}
-	return run, nil
+	return runs, busy, nil
 }
 
 // blockBusy is one process's busy time over the timed searches of its
@@ -172,22 +198,28 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 // block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
 // left empty takes the smallest block of the fullest rank.
 func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
-	p, q := c.Size(), grid.P()
 	counts, err := blockEdges(ctx, c, cfg, grid)
 	if err != nil {
 		return nil, err
 	}
-	blocks := make([]partition.PlacementBlock, q)
+	var work []int64
+	if cfg.Placement == PlaceLSHS {
+		if work, err = pilotWork(ctx, c, cfg, grid); err != nil {
+			return nil, err
+		}
+	}
+	return placeCounted(c.Size(), cfg.Placement, grid, counts, work)
+}
+
+// placeCounted is placeBlocks on p ranks once every block's entries
+// (counts) and, if measured, work are known; without work LSHS balances
+// the blocks' memory, as paper 003's Algorithm 1 does.
+func placeCounted(p int, placement Placement, grid partition.Grid, counts, work []int64) ([]int, error) {
+	blocks := make([]partition.PlacementBlock, grid.P())
 	rows, cols := grid.RowSpan(), grid.ColSpan()
 	for k, e := range counts {
 		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
-	}
-	if cfg.Placement == PlaceLSHS {
-		work, err := pilotWork(ctx, c, cfg, grid)
-		if err != nil {
-			return nil, err
-		}
-		for k := range blocks {
+		if work != nil {
 			blocks[k].Work = work[k]
 		}
 	}
@@ -198,12 +230,12 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 	var pl partition.Placement
 	pr, pc, _ := partition.AutoGrid(p)
 	switch {
-	case cfg.Placement == PlaceLSHS && grid.R%pr == 0 && grid.C%pc == 0:
+	case placement == PlaceLSHS && grid.R%pr == 0 && grid.C%pc == 0:
 		// Every block row on one process row, every block column on one
 		// process column: each process's row and column exchanges reach
 		// its process row and column only (partition/lshs_grid.go).
 		pl, err = partition.PlaceLSHSGrid(pb, pr, pc)
-	case cfg.Placement == PlaceLSHS:
+	case placement == PlaceLSHS:
 		pl, err = partition.PlaceLSHS(pb, partition.OrderLargestFirst, 0)
 	default:
 		pl, err = partition.PlaceRoundRobin(pb)
@@ -300,6 +332,12 @@ func pilotWork(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned<<shift+fixed))
 		}
 	}
+	return shareWork(ctx, c, q, msg)
+}
+
+// shareWork sends rank 0's measured work of q blocks (msg, a little-endian
+// uint64 per block) to every rank.
+func shareWork(ctx context.Context, c comm.Comm, q int, msg []byte) ([]int64, error) {
 	msg, err := c.Bcast(ctx, "driver.place", 0, msg)
 	if err != nil {
 		return nil, fmt.Errorf("sending the placement's pilot work: %w", err)

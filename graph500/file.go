@@ -13,6 +13,7 @@ package graph500
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"math"
 	"math/bits"
@@ -22,6 +23,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
@@ -98,10 +100,23 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
-	rank, size := c.Rank(), c.Size()
+	f, err := loadFile(ctx, c, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.BlocksPerRank > 1 {
+		return runFileBlocks(ctx, c, cfg, f)
+	}
+	return searchFile(ctx, c, cfg, f)
+}
+
+// loadFile reads the rank's share of cfg's input, relabels it densely and
+// turns cfg.Root, if given, into its dense id. It is a collective.
+func loadFile(ctx context.Context, c comm.Comm, cfg *FileConfig) (loadedFile, error) {
+	var none loadedFile
 	cfg.progress(c, "generate", 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
-		return nil, err
+		return none, err
 	}
 	t0 := time.Now()
 	in := *cfg.Input
@@ -110,33 +125,51 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 	in.Entries = !cfg.Directed
 	dense, labels, err := loadDense(ctx, c, &in)
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	load, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
 	if err != nil {
-		return nil, err
+		return none, err
 	}
 	tuples := []int64{int64(len(dense))}
 	if err := c.AllreduceInt64(ctx, "driver.sync", tuples, comm.Sum); err != nil {
-		return nil, err
+		return none, err
 	}
 	n := labels.N
 	if n == 0 {
-		return nil, &InputError{fmt.Errorf("%s: no edges", cfg.name())}
+		return none, &InputError{fmt.Errorf("%s: no edges", cfg.name())}
 	}
 	ids := &fileIDs{original: labels.Original, offset: cfg.Input.IDOffset}
 	if cfg.Root >= 0 {
 		fileRoot := cfg.Root
 		if cfg.Root, err = ids.denseID(ctx, c, n, fileRoot); err != nil {
-			return nil, err
+			return none, err
 		}
 		if cfg.Root < 0 {
-			return nil, &InputError{fmt.Errorf("root %d is not a vertex of %s (no edge has it)", fileRoot, cfg.name())}
+			return none, &InputError{fmt.Errorf("root %d is not a vertex of %s (no edge has it)", fileRoot, cfg.name())}
 		}
 	}
 	if err := ids.gatherAll(ctx, c); err != nil {
-		return nil, err
+		return none, err
 	}
+	return loadedFile{dense: dense, n: n, tuples: tuples[0], ids: ids, load: load}, nil
+}
+
+// loadedFile is what RunFileRank read: the rank's share of the relabelled
+// tuples (dense), the vertex and tuple counts of the whole graph, the map
+// back to the file's ids and the slowest rank's loading time.
+type loadedFile struct {
+	dense     []uint64
+	n, tuples int64
+	ids       *fileIDs
+	load      float64
+}
+
+// searchFile is RunFileRank once the file is loaded: kernel 1 on the
+// rank's share of the tuples, then the searches.
+func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) (*results.Graph500Run, error) {
+	rank, size := c.Rank(), c.Size()
+	n, dense, ids := f.n, f.dense, f.ids
 	part, err := partition.NewBlock1D(n, size)
 	if err != nil {
 		return nil, err
@@ -164,15 +197,15 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, packedTuples(dense)); err != nil {
 		return nil, err
 	}
-	dense = nil // the CSR (or the blocks) hold the graph now
+	dense, f.dense = nil, nil // the CSR (or the blocks) hold the graph now
 	times.construction += times.generation
-	times.generation = load
-	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: tuples[0], ids: ids, directed: cfg.Directed}
+	times.generation = f.load
+	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: f.tuples, ids: ids, directed: cfg.Directed}
 	var head *results.Graph500Run
 	if rank == 0 {
 		head = &results.Graph500Run{
-			Scale: bits.Len64(uint64(n - 1)), EdgeFactor: int(math.Round(float64(tuples[0]) / float64(n))),
-			Seed: cfg.Graph.Seed, Input: cfg.name(), Vertices: n, Tuples: tuples[0],
+			Scale: bits.Len64(uint64(n - 1)), EdgeFactor: int(math.Round(float64(f.tuples) / float64(n))),
+			Seed: cfg.Graph.Seed, Input: cfg.name(), Vertices: n, Tuples: f.tuples,
 		}
 	}
 	run, err := searchGraph(ctx, c, cfg.Config, b, head)
@@ -406,4 +439,100 @@ func checkRootDegree(ctx context.Context, c comm.Comm, cfg Config, part partitio
 		cfg.warn(c, "root %d has no edges (not counting self-loops): its search visits only the root, so nedge and TEPS are 0", shown)
 	}
 	return nil
+}
+
+// runFileBlocks is RunFileRank with cfg.BlocksPerRank blocks per rank, as
+// runBlocks is for a Kronecker graph: every block's entries are counted
+// from the loaded tuples and summed over the ranks, the blocks are placed
+// (placeBlocks; LSHS over their work measured by fileBlockWork) and each
+// block this rank hosts builds and searches from an equal part of the
+// rank's tuples (kernel 1 sends every tuple to its owner, so any split
+// serves).
+func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) (*results.Graph500Run, error) {
+	grid, err := cfg.grid(f.n, c.Size())
+	if err != nil {
+		return nil, err
+	}
+	counts, err := fileBlockEdges(ctx, c, f, grid)
+	if err != nil {
+		return nil, err
+	}
+	var work []int64
+	if cfg.Placement == PlaceLSHS {
+		if work, err = fileBlockWork(ctx, c, cfg, f, grid, counts); err != nil {
+			return nil, err
+		}
+	}
+	owner, err := placeCounted(c.Size(), cfg.Placement, grid, counts, work)
+	if err != nil {
+		return nil, err
+	}
+	return runPlaced(ctx, c, cfg.Config, grid, owner, fileBlocks(cfg, f, owner, c.Rank()))
+}
+
+// fileBlockEdges counts every block's entries as blockEdges does, from the
+// tuples the ranks loaded. It is a collective.
+func fileBlockEdges(ctx context.Context, c comm.Comm, f loadedFile, grid partition.Grid) ([]int64, error) {
+	counts := make([]int64, grid.P())
+	for _, k := range f.dense {
+		u, v := int64(k>>32), int64(k&math.MaxUint32)
+		if u == v {
+			continue
+		}
+		counts[grid.RowOf(u)*grid.C+grid.ColOf(v)]++
+		counts[grid.RowOf(v)*grid.C+grid.ColOf(u)]++
+	}
+	if err := c.AllreduceInt64(ctx, "driver.place", counts, comm.Sum); err != nil {
+		return nil, fmt.Errorf("counting the blocks' edges: %w", err)
+	}
+	return counts, nil
+}
+
+// fileBlockWork measures every block's work as pilotWork does, but on the
+// file's graph itself, which has no smaller instance: the blocks, placed
+// round-robin (what a block reads does not depend on where it lives), are
+// built and searched from pilotRoots keys without validation, and rank 0
+// sends every block's entries read plus its fixed cost to all ranks. The
+// pilot's blocks are then dropped, and the run builds its own where LSHS
+// places them: one more kernel 1 and pilotRoots searches, not timed.
+func fileBlockWork(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile, grid partition.Grid, counts []int64) ([]int64, error) {
+	owner, err := placeCounted(c.Size(), PlaceRoundRobin, grid, counts, nil)
+	if err != nil {
+		return nil, err
+	}
+	pilot := cfg
+	pilot.NumRoots, pilot.Root, pilot.Validate = pilotRoots, -1, false
+	pilot.Tree, pilot.Progress, pilot.Warn = nil, nil, nil
+	runs, _, err := runHosted(ctx, c, pilot.Config, grid, owner, fileBlocks(pilot, f, owner, c.Rank()))
+	if err != nil {
+		return nil, fmt.Errorf("the placement's pilot searches: %w", err)
+	}
+	var msg []byte
+	if c.Rank() == 0 {
+		fixed := blockFixedWork(runs[0], grid)
+		for _, l := range runs[0].RankLoads {
+			msg = binary.LittleEndian.AppendUint64(msg, uint64(l.EdgesScanned+fixed))
+		}
+	}
+	return shareWork(ctx, c, grid.P(), msg)
+}
+
+// fileBlocks runs a block-rank of a file: the k-th block this rank hosts
+// (of those owner places on rank) builds and searches from the k-th equal
+// part of the rank's tuples.
+func fileBlocks(cfg FileConfig, f loadedFile, owner []int, rank int) blockRun {
+	hosted := 0
+	for _, r := range owner {
+		if r == rank {
+			hosted++
+		}
+	}
+	return func(ctx context.Context, k int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error) {
+		lo, hi := parallel.Span(len(f.dense), k, hosted)
+		share := f
+		share.dense = f.dense[lo:hi]
+		fc := cfg
+		fc.Config = bcfg
+		return searchFile(ctx, bc, fc, share)
+	}
 }

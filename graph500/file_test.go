@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/spmv"
@@ -162,15 +164,83 @@ func TestFileBFSLevels(t *testing.T) {
 	}
 }
 
-// TestFileBFS2DSameTree checks that the 2D partition gives the 1D tree.
+// TestFileBFS2DSameTree checks that the 2D partition gives the 1D tree and
+// edge count, with one block per rank and with several placed either way
+// (the blocks built from parts of the ranks' tuples).
 func TestFileBFS2DSameTree(t *testing.T) {
 	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
-	one, _ := runTree(t, fileConfig(t, path, 1, 2))
-	cfg := fileConfig(t, path, 4, 2)
-	cfg.Partition2D = true
-	two, _ := runTree(t, cfg)
-	if !slices.Equal(one, two) {
-		t.Fatal("the 2D tree differs from the 1D one")
+	one, nedge := runTree(t, fileConfig(t, path, 1, 2))
+	for _, c := range []struct {
+		ranks, blocks int
+		placement     Placement
+	}{
+		{4, 1, PlaceLSHS},
+		{1, 4, PlaceLSHS},
+		{3, 2, PlaceRoundRobin},
+		{4, 4, PlaceLSHS},
+		{4, 4, PlaceRoundRobin},
+	} {
+		cfg := fileConfig(t, path, c.ranks, 2)
+		cfg.Partition2D, cfg.BlocksPerRank, cfg.Placement = true, c.blocks, c.placement
+		two, got := runTree(t, cfg)
+		if !slices.Equal(one, two) || got != nedge {
+			t.Fatalf("%d ranks, %d blocks per rank, %s: the 2D tree (nedge %d) differs from the 1D one (nedge %d)", c.ranks, c.blocks, c.placement, got, nedge)
+		}
+	}
+}
+
+// TestFileBlockWork: the LSHS pilot on a file measures the same work for
+// every block however many ranks host the 16 blocks (what a block reads
+// does not depend on where it lives), the work is more than the fixed
+// cost, and the block counts add up to twice the tuples that are not
+// self-loops.
+func TestFileBlockWork(t *testing.T) {
+	path := testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz")
+	var want []int64
+	for _, ranks := range []int{1, 2, 4} {
+		var work, counts []int64
+		var tuples int64
+		err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
+			cfg := fileConfig(t, path, ranks, -1)
+			cfg.Partition2D, cfg.BlocksPerRank = true, 16/ranks
+			f, err := loadFile(ctx, c, &cfg)
+			if err != nil {
+				return err
+			}
+			grid, err := cfg.grid(f.n, c.Size())
+			if err != nil {
+				return err
+			}
+			n, err := fileBlockEdges(ctx, c, f, grid)
+			if err != nil {
+				return err
+			}
+			w, err := fileBlockWork(ctx, c, cfg, f, grid, n)
+			if c.Rank() == 0 {
+				work, counts, tuples = w, n, f.tuples
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%d ranks: %v", ranks, err)
+		}
+		var entries int64
+		for _, e := range counts {
+			entries += e
+		}
+		if len(work) != 16 || entries <= 0 || entries > 2*tuples {
+			t.Fatalf("%d ranks: %d blocks' work, %d entries of %d tuples", ranks, len(work), entries, tuples)
+		}
+		if want == nil {
+			want = work
+			if slices.Min(work) == slices.Max(work) {
+				t.Fatalf("every block has the same work %d: no entries read counted", work[0])
+			}
+			continue
+		}
+		if !slices.Equal(work, want) {
+			t.Fatalf("%d ranks: work %v, on 1 rank %v", ranks, work, want)
+		}
 	}
 }
 

@@ -91,6 +91,33 @@ func TestBFSFileCLI(t *testing.T) {
 	}
 }
 
+// TestBFSFileCLIBlocksPerRank: --blocks-per-rank on a file, in-process and
+// in processes, with either placement, writes the 1D tree.
+func TestBFSFileCLIBlocksPerRank(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	mtx := filepath.Join(dir, "g.mtx")
+	data := "%%MatrixMarket matrix coordinate pattern symmetric\n% c\n7 7 6\n2 1\n3 2\n6 5\n7 6\n7 5\n4 3\n"
+	writeFile(t, mtx, data)
+	want := filepath.Join(dir, "want.txt")
+	mustRun(t, "bfs", mtx, "--root", "2", "--out", want)
+	wantTree := readFile(t, want)
+	for _, extra := range [][]string{
+		{"--ranks", "2", "--blocks-per-rank", "2"},
+		{"--ranks", "3", "--blocks-per-rank", "4", "--placement", "round-robin"},
+		{"--procs", "2", "--blocks-per-rank", "2"},
+	} {
+		got := filepath.Join(dir, "got.txt")
+		args := append([]string{"bfs", mtx, "--root", "2", "--partition", "2d", "--out", got}, extra...)
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		if tree := readFile(t, got); !bytes.Equal(tree, wantTree) {
+			t.Fatalf("%v: tree\n%s\nwant\n%s", args, tree, wantTree)
+		}
+	}
+}
+
 // TestBFSFileCLIErrors checks that bad input exits with status 2 and a
 // message naming the flag or file:line, as for pagerank.
 func TestBFSFileCLIErrors(t *testing.T) {
