@@ -354,6 +354,24 @@ func TestProcsNamesTheRankAtFault(t *testing.T) {
 	}
 }
 
+// TestReplicas2DSameTree: bfs with --replicas on the 2D partition, with one
+// block per rank and with two, writes the 1D tree (the grid is over the
+// job's logical ranks, not its processes).
+func TestReplicas2DSameTree(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	want := filepath.Join(dir, "want.txt")
+	mustRun(t, "bfs", "--scale", "9", "--root", "3", "--out", want)
+	for _, extra := range [][]string{{"--grid", "2x1"}, {"--blocks-per-rank", "2"}} {
+		got := filepath.Join(dir, "got.txt")
+		args := append([]string{"bfs", "--scale", "9", "--root", "3", "--partition", "2d", "--procs", "2", "--replicas", "2", "--threads", "1", "--out", got}, extra...)
+		mustRun(t, args...)
+		if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+			t.Fatalf("%v: the tree differs from the 1D one", args)
+		}
+	}
+}
+
 // TestReplicasReportOnce: with --replicas 2 only process 0 prints and
 // writes; rank 0's other replica (process 2) does neither. The scores go to
 // a FIFO, which a second writer would show twice.

@@ -27,4 +27,7 @@ func TestRunnerRunsEveryInProcessRank(t *testing.T) {
 	if tcp := (Plan{Job: Job{Transport: TCP, Size: 4}}); tcp.JobSize() != 4 {
 		t.Fatalf("a TCP job of 4: JobSize %d", tcp.JobSize())
 	}
+	if tcp := (Plan{Job: Job{Transport: TCP, Size: 6, Replicas: 2}}); tcp.JobSize() != 3 {
+		t.Fatalf("a TCP job of 6 processes, 2 replicas each: JobSize %d, want its 3 ranks", tcp.JobSize())
+	}
 }
