@@ -519,7 +519,9 @@ func fileBlockWork(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 
 // fileBlocks runs a block-rank of a file: the k-th block this rank hosts
 // (of those owner places on rank) builds and searches from the k-th equal
-// part of the rank's tuples.
+// part of the rank's tuples. Only the parts refer to the tuples, and each
+// block lets go of its part once built, so that the tuples are freed when
+// the last block is built, as with one block per rank.
 func fileBlocks(cfg FileConfig, f loadedFile, owner []int, rank int) blockRun {
 	hosted := 0
 	for _, r := range owner {
@@ -527,10 +529,15 @@ func fileBlocks(cfg FileConfig, f loadedFile, owner []int, rank int) blockRun {
 			hosted++
 		}
 	}
-	return func(ctx context.Context, k int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error) {
+	parts := make([][]uint64, hosted)
+	for k := range parts {
 		lo, hi := parallel.Span(len(f.dense), k, hosted)
+		parts[k] = f.dense[lo:hi]
+	}
+	f.dense = nil
+	return func(ctx context.Context, k int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error) {
 		share := f
-		share.dense = f.dense[lo:hi]
+		share.dense, parts[k] = parts[k], nil
 		fc := cfg
 		fc.Config = bcfg
 		return searchFile(ctx, bc, fc, share)
