@@ -84,7 +84,7 @@ func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 	if c.Rank() != 0 {
 		return nil, nil
 	}
-	head := runs[0] // block 0 is on rank 0 (placeBlocks sees to it)
+	head := runs[0] // block 0 is on rank 0 (placeCounted sees to it)
 	head.NumRanks, head.Threads, head.BlocksPerRank, head.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
 	head.RankLoads = loadsPerRank(head.RankLoads, owner, c.Size())
 	for r := range head.RankLoads {
