@@ -198,7 +198,7 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 // block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
 // left empty takes the smallest block of the fullest rank.
 func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
-	counts, err := blockEdges(ctx, c, cfg, grid)
+	counts, err := blockEdges(ctx, c, cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads), grid)
 	if err != nil {
 		return nil, err
 	}
@@ -368,12 +368,12 @@ func blockFixedWork(run *results.Graph500Run, grid partition.Grid) int64 {
 const blockEdgeChunk = 1 << 16
 
 // blockEdges counts, over all ranks, the adjacency entries of every block
-// of grid: each tuple {u, v} with u ≠ v is entry (u, v) of block
-// (RowOf(u), ColOf(v)) and entry (v, u) of block (RowOf(v), ColOf(u)).
-// Duplicate tuples count each time (kernel 1 keeps one): a load estimate.
-func blockEdges(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int64, error) {
+// of grid in the ranks' shares of the tuples: each tuple {u, v} with u ≠ v
+// is entry (u, v) of block (RowOf(u), ColOf(v)) and entry (v, u) of block
+// (RowOf(v), ColOf(u)). Duplicate tuples count each time (kernel 1 keeps
+// one): a load estimate. It is a collective.
+func blockEdges(ctx context.Context, c comm.Comm, share graph.TupleSource, grid partition.Grid) ([]int64, error) {
 	counts := make([]int64, grid.P())
-	share := cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads)
 	buf := make([]graph.Edge, min(blockEdgeChunk, share.Len()))
 	for first := int64(0); first < share.Len(); first += int64(len(buf)) {
 		chunk := buf[:min(int64(len(buf)), share.Len()-first)]

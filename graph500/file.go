@@ -453,7 +453,7 @@ func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 	if err != nil {
 		return nil, err
 	}
-	counts, err := fileBlockEdges(ctx, c, f, grid)
+	counts, err := blockEdges(ctx, c, packedTuples(f.dense), grid)
 	if err != nil {
 		return nil, err
 	}
@@ -468,24 +468,6 @@ func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 		return nil, err
 	}
 	return runPlaced(ctx, c, cfg.Config, grid, owner, fileBlocks(cfg, f, owner, c.Rank()))
-}
-
-// fileBlockEdges counts every block's entries as blockEdges does, from the
-// tuples the ranks loaded. It is a collective.
-func fileBlockEdges(ctx context.Context, c comm.Comm, f loadedFile, grid partition.Grid) ([]int64, error) {
-	counts := make([]int64, grid.P())
-	for _, k := range f.dense {
-		u, v := int64(k>>32), int64(k&math.MaxUint32)
-		if u == v {
-			continue
-		}
-		counts[grid.RowOf(u)*grid.C+grid.ColOf(v)]++
-		counts[grid.RowOf(v)*grid.C+grid.ColOf(u)]++
-	}
-	if err := c.AllreduceInt64(ctx, "driver.place", counts, comm.Sum); err != nil {
-		return nil, fmt.Errorf("counting the blocks' edges: %w", err)
-	}
-	return counts, nil
 }
 
 // fileBlockWork measures every block's work as pilotWork does, but on the

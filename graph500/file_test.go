@@ -211,7 +211,7 @@ func TestFileBlockWork(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			n, err := fileBlockEdges(ctx, c, f, grid)
+			n, err := blockEdges(ctx, c, packedTuples(f.dense), grid)
 			if err != nil {
 				return err
 			}
