@@ -496,6 +496,12 @@ func TestCloseRacesFailedReturn(t *testing.T) {
 	for range 50 {
 		err := launch(ctx, 2, func(ctx context.Context, cc comm.Comm) error {
 			c := cc.(*Comm)
+			// Both ranks connected first: else rank 1 may still be
+			// registering when rank 0's failure cancels the job, and its
+			// own error may come first.
+			if err := c.Barrier(ctx, "connected"); err != nil {
+				return err
+			}
 			if c.Rank() == 1 {
 				<-ctx.Done()
 				return nil
