@@ -9,7 +9,8 @@
 # per run the harmonic-mean TEPS, the milliseconds per level (the searches'
 # time over their levels), the busiest rank's busy time as a share of the
 # searches' time, and the max/mean over ranks of busy time (traversal,
-# sieve and coding: not waiting; per level the rank's slowest block),
+# sieve and coding: not waiting; per level the rank's slowest block), CPU
+# time (the process's in the searches; only when every rank is a process),
 # edges scanned, network bytes sent and edges held, from the run JSON. A
 # benchmark, not a test: it asserts nothing about times.
 #
@@ -76,14 +77,17 @@ def per_level(d):
     total = sum(s["time"] for s in S)
     busy = max(l.get("busy_seconds", 0) for l in d["rank_loads"])
     return 1e3 * total / steps, 100 * busy / total
-print("| run | grid | blocks/rank | placement | harmonic TEPS | ms per level | busiest rank busy % of search | busy max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+def cpu(loads):
+    # In-process ranks share one process: no rank has a CPU time of its own.
+    return f"{ratio(loads, 'cpu_seconds'):.2f}" if all(l.get("cpu_seconds") for l in loads) else "-"
+print("| run | grid | blocks/rank | placement | harmonic TEPS | ms per level | busiest rank busy % of search | busy max/mean | CPU max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for f in sys.argv[1:]:
     d = json.load(open(f))
     L = d["rank_loads"]
     name = f.rsplit("/", 1)[-1][:-5]
     ms, busy = per_level(d)
     print(f"| {name} | {d.get('grid')} | {d.get('blocks_per_rank', 1)} | {d.get('placement', '-')} | "
-          f"{d['harmonic_mean_TEPS']:.4g} | {ms:.1f} | {busy:.0f} % | {ratio(L, 'busy_seconds'):.2f} | {ratio(L, 'edges_scanned'):.2f} | "
+          f"{d['harmonic_mean_TEPS']:.4g} | {ms:.1f} | {busy:.0f} % | {ratio(L, 'busy_seconds'):.2f} | {cpu(L)} | {ratio(L, 'edges_scanned'):.2f} | "
           f"{ratio(L, 'bytes_sent'):.2f} | {ratio(L, 'edges'):.2f} | {d.get('peak_memory_bytes', 0) / 1e6:.0f} MB |")
 PY

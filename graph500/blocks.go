@@ -76,8 +76,9 @@ func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 	if err != nil {
 		return nil, err
 	}
-	rankBusy := make([]int64, c.Size())
-	rankBusy[c.Rank()] = int64(busy.total())
+	p := c.Size()
+	rankBusy := make([]int64, 2*p) // busy time, then CPU time, per rank
+	rankBusy[c.Rank()], rankBusy[p+c.Rank()] = busy.total()
 	if err := c.AllreduceInt64(ctx, "driver.gather", rankBusy, comm.Sum); err != nil {
 		return nil, fmt.Errorf("gathering the ranks' busy time: %w", err)
 	}
@@ -89,6 +90,7 @@ func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 	head.RankLoads = loadsPerRank(head.RankLoads, owner, c.Size())
 	for r := range head.RankLoads {
 		head.RankLoads[r].BusySeconds = time.Duration(rankBusy[r]).Seconds()
+		head.RankLoads[r].CPUSeconds = time.Duration(rankBusy[p+r]).Seconds()
 	}
 	return head, nil
 }
@@ -131,19 +133,26 @@ func runHosted(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 // per search and level, the largest of its blocks' traversal, sieve and
 // coding time (spmv.LevelStats Traverse + Compress), summed. The sum over
 // the blocks would count the same wall time once per block running, since
-// a block's timer also runs while its siblings hold the CPU.
+// a block's timer also runs while its siblings hold the CPU. Likewise the
+// process's CPU time in search i is the largest a local block measured
+// over its search (they start together at a barrier; the last to finish
+// saw the whole search).
 type blockBusy struct {
 	mu     sync.Mutex
 	levels [][]time.Duration // [search][level]: the slowest local block's time
+	cpu    []time.Duration   // [search]: the largest CPU time a block measured
 }
 
-// record adds one block's search number i.
-func (b *blockBusy) record(i int, res *spmv.Result) {
+// record adds one block's search number i, which measured the process's
+// CPU time cpu (cpuClock).
+func (b *blockBusy) record(i int, res *spmv.Result, cpu time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for len(b.levels) <= i {
 		b.levels = append(b.levels, nil)
+		b.cpu = append(b.cpu, 0)
 	}
+	b.cpu[i] = max(b.cpu[i], cpu)
 	lv := b.levels[i]
 	for len(lv) < len(res.Steps) {
 		lv = append(lv, 0)
@@ -154,22 +163,23 @@ func (b *blockBusy) record(i int, res *spmv.Result) {
 	b.levels[i] = lv
 }
 
-// total is the process's busy time: the slowest block's per level, summed.
-func (b *blockBusy) total() time.Duration {
+// total is the process's busy time (the slowest block's per level,
+// summed) and CPU time (per search, summed).
+func (b *blockBusy) total() (busy, cpu int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var t time.Duration
-	for _, lv := range b.levels {
+	for i, lv := range b.levels {
 		for _, d := range lv {
-			t += d
+			busy += int64(d)
 		}
+		cpu += int64(b.cpu[i])
 	}
-	return t
+	return busy, cpu
 }
 
 // loadsPerRank sums the block-ranks' loads per rank. The peak memory is the
 // process's, so it is the maximum, not the sum; the busy time summed here
-// is replaced by runBlocks with blockBusy's.
+// is replaced by runPlaced with blockBusy's, which also gives the CPU time.
 func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankLoad {
 	loads := make([]results.RankLoad, p)
 	for v, l := range blocks {

@@ -176,7 +176,8 @@ func FuzzSplitBlockMessage(f *testing.F) {
 	})
 }
 
-// A process's busy time is, per search and level, its slowest block's.
+// A process's busy time is, per search and level, its slowest block's; its
+// CPU time per search the largest a block measured.
 func TestBlockBusySlowestPerLevel(t *testing.T) {
 	steps := func(ms ...int) *spmv.Result {
 		res := &spmv.Result{}
@@ -187,12 +188,17 @@ func TestBlockBusySlowestPerLevel(t *testing.T) {
 		return res
 	}
 	var b blockBusy
-	b.record(0, steps(2, 4))
-	b.record(0, steps(4, 2, 6))
-	b.record(1, steps(2))
+	b.record(1, steps(2), 5*time.Millisecond)
+	b.record(0, steps(2, 4), 7*time.Millisecond)
+	b.record(0, steps(4, 2, 6), 11*time.Millisecond)
 	// search 0: max(3, 6) + max(6, 3) + 9 ms; search 1: 3 ms.
-	if got, want := b.total(), 24*time.Millisecond; got != want {
-		t.Fatalf("busy %v, want %v", got, want)
+	busy, cpu := b.total()
+	if want := 24 * time.Millisecond; time.Duration(busy) != want {
+		t.Fatalf("busy %v, want %v", time.Duration(busy), want)
+	}
+	// search 0: max(7, 11) ms; search 1: 5 ms.
+	if want := 16 * time.Millisecond; time.Duration(cpu) != want {
+		t.Fatalf("CPU %v, want %v", time.Duration(cpu), want)
 	}
 }
 

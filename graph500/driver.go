@@ -63,6 +63,10 @@ type Config struct {
 	BlocksPerRank int
 	Placement     Placement
 	blockBusy     *blockBusy // set by runBlocks on its block-ranks' configs
+	// sharedProcess is set by Run and RunFile when several in-process ranks
+	// share this process: its CPU time is then no rank's own, and the
+	// report leaves the ranks' cpu_seconds out.
+	sharedProcess bool
 
 	// Progress, if not nil, is called on rank 0 as the run advances: stage is
 	// "generate", "construct", "search" or "validate"; done of total.
@@ -113,6 +117,7 @@ func Run(ctx context.Context, cfg Config) (*results.Graph500Run, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	cfg.sharedProcess = cfg.Ranks > 1
 	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
 		return RunRank(ctx, c, cfg)
 	})
@@ -296,6 +301,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			return nil, err
 		}
 		before, netBefore := c.Stats().Total(), networkTotal(c)
+		cpu := cfg.cpuClock()
 		t0 := time.Now()
 		res, err := bfs.Run(ctx, root)
 		if err != nil {
@@ -304,9 +310,10 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
 		searchSent.Add(networkTotal(c).Sub(netBefore))
-		work.add(res)
+		used := cpu.since()
+		work.add(res, used)
 		if cfg.blockBusy != nil {
-			cfg.blockBusy.record(i, res)
+			cfg.blockBusy.record(i, res, used)
 		}
 		search, err := gatherSearch(ctx, c, owned.tupleDegree, b.directed, res, elapsed, spent)
 		if err != nil {

@@ -7,6 +7,7 @@ package graph500
 import (
 	"context"
 	"fmt"
+	"github.com/graphrun/graphrun/internal/cpustat"
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
@@ -157,20 +158,49 @@ func networkTotal(c comm.Comm) comm.PhaseCounters {
 type searchWork struct {
 	busy    time.Duration
 	scanned int64
+	cpu     time.Duration // the process's CPU time in the searches (cpuClock)
 }
 
-func (w *searchWork) add(res *spmv.Result) {
+func (w *searchWork) add(res *spmv.Result, cpu time.Duration) {
 	b, s := res.Work()
 	w.busy += b
 	w.scanned += s
+	w.cpu += cpu
+}
+
+// cpuClock measures the process's CPU time over one search, from when it
+// is read (Config.cpuClock) to since; it measures nothing (since is 0)
+// when the in-process ranks share the process or the system does not say.
+type cpuClock struct {
+	start time.Duration
+	ok    bool
+}
+
+func (cfg *Config) cpuClock() cpuClock {
+	if cfg.sharedProcess {
+		return cpuClock{}
+	}
+	t, err := cpustat.Process()
+	return cpuClock{start: t, ok: err == nil}
+}
+
+func (c cpuClock) since() time.Duration {
+	if !c.ok {
+		return 0
+	}
+	t, err := cpustat.Process()
+	if err != nil {
+		return 0
+	}
+	return t - c.start
 }
 
 // gatherLoads returns, on rank 0, every rank's load: the entries and bytes
 // of the structure it searched, what it sent over the network in the timed
 // searches and validating them (networkTotal), the peak memory of its process, and its busy
-// time and edges scanned in the searches.
+// time, edges scanned and CPU time in the searches.
 func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters, work searchWork) ([]results.RankLoad, error) {
-	const fields = 10
+	const fields = 11
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -183,7 +213,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	if peak, err := memstat.PeakRSS(); err == nil {
 		mine[6] = peak // the process's peak so far: the searches and their validation included
 	}
-	mine[7], mine[8] = int64(work.busy), work.scanned
+	mine[7], mine[8], mine[10] = int64(work.busy), work.scanned, int64(work.cpu)
 	if blocks != nil {
 		mine[9] = 1
 	}
@@ -198,7 +228,8 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 		v := vals[fields*r:]
 		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3],
 			ValidateBytes: v[4], ValidateMessages: v[5], PeakMemoryBytes: v[6],
-			BusySeconds: time.Duration(v[7]).Seconds(), EdgesScanned: v[8], Blocks: int(v[9])}
+			BusySeconds: time.Duration(v[7]).Seconds(), EdgesScanned: v[8], Blocks: int(v[9]),
+			CPUSeconds: time.Duration(v[10]).Seconds()}
 	}
 	return loads, nil
 }

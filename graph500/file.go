@@ -84,6 +84,7 @@ func RunFile(ctx context.Context, cfg FileConfig) (*results.Graph500Run, error) 
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	cfg.sharedProcess = cfg.Ranks > 1
 	return runInProcess(ctx, cfg.Ranks, func(ctx context.Context, c comm.Comm) (*results.Graph500Run, error) {
 		return RunFileRank(ctx, c, cfg)
 	})

@@ -132,7 +132,10 @@
 //	                             "busy_seconds" (their traversal, sieve and
 //	                             coding time, not waiting); with several blocks
 //	                             per rank, the sent bytes and messages count
-//	                             only what went to other ranks
+//	                             only what went to other ranks; when every rank
+//	                             is a process of its own (--procs, --rank),
+//	                             "cpu_seconds": the CPU time (user + system) its
+//	                             process used in the timed searches
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //	peak_memory_bytes   int64    the largest peak resident set size of the run's
 //	                             processes (VmHWM; absent where it is not known)

@@ -28,6 +28,11 @@ type RankLoad struct {
 	Blocks       int     `json:"blocks,omitempty"`
 	EdgesScanned int64   `json:"edges_scanned,omitempty"`
 	BusySeconds  float64 `json:"busy_seconds,omitempty"`
+	// CPUSeconds is the CPU time (user + system, all threads) the rank's
+	// process used in the timed searches: its traversal and coding, and
+	// its sends, receives and runtime too. Only when each rank is a
+	// process of its own (0 and left out when in-process ranks share one).
+	CPUSeconds float64 `json:"cpu_seconds,omitempty"`
 }
 
 // Imbalance is the max/mean ratio of each RankLoad field over the ranks (1

@@ -51,6 +51,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			Scanned int64   `json:"edges_scanned"`
 			Busy    float64 `json:"busy_seconds"`
 			Sent    int64   `json:"bytes_sent"`
+			CPU     float64 `json:"cpu_seconds"`
 		} `json:"rank_loads"`
 	}
 	readJSONFile(t, path, &obj)
@@ -58,8 +59,49 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		t.Fatalf("JSON: %+v", obj)
 	}
 	for r, l := range obj.Loads {
-		if l.Blocks < 1 || l.Scanned <= 0 || l.Busy <= 0 {
+		// In-process ranks share the process's CPU time: none is reported.
+		if l.Blocks < 1 || l.Scanned <= 0 || l.Busy <= 0 || l.CPU != 0 {
 			t.Fatalf("rank %d load %+v", r, l)
+		}
+	}
+}
+
+// TestBFSCPUSecondsPerProcess: when every rank is a process, each reports
+// the CPU time its process used in the searches, with one block per rank
+// and with several.
+func TestBFSCPUSecondsPerProcess(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	for _, extra := range [][]string{nil, {"--partition", "2d", "--blocks-per-rank", "2", "--no-permute"}} {
+		path := filepath.Join(dir, "run.json")
+		args := append([]string{"bfs", "--scale", "10", "--roots", "3", "--procs", "2", "--json", path}, extra...)
+		if code, _, errOut := runCLI(t, args...); code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, errOut)
+		}
+		var obj struct {
+			Searches []struct {
+				Time float64 `json:"time"`
+			} `json:"searches"`
+			Loads []struct {
+				CPU float64 `json:"cpu_seconds"`
+			} `json:"rank_loads"`
+		}
+		readJSONFile(t, path, &obj)
+		if len(obj.Loads) != 2 {
+			t.Fatalf("%v: %d rank loads, want 2", args, len(obj.Loads))
+		}
+		var searches float64
+		for _, s := range obj.Searches {
+			searches += s.Time
+		}
+		for r, l := range obj.Loads {
+			// Positive, and not wall time summed over threads: a process
+			// has 2 cores at most here, so it cannot use 50 × the
+			// searches' time (a loose bound: the clock starts a little
+			// before a search's timer and stops a little after).
+			if l.CPU <= 0 || l.CPU > 50*searches+0.05 {
+				t.Fatalf("%v: rank %d cpu_seconds %g (searches took %g s)", args, r, l.CPU, searches)
+			}
 		}
 	}
 }
