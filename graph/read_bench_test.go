@@ -7,8 +7,6 @@
 // benchmarks report the process CPU time per operation (cpu-ms/op) and the
 // throughput per CPU second (MB/cpu-s), which other loads disturb less.
 
-//go:build unix
-
 package graph
 
 import (
@@ -18,12 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/internal/cpustat"
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
@@ -48,11 +46,11 @@ func synthSNAP(b *testing.B, size int) (string, int) {
 
 // cpuTime returns the CPU time (user and system) used by the process.
 func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+	t, err := cpustat.Process()
+	if err != nil {
 		b.Fatal(err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return t
 }
 
 // measureCPU runs the benchmark loop body op and reports its CPU time per

@@ -1,5 +1,3 @@
-//go:build unix
-
 package spmv
 
 import (
@@ -7,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -91,7 +88,7 @@ func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph
 		}
 		if c.Rank() == 0 {
 			b.ResetTimer()
-			cpu0 = processCPU()
+			cpu0 = cpuTime()
 		}
 		for range b.N {
 			if _, err := run.step(ctx); err != nil {
@@ -103,14 +100,5 @@ func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(processCPU()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
-}
-
-// processCPU is the user and system CPU time of this process so far.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
