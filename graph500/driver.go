@@ -301,7 +301,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			return nil, err
 		}
 		before, netBefore := c.Stats().Total(), networkTotal(c)
-		cpu := cfg.cpuClock()
+		cpu := cfg.startCPUClock()
 		t0 := time.Now()
 		res, err := bfs.Run(ctx, root)
 		if err != nil {

@@ -169,14 +169,14 @@ func (w *searchWork) add(res *spmv.Result, cpu time.Duration) {
 }
 
 // cpuClock measures the process's CPU time over one search, from when it
-// is read (Config.cpuClock) to since; it measures nothing (since is 0)
+// is started (Config.startCPUClock) to since; it measures nothing (since is 0)
 // when the in-process ranks share the process or the system does not say.
 type cpuClock struct {
 	start time.Duration
 	ok    bool
 }
 
-func (cfg *Config) cpuClock() cpuClock {
+func (cfg *Config) startCPUClock() cpuClock {
 	if cfg.sharedProcess {
 		return cpuClock{}
 	}
