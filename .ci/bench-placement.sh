@@ -4,8 +4,10 @@
 # entries read plus a per-block fixed cost, graph500/blocks.go) beat
 # round-robin (block k on rank k mod p)? Runs, on the unpermuted (skewed)
 # Kronecker graph, one block per rank, then K blocks per rank placed
-# round-robin and by LSHS (grid-aligned when the block grid refines the
-# process grid, partition/lshs_grid.go), REPS times each in turn, and prints
+# round-robin, by LSHS (run fused when the layout allows it,
+# graph500/fused.go) and by LSHS with --no-fuse (every block on its own,
+# grid-aligned when the block grid refines the process grid,
+# partition/lshs_grid.go), REPS times each in turn (CONFIGS picks them), and prints
 # per run the harmonic-mean TEPS, the milliseconds per level (the searches'
 # time over their levels), the busiest rank's busy time as a share of the
 # searches' time, and the max/mean over ranks of busy time (traversal,
@@ -48,10 +50,11 @@ mkdir -p "$out"
 common=(bfs --scale "$scale" --no-permute --roots "$roots" --partition 2d)
 files=()
 for rep in $(seq 1 "$reps"); do
-  for cfg in one round-robin lshs; do
+  for cfg in ${CONFIGS:-one round-robin lshs lshs-blocks}; do
     f="$out/$cfg-$rep.json"
     case $cfg in
       one) extra=() ;;
+      lshs-blocks) extra=(--blocks-per-rank "$blocks" --placement lshs --no-fuse) ;;
       *) extra=(--blocks-per-rank "$blocks" --placement "$cfg") ;;
     esac
     # shellcheck disable=SC2086
@@ -80,14 +83,14 @@ def per_level(d):
 def cpu(loads):
     # In-process ranks share one process: no rank has a CPU time of its own.
     return f"{ratio(loads, 'cpu_seconds'):.2f}" if all(l.get("cpu_seconds") for l in loads) else "-"
-print("| run | grid | blocks/rank | placement | harmonic TEPS | ms per level | busiest rank busy % of search | busy max/mean | CPU max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
-print("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+print("| run | grid | blocks/rank | placement | fused columns | harmonic TEPS | ms per level | busiest rank busy % of search | busy max/mean | CPU max/mean | edges scanned max/mean | network bytes sent max/mean | edges held max/mean | peak memory |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 for f in sys.argv[1:]:
     d = json.load(open(f))
     L = d["rank_loads"]
     name = f.rsplit("/", 1)[-1][:-5]
     ms, busy = per_level(d)
-    print(f"| {name} | {d.get('grid')} | {d.get('blocks_per_rank', 1)} | {d.get('placement', '-')} | "
+    print(f"| {name} | {d.get('grid')} | {d.get('blocks_per_rank', 1)} | {d.get('placement', '-')} | {d.get('fused', '-')} | "
           f"{d['harmonic_mean_TEPS']:.4g} | {ms:.1f} | {busy:.0f} % | {ratio(L, 'busy_seconds'):.2f} | {cpu(L)} | {ratio(L, 'edges_scanned'):.2f} | "
           f"{ratio(L, 'bytes_sent'):.2f} | {ratio(L, 'edges'):.2f} | {d.get('peak_memory_bytes', 0) / 1e6:.0f} MB |")
 PY

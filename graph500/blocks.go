@@ -54,6 +54,11 @@ func runBlocks(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500R
 	if err != nil {
 		return nil, err
 	}
+	if f, err := fuseBlocks(ctx, c, cfg, grid); err != nil {
+		return nil, err
+	} else if f != nil {
+		return runFused(ctx, c, cfg, grid, f)
+	}
 	owner, err := placeBlocks(ctx, c, cfg, grid)
 	if err != nil {
 		return nil, err
@@ -225,15 +230,7 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 // (counts) and, if measured, work are known; without work LSHS balances
 // the blocks' memory, as paper 003's Algorithm 1 does.
 func placeCounted(p int, placement Placement, grid partition.Grid, counts, work []int64) ([]int, error) {
-	blocks := make([]partition.PlacementBlock, grid.P())
-	rows, cols := grid.RowSpan(), grid.ColSpan()
-	for k, e := range counts {
-		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
-		if work != nil {
-			blocks[k].Work = work[k]
-		}
-	}
-	pb, err := partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
+	pb, err := placementProblem(p, grid, counts, work)
 	if err != nil {
 		return nil, err
 	}
@@ -283,6 +280,20 @@ func placeCounted(p int, placement Placement, grid partition.Grid, counts, work 
 		}
 	}
 	return owner, nil
+}
+
+// placementProblem is the placement of grid's blocks on p ranks, with
+// their entries (counts), memory and, if measured, work.
+func placementProblem(p int, grid partition.Grid, counts, work []int64) (partition.PlacementProblem, error) {
+	blocks := make([]partition.PlacementBlock, grid.P())
+	rows, cols := grid.RowSpan(), grid.ColSpan()
+	for k, e := range counts {
+		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
+		if work != nil {
+			blocks[k].Work = work[k]
+		}
+	}
+	return partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
 }
 
 // Pilot runs: the work of each block is measured on the same Kronecker

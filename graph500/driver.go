@@ -62,7 +62,11 @@ type Config struct {
 	// them on the ranks by Placement (see runBlocks).
 	BlocksPerRank int
 	Placement     Placement
-	blockBusy     *blockBusy // set by runBlocks on its block-ranks' configs
+	// Unfused runs LSHS's blocks one by one (blocks_comm.go) even when its
+	// layout could run fused, one block per rank of the renumbered graph
+	// (fused.go), as it otherwise does.
+	Unfused   bool
+	blockBusy *blockBusy // set by runBlocks on its block-ranks' configs
 	// sharedProcess is set by Run and RunFile when several in-process ranks
 	// share this process: its CPU time is then no rank's own, and the
 	// report leaves the ranks' cpu_seconds out.
@@ -200,6 +204,11 @@ type builtGraph struct {
 	// directed: g holds out-edges only (directed.go); its TupleDegree
 	// counts out-tuples.
 	directed bool
+	// order renumbers the generator's vertices for a fused run (fused.go;
+	// nil otherwise): the graph, the searches and the validation are in
+	// its new ids; the keys, the reported roots and the tree in the
+	// generator's.
+	order *partition.SegmentOrder
 }
 
 // searchGraph runs the searches of a built graph: the key sampling (or
@@ -236,12 +245,12 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		if cfg.Root >= part.N {
 			return nil, fmt.Errorf("root %d out of range [0, %d)", cfg.Root, part.N)
 		}
-		if err := checkRootDegree(ctx, c, cfg, part, owned, cfg.Root, b.ids.fileID(cfg.Root)); err != nil {
+		if err := checkRootDegree(ctx, c, cfg, part, owned, b.newID(cfg.Root), b.ids.fileID(cfg.Root)); err != nil {
 			return nil, err
 		}
 		roots = []int64{cfg.Root}
 	} else {
-		roots, err = SampleRoots(ctx, c, part, owned.degree, cfg.Graph.Seed, cfg.NumRoots)
+		roots, err = SampleRoots(ctx, c, part, owned.degree, cfg.Graph.Seed, cfg.NumRoots, b.order)
 		if err != nil {
 			return nil, err
 		}
@@ -258,13 +267,13 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	if b.directed {
 		bfs, err = spmv.NewDirectedBFS(c, g, part)
 	} else {
-		bfs, err = newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads})
+		bfs, err = newSearcher(ctx, c, g, blocks, part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads, Order: b.order})
 	}
 	if err != nil {
 		return nil, err
 	}
 	// Untimed warm-up.
-	if _, err := bfs.Run(ctx, roots[0]); err != nil {
+	if _, err := bfs.Run(ctx, b.newID(roots[0])); err != nil {
 		return nil, err
 	}
 	var val validator
@@ -294,7 +303,8 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	var searchSent comm.PhaseCounters   // this rank's traffic in the timed searches
 	var validateSent comm.PhaseCounters // and in their validation
 	var work searchWork                 // and its traversal work in them
-	for i, root := range roots {
+	for i, key := range roots {
+		root := b.newID(key)
 		cfg.progress(c, "search", i, len(roots))
 		bfs.Prepare()
 		if err := c.Barrier(ctx, "driver.sync"); err != nil {
@@ -305,7 +315,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		t0 := time.Now()
 		res, err := bfs.Run(ctx, root)
 		if err != nil {
-			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
+			return nil, fmt.Errorf("search %d from %d: %w", i, key, err)
 		}
 		elapsed := time.Since(t0).Seconds()
 		spent := c.Stats().Total().Sub(before)
@@ -317,12 +327,13 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		}
 		search, err := gatherSearch(ctx, c, owned.tupleDegree, b.directed, res, elapsed, spent)
 		if err != nil {
-			return nil, fmt.Errorf("search %d from %d: %w", i, root, err)
+			return nil, fmt.Errorf("search %d from %d: %w", i, key, err)
 		}
+		search.s.Root = key
 		commBytes += search.bytes
 		commMessages += search.messages
 		if cfg.Tree != nil && i == 0 {
-			if err := sendTree(ctx, c, part, res, b.ids, cfg.Tree); err != nil {
+			if err := sendTree(ctx, c, part, res, b.ids, b.order, cfg.Tree); err != nil {
 				return nil, err
 			}
 		}
@@ -334,7 +345,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			_, verr := val.Validate(ctx, root, res.Parent, res.Level, search.s.NEdge)
 			var invalid *spmv.ValidationError
 			if verr != nil && !errors.As(verr, &invalid) {
-				return nil, fmt.Errorf("validating search %d from %d: %w", i, root, verr)
+				return nil, fmt.Errorf("validating search %d from %d: %w", i, key, verr)
 			}
 			elapsed := time.Since(t0).Seconds()
 			spent := c.Stats().Total().Sub(before)
@@ -493,4 +504,12 @@ func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, direct
 	out.bytes, out.messages = ints[len(ints)-2], ints[len(ints)-1]
 	out.s.Time = max(out.s.Time, 1e-9) // the clock's resolution: never divide by zero
 	return out, nil
+}
+
+// newID is the built graph's id of the generator's vertex v.
+func (b *builtGraph) newID(v int64) int64 {
+	if b.order == nil {
+		return v
+	}
+	return b.order.New(v)
 }

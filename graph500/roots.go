@@ -3,6 +3,7 @@ package graph500
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/partition"
@@ -26,8 +27,15 @@ func splitmix64(z uint64) uint64 {
 // same keys. Candidate k is a pure function of (seed, k), so every rank count
 // draws the same keys. When at most `want` vertices qualify, all of them are
 // returned, in increasing order. Every rank must call it; every rank gets the
-// same keys.
-func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degree func(l uint32) int64, seed uint64, want int) ([]int64, error) {
+// same keys. With order (else nil) the vertices are a renumbering of the
+// graph's own (a fused run, partition.SegmentOrder): the keys are drawn and
+// returned in the original numbering, so they are those of the run that
+// does not renumber.
+func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degree func(l uint32) int64, seed uint64, want int, order *partition.SegmentOrder) ([]int64, error) {
+	newID, originalID := func(v int64) int64 { return v }, func(v int64) int64 { return v }
+	if order != nil {
+		newID, originalID = order.New, order.Original
+	}
 	rank := c.Rank()
 	var owned []int64 // this rank's qualifying vertices, if they are few
 	var local int64
@@ -35,7 +43,7 @@ func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degre
 		if degree(uint32(v)) > 0 {
 			local++
 			if len(owned) <= want {
-				owned = append(owned, part.First(rank)+int64(v))
+				owned = append(owned, originalID(part.First(rank)+int64(v)))
 			}
 		}
 	}
@@ -49,9 +57,10 @@ func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degre
 			return nil, fmt.Errorf("sampling search keys: %w", err)
 		}
 		var roots []int64
-		for _, b := range all { // ranks own increasing id ranges
+		for _, b := range all {
 			roots = append(roots, bytesToInt64s(b)...)
 		}
+		slices.Sort(roots) // ranks own increasing id ranges, unless renumbered
 		return roots, nil
 	}
 
@@ -66,7 +75,7 @@ func SampleRoots(ctx context.Context, c comm.Comm, part partition.Block1D, degre
 		for i := range candidates {
 			candidates[i] = int64(splitmix64(key+k+uint64(i)) % uint64(part.N))
 			ok[i] = 0
-			if v := candidates[i]; part.Owner(v) == rank && degree(part.Local(v)) > 0 {
+			if v := newID(candidates[i]); part.Owner(v) == rank && degree(part.Local(v)) > 0 {
 				ok[i] = 1
 			}
 		}

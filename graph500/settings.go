@@ -65,6 +65,7 @@ type Settings struct {
 	BlocksPerRank                    int
 	Directed                         bool
 	NoValidate                       bool
+	NoFuse                           bool
 	// Given reports whether the flag of that name was given on the command
 	// line: some settings' defaults and checks depend on it.
 	Given func(flag string) bool
@@ -88,6 +89,9 @@ func (s *Settings) CheckSource(file string) error {
 		if s.Given(flag) {
 			return fielderr.New(flag, "chooses a Kronecker graph: it cannot be combined with the edge list %s", file)
 		}
+	}
+	if s.NoFuse {
+		return fielderr.New("no-fuse", "concerns fused blocks, which only a Kronecker graph's run has: the blocks of the edge list %s always run one by one", file)
 	}
 	if s.Directed {
 		for _, flag := range []string{"exchange", "codec", "algo", "direction", "partition", "grid"} {
@@ -123,7 +127,7 @@ func (s *Settings) DefaultExchange(jobOfProcesses bool) bool {
 // from square. The caller adds the ranks, threads and callbacks.
 func (s *Settings) Config(graph kronecker.Params, file bool, ranks int) (cfg Config, gridNote string, err error) {
 	cfg = Config{Graph: graph, NumRoots: s.Roots, Root: s.Root, Validate: !s.NoValidate, Codec: s.Codec,
-		Partition2D: s.Partition == "2d", BlocksPerRank: s.BlocksPerRank}
+		Partition2D: s.Partition == "2d", BlocksPerRank: s.BlocksPerRank, Unfused: s.NoFuse}
 	if cfg.Exchange, err = spmv.ParseExchange(s.Exchange); err != nil {
 		return Config{}, "", fielderr.Wrap("exchange", err)
 	}
@@ -141,6 +145,8 @@ func (s *Settings) Config(graph kronecker.Params, file bool, ranks int) (cfg Con
 		return Config{}, "", fielderr.New("blocks-per-rank", "%d is less than 1", s.BlocksPerRank)
 	case s.BlocksPerRank > 1 && s.Partition != "2d":
 		return Config{}, "", fielderr.New("blocks-per-rank", "needs --partition 2d")
+	case s.NoFuse && (s.BlocksPerRank < 2 || s.Placement != "lshs"):
+		return Config{}, "", fielderr.New("no-fuse", "needs --blocks-per-rank > 1 and --placement lshs (only LSHS's blocks run fused)")
 	}
 	if cfg.Placement, err = ParsePlacement(s.Placement); err != nil {
 		return Config{}, "", fielderr.Wrap("placement", err)

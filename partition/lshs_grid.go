@@ -103,6 +103,7 @@ type gridLayout struct {
 	work           []int64 // per block, row-major
 	br, bc, pr, pc int
 	row, col       []int
+	rowsFixed      bool    // improve swaps block columns only
 	loads          []int64 // scratch: per process
 }
 
@@ -139,7 +140,7 @@ func (g *gridLayout) improve() {
 		var bestLines []int
 		bestX, bestY := -1, -1
 		bestTop, bestSpread := top, spread
-		for _, lines := range [][]int{g.row, g.col} {
+		for _, lines := range g.lines() {
 			for x := range lines {
 				for y := x + 1; y < len(lines); y++ {
 					if lines[x] == lines[y] {
@@ -160,4 +161,110 @@ func (g *gridLayout) improve() {
 		bestLines[bestX], bestLines[bestY] = bestLines[bestY], bestLines[bestX]
 		top, spread = bestTop, bestSpread
 	}
+}
+
+// lines is what improve swaps in: the row groups and the column groups,
+// or the column groups alone when the rows are fixed.
+func (g *gridLayout) lines() [][]int {
+	if g.rowsFixed {
+		return [][]int{g.col}
+	}
+	return [][]int{g.row, g.col}
+}
+
+// exhaustiveGroupings bounds the column groupings PlaceLSHSFusable tries
+// one by one (8 block columns in 4 groups have 105); beyond it, it
+// improves LPT's grouping by swaps.
+const exhaustiveGroupings = 20000
+
+// PlaceLSHSFusable is PlaceLSHSGrid on a square B×B block grid and a q×q
+// process grid restricted to the layouts a process can run as one block of
+// a renumbered graph (graph500's fused runs; partition.SegmentOrder): block
+// rows in contiguous groups, rows [i·B/q, (i+1)·B/q) on process row i,
+// since a renumbering that keeps every column's vertices in order (as the
+// 2D engine's largest-parent scans need) cannot move a block row past
+// another; the block columns, whose vertices are strided, grouped freely.
+// Among those it takes the layout of least cost (largest process work, then
+// spread): every column grouping while there are at most
+// exhaustiveGroupings, else LPT on the columns' work improved by swaps. It
+// returns the placement and the process column of every block column.
+func PlaceLSHSFusable(pb PlacementProblem, q int) (Placement, []int, error) {
+	if err := pb.Check(); err != nil {
+		return Placement{}, nil, err
+	}
+	b := pb.BlockRows
+	if q < 1 || pb.BlockCols != b || pb.Ranks != q*q || b%q != 0 {
+		return Placement{}, nil, fmt.Errorf("partition: a %dx%d block grid has no fusable layout on a %dx%d grid of %d ranks",
+			pb.BlockRows, pb.BlockCols, q, q, pb.Ranks)
+	}
+	size := b / q
+	work := make([]int64, len(pb.Blocks))
+	byWork := pb.hasWork()
+	colSum := make([]int64, b)
+	for k, blk := range pb.Blocks {
+		work[k] = blk.Memory
+		if byWork {
+			work[k] = blk.Work
+		}
+		colSum[k%b] += work[k]
+	}
+	row := make([]int, b)
+	for a := range row {
+		row[a] = a / size
+	}
+	g := gridLayout{work: work, br: b, bc: b, pr: q, pc: q, row: row, col: lptGroups(colSum, q, size), rowsFixed: true, loads: make([]int64, q*q)}
+	if groupings(b, q) <= exhaustiveGroupings {
+		g.tryAll(g.col, size)
+	} else {
+		g.improve()
+	}
+	owner := make([]int, len(pb.Blocks))
+	for k := range owner {
+		owner[k] = g.row[k/b]*q + g.col[k%b]
+	}
+	pl, err := Simulate(pb, owner)
+	return pl, slices.Clone(g.col), err
+}
+
+// groupings is the number of ways to cut b lines into q unlabelled groups
+// of b/q: the smallest line left picks its b/q−1 partners among the
+// others, group after group.
+func groupings(b, q int) float64 {
+	size, count := b/q, 1.0
+	for left := b; left > 0; left -= size {
+		for k := range size - 1 { // C(left−1, size−1)
+			count = count * float64(left-1-k) / float64(k+1)
+		}
+	}
+	return count
+}
+
+// tryAll sets lines (g.row or g.col) to the least-cost grouping into
+// groups of size, trying each once: groups are numbered in the order of
+// their smallest line, so no grouping is tried under two numberings.
+func (g *gridLayout) tryAll(lines []int, size int) {
+	best := slices.Clone(lines)
+	bestTop, bestSpread := g.cost()
+	count := make([]int, size*len(lines))
+	var assign func(line, opened int)
+	assign = func(line, opened int) {
+		if line == len(lines) {
+			if t, s := g.cost(); t < bestTop || (t == bestTop && s < bestSpread-1e-12) {
+				copy(best, lines)
+				bestTop, bestSpread = t, s
+			}
+			return
+		}
+		for grp := range min(opened+1, len(lines)/size) {
+			if count[grp] == size {
+				continue
+			}
+			lines[line] = grp
+			count[grp]++
+			assign(line+1, max(opened, grp+1))
+			count[grp]--
+		}
+	}
+	assign(0, 0)
+	copy(lines, best)
 }

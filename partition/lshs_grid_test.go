@@ -88,3 +88,76 @@ func TestPlaceLSHSGridRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestPlaceLSHSFusable: on the scale-18 blocks, the fusable layout keeps
+// block rows 2g and 2g+1 on process row g and groups the block columns in
+// pairs, block (a, b) on process (a/2)·4 + col[b], 4 blocks per process; no
+// swap of two block columns improves it, and its work imbalance lies
+// between the free grid-aligned layout's and round-robin's.
+func TestPlaceLSHSFusable(t *testing.T) {
+	pb := kron18Problem(t)
+	pl, col, err := PlaceLSHSFusable(pb, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := make([]int, 4)
+	for _, g := range col {
+		count[g]++
+	}
+	for g, n := range count {
+		if n != 2 {
+			t.Fatalf("process column %d has %d block columns (%v)", g, n, col)
+		}
+	}
+	for k, r := range pl.Owner {
+		if want := k/8/2*4 + col[k%8]; r != want {
+			t.Fatalf("block %d on rank %d, want %d", k, r, want)
+		}
+	}
+	for r, l := range pl.Loads {
+		if l.Blocks != 4 {
+			t.Fatalf("rank %d holds %d blocks", r, l.Blocks)
+		}
+	}
+	work := make([]int64, len(pb.Blocks))
+	for k, b := range pb.Blocks {
+		work[k] = b.Work
+	}
+	g := gridLayout{work: work, br: 8, bc: 8, pr: 4, pc: 4, row: []int{0, 0, 1, 1, 2, 2, 3, 3}, col: col, loads: make([]int64, 16)}
+	top, _ := g.cost()
+	for x := range 8 {
+		for y := range 8 {
+			if col[x] == col[y] {
+				continue
+			}
+			col[x], col[y] = col[y], col[x]
+			if t2, _ := g.cost(); t2 < top {
+				t.Fatalf("swapping block columns %d and %d lowers the largest load %d to %d", x, y, top, t2)
+			}
+			col[x], col[y] = col[y], col[x]
+		}
+	}
+	free, err := PlaceLSHSGrid(pb, 4, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := PlaceRoundRobin(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, lo, hi := pl.Imbalance().Work, free.Imbalance().Work, rr.Imbalance().Work
+	if im < lo || im > hi {
+		t.Fatalf("work imbalance %.3f outside [%.3f, %.3f]", im, lo, hi)
+	}
+	if _, _, err := PlaceLSHSFusable(pb, 2); err == nil {
+		t.Fatal("a 2x2 process grid of 16 ranks accepted")
+	}
+	for _, c := range []struct {
+		b, q int
+		want float64
+	}{{8, 4, 105}, {4, 2, 3}, {16, 4, 2627625}, {6, 3, 15}, {5, 5, 1}} {
+		if got := groupings(c.b, c.q); got != c.want {
+			t.Fatalf("groupings(%d, %d) = %v, want %v", c.b, c.q, got, c.want)
+		}
+	}
+}

@@ -105,6 +105,7 @@ type runJSON struct {
 	Grid                string       `json:"grid,omitempty"`
 	BlocksPerRank       int          `json:"blocks_per_rank,omitempty"`
 	Placement           string       `json:"placement,omitempty"`
+	Fused               string       `json:"fused,omitempty"`
 	Unpermuted          bool         `json:"unpermuted_labels,omitempty"`
 	ValidationCSRTime   float64      `json:"validation_csr_time,omitempty"`
 	ValidationSetupTime float64      `json:"validation_setup_time"`
@@ -166,6 +167,7 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Grid:                r.Grid,
 		BlocksPerRank:       r.BlocksPerRank,
 		Placement:           r.Placement,
+		Fused:               r.Fused,
 		Unpermuted:          r.Unpermuted,
 		ValidationCSRTime:   r.ValidationCSRTime,
 		ValidationSetupTime: r.ValidationSetupTime,
@@ -245,6 +247,7 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Grid:                doc.Grid,
 		BlocksPerRank:       doc.BlocksPerRank,
 		Placement:           doc.Placement,
+		Fused:               doc.Fused,
 		Unpermuted:          doc.Unpermuted,
 		ValidationCSRTime:   doc.ValidationCSRTime,
 		ValidationSetupTime: doc.ValidationSetupTime,

@@ -71,6 +71,12 @@ func (r *Graph500Run) partitionLabel() string {
 	switch {
 	case r.Partition == "":
 		return ""
+	case r.Grid != "" && r.BlocksPerRank > 1:
+		label := fmt.Sprintf(", partition %s, block grid %s, %d blocks per rank, placement %s", r.Partition, r.Grid, r.BlocksPerRank, r.Placement)
+		if r.Fused != "" {
+			label += " (fused: segments " + r.Fused + ")"
+		}
+		return label
 	case r.Grid != "":
 		return fmt.Sprintf(", partition %s, grid %s", r.Partition, r.Grid)
 	}

@@ -90,6 +90,11 @@ type Graph500Run struct {
 	// "round-robin"); 0 and "" otherwise.
 	BlocksPerRank int
 	Placement     string
+	// Fused is, when LSHS's blocks ran fused (a process's blocks searched
+	// as one block of the renumbered graph), the segments of the vertices
+	// each process row and column holds, as "0+7 2+3 4+6 1+5"; "" when
+	// every block ran as its own.
+	Fused string
 	// Unpermuted is set when the Kronecker labels were not permuted (low ids
 	// are the hubs): not a Graph500-conforming run.
 	Unpermuted bool

@@ -100,6 +100,13 @@ type BFSConfig struct {
 	// "" means "raw", the plain bitmap of paper 004's BIT.
 	Codec   string
 	Threads int // goroutines for local traversal and encoding (≥ 1)
+	// Order, when not nil (2D engine only), says that the vertices are a
+	// renumbering (partition.SegmentOrder) of the graph's own, and the
+	// search then keeps, per vertex, the parent that is largest in the
+	// original numbering, so that its tree, mapped back, is the one the
+	// engine finds on the original graph. Every block must keep a larger
+	// local id a larger original id, as the fused layouts do.
+	Order *partition.SegmentOrder
 }
 
 // LevelStats describes one level-synchronous step on this rank.
@@ -194,6 +201,9 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	cfg, err := cfg.check()
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Order != nil {
+		return nil, fmt.Errorf("spmv: a vertex order is for the 2D engine only")
 	}
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {

@@ -137,6 +137,9 @@ func NewBFS2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg BFSConfig)
 	if grid.P() != c.Size() || g.Rank != c.Rank() {
 		return nil, fmt.Errorf("spmv: block of rank %d on a %s grid does not fit rank %d of %d", g.Rank, grid, c.Rank(), c.Size())
 	}
+	if o := cfg.Order; o != nil && o.N != grid.Part.N {
+		return nil, fmt.Errorf("spmv: a vertex order of %d vertices for a graph of %d", o.N, grid.Part.N)
+	}
 	b := &BFS2D{levels: levels{c: c, cfg: cfg, n: grid.Part.N}, g: g, grid: grid, rank: c.Rank(), gi: g.Row, gj: g.Col,
 		pw:         int(grid.Part.Block / 64),
 		parentSize: max(1, (bits.Len64(uint64(grid.ColSpan()-1))+7)/8),

@@ -129,7 +129,11 @@ func (b *BFS2D) candidate(x int, p int64, lvl int32, found, degree int64) (int64
 		b.next[x>>6] |= 1 << (uint(x) & 63)
 		return found + 1, degree + int64(b.g.Degree[x])
 	case lvl:
-		b.parent[x] = max(b.parent[x], p)
+		if o := b.cfg.Order; o == nil {
+			b.parent[x] = max(b.parent[x], p)
+		} else if o.Original(p) > o.Original(b.parent[x]) {
+			b.parent[x] = p
+		}
 	}
 	return found, degree
 }

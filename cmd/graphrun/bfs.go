@@ -101,6 +101,7 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	fl.StringVar(&f.s.Grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
 	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
 	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy, over the work a pilot run measures: on the Kronecker graph 8 times smaller, or on a file's own blocks) or round-robin")
+	fl.BoolVar(&f.s.NoFuse, "no-fuse", false, "with --placement lshs: run every block on its own (goroutine per block, exchanges aggregated per rank), LSHS choosing among all grid-aligned layouts; by default, when the block grid is square over a square process grid and cuts a generated graph evenly, LSHS keeps block rows in contiguous groups so that each rank runs its blocks fused, as one block of a renumbered graph")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
 	fl.StringVar(&f.format, "format", "auto", "with FILE: its format, snap, el, wel, mtx or bel, optionally .gz (auto: from the name; needed for a stream)")

@@ -13,6 +13,7 @@ import (
 // blocks per rank and the unpermuted labels, and stderr says the run is not
 // Graph500-conforming.
 func TestBFSBlocksPerRank(t *testing.T) {
+	clearJobEnv(t) // --procs children act as graphrun
 	dir := t.TempDir()
 	for _, permute := range [][]string{nil, {"--no-permute"}} {
 		want := filepath.Join(dir, "tree-1d")
@@ -21,7 +22,15 @@ func TestBFSBlocksPerRank(t *testing.T) {
 			t.Fatalf("%v: exit %d: %s", args, code, errOut)
 		}
 		wantTree := readFile(t, want)
-		for _, extra := range [][]string{{"--ranks", "4", "--blocks-per-rank", "4"}, {"--ranks", "3", "--blocks-per-rank", "2", "--placement", "round-robin", "--exchange", "packed"}} {
+		// 4 ranks of 4 blocks run fused (4x4 blocks of 64-vertex pieces
+		// over 2x2 processes), in-process and as processes; --no-fuse runs
+		// the blocks one by one.
+		for _, extra := range [][]string{
+			{"--ranks", "4", "--blocks-per-rank", "4"},
+			{"--procs", "4", "--blocks-per-rank", "4"},
+			{"--ranks", "4", "--blocks-per-rank", "4", "--no-fuse"},
+			{"--ranks", "3", "--blocks-per-rank", "2", "--placement", "round-robin", "--exchange", "packed"},
+		} {
 			path := filepath.Join(dir, "tree-blocks")
 			args := append(append([]string{"bfs", "--scale", "10", "--root", "3", "--partition", "2d", "--out", path}, extra...), permute...)
 			code, _, errOut := runCLI(t, args...)
@@ -44,6 +53,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		Grid       string `json:"grid"`
 		Blocks     int    `json:"blocks_per_rank"`
 		Placement  string `json:"placement"`
+		Fused      string `json:"fused"`
 		Unpermuted bool   `json:"unpermuted_labels"`
 		Validated  bool   `json:"validated"`
 		Loads      []struct {
@@ -55,7 +65,7 @@ func TestBFSBlocksPerRank(t *testing.T) {
 		} `json:"rank_loads"`
 	}
 	readJSONFile(t, path, &obj)
-	if obj.Ranks != 4 || obj.Grid != "4x4" || obj.Blocks != 4 || obj.Placement != "lshs" || !obj.Unpermuted || !obj.Validated || len(obj.Loads) != 4 {
+	if obj.Ranks != 4 || obj.Grid != "4x4" || obj.Blocks != 4 || obj.Placement != "lshs" || len(strings.Fields(obj.Fused)) != 2 || !obj.Unpermuted || !obj.Validated || len(obj.Loads) != 4 {
 		t.Fatalf("JSON: %+v", obj)
 	}
 	for r, l := range obj.Loads {
@@ -115,6 +125,8 @@ func TestBFSBlocksBadFlags(t *testing.T) {
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "0"}, "--blocks-per-rank"},
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--placement", "lpt"}, "--placement"},
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--ranks", "2", "--grid", "3x2"}, "--grid"},
+		{[]string{"bfs", "--no-fuse"}, "--no-fuse"},
+		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "4", "--ranks", "4", "--placement", "round-robin", "--no-fuse"}, "--no-fuse"},
 	}
 	for _, c := range cases {
 		code, out, errOut := runCLI(t, c.args...)
