@@ -6,7 +6,9 @@ package graph500
 // blocks' edge counts, measured in one pass over the generator's tuples
 // before kernel 1. Each block is run by the unchanged 2D driver over a
 // block-rank Comm (blocks_comm.go), so trees, levels and validation are
-// those of a k·p-rank 2D run, which equal the 1D engine's.
+// those of a k·p-rank 2D run, which equal the 1D engine's — unless LSHS's
+// layout lets every rank run its blocks fused, as one block of a
+// renumbered graph (fused.go), which runBlocks tries first.
 
 import (
 	"context"
