@@ -92,14 +92,20 @@ func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.G
 	if err != nil {
 		return nil, err
 	}
-	q, b := procs.R, blocks.R
-	_, col, err := partition.PlaceLSHSFusable(pb, q)
+	_, col, err := partition.PlaceLSHSFusable(pb, procs.R)
 	if err != nil {
 		return nil, err
 	}
-	// Vertex piece (a, c) of the block grid, block row a and block column
-	// c, goes to piece (a·q/b, col[c]) of the process grid; the pieces
-	// that share one keep their order.
+	return newFusedLayout(procs, blocks, col)
+}
+
+// newFusedLayout returns the fused layout of the block grid blocks on the
+// process grid procs that puts block column c on process column col[c]:
+// vertex piece (a, c) of the block grid, block row a and block column c,
+// goes to piece (a·q/B, col[c]) of the process grid, and the pieces that
+// share one keep their order.
+func newFusedLayout(procs, blocks partition.Grid, col []int) (*fusedLayout, error) {
+	q, b := procs.R, blocks.R
 	pieces := make([][]int, q*q)
 	columns := make([][]int, q)
 	for k := range b * b {
