@@ -38,3 +38,24 @@ func TestWriteBreakdown(t *testing.T) {
 		}
 	}
 }
+
+// TestPartitionLabel: the breakdown header names the partition, the grid
+// and, with blocks per rank, the placement and a fused run's column groups.
+func TestPartitionLabel(t *testing.T) {
+	for _, c := range []struct {
+		run  Graph500Run
+		want string
+	}{
+		{Graph500Run{}, ""},
+		{Graph500Run{Partition: "1d"}, ", partition 1d"},
+		{Graph500Run{Partition: "2d", Grid: "4x4"}, ", partition 2d, grid 4x4"},
+		{Graph500Run{Partition: "2d", Grid: "8x8", BlocksPerRank: 4, Placement: "round-robin"},
+			", partition 2d, block grid 8x8, 4 blocks per rank, placement round-robin"},
+		{Graph500Run{Partition: "2d", Grid: "8x8", BlocksPerRank: 4, Placement: "lshs", Fused: "0+7 2+5 1+6 3+4"},
+			", partition 2d, block grid 8x8, 4 blocks per rank, placement lshs (fused: block columns 0+7 2+5 1+6 3+4)"},
+	} {
+		if got := c.run.partitionLabel(); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.run, got, c.want)
+		}
+	}
+}

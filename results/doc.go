@@ -110,8 +110,9 @@
 //	                             traffic between blocks)
 //	placement           string   with blocks_per_rank: "lshs" or "round-robin"
 //	fused               string   when LSHS's blocks ran fused (each rank's blocks searched
-//	                             as one block of the renumbered graph): the vertex
-//	                             segments of each process row and column, "0+7 2+3 ..."
+//	                             as one block of the renumbered graph): the block
+//	                             columns of each process column, "0+7 2+5 1+6 3+4"
+//	                             (process rows hold contiguous block rows)
 //	unpermuted_labels   bool     true when the Kronecker labels were not permuted
 //	                             (low ids are hubs): not a Graph500-conforming run
 //	validation_csr_time float    2d runs of versions whose validator read a 1D CSR:

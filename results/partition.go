@@ -74,7 +74,7 @@ func (r *Graph500Run) partitionLabel() string {
 	case r.Grid != "" && r.BlocksPerRank > 1:
 		label := fmt.Sprintf(", partition %s, block grid %s, %d blocks per rank, placement %s", r.Partition, r.Grid, r.BlocksPerRank, r.Placement)
 		if r.Fused != "" {
-			label += " (fused: segments " + r.Fused + ")"
+			label += " (fused: block columns " + r.Fused + ")"
 		}
 		return label
 	case r.Grid != "":

@@ -91,9 +91,10 @@ type Graph500Run struct {
 	BlocksPerRank int
 	Placement     string
 	// Fused is, when LSHS's blocks ran fused (a process's blocks searched
-	// as one block of the renumbered graph), the segments of the vertices
-	// each process row and column holds, as "0+7 2+3 4+6 1+5"; "" when
-	// every block ran as its own.
+	// as one block of the renumbered graph), the block columns each
+	// process column holds, as "0+7 2+5 1+6 3+4" (process row i holding
+	// block rows i·K', …, (i+1)·K'−1 for K' block rows per process row);
+	// "" when every block ran as its own.
 	Fused string
 	// Unpermuted is set when the Kronecker labels were not permuted (low ids
 	// are the hubs): not a Graph500-conforming run.
