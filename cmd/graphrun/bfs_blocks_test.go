@@ -126,6 +126,7 @@ func TestBFSBlocksBadFlags(t *testing.T) {
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--placement", "lpt"}, "--placement"},
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "2", "--ranks", "2", "--grid", "3x2"}, "--grid"},
 		{[]string{"bfs", "--no-fuse"}, "--no-fuse"},
+		{[]string{"bfs", "graph.edges", "--partition", "2d", "--blocks-per-rank", "4", "--no-fuse"}, "--no-fuse"},
 		{[]string{"bfs", "--partition", "2d", "--blocks-per-rank", "4", "--ranks", "4", "--placement", "round-robin", "--no-fuse"}, "--no-fuse"},
 	}
 	for _, c := range cases {
