@@ -59,3 +59,26 @@ func TestMemoryEstimateBlocks(t *testing.T) {
 		t.Fatal("-1 blocks per rank: no error")
 	}
 }
+
+// TestRunMemoryFused: a run whose blocks run fused is estimated as one
+// block per rank (its processes peak as one block per rank's do:
+// BENCHMARKS.md, "Fused LSHS blocks"); unfused and round-robin blocks as
+// BlocksPerRank.
+func TestRunMemoryFused(t *testing.T) {
+	cfg := testConfig(18, 16)
+	cfg.Partition2D, cfg.BlocksPerRank = true, 4
+	for _, c := range []struct {
+		placement Placement
+		unfused   bool
+		want      int
+	}{{PlaceLSHS, false, 1}, {PlaceLSHS, true, 4}, {PlaceRoundRobin, false, 4}} {
+		cfg.Placement, cfg.Unfused = c.placement, c.unfused
+		if got := runMemoryConfig(cfg, 16, 16, 16).BlocksPerRank; got != c.want {
+			t.Errorf("%s, unfused %v: estimated as %d blocks per rank, want %d", c.placement, c.unfused, got, c.want)
+		}
+	}
+	cfg.Placement, cfg.Unfused, cfg.Graph.Scale = PlaceLSHS, false, 9 // pieces of 64 vertices: not fusable
+	if got := runMemoryConfig(cfg, 16, 16, 16).BlocksPerRank; got != 4 {
+		t.Errorf("scale 9: estimated as %d blocks per rank, want 4", got)
+	}
+}

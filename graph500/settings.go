@@ -207,13 +207,28 @@ func (s *Settings) grid(cfg *Config, ranks int) (note string, err error) {
 // (0 for in-process ranks). A run whose counts overflow is refused even
 // with force. Its errors are fielderr.Errors.
 func CheckRunMemory(cfg Config, ranks, localRanks, processes int, force bool) error {
-	err := CheckMemory(MemoryConfig{
-		Scale: cfg.Graph.Scale, EdgeFactor: cfg.Graph.EdgeFactor, Ranks: ranks, LocalRanks: localRanks, Processes: processes,
-		Partition2D: cfg.Partition2D, BlocksPerRank: cfg.BlocksPerRank, Exchange: cfg.Exchange, Direction: cfg.Direction, Validate: cfg.Validate,
-	}, force)
+	err := CheckMemory(runMemoryConfig(cfg, ranks, localRanks, processes), force)
 	var me *MemoryError
 	if errors.As(err, &me) {
 		return fielderr.New(me.Field, "%s", me.Msg)
 	}
 	return err
+}
+
+// runMemoryConfig is the memory model's view of a Kronecker run of cfg: a
+// run whose blocks run fused holds one block per rank (fused.go), not
+// BlocksPerRank.
+func runMemoryConfig(cfg Config, ranks, localRanks, processes int) MemoryConfig {
+	mc := MemoryConfig{
+		Scale: cfg.Graph.Scale, EdgeFactor: cfg.Graph.EdgeFactor, Ranks: ranks, LocalRanks: localRanks, Processes: processes,
+		Partition2D: cfg.Partition2D, BlocksPerRank: cfg.BlocksPerRank, Exchange: cfg.Exchange, Direction: cfg.Direction, Validate: cfg.Validate,
+	}
+	if cfg.BlocksPerRank > 1 && cfg.Graph.Scale >= 1 && cfg.Graph.Scale <= 62 {
+		if blocks, err := cfg.grid(cfg.Graph.NumVertices(), ranks); err == nil {
+			if _, ok := fusable(cfg, blocks, ranks); ok {
+				mc.BlocksPerRank = 1
+			}
+		}
+	}
+	return mc
 }
