@@ -3,18 +3,18 @@ package graph500
 // Fused execution of LSHS's placement (paper 003 §5's load-simulated
 // placement, run aggregated per process: over-decomposition whose blocks
 // move together; paper 004 §VIII–IX's 2D engine runs them). When the block
-// grid is square and refines a square process grid, LSHS may choose among
-// the layouts partition.PlaceLSHSFusable allows: block rows in contiguous
+// grid refines the most square process grid, LSHS may choose among the
+// layouts partition.PlaceLSHSFusable allows: block rows in contiguous
 // groups, block columns grouped freely. A process's blocks are then one
-// block of the q×q grid over the graph renumbered by partition.SegmentOrder
-// (the vertex pieces of the block grid moved whole, each column's vertices
-// kept in order), and the run searches that graph with one block per
-// process: one engine, one set of bitmaps and one message per peer and
-// exchange per process, where the blocks run one by one (blocks_comm.go)
-// pay an engine, a hub round and the bitmaps per block and level. The
-// searches keep the parent largest in the original numbering
-// (spmv.BFSConfig.Order), so trees, keys and roots are those of every
-// other layout; the tree is written in the generator's ids.
+// block of the process grid over the graph renumbered by
+// partition.SegmentOrder (the vertex pieces of the block grid moved whole,
+// each column's vertices kept in order), and the run searches that graph
+// with one block per process: one engine, one set of bitmaps and one
+// message per peer and exchange per process, where the blocks run one by
+// one (blocks_comm.go) pay an engine, a hub round and the bitmaps per
+// block and level. The searches keep the parent largest in the original
+// numbering (spmv.BFSConfig.Order), so trees, keys and roots are those of
+// every other layout; the tree is written in the generator's ids.
 
 import (
 	"context"
@@ -27,7 +27,7 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// fusedLayout is a fusable LSHS layout run fused: the q×q process grid
+// fusedLayout is a fusable LSHS layout run fused: the process grid
 // over the renumbered graph, the renumbering, and per process column the
 // block columns it holds.
 type fusedLayout struct {
@@ -37,7 +37,8 @@ type fusedLayout struct {
 }
 
 // String names the block columns of every process column, as
-// "0+7 4+6 2+3 1+5" (process row i holds block rows i·B/q … (i+1)·B/q−1).
+// "0+7 4+6 2+3 1+5" (process row i holds the i-th contiguous group of
+// block rows).
 func (f *fusedLayout) String() string {
 	var sb strings.Builder
 	for g, cols := range f.columns {
@@ -54,18 +55,18 @@ func (f *fusedLayout) String() string {
 	return sb.String()
 }
 
-// fusable returns the q×q process grid of a run whose blocks can be fused
-// (LSHS placement, not Unfused, a square block grid over the most square
-// process grid, which is square, and every block row and process row an
+// fusable returns the process grid of a run whose blocks can be fused
+// (LSHS placement, not Unfused, the most square process grid refined by
+// the block grid, and every block row and vertex piece of both grids an
 // equal range of the vertices), and whether there is one.
 func fusable(cfg Config, blocks partition.Grid, p int) (partition.Grid, bool) {
 	pr, pc, _ := partition.AutoGrid(p)
-	if cfg.Placement != PlaceLSHS || cfg.Unfused || pr != pc || blocks.R != blocks.C || blocks.R%pr != 0 {
+	if cfg.Placement != PlaceLSHS || cfg.Unfused || blocks.R%pr != 0 || blocks.C%pc != 0 {
 		return partition.Grid{}, false
 	}
 	procs, err := partition.NewGrid(blocks.Part.N, pr, pc)
-	n, b := blocks.Part.N, int64(blocks.R)
-	if err != nil || blocks.Part.Block*b*b != n || procs.Part.Block*int64(pr*pr) != n {
+	n := blocks.Part.N
+	if err != nil || blocks.Part.Block*int64(blocks.P()) != n || procs.Part.Block*int64(p) != n {
 		return partition.Grid{}, false
 	}
 	return procs, true
@@ -92,7 +93,7 @@ func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.G
 	if err != nil {
 		return nil, err
 	}
-	_, col, err := partition.PlaceLSHSFusable(pb, procs.R)
+	_, col, err := partition.PlaceLSHSFusable(pb, procs.R, procs.C)
 	if err != nil {
 		return nil, err
 	}
@@ -102,15 +103,14 @@ func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.G
 // newFusedLayout returns the fused layout of the block grid blocks on the
 // process grid procs that puts block column c on process column col[c]:
 // vertex piece (a, c) of the block grid, block row a and block column c,
-// goes to piece (a·q/B, col[c]) of the process grid, and the pieces that
+// goes to piece (a·pr/br, col[c]) of the process grid, and the pieces that
 // share one keep their order.
 func newFusedLayout(procs, blocks partition.Grid, col []int) (*fusedLayout, error) {
-	q, b := procs.R, blocks.R
-	pieces := make([][]int, q*q)
-	columns := make([][]int, q)
-	for k := range b * b {
-		a, c := k/b, k%b
-		t := a/(b/q)*q + col[c]
+	pieces := make([][]int, procs.P())
+	columns := make([][]int, procs.C)
+	for k := range blocks.P() {
+		a, c := k/blocks.C, k%blocks.C
+		t := procs.Rank(a/(blocks.R/procs.R), col[c])
 		pieces[t] = append(pieces[t], k)
 	}
 	for c, g := range col {

@@ -14,7 +14,8 @@ import (
 
 // TestFusedSameTrees: LSHS's symmetric layouts run fused (one block per rank
 // of the renumbered graph) write the 1D engine's tree in the generator's
-// ids and validate, on 1, 4 and 16 ranks with 4 blocks each, permuted and
+// ids and validate, on 1, 4 and 16 ranks with 4 blocks each (square
+// grids) and on 2 and 8 (2x1 and 4x2 processes), permuted and
 // unpermuted, with every exchange; the report names the groups, and
 // Unfused runs the same layout's blocks one by one.
 func TestFusedSameTrees(t *testing.T) {
@@ -35,12 +36,12 @@ func TestFusedSameTrees(t *testing.T) {
 			return out, run
 		}
 		want, _ := tree(testConfig(12, 1))
-		for k, p := range []int{1, 4, 16} {
+		for k, p := range []int{1, 4, 16, 2, 8} {
 			for _, unfused := range []bool{false, true} {
 				name := fmt.Sprintf("unpermuted=%v/p=%d/unfused=%v", unpermuted, p, unfused)
 				cfg := testConfig(12, p)
 				cfg.Partition2D, cfg.BlocksPerRank, cfg.Placement, cfg.Unfused = true, 4, PlaceLSHS, unfused
-				cfg.Exchange = []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangeSieve, spmv.ExchangePacked}[k]
+				cfg.Exchange = []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangeSieve, spmv.ExchangePacked}[k%3]
 				got, run := tree(cfg)
 				if !slices.Equal(got, want) {
 					gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
@@ -53,7 +54,7 @@ func TestFusedSameTrees(t *testing.T) {
 					t.Fatalf("%s: the tree differs from the 1D engine's (fused %q)", name, run.Fused)
 				}
 				groups := strings.Fields(run.Fused)
-				if unfused != (run.Fused == "") || (!unfused && len(groups) != []int{1, 2, 4}[k]) {
+				if unfused != (run.Fused == "") || (!unfused && len(groups) != []int{1, 2, 4, 1, 2}[k]) {
 					t.Fatalf("%s: fused %q", name, run.Fused)
 				}
 				if run.BlocksPerRank != 4 || run.Placement != "lshs" || len(run.RankLoads) != p {
@@ -95,8 +96,8 @@ func TestFusedSameKeys(t *testing.T) {
 	}
 }
 
-// TestFusable: fusing needs LSHS, a square block grid over a square process
-// grid and equal segments.
+// TestFusable: fusing needs LSHS, a block grid that refines the most
+// square process grid, and equal vertex pieces.
 func TestFusable(t *testing.T) {
 	grid := func(scale, r, c int) partition.Grid {
 		g, err := partition.NewGrid(int64(1)<<scale, r, c)
@@ -116,7 +117,8 @@ func TestFusable(t *testing.T) {
 		{"8x8 on 16", lshs, grid(12, 8, 8), 16, true},
 		{"round-robin", rr, grid(12, 8, 8), 16, false},
 		{"unfused", unfused, grid(12, 8, 8), 16, false},
-		{"4x8 on 8", lshs, grid(12, 4, 8), 8, false},
+		{"8x4 on 8 (4x2)", lshs, grid(12, 8, 4), 8, true},
+		{"4x3 on 3 (3x1)", lshs, grid(12, 4, 3), 3, false},
 		{"segments of 64-vertex pieces", lshs, grid(9, 8, 8), 16, false},
 		{"4x4 on 4", lshs, grid(12, 4, 4), 4, true},
 		{"8x8 on 4", lshs, grid(14, 8, 8), 4, true},

@@ -177,50 +177,50 @@ func (g *gridLayout) lines() [][]int {
 // improves LPT's grouping by swaps.
 const exhaustiveGroupings = 20000
 
-// PlaceLSHSFusable is PlaceLSHSGrid on a square B×B block grid and a q×q
-// process grid restricted to the layouts a process can run as one block of
-// a renumbered graph (graph500's fused runs; partition.SegmentOrder): block
-// rows in contiguous groups, rows [i·B/q, (i+1)·B/q) on process row i,
-// since a renumbering that keeps every column's vertices in order (as the
-// 2D engine's largest-parent scans need) cannot move a block row past
+// PlaceLSHSFusable is PlaceLSHSGrid on a pr×pc process grid restricted to
+// the layouts a process can run as one block of a renumbered graph
+// (graph500's fused runs; partition.SegmentOrder): block rows in
+// contiguous groups, rows [i·br/pr, (i+1)·br/pr) on process row i, since a
+// renumbering that keeps every column's vertices in order (as the 2D
+// engine's largest-parent scans need) cannot move a block row past
 // another; the block columns, whose vertices are strided, grouped freely.
-// Among those it takes the layout of least cost (largest process work, then
-// spread): every column grouping while there are at most
+// Among those it takes the layout of least cost (largest process work,
+// then spread): every column grouping while there are at most
 // exhaustiveGroupings, else LPT on the columns' work improved by swaps. It
 // returns the placement and the process column of every block column.
-func PlaceLSHSFusable(pb PlacementProblem, q int) (Placement, []int, error) {
+func PlaceLSHSFusable(pb PlacementProblem, pr, pc int) (Placement, []int, error) {
 	if err := pb.Check(); err != nil {
 		return Placement{}, nil, err
 	}
-	b := pb.BlockRows
-	if q < 1 || pb.BlockCols != b || pb.Ranks != q*q || b%q != 0 {
+	br, bc := pb.BlockRows, pb.BlockCols
+	if pr < 1 || pc < 1 || pb.Ranks != pr*pc || br%pr != 0 || bc%pc != 0 {
 		return Placement{}, nil, fmt.Errorf("partition: a %dx%d block grid has no fusable layout on a %dx%d grid of %d ranks",
-			pb.BlockRows, pb.BlockCols, q, q, pb.Ranks)
+			br, bc, pr, pc, pb.Ranks)
 	}
-	size := b / q
 	work := make([]int64, len(pb.Blocks))
 	byWork := pb.hasWork()
-	colSum := make([]int64, b)
+	colSum := make([]int64, bc)
 	for k, blk := range pb.Blocks {
 		work[k] = blk.Memory
 		if byWork {
 			work[k] = blk.Work
 		}
-		colSum[k%b] += work[k]
+		colSum[k%bc] += work[k]
 	}
-	row := make([]int, b)
+	row := make([]int, br)
 	for a := range row {
-		row[a] = a / size
+		row[a] = a / (br / pr)
 	}
-	g := gridLayout{work: work, br: b, bc: b, pr: q, pc: q, row: row, col: lptGroups(colSum, q, size), rowsFixed: true, loads: make([]int64, q*q)}
-	if groupings(b, q) <= exhaustiveGroupings {
+	size := bc / pc
+	g := gridLayout{work: work, br: br, bc: bc, pr: pr, pc: pc, row: row, col: lptGroups(colSum, pc, size), rowsFixed: true, loads: make([]int64, pr*pc)}
+	if groupings(bc, pc) <= exhaustiveGroupings {
 		g.tryAll(g.col, size)
 	} else {
 		g.improve()
 	}
 	owner := make([]int, len(pb.Blocks))
 	for k := range owner {
-		owner[k] = g.row[k/b]*q + g.col[k%b]
+		owner[k] = g.row[k/bc]*pc + g.col[k%bc]
 	}
 	pl, err := Simulate(pb, owner)
 	return pl, slices.Clone(g.col), err

@@ -96,7 +96,7 @@ func TestPlaceLSHSGridRefuses(t *testing.T) {
 // between the free grid-aligned layout's and round-robin's.
 func TestPlaceLSHSFusable(t *testing.T) {
 	pb := kron18Problem(t)
-	pl, col, err := PlaceLSHSFusable(pb, 4)
+	pl, col, err := PlaceLSHSFusable(pb, 4, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,8 +149,26 @@ func TestPlaceLSHSFusable(t *testing.T) {
 	if im < lo || im > hi {
 		t.Fatalf("work imbalance %.3f outside [%.3f, %.3f]", im, lo, hi)
 	}
-	if _, _, err := PlaceLSHSFusable(pb, 2); err == nil {
+	if _, _, err := PlaceLSHSFusable(pb, 2, 2); err == nil {
 		t.Fatal("a 2x2 process grid of 16 ranks accepted")
+	}
+	if _, _, err := PlaceLSHSFusable(pb, 16, 1); err == nil {
+		t.Fatal("8 block rows on 16 process rows accepted")
+	}
+	// A rectangular process grid: 8x8 blocks on 8x2 ranks (one block row
+	// per process row, 4 block columns per process column).
+	pb8, err := GridProblem(1<<18, 8, 8, 16, pb.Blocks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl8, col8, err := PlaceLSHSFusable(pb8, 8, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, r := range pl8.Owner {
+		if want := k/8*2 + col8[k%8]; r != want || col8[k%8] > 1 {
+			t.Fatalf("8x2: block %d on rank %d, want %d (%v)", k, r, want, col8)
+		}
 	}
 	for _, c := range []struct {
 		b, q int

@@ -4,9 +4,9 @@ package partition
 // over-decomposition, run aggregated per process; paper 004 §VIII–IX's 2D
 // partition). A B×B block grid cuts the vertices into B² pieces (piece k is
 // in block row k/B and, the columns being strided, block column k mod B).
-// When a q×q process grid holds block rows in contiguous groups and block
+// When a process grid holds block rows in contiguous groups and block
 // columns in any groups (PlaceLSHSFusable), the blocks of a process are
-// exactly one block of the q×q grid of a graph whose vertices are
+// exactly one block of the process grid of a graph whose vertices are
 // renumbered so that the pieces of every process-grid piece are
 // contiguous. SegmentOrder is such a renumbering: whole segments (here,
 // pieces) move, and segments that share a destination keep their
