@@ -45,14 +45,7 @@ func PlaceLSHSGrid(pb PlacementProblem, pr, pc int) (Placement, error) {
 			pb.BlockRows, pb.BlockCols, pr, pc, pb.Ranks)
 	}
 	br, bc := pb.BlockRows, pb.BlockCols
-	work := make([]int64, len(pb.Blocks))
-	byWork := pb.hasWork()
-	for k, b := range pb.Blocks {
-		work[k] = b.Memory
-		if byWork {
-			work[k] = b.Work
-		}
-	}
+	work := pb.blockWork()
 	rowSum, colSum := make([]int64, br), make([]int64, bc)
 	for a := range br {
 		for b := range bc {
@@ -70,6 +63,20 @@ func PlaceLSHSGrid(pb PlacementProblem, pr, pc int) (Placement, error) {
 		}
 	}
 	return Simulate(pb, owner)
+}
+
+// blockWork is what the grid-aligned layouts balance, per block: its Work
+// when the problem has work, else its Memory.
+func (pb *PlacementProblem) blockWork() []int64 {
+	work := make([]int64, len(pb.Blocks))
+	byWork := pb.hasWork()
+	for k, b := range pb.Blocks {
+		work[k] = b.Memory
+		if byWork {
+			work[k] = b.Work
+		}
+	}
+	return work
 }
 
 // lptGroups assigns lines of the given sums to groups of size lines each,
@@ -127,6 +134,13 @@ func (g *gridLayout) cost() (top int64, spread float64) {
 	return top, spread
 }
 
+// cheaper reports whether a layout of cost (top, spread) beats one of
+// (bestTop, bestSpread): a lower largest load, or the same and a lower
+// spread.
+func cheaper(top int64, spread float64, bestTop int64, bestSpread float64) bool {
+	return top < bestTop || (top == bestTop && spread < bestSpread-1e-12)
+}
+
 // maxSwaps bounds the local search (each swap strictly lowers the cost, so
 // it ends anyway; the bound keeps a large grid's placement quick).
 const maxSwaps = 10000
@@ -149,7 +163,7 @@ func (g *gridLayout) improve() {
 					lines[x], lines[y] = lines[y], lines[x]
 					t, s := g.cost()
 					lines[x], lines[y] = lines[y], lines[x]
-					if t < bestTop || (t == bestTop && s < bestSpread-1e-12) {
+					if cheaper(t, s, bestTop, bestSpread) {
 						bestLines, bestX, bestY, bestTop, bestSpread = lines, x, y, t, s
 					}
 				}
@@ -197,15 +211,10 @@ func PlaceLSHSFusable(pb PlacementProblem, pr, pc int) (Placement, []int, error)
 		return Placement{}, nil, fmt.Errorf("partition: a %dx%d block grid has no fusable layout on a %dx%d grid of %d ranks",
 			br, bc, pr, pc, pb.Ranks)
 	}
-	work := make([]int64, len(pb.Blocks))
-	byWork := pb.hasWork()
+	work := pb.blockWork()
 	colSum := make([]int64, bc)
-	for k, blk := range pb.Blocks {
-		work[k] = blk.Memory
-		if byWork {
-			work[k] = blk.Work
-		}
-		colSum[k%bc] += work[k]
+	for k, w := range work {
+		colSum[k%bc] += w
 	}
 	row := make([]int, br)
 	for a := range row {
@@ -245,11 +254,11 @@ func groupings(b, q int) float64 {
 func (g *gridLayout) tryAll(lines []int, size int) {
 	best := slices.Clone(lines)
 	bestTop, bestSpread := g.cost()
-	count := make([]int, size*len(lines))
+	count := make([]int, len(lines)/size) // lines per group
 	var assign func(line, opened int)
 	assign = func(line, opened int) {
 		if line == len(lines) {
-			if t, s := g.cost(); t < bestTop || (t == bestTop && s < bestSpread-1e-12) {
+			if t, s := g.cost(); cheaper(t, s, bestTop, bestSpread) {
 				copy(best, lines)
 				bestTop, bestSpread = t, s
 			}
