@@ -10,7 +10,7 @@
 #             direct, binary and kylix (--degrees auto) allreduce, and kylix
 #             on the network EMU_KYLIX names for the process count
 #             ("8:4x2 16:4x4 32:8x4", paper 000's heterogeneous degrees),
-#             on Slashdot (../shared/data) and the undirected Kronecker
+#             on Slashdot (testdata/) and the undirected Kronecker
 #             scales EMU_SCALES, on EMU_PROCS processes (8 16 32).
 # Usage: bash .ci/emulated-bench.sh bfs|pagerank OUTDIR
 # Every run's log and JSON go to OUTDIR; the Markdown table, with the
@@ -26,7 +26,7 @@ out=${2:-}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 export NETNS_RATE=${NETNS_RATE:-100mbit} NETNS_DELAY=${NETNS_DELAY:-1ms} NETNS_TIMEOUT=${NETNS_TIMEOUT:-300}
-slashdot=$(cd .. && pwd)/shared/data/soc-Slashdot0902.txt.gz
+slashdot=$PWD/testdata/soc-Slashdot0902.txt.gz
 case $kind in
   bfs)
     export NETNS_CPU=${NETNS_CPU:-0.1}
@@ -40,7 +40,7 @@ case $kind in
     procs_list=${EMU_PROCS:-8 16 32}
     iterations=${EMU_ITERATIONS:-10}
     kylix_nets=${EMU_KYLIX:-8:4x2 16:4x4 32:8x4}
-    [ -f "$slashdot" ] || tcp_fail "$slashdot is missing (../shared/data)"
+    [ -f "$slashdot" ] || tcp_fail "$slashdot is missing from testdata/"
     ;;
   *) tcp_fail "$kind: want bfs or pagerank" ;;
 esac

@@ -26,7 +26,7 @@ artifacts=${GRAPHRUN_ARTIFACTS:-/tmp/graphrun-ci-artifacts}
 mkdir -p "$artifacts"
 "$BIN" bfs --scale 12 --ranks 4 --roots 8 --exchange packed --codec auto --json "$work/packed.json" >/dev/null
 "$BIN" bfs --scale 13 --ranks 2 --roots 8 --algo BIT --json "$work/bit.json" >/dev/null
-"$BIN" pagerank ../shared/data/soc-Slashdot0902.txt.gz --ranks 16 --json "$work/pr.json" >/dev/null
+"$BIN" pagerank testdata/soc-Slashdot0902.txt.gz --ranks 16 --json "$work/pr.json" >/dev/null
 "$BIN" report "$work/packed.json" "$work/bit.json" "$work/pr.json" -o "$work/report.html" --plots "$work/plots"
 
 want=15 # 4 comparison charts, 4 per bfs run, 3 for pagerank (convergence, time per iteration, layers)

@@ -9,12 +9,11 @@ tcp_fail() {
   exit 1
 }
 
-# tcp_slashdot sets data to the shared Slashdot graph
-# ($GRAPHRUN_SHARED_DATA, default ../shared/data beside the checkout, as
+# tcp_slashdot sets data to the Slashdot graph that ships in testdata/ (as
 # internal/testgraph finds it), failing when it is missing.
 tcp_slashdot() {
-  data=${GRAPHRUN_SHARED_DATA:-../shared/data}/soc-Slashdot0902.txt.gz
-  [ -f "$data" ] || tcp_fail "$data is missing (../shared must sit beside the checkout, or set GRAPHRUN_SHARED_DATA)"
+  data=testdata/soc-Slashdot0902.txt.gz
+  [ -f "$data" ] || tcp_fail "$data is missing from the checkout"
 }
 
 # tcp_top20_close REF OUT WHAT: fails unless pagerank output OUT's top 20

@@ -104,7 +104,7 @@ func BenchmarkReadEdgesSNAP(b *testing.B) {
 }
 
 func BenchmarkReadSlashdotGz(b *testing.B) {
-	path := testgraph.SharedFile(b, "soc-Slashdot0902.txt.gz")
+	path := testgraph.RealFile(b, "soc-Slashdot0902.txt.gz")
 	measureCPU(b, 0, func() {
 		ef, err := ReadEdges(path, "")
 		if err != nil || len(ef.Edges) != 948464 {
@@ -114,7 +114,7 @@ func BenchmarkReadSlashdotGz(b *testing.B) {
 }
 
 func BenchmarkReadLuxembourgMTX(b *testing.B) {
-	path := testgraph.SharedFile(b, "road-luxembourg-osm.mtx")
+	path := testgraph.RealFile(b, "road-luxembourg-osm.mtx")
 	st, err := os.Stat(path)
 	if err != nil {
 		b.Fatal(err)
@@ -127,7 +127,7 @@ func BenchmarkReadLuxembourgMTX(b *testing.B) {
 }
 
 func BenchmarkRelabelSlashdot(b *testing.B) {
-	ef, err := ReadEdges(testgraph.SharedFile(b, "soc-Slashdot0902.txt.gz"), "")
+	ef, err := ReadEdges(testgraph.RealFile(b, "soc-Slashdot0902.txt.gz"), "")
 	if err != nil {
 		b.Fatal(err)
 	}

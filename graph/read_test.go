@@ -114,7 +114,7 @@ func TestDetectEdgeFormat(t *testing.T) {
 }
 
 func TestReadSlashdot(t *testing.T) {
-	path := testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz")
+	path := testgraph.RealFile(t, "soc-Slashdot0902.txt.gz")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func gunzipFile(t testing.TB, path string) []byte {
 }
 
 func TestReadLuxembourg(t *testing.T) {
-	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
+	path := testgraph.RealFile(t, "road-luxembourg-osm.mtx")
 	ef, err := ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)

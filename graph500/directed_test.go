@@ -27,7 +27,7 @@ func TestFileBFSDirected(t *testing.T) {
 		path  string
 		root  int64
 		nedge int64
-	}{{small, 1, 5}, {testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz"), 0, 870161}} {
+	}{{small, 1, 5}, {testgraph.RealFile(t, "soc-Slashdot0902.txt.gz"), 0, 870161}} {
 		serial := serialBFS(t, c.path, 0, c.root, true)
 		var want []treeLine
 		for _, ranks := range []int{1, 3, 4} {

@@ -134,8 +134,8 @@ func TestFileBFSLevels(t *testing.T) {
 		{"soc-Slashdot0902.txt.gz", "soc-Slashdot0902.bfs.txt", 0, 0},
 		{"road-luxembourg-osm.mtx", "road-luxembourg-osm.bfs.txt", 1, 2},
 	} {
-		path := testgraph.SharedFile(t, c.file)
-		want := refLevels(t, testgraph.SharedFile(t, c.ref))
+		path := testgraph.RealFile(t, c.file)
+		want := refLevels(t, testgraph.RealFile(t, c.ref))
 		serial := serialBFS(t, path, c.offset, c.root, false)
 		for _, ranks := range []int{1, 3, 4, 8} {
 			for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePacked} {
@@ -168,7 +168,7 @@ func TestFileBFSLevels(t *testing.T) {
 // edge count, with one block per rank and with several placed either way
 // (the blocks built from parts of the ranks' tuples).
 func TestFileBFS2DSameTree(t *testing.T) {
-	path := testgraph.SharedFile(t, "road-luxembourg-osm.mtx")
+	path := testgraph.RealFile(t, "road-luxembourg-osm.mtx")
 	one, nedge := runTree(t, fileConfig(t, path, 1, 2))
 	for _, c := range []struct {
 		ranks, blocks int
@@ -195,7 +195,7 @@ func TestFileBFS2DSameTree(t *testing.T) {
 // cost, and the block counts add up to twice the tuples that are not
 // self-loops.
 func TestFileBlockWork(t *testing.T) {
-	path := testgraph.SharedFile(t, "soc-Slashdot0902.txt.gz")
+	path := testgraph.RealFile(t, "soc-Slashdot0902.txt.gz")
 	var want []int64
 	for _, ranks := range []int{1, 2, 4} {
 		var work, counts []int64
@@ -256,7 +256,7 @@ func TestFileBFSSampled(t *testing.T) {
 		{"soc-Slashdot0902.txt.gz", 82168, 948464, false},
 		{"road-luxembourg-osm.mtx", 114599, 119666, true}, // one tuple per stored entry
 	} {
-		path := testgraph.SharedFile(t, c.file)
+		path := testgraph.RealFile(t, c.file)
 		cfg := fileConfig(t, path, 3, -1)
 		cfg.Partition2D = c.twoD
 		run, err := RunFile(context.Background(), cfg)

@@ -46,7 +46,7 @@ func BenchmarkPageRankIteration(b *testing.B) {
 // rank with 1 and 2 threads and on 2 ranks with 1 thread. It is skipped
 // without the variable.
 //
-//	GRAPHRUN_PAGERANK_FILE=$PWD/../shared/data/road-luxembourg-osm.mtx go test -run '^$' -bench PageRankFile ./spmv/
+//	GRAPHRUN_PAGERANK_FILE=$PWD/testdata/road-luxembourg-osm.mtx go test -run '^$' -bench PageRankFile ./spmv/
 func BenchmarkPageRankFile(b *testing.B) {
 	path := os.Getenv("GRAPHRUN_PAGERANK_FILE")
 	if path == "" {

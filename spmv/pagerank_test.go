@@ -310,7 +310,7 @@ func readTop20(t *testing.T, path string) []VertexScore {
 // against NetworkX's converged answer, for every network and several rank
 // counts, each rank streaming its own share of the file (graph.FileShare).
 func TestPageRankRealGraphs(t *testing.T) {
-	dir := testgraph.SharedData(t)
+	dir := testgraph.RealData()
 	// The reader makes Matrix Market indices 0-based; the reference
 	// keeps the file's 1-based ids.
 	graphs := []struct {
@@ -389,7 +389,7 @@ func TestPageRankRealGraphs(t *testing.T) {
 // 111), the same bits on 1 and 3 threads; and it refuses more than one
 // rank and the dense allreduce.
 func TestPageRankGaussSeidel(t *testing.T) {
-	dir := testgraph.SharedData(t)
+	dir := testgraph.RealData()
 	for _, g := range []struct {
 		file, ref string
 		idOffset  int64

@@ -61,7 +61,7 @@ func runPageRankJSON(t *testing.T, args ...string) pagerankJSON {
 
 // sharedData is the folder of the shared real graphs (testgraph's one
 // locator), skipping the test without it.
-func sharedData(t *testing.T) string { return testgraph.SharedData(t) }
+func sharedData(t *testing.T) string { return testgraph.RealData() }
 
 func TestPageRankCLIRealGraphs(t *testing.T) {
 	dir := sharedData(t)

@@ -1,6 +1,6 @@
 // Package testgraph is what graphrun's tests share about test graphs: the one
-// locator of the real graphs in ../shared/data (and their NetworkX reference
-// answers), the small golden graphs kept in this package's testdata with
+// locator of the real graphs kept in the repository's testdata folder (and
+// their NetworkX reference answers), the small golden graphs kept in this package's testdata with
 // reference outputs made by an independent tool (gapbs's test/reference
 // style; testdata/make_refs.py), and the parsers of those reference files.
 //
@@ -25,36 +25,25 @@ import (
 	"testing"
 )
 
-// SharedDataEnv names the environment variable that overrides where the
-// shared real graphs are (default: ../shared/data beside the module root).
-const SharedDataEnv = "GRAPHRUN_SHARED_DATA"
-
 // Golden lists the golden graphs of testdata, in a fixed order.
 func Golden() []string {
 	return []string{"small-undirected.el", "kron8.el", "web-directed.el", "grid-7x5.mtx"}
 }
 
-// SharedData returns the folder of the shared real graphs, skipping the test
-// when it is absent (a checkout without ../shared).
-func SharedData(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv(SharedDataEnv)
-	if dir == "" {
-		dir = filepath.Join(moduleRoot(), "..", "shared", "data")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared test graphs not found (set %s): %v", SharedDataEnv, err)
-	}
-	return dir
+// RealData returns the folder of the real graphs that ship with the
+// repository (testdata at the module root: Slashdot and the Luxembourg road
+// network, with their NetworkX references and their sources in its README).
+func RealData() string {
+	return filepath.Join(moduleRoot(), "testdata")
 }
 
-// SharedFile returns the path of one shared real graph or reference file,
-// skipping the test when it is absent.
-func SharedFile(t testing.TB, name string) string {
+// RealFile returns the path of one real graph or reference file, failing the
+// test when the repository lacks it.
+func RealFile(t testing.TB, name string) string {
 	t.Helper()
-	p := filepath.Join(SharedData(t), name)
+	p := filepath.Join(RealData(), name)
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared test file %s not found: %v", name, err)
+		t.Fatalf("real test graph %s missing from the repository: %v", name, err)
 	}
 	return p
 }

@@ -59,9 +59,11 @@ func TestReadersNameTheBadLine(t *testing.T) {
 	}
 }
 
-func TestSharedDataLocator(t *testing.T) {
-	t.Setenv(SharedDataEnv, t.TempDir())
-	if got := SharedData(t); got != os.Getenv(SharedDataEnv) {
-		t.Fatalf("SharedData = %s, want the override", got)
+func TestRealGraphsShipped(t *testing.T) {
+	for _, name := range []string{"soc-Slashdot0902.txt.gz", "soc-Slashdot0902.bfs.txt",
+		"road-luxembourg-osm.mtx", "road-luxembourg-osm.bfs.txt"} {
+		if fi, err := os.Stat(RealFile(t, name)); err != nil || fi.Size() == 0 {
+			t.Fatalf("%s: %v, size %d", name, err, fi.Size())
+		}
 	}
 }
