@@ -68,3 +68,14 @@ func readJSONFile(t *testing.T, path string, v any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+func TestFlagOf(t *testing.T) {
+	for field, flag := range map[string]string{
+		"BlocksPerRank": "blocks-per-rank", "Scale": "scale", "EdgeFactor": "edgefactor",
+		"no-fuse": "no-fuse", "PeerTimeout": "peer-timeout", "MaxIter": "max-iter",
+	} {
+		if got := flagOf(field); got != flag {
+			t.Errorf("flagOf(%q) = %q, want %q", field, got, flag)
+		}
+	}
+}

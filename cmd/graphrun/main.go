@@ -11,7 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -32,14 +34,46 @@ func flagError(flag string, format string, args ...any) error {
 	return usageError{fmt.Errorf("--%s: %s", flag, fmt.Sprintf(format, args...))}
 }
 
-// flagErrors turns a library's error about a setting, a fielderr.Error,
-// into a usage error naming its flag ("--repeat: 0 is less than 1").
-// Other errors are returned as they are.
+// flagErrors turns a library's error about a configuration field, a
+// fielderr.Error, into a usage error naming the flag that sets the field
+// ("--repeat: 0 is less than 1"). Other errors are returned as they are.
 func flagErrors(err error) error {
 	if fe, ok := fielderr.As(err); ok {
-		return flagError(fe.Field, "%s", fe.Msg)
+		return flagError(flagOf(fe.Field), "%s", fe.Msg)
 	}
 	return err
+}
+
+// flagOf maps a library configuration field, as a fielderr.Error names it
+// ("BlocksPerRank"), to the flag that sets it ("blocks-per-rank"): the
+// field's words in kebab case, except for the fields whose flag reads
+// otherwise (renamedFlag). The command line is the only place that knows
+// flag names.
+func flagOf(field string) string {
+	if flag, ok := renamedFlag(field); ok {
+		return flag
+	}
+	var b strings.Builder
+	for i, r := range field {
+		if unicode.IsUpper(r) {
+			if i > 0 && field[i-1] != '-' && !unicode.IsUpper(rune(field[i-1])) {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// renamedFlag is the flag of a configuration field whose flag is not the
+// field's name in kebab case.
+func renamedFlag(field string) (string, bool) {
+	switch field {
+	case "EdgeFactor":
+		return "edgefactor", true
+	}
+	return "", false
 }
 
 // usage is flagErrors for a check whose every error is bad input: one

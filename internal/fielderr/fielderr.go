@@ -1,8 +1,9 @@
 // Package fielderr is the error a library's configuration check returns
-// for one bad field: the field is named as graphrun's command line names
-// the flag that sets it ("repeat", "link-bandwidth"), so that the command
-// line maps every such error to its flag in one place and the check itself
-// lives, and is tested, beside the configuration it checks.
+// for one bad field: the field is named as the configuration struct names it
+// ("Repeat", "LinkBandwidth"), never by a command-line flag, so that the
+// command line alone maps every such error to its flag (cmd/graphrun's
+// flagOf) and the check itself lives, and is tested, beside the
+// configuration it checks.
 package fielderr
 
 import (
