@@ -5,7 +5,7 @@ package graph500
 // (§5 Algorithm 1, partition.PlaceLSHS), whose load simulation is fed the
 // blocks' edge counts, measured in one pass over the generator's tuples
 // before kernel 1. Each block is run by the unchanged 2D driver over a
-// block-rank Comm (blocks_comm.go), so trees, levels and validation are
+// rank of a multiplexed job (comm/multiplex), so trees, levels and validation are
 // those of a k·p-rank 2D run, which equal the 1D engine's — unless LSHS's
 // layout lets every rank run its blocks fused, as one block of a
 // renumbered graph (fused.go), which runBlocks tries first.
@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/multiplex"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
@@ -108,7 +109,7 @@ func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 // process's busy time.
 func runHosted(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid, owner []int, run blockRun) ([]*results.Graph500Run, *blockBusy, error) {
 	q := grid.P()
-	hub, err := newBlockHub(c, owner)
+	hub, err := multiplex.New(c, owner)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -122,8 +123,8 @@ func runHosted(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 	}
 	busy := &blockBusy{}
 	bcfg.blockBusy = busy
-	runs := make([]*results.Graph500Run, len(hub.hosts[c.Rank()]))
-	err = hub.runLocal(func(k int, bc *blockComm) error {
+	runs := make([]*results.Graph500Run, len(hub.Local()))
+	err = hub.Run(func(k int, bc *multiplex.Comm) error {
 		var err error
 		runs[k], err = run(ctx, k, bc, bcfg)
 		return err

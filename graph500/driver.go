@@ -62,7 +62,7 @@ type Config struct {
 	// them on the ranks by Placement (see runBlocks).
 	BlocksPerRank int
 	Placement     Placement
-	// Unfused runs LSHS's blocks one by one (blocks_comm.go) even when its
+	// Unfused runs LSHS's blocks one by one (comm/multiplex) even when its
 	// layout could run fused, one block per rank of the renumbered graph
 	// (fused.go), as it otherwise does.
 	Unfused   bool

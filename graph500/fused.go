@@ -11,7 +11,7 @@ package graph500
 // each column's vertices kept in order), and the run searches that graph
 // with one block per process: one engine, one set of bitmaps and one
 // message per peer and exchange per process, where the blocks run one by
-// one (blocks_comm.go) pay an engine, a hub round and the bitmaps per
+// one (comm/multiplex) pay an engine, a hub round and the bitmaps per
 // block and level. The searches keep the parent largest in the original
 // numbering (spmv.BFSConfig.Order), so trees, keys and roots are those of
 // every other layout; the tree is written in the generator's ids.
