@@ -18,6 +18,7 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -99,7 +100,7 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 		entries = ScalingMatrix(m.Ranks)
 	}
 	summary := BFSSummary{Scale: m.Graph.Scale, Ranks: m.Ranks, Roots: m.Roots}
-	var rows []results.BFSMatrixRow
+	var rows []report.BFSMatrixRow
 	bar := progress.NewMatrix(stderr, m.Name, len(entries))
 	for i, e := range entries {
 		ranks := m.Ranks
@@ -130,7 +131,7 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 		if _, err := out.WriteFile(file, run.WriteJSON); err != nil {
 			return fmt.Errorf("bench %s: %w", m.Name, err)
 		}
-		rows = append(rows, results.BFSMatrixRow{Label: e.Label, File: file, Run: run})
+		rows = append(rows, report.BFSMatrixRow{Label: e.Label, File: file, Run: run})
 		hm := results.ComputeTEPS(run.Searches).HarmonicMean
 		summary.Runs = append(summary.Runs, BFSSummaryRun{Label: e.Label, File: file, Ranks: ranks, Exchange: e.Exchange, Codec: e.Codec,
 			Direction: e.Direction, CommBytes: run.CommBytes, CommMessages: run.CommMessages, HarmonicMeanTEPS: hm})
@@ -144,5 +145,5 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 		summary.Meta = meta
 		return summary
 	}
-	return out.Complete(bar, text, stderr, results.BFSMatrixTable(rows, base), withMeta, "in-process ranks, `--no-validate`", "")
+	return out.Complete(bar, text, stderr, report.BFSMatrixTable(rows, base), withMeta, "in-process ranks, `--no-validate`", "")
 }

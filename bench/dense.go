@@ -17,7 +17,7 @@ import (
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/units"
-	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 // DenseConfig is what every rank needs to time the algorithms.
@@ -174,14 +174,14 @@ func (cfg DenseConfig) AlgorithmNames() []string {
 
 // DenseTimings turns the measured rows into chart points, one series per
 // algorithm and rank count ("hypercube-chunked, 8 ranks").
-func DenseTimings(cfg DenseConfig, rows []DenseRow) []results.AllreduceTiming {
-	var out []results.AllreduceTiming
+func DenseTimings(cfg DenseConfig, rows []DenseRow) []report.AllreduceTiming {
+	var out []report.AllreduceTiming
 	for _, r := range rows {
 		if r.Skipped != "" {
 			continue
 		}
 		for k, a := range cfg.Algorithms {
-			out = append(out, results.AllreduceTiming{Method: fmt.Sprintf("%s, %d ranks", a, r.Ranks), Length: int64(r.N), Seconds: r.Seconds[k]})
+			out = append(out, report.AllreduceTiming{Method: fmt.Sprintf("%s, %d ranks", a, r.Ranks), Length: int64(r.N), Seconds: r.Seconds[k]})
 		}
 	}
 	return out

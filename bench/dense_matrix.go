@@ -26,6 +26,7 @@ import (
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/internal/units"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 // TagPattern is what a matrix's tag (--tag) may be: one word that can
@@ -318,11 +319,11 @@ func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary
 	if job.JSON != nil {
 		err := job.JSON.WriteAll(func(w io.Writer) error {
 			return results.WriteIndentedJSON(w, struct {
-				Transport string                    `json:"transport"`
-				Stat      string                    `json:"stat"`
-				Repeat    int                       `json:"repeat"`
-				Bandwidth float64                   `json:"link_bandwidth,omitempty"`
-				Timings   []results.AllreduceTiming `json:"timings"`
+				Transport string                   `json:"transport"`
+				Stat      string                   `json:"stat"`
+				Repeat    int                      `json:"repeat"`
+				Bandwidth float64                  `json:"link_bandwidth,omitempty"`
+				Timings   []report.AllreduceTiming `json:"timings"`
 			}{what, cfg.Stat, cfg.Repeat, cfg.Bandwidth, timings})
 		})
 		if err != nil {
@@ -330,7 +331,7 @@ func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary
 		}
 	}
 	if job.Plots != nil {
-		chart, err := results.AllreduceChart(timings)
+		chart, err := report.AllreduceChart(timings)
 		if err != nil {
 			return fmt.Errorf("--plots: %w", err)
 		}

@@ -13,11 +13,12 @@ import (
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 // Output is where a benchmark matrix records itself: one JSON per run and
 // summary.json in Dir, and its table regenerated in Doc between the marker
-// comments of its key (results.ReplaceMarkedSection), so that a rerun of
+// comments of its key (report.ReplaceMarkedSection), so that a rerun of
 // the same command replaces its own table. Neither has a default: a matrix
 // writes files only where it is asked to (it prints its table either way).
 type Output struct {
@@ -36,19 +37,19 @@ type Output struct {
 	command string // the command line that regenerates the table
 
 	startedAt, finishedAt time.Time
-	loadStart, loadEnd    *results.LoadAverage // nil where unknown
+	loadStart, loadEnd    *report.LoadAverage // nil where unknown
 }
 
 // Meta is the part of summary.json every matrix shares.
 type Meta struct {
-	Version    string               `json:"graphrun_version"`
-	Matrix     string               `json:"matrix"`
-	Key        string               `json:"key"`
-	Command    string               `json:"command"`
-	StartedAt  time.Time            `json:"started_at"`
-	FinishedAt time.Time            `json:"finished_at"`
-	LoadStart  *results.LoadAverage `json:"load_average_start,omitempty"`
-	LoadEnd    *results.LoadAverage `json:"load_average_end,omitempty"`
+	Version    string              `json:"graphrun_version"`
+	Matrix     string              `json:"matrix"`
+	Key        string              `json:"key"`
+	Command    string              `json:"command"`
+	StartedAt  time.Time           `json:"started_at"`
+	FinishedAt time.Time           `json:"finished_at"`
+	LoadStart  *report.LoadAverage `json:"load_average_start,omitempty"`
+	LoadEnd    *report.LoadAverage `json:"load_average_end,omitempty"`
 }
 
 // Declare adds Dir and Doc, when given, to a command's outputs (their
@@ -73,7 +74,7 @@ func (o *Output) Start(matrix, key, command string) {
 		o.Title = "### `" + command + "`"
 	}
 	o.startedAt = time.Now().UTC()
-	if l, err := results.ReadLoadAverage(); err == nil {
+	if l, err := report.ReadLoadAverage(); err == nil {
 		o.loadStart = &l
 	}
 }
@@ -82,7 +83,7 @@ func (o *Output) Start(matrix, key, command string) {
 // table's provenance line.
 func (o *Output) Finish() {
 	o.finishedAt = time.Now().UTC()
-	if l, err := results.ReadLoadAverage(); err == nil {
+	if l, err := report.ReadLoadAverage(); err == nil {
 		o.loadEnd = &l
 	}
 }
@@ -127,12 +128,12 @@ func (o *Output) Regenerate(stderr io.Writer, what, caption, table string) error
 	if o.finishedAt.IsZero() {
 		o.Finish()
 	}
-	body := results.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd, o.dirOut != nil)
+	body := report.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd, o.dirOut != nil)
 	if caption != "" {
 		body += " " + caption
 	}
 	body += "\n\n" + table
-	if err := results.RegenerateMarkedFile(o.docOut, o.key, o.Title, body); err != nil {
+	if err := report.RegenerateMarkedFile(o.docOut, o.key, o.Title, body); err != nil {
 		return fmt.Errorf("bench %s: %w", o.matrix, err)
 	}
 	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.Doc)

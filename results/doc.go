@@ -3,8 +3,11 @@
 // and standard deviation the Graph500 reference computes over the NBFS
 // searches, the TEPS statistics derived from them, and the text block byte
 // for byte in the reference's layout), the run JSON of bfs and pagerank with
-// its common envelope, the BENCHMARKS tables of the bench matrices, the
-// charts, and the HTML report that compares runs.
+// its common envelope, the load and memory model a report applies to a run,
+// and the formatting (C's %g, SI prefixes) the text summaries share. It is
+// what the benchmark drivers need to record a run: the charts, the HTML
+// report and the BENCHMARKS tables are in results/report, so that a driver
+// does not depend on gonum's plot and its font and image stack.
 //
 // The performance metric is the one of paper 004 §VII (defined in §VII-A and
 // used for every result of §VII-B): for a search that traverses a component
@@ -155,19 +158,6 @@
 // The commands write such files through internal/output, so that a reader
 // never sees a partial file. Every graphrun JSON document starts with the
 // keys of [Envelope]; the PageRank run JSON is [PageRankRun].
-//
-// # Charts and report
-//
-// [Chart] builders draw the papers' figures from graphrun's runs with
-// gonum's plot: frontier and bytes per BFS level (paper 004 Fig. 3, Table
-// II), the time breakdown (Fig. 7 and 10), TEPS per search and per run
-// (§VII), the Kylix per-layer volume (paper 000 Fig. 5), allreduce time
-// against vector length (paper 000 Fig. 2 and 8) and PageRank's
-// convergence. Runs compared are named by what differs between them
-// ([RunLabels]); a chart says what it cannot draw. [WriteReport] puts runs,
-// their charts and the comparison of the BFS runs into one self-contained
-// HTML file. [HarmonicDominance] explains a harmonic mean that one search
-// in a tiny component dominates.
 //
 // The sources cited here (paper 000 to paper 004 and the other keys) are
 // listed in full in REFERENCES.md at the repository root.

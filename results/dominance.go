@@ -85,7 +85,7 @@ func (d Dominance) String() string {
 		edges = "edge"
 	}
 	return fmt.Sprintf("search %d (root %d) traversed a component of %d %s against a median of %s: its %s TEPS make up %.0f %% of the harmonic mean's denominator, so the harmonic mean TEPS is %s (%s without it; Graph500 counts every search)",
-		d.Search, d.Root, d.NEdge, edges, siLabel(d.MedianNEdge), siLabel(d.TEPS), 100*d.Share, siLabel(d.HarmonicMean), siLabel(d.Without))
+		d.Search, d.Root, d.NEdge, edges, FormatCount(d.MedianNEdge), FormatCount(d.TEPS), 100*d.Share, FormatCount(d.HarmonicMean), FormatCount(d.Without))
 }
 
 // NoteDominance writes the explanation of a dominated harmonic mean, as a

@@ -12,7 +12,7 @@ import (
 // keys; a pagerank file written before the envelope ("version") still
 // reads.
 func TestEnvelopeKeys(t *testing.T) {
-	r := chartRun("packed", "auto", 1)
+	r := syntheticRun()
 	r.Revision, r.StartedAt, r.CommandLine = "0123456789ab", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), []string{"graphrun", "bfs", "--scale", "12"}
 	var bfs bytes.Buffer
 	if err := r.WriteJSON(&bfs); err != nil {
@@ -41,7 +41,7 @@ func TestEnvelopeKeys(t *testing.T) {
 	if err != nil || strings.Join(back.CommandLine, " ") != "graphrun bfs --scale 12" || back.Revision != r.Revision {
 		t.Fatalf("bfs read back: %v, %+v", err, back)
 	}
-	old, err := ReadPageRankJSON(strings.NewReader(pagerankJSON))
+	old, err := ReadPageRankJSON(strings.NewReader(`{"command":"pagerank","version":"0.1.0","num_ranks":4}`))
 	if err != nil || old.Version != "0.1.0" {
 		t.Fatalf("old pagerank JSON: %v, version %q", err, old.Version)
 	}

@@ -1,7 +1,7 @@
 package results
 
 // Indented JSON, as the documents a command writes whole (a matrix's
-// summary.json, pagerank --json).
+// summary.json, a PageRank run), and the folders that hold such files.
 
 import (
 	"encoding/json"
@@ -14,4 +14,10 @@ func WriteIndentedJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// FileWriter writes whole files into an output folder; internal/output's
+// Dir is the one graphrun uses (it never leaves a partial file).
+type FileWriter interface {
+	WriteFile(name string, write func(io.Writer) error) (string, error)
 }

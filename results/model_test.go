@@ -42,7 +42,12 @@ func TestClusterModelLevelTime(t *testing.T) {
 	if m.LevelTime(4, 0, 0, 1) != 0 {
 		t.Fatal("a level with no message costs time")
 	}
-	r := chartRun("sieve", "wah", 1)
+	r := syntheticRun()
+	for _, s := range r.Searches {
+		for l := range s.Levels {
+			s.Levels[l].Traverse, s.Levels[l].Compress = 4e-5, 1e-5
+		}
+	}
 	searches := m.Model(r, 1)
 	if len(searches) != len(r.Searches) || searches[0].Communication <= 0 || searches[0].Compute <= 0 {
 		t.Fatalf("modelled %+v", searches[0])

@@ -135,6 +135,13 @@ func ReadPageRankJSON(r io.Reader) (*PageRankRun, error) {
 	return &run, nil
 }
 
+// LayerVolume is one butterfly layer's traffic, all ranks, per iteration or
+// in total.
+type LayerVolume struct {
+	Bytes    float64
+	Messages float64
+}
+
 // LayerVolumes returns the run's per-layer traffic per iteration.
 func (r *PageRankRun) LayerVolumes() []LayerVolume {
 	it := float64(max(1, r.Iterations))

@@ -338,3 +338,11 @@ func (r *Graph500Run) PeakMemoryLine() string {
 	}
 	return fmt.Sprintf("graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n", size, float64(r.PeakMemoryBytes)/tuples)
 }
+
+// RankCount writes n ranks with the right number: "1 rank", "4 ranks".
+func RankCount(n int) string {
+	if n == 1 {
+		return "1 rank"
+	}
+	return fmt.Sprintf("%d ranks", n)
+}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/graphrun/graphrun/bench"
 
-	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 // denseRowLine matches a measured row of bench allreduce-dense: ranks,
@@ -68,7 +68,7 @@ func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	}
 	data := readFile(t, js)
 	var doc struct {
-		Timings []results.AllreduceTiming `json:"timings"`
+		Timings []report.AllreduceTiming `json:"timings"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)

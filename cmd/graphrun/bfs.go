@@ -17,6 +17,7 @@ import (
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 // graphFlags are the flags that choose a Kronecker graph, shared by bfs and
@@ -234,7 +235,7 @@ func writeBFSRun(f *bfsFlags, run *results.Graph500Run, textOut, stderr io.Write
 			return err
 		}
 	}
-	if err := f.writePlots(results.ReportInput{Path: "bfs", BFS: run}); err != nil {
+	if err := f.writePlots(report.Input{Path: "bfs", BFS: run}); err != nil {
 		return err
 	}
 	fmt.Fprint(stderr, run.PeakMemoryLine())

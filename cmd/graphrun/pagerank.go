@@ -23,6 +23,7 @@ import (
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -178,7 +179,7 @@ func writePageRank(rep *pagerank.Report, outFile *output.File, r *runOutputFlags
 		return err
 	}
 	run := rep.PageRankRun
-	if err := r.writePlots(results.ReportInput{Path: "pagerank", PageRank: &run}); err != nil {
+	if err := r.writePlots(report.Input{Path: "pagerank", PageRank: &run}); err != nil {
 		return err
 	}
 	if rep.WarnMaxIter {

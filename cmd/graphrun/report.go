@@ -10,6 +10,7 @@ import (
 
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/results/report"
 )
 
 type reportFlags struct {
@@ -47,7 +48,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err := checkDPI(f.dpi); err != nil {
 		return err
 	}
-	var opts results.ReportOptions
+	var opts report.Options
 	if f.model != "" {
 		m, err := results.ParseClusterModel(f.model)
 		if err != nil {
@@ -63,7 +64,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 	if err := outs.Check(); err != nil {
 		return err
 	}
-	inputs, err := results.ReadRunFiles(args)
+	inputs, err := report.ReadRunFiles(args)
 	if err != nil {
 		return usageError{err}
 	}
@@ -73,7 +74,7 @@ func runReport(cmd *cobra.Command, f *reportFlags, args []string) error {
 		}
 	}
 	err = html.WriteAll(func(w io.Writer) error {
-		return results.WriteReport(w, inputs, time.Now(), opts)
+		return report.WriteHTML(w, inputs, time.Now(), opts)
 	})
 	if err != nil {
 		return err
@@ -131,17 +132,17 @@ func (r *runOutputFlags) writeJSON(write func(io.Writer) error) error {
 }
 
 // writePlots writes the run's charts (nothing without --plots).
-func (r *runOutputFlags) writePlots(run results.ReportInput) error {
+func (r *runOutputFlags) writePlots(run report.Input) error {
 	if r.plotsOut == nil {
 		return nil
 	}
-	return writeCharts(r.plotsOut, []results.ReportInput{run}, r.dpi)
+	return writeCharts(r.plotsOut, []report.Input{run}, r.dpi)
 }
 
 // addDPIFlag adds --dpi, the resolution of the PNG charts --plots writes
 // (bfs, pagerank and report share it).
 func addDPIFlag(fl *pflag.FlagSet, dpi *int) {
-	fl.IntVar(dpi, "dpi", results.DefaultDPI, "resolution of the --plots PNG files, in dots per inch")
+	fl.IntVar(dpi, "dpi", report.DefaultDPI, "resolution of the --plots PNG files, in dots per inch")
 }
 
 // checkDPI refuses a --dpi outside [1, 2400].
@@ -152,10 +153,10 @@ func checkDPI(dpi int) error {
 	return nil
 }
 
-// writeCharts writes the charts of the inputs (results.WriteCharts) at
+// writeCharts writes the charts of the inputs (report.WriteCharts) at
 // dpi into dir and marks the folder complete.
-func writeCharts(dir *output.Dir, inputs []results.ReportInput, dpi int) error {
-	if err := results.WriteCharts(dir, inputs, dpi); err != nil {
+func writeCharts(dir *output.Dir, inputs []report.Input, dpi int) error {
+	if err := report.WriteCharts(dir, inputs, dpi); err != nil {
 		return err
 	}
 	dir.Done()

@@ -1,17 +1,18 @@
-package results
+package report
 
 import (
 	"bytes"
 	"encoding/xml"
 	"errors"
+	"github.com/graphrun/graphrun/results"
 	"io"
 	"strings"
 	"testing"
 )
 
 // testPageRankRun is a PageRank run with per-iteration figures.
-func testPageRankRun() *PageRankRun {
-	r := &PageRankRun{NumRanks: 1, Tol: 1e-8, Iterations: 12}
+func testPageRankRun() *results.PageRankRun {
+	r := &results.PageRankRun{NumRanks: 1, Tol: 1e-8, Iterations: 12}
 	l1 := 0.5
 	for i := range 12 {
 		r.L1Changes = append(r.L1Changes, l1)
@@ -100,7 +101,7 @@ func TestComparisonChartsLabelRunsByWhatDiffers(t *testing.T) {
 		}
 	}
 	c.Scale = 16
-	labels := RunLabels([]*Graph500Run{a, b, c}, []string{"a.json", "b.json", "c.json"})
+	labels := RunLabels([]*results.Graph500Run{a, b, c}, []string{"a.json", "b.json", "c.json"})
 	want := []string{"scale 12, 4 ranks", "scale 14, 1 rank", "scale 16, 4 ranks"}
 	for i := range want {
 		if labels[i] != want[i] {
@@ -165,17 +166,17 @@ func TestComparisonChartsLabelRunsByWhatDiffers(t *testing.T) {
 // by their files; a single run by its scale, ranks and exchange.
 func TestRunLabelsFallBackToFileNames(t *testing.T) {
 	a, b := chartRun("sieve", "wah", 1), chartRun("sieve", "wah", 1)
-	if got := RunLabels([]*Graph500Run{a, b}, []string{"x/first.json", "y/second.json"}); got[0] != "first.json" || got[1] != "second.json" {
+	if got := RunLabels([]*results.Graph500Run{a, b}, []string{"x/first.json", "y/second.json"}); got[0] != "first.json" || got[1] != "second.json" {
 		t.Fatalf("labels %q", got)
 	}
-	if got := RunLabels([]*Graph500Run{a, b}, []string{"same.json", "same.json"}); got[0] != "run 1: same.json" || got[1] != "run 2: same.json" {
+	if got := RunLabels([]*results.Graph500Run{a, b}, []string{"same.json", "same.json"}); got[0] != "run 1: same.json" || got[1] != "run 2: same.json" {
 		t.Fatalf("labels %q", got)
 	}
 	b.Exchange = "packed"
-	if got := RunLabels([]*Graph500Run{a, b}, nil); got[0] != "exchange sieve" || got[1] != "exchange packed" {
+	if got := RunLabels([]*results.Graph500Run{a, b}, nil); got[0] != "exchange sieve" || got[1] != "exchange packed" {
 		t.Fatalf("labels %q", got)
 	}
-	if got := RunLabels([]*Graph500Run{a}, nil); got[0] != "scale 12, 4 ranks, exchange sieve" {
+	if got := RunLabels([]*results.Graph500Run{a}, nil); got[0] != "scale 12, 4 ranks, exchange sieve" {
 		t.Fatalf("single label %q", got)
 	}
 }
@@ -190,7 +191,7 @@ func TestSingleRunChartsHaveLabelledAxes(t *testing.T) {
 			r.Searches[i].Levels[l].Bytes = 0
 		}
 	}
-	runs := []LabeledRun{{RunLabels([]*Graph500Run{r}, nil)[0], r}}
+	runs := []LabeledRun{{RunLabels([]*results.Graph500Run{r}, nil)[0], r}}
 	texts := chartTexts(t)(BytesChart(runs))
 	for _, s := range []string{"BFS level", "bytes sent, all ranks (B, log scale)", "nothing to draw: no bytes sent"} {
 		if count(texts, s) != 1 {
@@ -225,7 +226,7 @@ func TestPageRankCharts(t *testing.T) {
 }
 
 // TestChartLegendBelowThePlot: the legend adds a strip below the plot
-// (the SVG is taller than the plot), and tick labels use SI prefixes.
+// (the SVG is taller than the plot).
 func TestChartLegendBelowThePlot(t *testing.T) {
 	runs := []LabeledRun{{"one", chartRun("packed", "auto", 1)}, {"two", chartRun("packed", "auto", 2)}}
 	c, err := BytesChart(runs)
@@ -234,14 +235,6 @@ func TestChartLegendBelowThePlot(t *testing.T) {
 	}
 	if _, h := c.size(); h <= ChartHeight {
 		t.Fatalf("chart height %v: no legend strip", h)
-	}
-	for v, want := range map[float64]string{0: "0", 1e6: "1 M", 1.5e9: "1.5 G", 0.015: "15 m", 100000: "100 k", 999.9: "1e+03"} {
-		if got := siUnit(v, ""); got != want && !(v == 999.9 && got == "1 k") {
-			t.Errorf("siUnit(%v) = %q, want %q", v, got, want)
-		}
-	}
-	if got := siUnit(0.0025, "s"); got != "2.5 ms" {
-		t.Errorf("siUnit(0.0025 s) = %q", got)
 	}
 }
 
@@ -255,7 +248,7 @@ func TestPageRankComparison(t *testing.T) {
 	a.Allreduce, b.Allreduce, old.Allreduce = "kylix 1", "kylix 2x2", "kylix 2x2"
 	b.NumRanks, old.NumRanks = 4, 16
 	old.L1Changes, old.IterationTimes = nil, nil
-	labels := PageRankLabels([]*PageRankRun{a, b, old}, nil)
+	labels := PageRankLabels([]*results.PageRankRun{a, b, old}, nil)
 	if labels[0] != "1 rank, no allreduce" || labels[1] != "4 ranks, kylix 2x2 allreduce" || labels[2] != "16 ranks, kylix 2x2 allreduce" {
 		t.Fatalf("labels %q", labels)
 	}
@@ -274,7 +267,7 @@ func TestPageRankComparison(t *testing.T) {
 		}
 		checkTicks(t, c.Name, texts)
 	}
-	in := []ReportInput{{Path: "a.json", PageRank: a}, {Path: "b.json", PageRank: b}}
+	in := []Input{{Path: "a.json", PageRank: a}, {Path: "b.json", PageRank: b}}
 	cmps, err := Comparisons(in)
 	if err != nil || len(cmps) != 1 || cmps[0].Kind != "PageRank" || len(cmps[0].Charts) != 2 || cmps[0].Charts[0].Name != "compare-pagerank-convergence" {
 		t.Fatalf("comparisons %v, %+v", err, cmps)

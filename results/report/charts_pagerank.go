@@ -1,8 +1,9 @@
-package results
+package report
 
 import (
 	"errors"
 	"fmt"
+	"github.com/graphrun/graphrun/results"
 	"image/color"
 	"slices"
 	"strings"
@@ -16,18 +17,11 @@ import (
 // (paper 000 Fig. 2 and 8), and PageRank's convergence (L1 change per
 // iteration) and time per iteration.
 
-// LayerVolume is one butterfly layer's traffic, all ranks, per iteration or
-// in total.
-type LayerVolume struct {
-	Bytes    float64
-	Messages float64
-}
-
 // LayerChart draws the bytes of each butterfly layer of a sparse allreduce,
 // the "Kylix shape" of paper 000 Fig. 5: with a well-designed degree vector
 // the volume falls layer by layer. The axis is linear (bars start at zero);
 // the table gives the bytes and the messages.
-func LayerChart(title string, layers []LayerVolume) (Chart, error) {
+func LayerChart(title string, layers []results.LayerVolume) (Chart, error) {
 	c, err := newChartOf(len(layers), "layer chart with no layer", "layers", title,
 		"butterfly layer", "bytes sent per iteration, all ranks (B)")
 	if err != nil {
@@ -101,30 +95,30 @@ func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
 // PageRankLabels gives runs the names that tell them apart.
 type LabeledPageRank struct {
 	Label string
-	Run   *PageRankRun
+	Run   *results.PageRankRun
 }
 
 // pageRankFields are the parameters that may tell PageRank runs apart.
-var pageRankFields = []func(r *PageRankRun) string{
-	func(r *PageRankRun) string { return r.Input },
-	func(r *PageRankRun) string { return RankCount(r.NumRanks) },
-	func(r *PageRankRun) string { return AllreduceLabel(r.Allreduce, r.NumRanks) },
-	func(r *PageRankRun) string { return r.Partition + " partition" },
-	func(r *PageRankRun) string { return fmt.Sprintf("alpha %g", r.Alpha) },
-	func(r *PageRankRun) string { return fmt.Sprintf("tolerance %s", expLabel(r.Tol)) },
-	func(r *PageRankRun) string { return fmt.Sprintf("%d threads", r.Threads) },
+var pageRankFields = []func(r *results.PageRankRun) string{
+	func(r *results.PageRankRun) string { return r.Input },
+	func(r *results.PageRankRun) string { return results.RankCount(r.NumRanks) },
+	func(r *results.PageRankRun) string { return results.AllreduceLabel(r.Allreduce, r.NumRanks) },
+	func(r *results.PageRankRun) string { return r.Partition + " partition" },
+	func(r *results.PageRankRun) string { return fmt.Sprintf("alpha %g", r.Alpha) },
+	func(r *results.PageRankRun) string { return fmt.Sprintf("tolerance %s", expLabel(r.Tol)) },
+	func(r *results.PageRankRun) string { return fmt.Sprintf("%d threads", r.Threads) },
 }
 
 // PageRankLabels names each PageRank run by what differs between the runs
 // compared (input, ranks, allreduce, partition, alpha, tolerance, threads),
 // and by its file name where that is not enough. A single run is named by
 // its input and ranks.
-func PageRankLabels(runs []*PageRankRun, names []string) []string {
+func PageRankLabels(runs []*results.PageRankRun, names []string) []string {
 	switch len(runs) {
 	case 0:
 		return nil
 	case 1:
-		return []string{fmt.Sprintf("%s, %s", runs[0].Input, RankCount(runs[0].NumRanks))}
+		return []string{fmt.Sprintf("%s, %s", runs[0].Input, results.RankCount(runs[0].NumRanks))}
 	}
 	return labelsByDifference(runs, pageRankFields, names)
 }
@@ -139,7 +133,7 @@ func iterationXs(n int) []float64 { return levelXs(n + 1)[1:] }
 
 // ConvergenceChart draws a PageRank run's L1 change after each iteration
 // on a log scale, with the tolerance it stops below.
-func ConvergenceChart(r *PageRankRun) (Chart, error) {
+func ConvergenceChart(r *results.PageRankRun) (Chart, error) {
 	return PageRankConvergenceChart([]LabeledPageRank{{"L1 change", r}})
 }
 
@@ -156,7 +150,7 @@ func PageRankConvergenceChart(runs []LabeledPageRank) (Chart, error) {
 	c := newChart("pagerank-convergence", "PageRank convergence",
 		"iteration", "L1 change of the rank vector (log scale)")
 	useLogY(&c, "e")
-	drawn, last, err := perIteration(&c, runs, "L1 change", func(r *PageRankRun) []float64 { return r.L1Changes },
+	drawn, last, err := perIteration(&c, runs, "L1 change", func(r *results.PageRankRun) []float64 { return r.L1Changes },
 		func(v float64) string { return fmt.Sprintf("%.6e", v) })
 	if err != nil {
 		return Chart{}, err
@@ -191,7 +185,7 @@ func PageRankConvergenceChart(runs []LabeledPageRank) (Chart, error) {
 // number and tabulates it (column what, values by format); it names the
 // runs without such figures and those with nothing drawable, and returns
 // the runs drawn and the last iteration.
-func perIteration(c *Chart, runs []LabeledPageRank, what string, pick func(*PageRankRun) []float64, format func(float64) string) (drawn []LabeledPageRank, last int, err error) {
+func perIteration(c *Chart, runs []LabeledPageRank, what string, pick func(*results.PageRankRun) []float64, format func(float64) string) (drawn []LabeledPageRank, last int, err error) {
 	c.Table = Table{Header: []string{"run", "iteration", what}}
 	last = 1
 	for i, lr := range runs {
@@ -219,12 +213,12 @@ func perIteration(c *Chart, runs []LabeledPageRank, what string, pick func(*Page
 
 // IterationTimeChart draws the wall time of each PageRank iteration, each
 // timed on the slowest rank.
-func IterationTimeChart(r *PageRankRun) (Chart, error) {
+func IterationTimeChart(r *results.PageRankRun) (Chart, error) {
 	if len(r.IterationTimes) == 0 {
 		return Chart{}, errors.New("results: iteration time chart of a run without per-iteration times")
 	}
 	c, err := PageRankIterationTimeChart([]LabeledPageRank{{"one iteration", r}})
-	c.Plot.Title.Text = fmt.Sprintf("PageRank time per iteration (%s)", RankCount(r.NumRanks))
+	c.Plot.Title.Text = fmt.Sprintf("PageRank time per iteration (%s)", results.RankCount(r.NumRanks))
 	return c, err
 }
 
@@ -237,7 +231,7 @@ func PageRankIterationTimeChart(runs []LabeledPageRank) (Chart, error) {
 		return Chart{}, err
 	}
 	useSIY(c.Plot, "s")
-	drawn, last, err := perIteration(&c, runs, "time", func(r *PageRankRun) []float64 { return r.IterationTimes }, formatFloat)
+	drawn, last, err := perIteration(&c, runs, "time", func(r *results.PageRankRun) []float64 { return r.IterationTimes }, formatFloat)
 	if err != nil {
 		return Chart{}, err
 	}

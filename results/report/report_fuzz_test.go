@@ -1,4 +1,4 @@
-package results
+package report
 
 import (
 	"bytes"
@@ -33,7 +33,7 @@ func FuzzReadRunFile(f *testing.F) {
 		if _, err := in.Charts(); err != nil {
 			return
 		}
-		if _, err := ComparisonCharts([]ReportInput{in, in}); err != nil {
+		if _, err := ComparisonCharts([]Input{in, in}); err != nil {
 			t.Fatalf("comparison of an accepted run: %v", err)
 		}
 	})

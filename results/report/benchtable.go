@@ -1,8 +1,9 @@
-package results
+package report
 
 import (
 	"errors"
 	"fmt"
+	"github.com/graphrun/graphrun/results"
 	"io"
 	"io/fs"
 	"os"
@@ -16,9 +17,9 @@ import (
 
 // BFSMatrixRow is one run of a BFS benchmark matrix.
 type BFSMatrixRow struct {
-	Label string       // the algorithm's name in the table
-	File  string       // the run's JSON, relative to the output folder
-	Run   *Graph500Run // the run itself
+	Label string               // the algorithm's name in the table
+	File  string               // the run's JSON, relative to the output folder
+	Run   *results.Graph500Run // the run itself
 }
 
 // BFSMatrixTable renders a matrix of BFS runs as a Markdown table: bytes
@@ -42,7 +43,7 @@ func BFSMatrixTable(rows []BFSMatrixRow, baseLabel string) string {
 		}
 		t := meanBreakdown(r.Run)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.4f | %.4f | %.4f | %.4f |\n", r.Label, megabytes(r.Run.CommBytes), ratio,
-			siLabel(ComputeTEPS(r.Run.Searches).HarmonicMean), t[0], t[1], t[2], t[3])
+			results.FormatCount(results.ComputeTEPS(r.Run.Searches).HarmonicMean), t[0], t[1], t[2], t[3])
 	}
 	return b.String()
 }

@@ -1,7 +1,8 @@
-package results
+package report
 
 import (
 	"fmt"
+	"github.com/graphrun/graphrun/results"
 	"math"
 	"path/filepath"
 	"strings"
@@ -27,13 +28,13 @@ import (
 // runs the names that tell them apart.
 type LabeledRun struct {
 	Label string
-	Run   *Graph500Run
+	Run   *results.Graph500Run
 }
 
 // RunLabel names a run by its exchange, codec and direction, and its grid
 // when it ran on the 2D partition: "exchange packed, codec auto, direction
 // auto".
-func RunLabel(r *Graph500Run) string {
+func RunLabel(r *results.Graph500Run) string {
 	label := fmt.Sprintf("exchange %s, codec %s, direction %s", r.Exchange, r.Codec, r.Direction)
 	if r.Partition == "2d" {
 		label += ", 2D grid " + r.Grid
@@ -41,30 +42,22 @@ func RunLabel(r *Graph500Run) string {
 	return label
 }
 
-// RankCount writes n ranks with the right number: "1 rank", "4 ranks".
-func RankCount(n int) string {
-	if n == 1 {
-		return "1 rank"
-	}
-	return fmt.Sprintf("%d ranks", n)
-}
-
 // runFields are the parameters that may tell BFS runs apart.
-var runFields = []func(r *Graph500Run) string{
-	func(r *Graph500Run) string { return fmt.Sprintf("scale %d", r.Scale) },
-	func(r *Graph500Run) string { return fmt.Sprintf("edgefactor %d", r.EdgeFactor) },
-	func(r *Graph500Run) string { return RankCount(r.NumRanks) },
-	func(r *Graph500Run) string {
+var runFields = []func(r *results.Graph500Run) string{
+	func(r *results.Graph500Run) string { return fmt.Sprintf("scale %d", r.Scale) },
+	func(r *results.Graph500Run) string { return fmt.Sprintf("edgefactor %d", r.EdgeFactor) },
+	func(r *results.Graph500Run) string { return results.RankCount(r.NumRanks) },
+	func(r *results.Graph500Run) string {
 		if r.Partition == "2d" {
 			return "2D grid " + r.Grid
 		}
 		return "1D"
 	},
-	func(r *Graph500Run) string { return "exchange " + r.Exchange },
-	func(r *Graph500Run) string { return "codec " + r.Codec },
-	func(r *Graph500Run) string { return "direction " + r.Direction },
-	func(r *Graph500Run) string { return fmt.Sprintf("%d threads", r.Threads) },
-	func(r *Graph500Run) string { return fmt.Sprintf("seed %d", r.Seed) },
+	func(r *results.Graph500Run) string { return "exchange " + r.Exchange },
+	func(r *results.Graph500Run) string { return "codec " + r.Codec },
+	func(r *results.Graph500Run) string { return "direction " + r.Direction },
+	func(r *results.Graph500Run) string { return fmt.Sprintf("%d threads", r.Threads) },
+	func(r *results.Graph500Run) string { return fmt.Sprintf("seed %d", r.Seed) },
 }
 
 // RunLabels names each run by what differs between the runs compared
@@ -72,13 +65,13 @@ var runFields = []func(r *Graph500Run) string{
 // that order), and by its file name (names[i], may be empty) where that is
 // not enough to tell two apart. A single run is named by its scale, ranks
 // and exchange.
-func RunLabels(runs []*Graph500Run, names []string) []string {
+func RunLabels(runs []*results.Graph500Run, names []string) []string {
 	labels := make([]string, len(runs))
 	if len(runs) == 0 {
 		return labels
 	}
 	if len(runs) == 1 {
-		labels[0] = fmt.Sprintf("scale %d, %s, exchange %s", runs[0].Scale, RankCount(runs[0].NumRanks), runs[0].Exchange)
+		labels[0] = fmt.Sprintf("scale %d, %s, exchange %s", runs[0].Scale, results.RankCount(runs[0].NumRanks), runs[0].Exchange)
 		return labels
 	}
 	return labelsByDifference(runs, runFields, names)
@@ -140,7 +133,7 @@ func unique(labels []string) bool {
 // searches (a search shorter than another counts zero for the missing
 // levels). A search's levels are in level order from the root's, so the
 // position in the list is the level (whatever number a file claims).
-func meanLevels(r *Graph500Run) (frontier, sent []float64) {
+func meanLevels(r *results.Graph500Run) (frontier, sent []float64) {
 	for _, s := range r.Searches {
 		for j, l := range s.Levels {
 			if j == len(frontier) {
@@ -226,7 +219,7 @@ var breakdownLabels = [4]string{"traversing", "reducing", "communication", "comp
 
 // meanBreakdown returns a run's four times per search, summed over levels
 // and averaged over searches.
-func meanBreakdown(r *Graph500Run) [4]float64 {
+func meanBreakdown(r *results.Graph500Run) [4]float64 {
 	var t [4]float64
 	for _, s := range r.Searches {
 		for _, l := range s.Levels {
@@ -338,9 +331,9 @@ func finiteTEPS(v float64) bool { return v > 0 && !math.IsInf(v, 0) && !math.IsN
 
 // TEPSChart draws the TEPS of every search of a run in search order, and
 // their harmonic mean as a horizontal line (the Graph500 statistic).
-func TEPSChart(r *Graph500Run) (Chart, error) {
+func TEPSChart(r *results.Graph500Run) (Chart, error) {
 	c, err := newChartOf(len(r.Searches), "TEPS chart of a run with no search", "teps",
-		fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, RankCount(r.NumRanks)),
+		fmt.Sprintf("TEPS of each of the %d searches (scale %d, %s)", len(r.Searches), r.Scale, results.RankCount(r.NumRanks)),
 		"search", "traversed edges per second (TEPS)")
 	if err != nil {
 		return Chart{}, err
@@ -379,7 +372,7 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 	scatter.Color = plotutil.Color(0)
 	p.Add(scatter)
 	c.Legend.Add("one search", scatter)
-	hm := ComputeTEPS(r.Searches).HarmonicMean
+	hm := results.ComputeTEPS(r.Searches).HarmonicMean
 	if finiteTEPS(hm) {
 		mean, err := plotter.NewLine(plotter.XYs{c.at(0, hm), c.at(float64(len(r.Searches)-1), hm)})
 		if err != nil {
@@ -388,7 +381,7 @@ func TEPSChart(r *Graph500Run) (Chart, error) {
 		mean.Color = plotutil.Color(1)
 		mean.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(mean)
-		c.Legend.Add("harmonic mean (Graph500): "+siLabel(hm)+" TEPS", mean)
+		c.Legend.Add("harmonic mean (Graph500): "+results.FormatCount(hm)+" TEPS", mean)
 	}
 	p.X.Tick.Marker = integerTicks{}
 	p.X.Min, p.X.Max = -0.5, float64(len(r.Searches))-0.5
@@ -412,9 +405,9 @@ func RunsTEPSChart(runs []LabeledRun) (Chart, error) {
 	names := make([]string, len(runs))
 	top := 0.0
 	for i, lr := range runs {
-		st := ComputeTEPS(lr.Run.Searches)
+		st := results.ComputeTEPS(lr.Run.Searches)
 		names[i] = lr.Label
-		c.Table.Rows = append(c.Table.Rows, []string{lr.Label, fmt.Sprint(len(lr.Run.Searches)), siLabel(st.Min), siLabel(st.HarmonicMean), siLabel(st.Max)})
+		c.Table.Rows = append(c.Table.Rows, []string{lr.Label, fmt.Sprint(len(lr.Run.Searches)), results.FormatCount(st.Min), results.FormatCount(st.HarmonicMean), results.FormatCount(st.Max)})
 		if !finiteTEPS(st.HarmonicMean) {
 			c.note("%s: harmonic mean %s not drawn", lr.Label, formatFloat(st.HarmonicMean))
 			continue

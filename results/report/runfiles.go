@@ -1,4 +1,4 @@
-package results
+package report
 
 // The run JSON files a report is made of, read from disk.
 
@@ -7,8 +7,8 @@ import "os"
 // ReadRunFiles reads the run JSON files at paths (ReadRunFile), in order.
 // The first file that cannot be read or decoded is the error, as the
 // file system or ReadRunFile says it.
-func ReadRunFiles(paths []string) ([]ReportInput, error) {
-	var inputs []ReportInput
+func ReadRunFiles(paths []string) ([]Input, error) {
+	var inputs []Input
 	for _, path := range paths {
 		data, err := os.ReadFile(path)
 		if err != nil {

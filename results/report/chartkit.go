@@ -1,12 +1,12 @@
-package results
+package report
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/graphrun/graphrun/results"
 	"image/color"
 	"io"
 	"math"
-	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -168,20 +168,14 @@ func (c Chart) SVG() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// FileWriter writes whole files into an output folder; internal/output's
-// Dir is the one graphrun uses (it never leaves a partial file).
-type FileWriter interface {
-	WriteFile(name string, write func(io.Writer) error) (string, error)
-}
-
 // WriteFiles writes the chart as NAME.svg, NAME.pdf and NAME.png (at
 // DefaultDPI) into dir and returns the paths.
-func (c Chart) WriteFiles(dir FileWriter) ([]string, error) {
+func (c Chart) WriteFiles(dir results.FileWriter) ([]string, error) {
 	return c.WriteFilesDPI(dir, DefaultDPI)
 }
 
 // WriteFilesDPI is WriteFiles with the PNG at dpi.
-func (c Chart) WriteFilesDPI(dir FileWriter, dpi int) ([]string, error) {
+func (c Chart) WriteFilesDPI(dir results.FileWriter, dpi int) ([]string, error) {
 	var paths []string
 	for _, format := range ChartFormats {
 		path, err := dir.WriteFile(c.Name+"."+format, func(w io.Writer) error { return c.RenderDPI(w, format, dpi) })
@@ -315,7 +309,7 @@ func (t siTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
 	for i, tk := range ticks {
 		if tk.Label != "" {
-			ticks[i].Label = siUnit(tk.Value, t.unit)
+			ticks[i].Label = results.FormatSI(tk.Value, t.unit)
 		}
 	}
 	return ticks
@@ -335,7 +329,7 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 		if t.unit == "e" {
 			return fmt.Sprintf("1e%d", int(math.Round(exp)))
 		}
-		return siUnit(v, t.unit)
+		return results.FormatSI(v, t.unit)
 	}
 	step := 1
 	for (hi-lo)/float64(step) > 8 {
@@ -353,42 +347,12 @@ func (t logTicks) Ticks(lo, hi float64) []plot.Tick {
 			case m == 1 && int(k)%step == 0:
 				tk.Label = label(v)
 			case hi-lo < 2 && (m == 2 || m == 5) && t.unit != "e":
-				tk.Label = siUnit(float64(m)*math.Pow(10, k), t.unit)
+				tk.Label = results.FormatSI(float64(m)*math.Pow(10, k), t.unit)
 			}
 			ticks = append(ticks, tk)
 		}
 	}
 	return ticks
-}
-
-// siPrefixes are the SI prefixes siUnit uses, largest first.
-var siPrefixes = []struct {
-	scale  float64
-	prefix string
-}{{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}, {1, ""}, {1e-3, "m"}, {1e-6, "µ"}, {1e-9, "n"}}
-
-// siUnit writes v with an SI prefix and unit: 1.5 GB, 640 M, 12 kB, 15 ms,
-// 0 s.
-func siUnit(v float64, unit string) string {
-	if v == 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-		return strings.TrimSpace(fmt.Sprintf("%g %s", v, unit))
-	}
-	p := siPrefixes[len(siPrefixes)-1]
-	for _, q := range siPrefixes {
-		if math.Abs(v) >= q.scale*0.9995 {
-			p = q
-			break
-		}
-	}
-	return strings.TrimSpace(fmt.Sprintf("%.3g %s%s", v/p.scale, p.prefix, unit))
-}
-
-// siLabel writes a count with an SI prefix: 1.5 G, 640 M, 12 k, 0.5.
-func siLabel(v float64) string {
-	if math.Abs(v) < 1 {
-		return fmt.Sprintf("%.3g", v)
-	}
-	return siUnit(v, "")
 }
 
 // formatFloat prints a number compactly for a table.

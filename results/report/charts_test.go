@@ -1,10 +1,11 @@
-package results
+package report
 
 import (
 	"bytes"
 	"context"
 	"encoding/xml"
 	"errors"
+	"github.com/graphrun/graphrun/results"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,14 +18,14 @@ import (
 
 // chartRun is a BFS run with levels whose numbers span several decades, as a
 // real Kronecker search's do.
-func chartRun(exchange, codec string, scale float64) *Graph500Run {
-	r := &Graph500Run{Scale: 12, EdgeFactor: 16, NumRanks: 4, Threads: 1, Exchange: exchange, Codec: codec, Direction: "auto",
+func chartRun(exchange, codec string, scale float64) *results.Graph500Run {
+	r := &results.Graph500Run{Scale: 12, EdgeFactor: 16, NumRanks: 4, Threads: 1, Exchange: exchange, Codec: codec, Direction: "auto",
 		ValidationSkipped: true, CommBytes: 12345, CommMessages: 77, Version: "test"}
 	frontier := []int64{1, 30, 1500, 2100, 90, 2, 0}
 	for s := range 8 {
-		search := Search{Root: int64(s * 17), Time: 0.001 * float64(s+1), NEdge: 60000 - int64(s)*1000, ValidateTime: -1}
+		search := results.Search{Root: int64(s * 17), Time: 0.001 * float64(s+1), NEdge: 60000 - int64(s)*1000, ValidateTime: -1}
 		for l, f := range frontier {
-			search.Levels = append(search.Levels, Level{Level: l, Direction: "bottom-up", Frontier: f,
+			search.Levels = append(search.Levels, results.Level{Level: l, Direction: "bottom-up", Frontier: f,
 				Bytes: int64(float64(f*40+100) * scale), Messages: 12, Time: 1e-4,
 				Traverse: 4e-5, Reduce: 1e-5, Communicate: 3e-5 * scale, Compress: 1e-5})
 		}
@@ -67,7 +68,7 @@ func TestChartsRenderValidSVGAndPNG(t *testing.T) {
 		func() (Chart, error) { return ConvergenceChart(testPageRankRun()) },
 		func() (Chart, error) { return IterationTimeChart(testPageRankRun()) },
 		func() (Chart, error) {
-			return LayerChart("kylix", []LayerVolume{{Bytes: 4e6, Messages: 64}, {Bytes: 2e6, Messages: 256}, {Bytes: 5e5, Messages: 512}})
+			return LayerChart("kylix", []results.LayerVolume{{Bytes: 4e6, Messages: 64}, {Bytes: 2e6, Messages: 256}, {Bytes: 5e5, Messages: 512}})
 		},
 		func() (Chart, error) {
 			return AllreduceChart([]AllreduceTiming{{"kylix", 1e3, 1e-4}, {"kylix", 1e6, 2e-2}, {"direct", 1e3, 3e-4}, {"direct", 1e6, 8e-2}})
@@ -140,16 +141,16 @@ func TestChartsRejectEmptyInput(t *testing.T) {
 	if _, err := RunsTEPSChart(nil); err == nil {
 		t.Error("RunsTEPSChart(nil) succeeded")
 	}
-	if _, err := ConvergenceChart(&PageRankRun{}); err == nil {
+	if _, err := ConvergenceChart(&results.PageRankRun{}); err == nil {
 		t.Error("ConvergenceChart without L1 changes succeeded")
 	}
-	if _, err := IterationTimeChart(&PageRankRun{}); err == nil {
+	if _, err := IterationTimeChart(&results.PageRankRun{}); err == nil {
 		t.Error("IterationTimeChart without times succeeded")
 	}
 	if _, err := BreakdownChart(nil); err == nil {
 		t.Error("BreakdownChart(nil) succeeded")
 	}
-	if _, err := TEPSChart(&Graph500Run{}); err == nil {
+	if _, err := TEPSChart(&results.Graph500Run{}); err == nil {
 		t.Error("TEPSChart of no search succeeded")
 	}
 	if _, err := LayerChart("x", nil); err == nil {
@@ -174,7 +175,7 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 	if err := chartRun("sieve", "wah", 0.3).WriteJSON(&bfs2); err != nil {
 		t.Fatal(err)
 	}
-	var inputs []ReportInput
+	var inputs []Input
 	for i, data := range [][]byte{bfs1.Bytes(), bfs2.Bytes(), []byte(pagerankJSON)} {
 		in, err := ReadRunFile(filepath.Join("runs", []string{"a.json", "b.json", "pr.json"}[i]), data)
 		if err != nil {
@@ -195,11 +196,11 @@ func TestReportOfBFSAndPageRank(t *testing.T) {
 		t.Fatalf("WriteCharts wrote %d files: %v", len(names), names)
 	}
 	var html bytes.Buffer
-	model, err := ParseClusterModel("bw=10Gbit/s,lat=50us,min-packet=5MB")
+	model, err := results.ParseClusterModel("bw=10Gbit/s,lat=50us,min-packet=5MB")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteReport(&html, inputs, time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), ReportOptions{Model: &model, ModelSpec: "bw=10Gbit/s"}); err != nil {
+	if err := WriteHTML(&html, inputs, time.Date(2026, 11, 21, 0, 0, 0, 0, time.UTC), Options{Model: &model, ModelSpec: "bw=10Gbit/s"}); err != nil {
 		t.Fatal(err)
 	}
 	out := html.String()

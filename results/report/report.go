@@ -1,10 +1,11 @@
-package results
+package report
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/graphrun/graphrun/results"
 	"html/template"
 	"io"
 	"strings"
@@ -18,22 +19,22 @@ import (
 // Nothing is loaded from the network: no scripts, fonts or style sheets
 // beyond the inline ones.
 
-// ReportInput is one run of a report: a BFS run or a PageRank run.
-type ReportInput struct {
+// Input is one run of a report: a BFS run or a PageRank run.
+type Input struct {
 	Path     string // file the run was read from, shown as its title
-	BFS      *Graph500Run
-	PageRank *PageRankRun
+	BFS      *results.Graph500Run
+	PageRank *results.PageRankRun
 }
 
 // ReadRunFile decodes a run JSON of either kind, telling them apart by their
 // keys (a BFS run has "SCALE" and "searches", a PageRank run "iterations"
 // and "layers").
-func ReadRunFile(path string, data []byte) (ReportInput, error) {
+func ReadRunFile(path string, data []byte) (Input, error) {
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(data, &keys); err != nil {
-		return ReportInput{}, fmt.Errorf("%s: not a run JSON: %w", path, err)
+		return Input{}, fmt.Errorf("%s: not a run JSON: %w", path, err)
 	}
-	in := ReportInput{Path: path}
+	in := Input{Path: path}
 	_, scale := keys["SCALE"]
 	_, searches := keys["searches"]
 	_, iterations := keys["iterations"]
@@ -41,14 +42,14 @@ func ReadRunFile(path string, data []byte) (ReportInput, error) {
 	var err error
 	switch {
 	case scale && searches:
-		in.BFS, err = ReadRunJSON(bytes.NewReader(data))
+		in.BFS, err = results.ReadRunJSON(bytes.NewReader(data))
 	case iterations && layers:
-		in.PageRank, err = ReadPageRankJSON(bytes.NewReader(data))
+		in.PageRank, err = results.ReadPageRankJSON(bytes.NewReader(data))
 	default:
-		return ReportInput{}, fmt.Errorf("%s: neither a bfs run (SCALE, searches) nor a pagerank run (iterations, layers)", path)
+		return Input{}, fmt.Errorf("%s: neither a bfs run (SCALE, searches) nor a pagerank run (iterations, layers)", path)
 	}
 	if err != nil {
-		return ReportInput{}, fmt.Errorf("%s: %w", path, err)
+		return Input{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return in, nil
 }
@@ -58,7 +59,7 @@ func ReadRunFile(path string, data []byte) (ReportInput, error) {
 // its convergence, time per iteration and per-layer volume, as far as the
 // run recorded them (a run on one rank has no allreduce layers; runs
 // before graphrun 0.2 have no per-iteration figures).
-func (in ReportInput) Charts() ([]Chart, error) {
+func (in Input) Charts() ([]Chart, error) {
 	var charts []Chart
 	var errs []error
 	add := func(c Chart, err error) {
@@ -70,7 +71,7 @@ func (in ReportInput) Charts() ([]Chart, error) {
 	}
 	switch {
 	case in.BFS != nil:
-		runs := []LabeledRun{{Label: RunLabels([]*Graph500Run{in.BFS}, nil)[0], Run: in.BFS}}
+		runs := []LabeledRun{{Label: RunLabels([]*results.Graph500Run{in.BFS}, nil)[0], Run: in.BFS}}
 		add(FrontierChart(runs))
 		add(BytesChart(runs))
 		add(BreakdownChart(runs))
@@ -84,7 +85,7 @@ func (in ReportInput) Charts() ([]Chart, error) {
 			add(IterationTimeChart(pr))
 		}
 		if len(pr.Layers) > 0 {
-			add(LayerChart(fmt.Sprintf("Allreduce traffic per layer (%s, %s)", pr.Allreduce, RankCount(pr.NumRanks)), pr.LayerVolumes()))
+			add(LayerChart(fmt.Sprintf("Allreduce traffic per layer (%s, %s)", pr.Allreduce, results.RankCount(pr.NumRanks)), pr.LayerVolumes()))
 		}
 	}
 	return charts, errors.Join(errs...)
@@ -93,7 +94,7 @@ func (in ReportInput) Charts() ([]Chart, error) {
 // labeledRuns returns the runs of one kind among inputs (pick returns nil
 // for the others), labelled by label (from the runs and their file names)
 // through labeled.
-func labeledRuns[R comparable, L any](inputs []ReportInput, pick func(ReportInput) R, label func([]R, []string) []string, labeled func(string, R) L) []L {
+func labeledRuns[R comparable, L any](inputs []Input, pick func(Input) R, label func([]R, []string) []string, labeled func(string, R) L) []L {
 	var zero R
 	var runs []R
 	var names []string
@@ -113,16 +114,18 @@ func labeledRuns[R comparable, L any](inputs []ReportInput, pick func(ReportInpu
 
 // bfsRuns returns the BFS runs among inputs, labelled by what differs
 // between them (RunLabels, with the file names).
-func bfsRuns(inputs []ReportInput) []LabeledRun {
-	return labeledRuns(inputs, func(in ReportInput) *Graph500Run { return in.BFS }, RunLabels,
-		func(label string, r *Graph500Run) LabeledRun { return LabeledRun{Label: label, Run: r} })
+func bfsRuns(inputs []Input) []LabeledRun {
+	return labeledRuns(inputs, func(in Input) *results.Graph500Run { return in.BFS }, RunLabels,
+		func(label string, r *results.Graph500Run) LabeledRun { return LabeledRun{Label: label, Run: r} })
 }
 
 // pageRankRuns returns the PageRank runs among inputs, labelled by what
 // differs between them (PageRankLabels, with the file names).
-func pageRankRuns(inputs []ReportInput) []LabeledPageRank {
-	return labeledRuns(inputs, func(in ReportInput) *PageRankRun { return in.PageRank }, PageRankLabels,
-		func(label string, r *PageRankRun) LabeledPageRank { return LabeledPageRank{Label: label, Run: r} })
+func pageRankRuns(inputs []Input) []LabeledPageRank {
+	return labeledRuns(inputs, func(in Input) *results.PageRankRun { return in.PageRank }, PageRankLabels,
+		func(label string, r *results.PageRankRun) LabeledPageRank {
+			return LabeledPageRank{Label: label, Run: r}
+		})
 }
 
 // Comparison is the comparison of the runs of one kind in a report: their
@@ -138,7 +141,7 @@ type Comparison struct {
 // level, time breakdown and harmonic mean TEPS), and of the PageRank runs
 // when there are at least two (convergence and time per iteration). Their
 // charts' names start with "compare-".
-func Comparisons(inputs []ReportInput) ([]Comparison, error) {
+func Comparisons(inputs []Input) ([]Comparison, error) {
 	var out []Comparison
 	if runs := bfsRuns(inputs); len(runs) > 1 {
 		labels := make([]string, len(runs))
@@ -181,7 +184,7 @@ func compare[L any](kind string, runs []L, labels []string, builds ...func([]L) 
 }
 
 // ComparisonCharts returns the charts of every comparison (Comparisons).
-func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
+func ComparisonCharts(inputs []Input) ([]Chart, error) {
 	comparisons, err := Comparisons(inputs)
 	var charts []Chart
 	for _, cmp := range comparisons {
@@ -194,7 +197,7 @@ func ComparisonCharts(inputs []ReportInput) ([]Chart, error) {
 // and every input's own charts in every format of ChartFormats at dpi into
 // dir, each run's file names prefixed with its position ("run2-...") when
 // there are several.
-func WriteCharts(dir FileWriter, inputs []ReportInput, dpi int) error {
+func WriteCharts(dir results.FileWriter, inputs []Input, dpi int) error {
 	charts, err := ComparisonCharts(inputs)
 	if err != nil {
 		return fmt.Errorf("comparison plots: %w", err)
@@ -234,38 +237,38 @@ type reportSection struct {
 	Params Table
 	Block  string // Graph500 text block or PageRank summary
 	Charts []reportChart
-	// Model is the cluster-model table of a BFS run (ReportOptions.Model).
+	// Model is the cluster-model table of a BFS run (Options.Model).
 	Model     Table
 	ModelSpec string
 }
 
 // modelTable is a BFS run's searches under a cluster model, with the
 // harmonic mean of the predicted TEPS as the last row.
-func modelTable(m ClusterModel, r *Graph500Run) Table {
+func modelTable(m results.ClusterModel, r *results.Graph500Run) Table {
 	t := Table{Header: []string{"search", "nedge", "measured compute s", "modelled communication s", "predicted TEPS"}}
 	searches := m.Model(r, 1)
 	for i, s := range searches {
-		t.Rows = append(t.Rows, []string{fmt.Sprint(i), fmt.Sprint(s.NEdge), formatFloat(s.Compute), formatFloat(s.Communication), siLabel(s.TEPS())})
+		t.Rows = append(t.Rows, []string{fmt.Sprint(i), fmt.Sprint(s.NEdge), formatFloat(s.Compute), formatFloat(s.Communication), results.FormatCount(s.TEPS())})
 	}
 	if len(searches) > 0 {
-		t.Rows = append(t.Rows, []string{"harmonic mean", "", "", "", siLabel(HarmonicTEPS(searches))})
+		t.Rows = append(t.Rows, []string{"harmonic mean", "", "", "", results.FormatCount(results.HarmonicTEPS(searches))})
 	}
 	return t
 }
 
-// ReportOptions are the optional parts of a report.
-type ReportOptions struct {
+// Options are the optional parts of a report.
+type Options struct {
 	// Model, if not nil, adds to every BFS run the table of its searches
 	// under this cluster model: measured compute, modelled communication,
 	// predicted TEPS.
-	Model *ClusterModel
+	Model *results.ClusterModel
 	// ModelSpec is the model as the user wrote it, shown in the report.
 	ModelSpec string
 }
 
-// WriteReport writes the HTML report of inputs to w. generated is printed as
+// WriteHTML writes the HTML report of inputs to w. generated is printed as
 // the report's date.
-func WriteReport(w io.Writer, inputs []ReportInput, generated time.Time, opts ReportOptions) error {
+func WriteHTML(w io.Writer, inputs []Input, generated time.Time, opts Options) error {
 	if len(inputs) == 0 {
 		return errors.New("results: report of no run")
 	}
@@ -368,7 +371,7 @@ func keyValues(kv ...string) Table {
 }
 
 // pageRankSummary is the text summary of a PageRank run.
-func pageRankSummary(r *PageRankRun) string {
+func pageRankSummary(r *results.PageRankRun) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "iterations:            %d (converged: %v)\n", r.Iterations, r.Converged)
 	fmt.Fprintf(&b, "residual (L1 change):  %g\n", r.Residual)
