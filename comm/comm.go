@@ -3,9 +3,9 @@
 // in-process ranks (comm/inproc), TCP processes or MPI.
 //
 // The operations are the ones the papers' algorithms need: Alltoallv and
-// Allgatherv carry BFS frontiers and routed edges (paper 004 §III-B, Alg. 1 and
+// Allgatherv carry BFS frontiers and routed edges (Lv et al. §III-B, Alg. 1 and
 // Alg. 3), small numeric allreduces decide termination (the "reducing" phase of
-// paper 004 Fig. 7), and Bcast/Barrier glue the driver together.
+// Lv et al. Fig. 7), and Bcast/Barrier glue the driver together.
 //
 // Every call names a phase ("kernel1.route", "bfs.frontier", ...). Backends
 // count, per phase, the bytes this rank sent to and received from other ranks
@@ -19,15 +19,22 @@
 //
 // Beyond Comm, a backend may offer optional capabilities, which callers test
 // for instead of naming a backend: Elastic (a job that shrinks over its
-// survivors and grows by joining processes, paper 002; comm/tcp), found
+// survivors and grows by joining processes, Zhang and Qiu §V; comm/tcp), found
 // with AsElastic also under Wrappers; GroupExchanger (an Alltoallv among a
 // group of ranks only, which Sub uses; comm/tcp, comm/inproc). PeerError,
 // Blame and JobError say which rank a failure is the fault of, the same way
 // on every transport; package comm/wire holds what the multi-process
 // backends share.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// References:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
+//   - Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+//     Allreduce Framework for Iterative Algorithms", Indiana University
+//     Bloomington, technical report (undated).
 package comm
 
 import (

@@ -1,6 +1,6 @@
 package comm
 
-// Elasticity as an optional capability of a transport (paper 002 §II
+// Elasticity as an optional capability of a transport (Zhang and Qiu §II
 // failure exposure, §V elastic topology update, §III ramp-up mode): a Comm
 // whose job can go on over its survivors after losing ranks, or take in
 // processes that ask to join between two collectives. comm/tcp implements

@@ -1,7 +1,7 @@
 package comm
 
 // Collectives among a group of ranks only, as an optional capability of a
-// transport: the row and column exchanges of 2D BFS (paper 004 §VIII–IX,
+// transport: the row and column exchanges of 2D BFS (Lv et al. §VIII–IX,
 // spmv.BFS2D) involve the r or c ranks of a grid line, and on a network
 // with latency a call that sends a frame to every one of the p ranks costs
 // p−1 frames per rank where g−1 would do. comm/tcp and comm/inproc implement

@@ -40,89 +40,12 @@ func TestSubCollectives(t *testing.T) {
 			if row.Rank() != me%cols || row.Size() != cols || col.Rank() != me/cols || col.Size() != r {
 				return fmt.Errorf("rank %d: row %d/%d col %d/%d", me, row.Rank(), row.Size(), col.Rank(), col.Size())
 			}
-			// Alltoallv along the row, twice, reusing the receive buffers.
-			var recv [][]byte
-			for round := range 2 {
-				send := make([][]byte, cols)
-				for k := range send {
-					send[k] = []byte(fmt.Sprintf("%d>%d/%d", me, row.Members()[k], round))
-				}
-				before := c.Stats().Total()
-				recv, err = row.Alltoallv(ctx, "t.a2a", send, recv)
-				if err != nil {
+			for _, check := range []func(ctx context.Context, c comm.Comm, row, col *comm.Sub) error{
+				checkSubAlltoallv, checkSubAllgatherv, checkSubAllreduce, checkSubBcast,
+			} {
+				if err := check(ctx, c, row, col); err != nil {
 					return err
 				}
-				d := c.Stats().Total().Sub(before)
-				if d.Messages != int64(cols-1) {
-					return fmt.Errorf("rank %d: Alltoallv in a row of %d counted %d messages", me, cols, d.Messages)
-				}
-				for k, b := range recv {
-					if want := fmt.Sprintf("%d>%d/%d", row.Members()[k], me, round); string(b) != want {
-						return fmt.Errorf("rank %d: from %d got %q, want %q", me, k, b, want)
-					}
-				}
-			}
-			// Allgatherv along the column.
-			mine := []byte{byte(me)}
-			before := c.Stats().Total()
-			all, err := col.Allgatherv(ctx, "t.ag", mine, nil)
-			if err != nil {
-				return err
-			}
-			if d := c.Stats().Total().Sub(before); d.BytesSent != int64(r-1) || d.Messages != int64(r-1) {
-				return fmt.Errorf("rank %d: Allgatherv counted %+v", me, d)
-			}
-			for k, b := range all {
-				if !slices.Equal(b, []byte{byte(col.Members()[k])}) {
-					return fmt.Errorf("rank %d: Allgatherv slot %d = %v", me, k, b)
-				}
-			}
-			// Row then column allreduce is a world allreduce.
-			v := []int64{int64(me), 1, int64(-me)}
-			if err := row.AllreduceInt64(ctx, "t.ar", v, comm.Sum); err != nil {
-				return err
-			}
-			if err := col.AllreduceInt64(ctx, "t.ar", v, comm.Sum); err != nil {
-				return err
-			}
-			if v[0] != int64(p*(p-1)/2) || v[1] != int64(p) || v[2] != -int64(p*(p-1)/2) {
-				return fmt.Errorf("rank %d: sum %v", me, v)
-			}
-			m := []int64{int64(me)}
-			if err := row.AllreduceInt64(ctx, "t.max", m, comm.Max); err != nil {
-				return err
-			}
-			if m[0] != int64((me/cols)*cols+cols-1) {
-				return fmt.Errorf("rank %d: row max %d", me, m[0])
-			}
-			if err := col.AllreduceInt64(ctx, "t.min", m, comm.Min); err != nil {
-				return err
-			}
-			if m[0] != int64(cols-1) {
-				return fmt.Errorf("rank %d: min of row maxima %d", me, m[0])
-			}
-			f := []float64{0.1 * float64(me)}
-			if err := row.AllreduceFloat64(ctx, "t.f", f, comm.Sum); err != nil {
-				return err
-			}
-			var want float64
-			for _, k := range row.Members() {
-				if k == row.Members()[0] {
-					want = 0.1 * float64(k)
-				} else {
-					want += 0.1 * float64(k)
-				}
-			}
-			if f[0] != want {
-				return fmt.Errorf("rank %d: float sum %v, want %v (group order)", me, f[0], want)
-			}
-			// Bcast from the last rank of the column.
-			got, err := col.Bcast(ctx, "t.b", r-1, []byte(fmt.Sprintf("from %d", me)))
-			if err != nil {
-				return err
-			}
-			if want := fmt.Sprintf("from %d", col.Members()[r-1]); string(got) != want {
-				return fmt.Errorf("rank %d: Bcast %q, want %q", me, got, want)
 			}
 			return row.Barrier(ctx, "t.barrier")
 		})
@@ -130,6 +53,113 @@ func TestSubCollectives(t *testing.T) {
 			t.Fatalf("grid %dx%d: %v", r, cols, err)
 		}
 	}
+}
+
+// checkSubAlltoallv runs Alltoallv along the row, twice, reusing the
+// receive buffers.
+func checkSubAlltoallv(ctx context.Context, c comm.Comm, row, _ *comm.Sub) error {
+	me, cols := c.Rank(), row.Size()
+	var err error
+	var recv [][]byte
+	for round := range 2 {
+		send := make([][]byte, cols)
+		for k := range send {
+			send[k] = []byte(fmt.Sprintf("%d>%d/%d", me, row.Members()[k], round))
+		}
+		before := c.Stats().Total()
+		recv, err = row.Alltoallv(ctx, "t.a2a", send, recv)
+		if err != nil {
+			return err
+		}
+		d := c.Stats().Total().Sub(before)
+		if d.Messages != int64(cols-1) {
+			return fmt.Errorf("rank %d: Alltoallv in a row of %d counted %d messages", me, cols, d.Messages)
+		}
+		for k, b := range recv {
+			if want := fmt.Sprintf("%d>%d/%d", row.Members()[k], me, round); string(b) != want {
+				return fmt.Errorf("rank %d: from %d got %q, want %q", me, k, b, want)
+			}
+		}
+	}
+	return nil
+}
+
+// checkSubAllgatherv runs Allgatherv along the column.
+func checkSubAllgatherv(ctx context.Context, c comm.Comm, _, col *comm.Sub) error {
+	me, r := c.Rank(), col.Size()
+	mine := []byte{byte(me)}
+	before := c.Stats().Total()
+	all, err := col.Allgatherv(ctx, "t.ag", mine, nil)
+	if err != nil {
+		return err
+	}
+	if d := c.Stats().Total().Sub(before); d.BytesSent != int64(r-1) || d.Messages != int64(r-1) {
+		return fmt.Errorf("rank %d: Allgatherv counted %+v", me, d)
+	}
+	for k, b := range all {
+		if !slices.Equal(b, []byte{byte(col.Members()[k])}) {
+			return fmt.Errorf("rank %d: Allgatherv slot %d = %v", me, k, b)
+		}
+	}
+	return nil
+}
+
+// checkSubAllreduce checks that a row then a column allreduce is a world
+// allreduce, and that sums follow the group order.
+func checkSubAllreduce(ctx context.Context, c comm.Comm, row, col *comm.Sub) error {
+	me, cols, p := c.Rank(), row.Size(), c.Size()
+	v := []int64{int64(me), 1, int64(-me)}
+	if err := row.AllreduceInt64(ctx, "t.ar", v, comm.Sum); err != nil {
+		return err
+	}
+	if err := col.AllreduceInt64(ctx, "t.ar", v, comm.Sum); err != nil {
+		return err
+	}
+	if v[0] != int64(p*(p-1)/2) || v[1] != int64(p) || v[2] != -int64(p*(p-1)/2) {
+		return fmt.Errorf("rank %d: sum %v", me, v)
+	}
+	m := []int64{int64(me)}
+	if err := row.AllreduceInt64(ctx, "t.max", m, comm.Max); err != nil {
+		return err
+	}
+	if m[0] != int64((me/cols)*cols+cols-1) {
+		return fmt.Errorf("rank %d: row max %d", me, m[0])
+	}
+	if err := col.AllreduceInt64(ctx, "t.min", m, comm.Min); err != nil {
+		return err
+	}
+	if m[0] != int64(cols-1) {
+		return fmt.Errorf("rank %d: min of row maxima %d", me, m[0])
+	}
+	f := []float64{0.1 * float64(me)}
+	if err := row.AllreduceFloat64(ctx, "t.f", f, comm.Sum); err != nil {
+		return err
+	}
+	var want float64
+	for _, k := range row.Members() {
+		if k == row.Members()[0] {
+			want = 0.1 * float64(k)
+		} else {
+			want += 0.1 * float64(k)
+		}
+	}
+	if f[0] != want {
+		return fmt.Errorf("rank %d: float sum %v, want %v (group order)", me, f[0], want)
+	}
+	return nil
+}
+
+// checkSubBcast broadcasts from the last rank of the column.
+func checkSubBcast(ctx context.Context, c comm.Comm, _, col *comm.Sub) error {
+	me, r := c.Rank(), col.Size()
+	got, err := col.Bcast(ctx, "t.b", r-1, []byte(fmt.Sprintf("from %d", me)))
+	if err != nil {
+		return err
+	}
+	if want := fmt.Sprintf("from %d", col.Members()[r-1]); string(got) != want {
+		return fmt.Errorf("rank %d: Bcast %q, want %q", me, got, want)
+	}
+	return nil
 }
 
 func TestSubRejects(t *testing.T) {

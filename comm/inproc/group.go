@@ -1,7 +1,7 @@
 package inproc
 
 // Alltoallv among a group of ranks only (comm.GroupExchanger), which
-// comm.Sub uses for the row and column exchanges of 2D BFS (paper 004
+// comm.Sub uses for the row and column exchanges of 2D BFS (Lv et al.
 // §VIII–IX). In-process there are no frames to save, so a group call is
 // still one rendezvous of the whole World, in which each rank reads only
 // its members' slots; what the capability adds here is the contract the

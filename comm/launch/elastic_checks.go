@@ -1,7 +1,7 @@
 package launch
 
 // Which jobs can be elastic and which settings a process joining a running
-// elastic job may take (paper 002 §V; REFERENCES.md). Their errors are
+// elastic job may take (Zhang and Qiu §V). Their errors are
 // fielderr.Errors naming the flag at fault.
 
 import "github.com/graphrun/graphrun/internal/fielderr"

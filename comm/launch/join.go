@@ -1,7 +1,7 @@
 package launch
 
 // A process that joins a running elastic TCP job between two iterations
-// (pagerank --join; paper 002 §V elastic topology update, REFERENCES.md):
+// (pagerank --join; Zhang and Qiu §V-C, a new task taken in):
 // its plan and the join through rank 0's lobby (comm/tcp.Join).
 
 import (

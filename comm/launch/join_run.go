@@ -1,7 +1,7 @@
 package launch
 
 // The run of a process that joins a running elastic TCP job (pagerank
-// --join; paper 002 §V elastic topology update, REFERENCES.md): join
+// --join; Zhang and Qiu §V-C, a new task taken in): join
 // through rank 0's lobby (Plan.Join), then run in step with the job.
 
 import (

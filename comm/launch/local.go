@@ -65,7 +65,7 @@ type Local struct {
 	Replicas int
 
 	// Elastic says the job recovers from losing a process other than
-	// process 0 by shrinking (paper 002 §V; pagerank --elastic): a process
+	// process 0 by shrinking (Zhang and Qiu §V-B; pagerank --elastic): a process
 	// killed by a signal is then not fatal by itself. The survivors
 	// either finish (Run returns nil and reports the lost processes on
 	// Stderr) or fail with statuses of their own, which fail the job.
@@ -191,8 +191,23 @@ func (l Local) Run(ctx context.Context) error {
 		return err
 	}
 	env := append(append(append([]string(nil), l.Env...), jobEnv...), EnvLocal+"=1")
-
 	sink := &lineSink{w: stderr}
+	procs, writers, err := l.start(env, grace, stdout, sink)
+	if err != nil {
+		return err
+	}
+	failed, cause := l.wait(ctx, procs, grace)
+	for _, w := range writers {
+		w.flush()
+	}
+	return l.verdict(failed, cause, stderr)
+}
+
+// start starts the rank processes in the environment env: rank 0's
+// standard output goes to stdout, every other output line by line to sink.
+// It returns the processes and the writers to flush once they are done;
+// if one fails to start, it kills those it started.
+func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *lineSink) ([]*exec.Cmd, []*prefixWriter, error) {
 	var writers []*prefixWriter
 	procs := make([]*exec.Cmd, l.Procs)
 	for r := range l.Procs {
@@ -214,20 +229,28 @@ func (l Local) Run(ctx context.Context) error {
 				_ = started.Process.Kill()
 				_ = started.Wait()
 			}
-			return fmt.Errorf("launch: starting rank %d (%s): %w", r, l.Path, err)
+			return nil, nil, fmt.Errorf("launch: starting rank %d (%s): %w", r, l.Path, err)
 		}
 		procs[r] = c
 	}
+	return procs, writers, nil
+}
 
+// wait reaps the rank processes, in the order they end, and returns those
+// that failed and why the launcher stopped the job, if it did (ctx's
+// cause). Once the job is lost (jobLost) or ctx is done, the processes
+// still running get grace to exit, then SIGTERM, then grace again, then
+// SIGKILL.
+func (l Local) wait(ctx context.Context, procs []*exec.Cmd, grace time.Duration) (failed []reapedStatus, cause error) {
 	type reaped struct {
 		rank int
 		err  error
 	}
-	done := make(chan reaped, l.Procs)
+	done := make(chan reaped, len(procs))
 	for r, c := range procs {
 		go func() { done <- reaped{r, c.Wait()} }()
 	}
-	running := make([]bool, l.Procs)
+	running := make([]bool, len(procs))
 	for r := range running {
 		running[r] = true
 	}
@@ -243,10 +266,7 @@ func (l Local) Run(ctx context.Context) error {
 			}
 		}
 	}
-
 	var (
-		failed  []reapedStatus // in the order they were reaped
-		cause   error
 		stage   int // 0: waiting; 1: SIGTERM sent; 2: SIGKILL sent
 		timer   *time.Timer
 		timeout <-chan time.Time
@@ -265,7 +285,7 @@ func (l Local) Run(ctx context.Context) error {
 			timer.Stop()
 		}
 	}()
-	for left := l.Procs; left > 0; {
+	for left := len(procs); left > 0; {
 		select {
 		case d := <-done:
 			left--
@@ -297,9 +317,14 @@ func (l Local) Run(ctx context.Context) error {
 			}
 		}
 	}
-	for _, w := range writers {
-		w.flush()
-	}
+	return failed, cause
+}
+
+// verdict is Run's result once every rank ended: nil if none failed, or
+// if the job survived its failures (an elastic job that lost processes
+// other than 0 to signals, or a replicated job in which every rank kept a
+// replica), which it reports on stderr; an *ExitError otherwise.
+func (l Local) verdict(failed []reapedStatus, cause error, stderr io.Writer) error {
 	if len(failed) == 0 {
 		return nil // every rank finished, even if ctx was done meanwhile
 	}
@@ -312,7 +337,7 @@ func (l Local) Run(ctx context.Context) error {
 	if l.Replicas > 1 && cause == nil && l.survived(failed) {
 		for _, f := range failed {
 			logical := l.Procs / l.Replicas
-			fmt.Fprintf(l.Stderr, "launch: process %d (replica %d of rank %d) %s; its rank's other replicas finished the job\n",
+			fmt.Fprintf(stderr, "launch: process %d (replica %d of rank %d) %s; its rank's other replicas finished the job\n",
 				f.Rank, f.Rank/logical, f.Rank%logical, f.How)
 		}
 		return nil

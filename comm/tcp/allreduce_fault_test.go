@@ -1,6 +1,6 @@
 package tcp_test
 
-// Failure exposure (paper 002 §II, §V-B): a Kylix allreduce (paper 000)
+// Failure exposure (Zhang and Qiu §II, §V-B): a Kylix allreduce
 // over TCP whose topology loses a rank mid-reduction returns an error on
 // every survivor, naming the lost rank, instead of hanging.
 

@@ -2,7 +2,7 @@
 // a process (or, with LaunchLoopback, a goroutine) holding one connection to
 // every other rank.
 //
-// The design follows Kylix (paper 000 §VI-B,C): standard sockets rather
+// The design follows Kylix (Kylix §VI-B,C): standard sockets rather
 // than an MPI binding, every message of a collective sent concurrently (one
 // writer goroutine per peer and call) and every incoming message handled as
 // it arrives (one reader goroutine per peer), so that a slow link delays only
@@ -110,7 +110,7 @@
 //
 // # Elastic jobs: shrinking and growing
 //
-// An elastic job changes its topology between iterations (paper 002 §V);
+// An elastic job changes its topology between iterations (Zhang and Qiu §V);
 // every change is a fresh rendezvous at the job's coordinator address, run
 // by rank 0, for a job whose id is derived from the old one and the epoch
 // (the change's number), so that ranks that disagree never assemble a
@@ -148,7 +148,7 @@
 //
 // # Replication
 //
-// With Config.Replicas S > 1 (paper 000 §V), the Size processes form
+// With Config.Replicas S > 1 (Kylix §V), the Size processes form
 // Size/S logical ranks; process P is replica P / (Size/S) of logical rank
 // P mod (Size/S), and Rank and Size are the logical ones. A call sends its
 // message for logical rank d to every live replica of d, and an empty
@@ -170,6 +170,12 @@
 // logical volumes (one copy, as without replication); ReplicaStats counts
 // the extra copies sent and the late copies dropped.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// References:
+//
+//   - Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for
+//     Commodity Clusters", 43rd International Conference on Parallel
+//     Processing (ICPP), IEEE, 2014.
+//   - Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+//     Allreduce Framework for Iterative Algorithms", Indiana University
+//     Bloomington, technical report (undated).
 package tcp

@@ -1,6 +1,6 @@
 package tcp
 
-// The elastic topology changes of a TCP job (paper 002): Shrink, elastic
+// The elastic topology changes of a TCP job (Zhang and Qiu §V): Shrink, elastic
 // recovery's topology update (§II, §V): survivors of a lost rank build a
 // Comm over themselves; losing the coordinator or two ranks fails in
 // bounded time with an error naming the problem. Grow, ramp-up (§V-C):

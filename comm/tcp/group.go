@@ -3,7 +3,7 @@ package tcp
 // Alltoallv among a group of ranks only (comm.GroupExchanger): the frames
 // of the call go to and come from the group's members, so a comm.Sub of g
 // ranks sends g−1 frames per rank, not p−1 (the row and column exchanges
-// of 2D BFS, paper 004 §VIII–IX). Every rank still numbers every call, so
+// of 2D BFS, Lv et al. §VIII–IX). Every rank still numbers every call, so
 // a pair that shares a group meets at the same call number on both sides;
 // a pair that does not skips it. What keeps that honest (progressLocked,
 // skipError): a message from a member must be of this call (a later one

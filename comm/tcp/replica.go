@@ -1,6 +1,6 @@
 package tcp
 
-// Replication with packet racing, after Kylix (paper 000 §V-A, §V-B): a
+// Replication with packet racing, after Kylix §V-A, §V-B: a
 // logical rank runs as S processes holding the same data, every message
 // goes to every live replica of its destination, and a receiver listens to
 // all replicas of a source and keeps the copy that arrives first. A call

@@ -1,4 +1,4 @@
-// This file is elastic recovery's topology update (paper 002 §II, the
+// This file is elastic recovery's topology update (Zhang and Qiu §II, the
 // failure model, and §V, the coordinator that rebuilds the topology and
 // lets the computation go on with the surviving nodes).
 //

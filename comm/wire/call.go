@@ -7,14 +7,18 @@
 // (every rank sends every other its piece; allreduces combine every
 // contribution in rank order, so float sums are bit-identical to
 // comm/inproc's) follow the papers' use of the transport: the frontier
-// exchanges of paper 004 §III-B (Alg. 1, Alg. 3) and the termination
+// exchanges of Lv et al. §III-B (Alg. 1, Alg. 3) and the termination
 // allreduces of its Fig. 7.
 //
 // The frames themselves stay each backend's own: comm/tcp's framed stream
 // (frame.go there) and comm/mpi's 48-byte header before each payload.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// References:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
 package wire
 
 import (
