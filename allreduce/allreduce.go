@@ -2,12 +2,11 @@ package allreduce
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"hash/fnv"
 	"math"
 	"slices"
 
+	"github.com/graphrun/graphrun/allreduce/internal/agree"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/enum"
 )
@@ -16,7 +15,7 @@ import (
 // index set, an unknown kind, degrees that do not multiply to the rank count,
 // value slices of the wrong length, or ranks that disagree on n, the kind or
 // the degrees.
-var ErrInvalid = errors.New("allreduce: invalid arguments")
+var ErrInvalid = agree.ErrInvalid
 
 // Kind is the network of a sparse allreduce.
 type Kind int
@@ -24,7 +23,7 @@ type Kind int
 // Kinds of network.
 const (
 	KindKylix  Kind = iota // nested heterogeneous-degree butterfly (given or auto degrees)
-	KindDirect             // one layer of degree P (paper 000 Fig. 1b)
+	KindDirect             // one layer of degree P (Kylix Fig. 1b)
 	KindBinary             // degrees 2×…×2 (prime factors when P is not a power of two)
 )
 
@@ -87,7 +86,7 @@ type Sparse interface {
 	Arrange(outAt, inAt []int32) error
 }
 
-// New configures a sparse allreduce of an n-vector on c (paper 000 §III-A).
+// New configures a sparse allreduce of an n-vector on c (Kylix §III-A).
 // It is a collective: every rank calls it with the same kind, degrees and n
 // and its own IN set (indices whose sums it wants) and OUT set (indices it
 // contributes), both sorted, unique and in [0, n). kind is KindKylix,
@@ -109,7 +108,7 @@ func New(ctx context.Context, c comm.Comm, kind Kind, degrees []int, n int64, in
 	return p, nil
 }
 
-// ConfigReduce configures and reduces in one down-up pass (paper 000 §III-C),
+// ConfigReduce configures and reduces in one down-up pass (Kylix §III-C),
 // for index sets that change on every call: the arguments are those of New,
 // followed by those of Reduce. outVals must have len(out) values and inVals
 // len(in). The results are bit-identical to New followed by Reduce. Auto
@@ -219,7 +218,7 @@ func setup(ctx context.Context, c comm.Comm, kind Kind, degrees []int, n int64, 
 	if err == nil && extra != nil {
 		err = extra()
 	}
-	if err := agree(ctx, c, n, sig, err); err != nil {
+	if err := agreeArgs(ctx, c, n, sig, err); err != nil {
 		return nil, err
 	}
 	if deg == nil {
@@ -260,7 +259,7 @@ func resolveKind(kind Kind, degrees []int, p int) ([]int, int64, error) {
 	default:
 		return nil, 0, fmt.Errorf("%w: unknown kind %v (want %q, %q or %q)", ErrInvalid, kind, KindKylix, KindDirect, KindBinary)
 	}
-	return deg, hash62(desc), nil
+	return deg, agree.Hash62(desc), nil
 }
 
 // validateSets checks that n ≥ 0 and that in and out are sorted, unique, in
@@ -288,11 +287,11 @@ func validateSets(in, out []int64, n int64) error {
 	return nil
 }
 
-// agree is a collective: every rank learns whether some rank's arguments are
+// agreeArgs is a collective: every rank learns whether some rank's arguments are
 // invalid and whether all ranks share n and the kind signature. The invalid
 // rank returns its own error, every other rank an error wrapping ErrInvalid.
-func agree(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error {
-	i, lo, hi, err := agreeOn(ctx, c, PhaseCheck, localErr, n, sig)
+func agreeArgs(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error {
+	i, lo, hi, err := agree.On(ctx, c, PhaseCheck, localErr, n, sig)
 	switch {
 	case err != nil:
 		return err
@@ -302,65 +301,6 @@ func agree(ctx context.Context, c comm.Comm, n, sig int64, localErr error) error
 		return fmt.Errorf("%w: ranks disagree on the kind or the degrees", ErrInvalid)
 	}
 	return nil
-}
-
-// agreeOn is the arguments check of New, ConfigReduce and NewDense on the
-// agreement collective (agreeAll): the rank that failed gets its own
-// localErr back, the others an error wrapping ErrInvalid; otherwise
-// disagree is the position of the first value the ranks differ on, with
-// the smallest and largest value passed, or −1.
-func agreeOn(ctx context.Context, c comm.Comm, phase string, localErr error, vals ...int64) (disagree int, lo, hi int64, err error) {
-	a, err := agreeAll(ctx, c, phase, localErr != nil, vals...)
-	switch {
-	case err != nil:
-		return -1, 0, 0, fmt.Errorf("allreduce: agreement check: %w", err)
-	case localErr != nil:
-		return -1, 0, 0, localErr
-	case a.failed:
-		return -1, 0, 0, fmt.Errorf("%w: another rank's arguments are invalid", ErrInvalid)
-	}
-	return a.disagree, a.lo, a.hi, nil
-}
-
-// agreement is what the agreement collective tells every rank: whether
-// some rank failed, and the position of the first value the ranks passed
-// differently (−1 if none) with its smallest and largest value.
-type agreement struct {
-	failed   bool
-	disagree int
-	lo, hi   int64
-}
-
-// agreeAll is the agreement collective, one AllreduceInt64 of Max over
-// [failed, v, −v, …] for the vals v (each in (−2^63, 2^63)). Its error is
-// the collective's.
-func agreeAll(ctx context.Context, c comm.Comm, phase string, failed bool, vals ...int64) (agreement, error) {
-	v := make([]int64, 1+2*len(vals))
-	if failed {
-		v[0] = 1
-	}
-	for i, x := range vals {
-		v[1+2*i], v[2+2*i] = x, -x
-	}
-	if err := c.AllreduceInt64(ctx, phase, v, comm.Max); err != nil {
-		return agreement{}, err
-	}
-	a := agreement{failed: v[0] != 0, disagree: -1}
-	for i := range vals {
-		if hi, lo := v[1+2*i], -v[2+2*i]; hi != lo {
-			a.disagree, a.lo, a.hi = i, lo, hi
-			break
-		}
-	}
-	return a, nil
-}
-
-// hash62 is a 62-bit FNV-1a hash: a signature for agreeAll (it and its
-// negation fit an int64).
-func hash62(s string) int64 {
-	h := fnv.New64a()
-	h.Write([]byte(s))
-	return int64(h.Sum64() & (1<<62 - 1))
 }
 
 // newPlan lays out the layers of deg for this rank.

@@ -14,7 +14,7 @@ import (
 )
 
 // Benchmark job: 64 ranks, 2^18 indices, in- and out-sets drawn
-// independently from the power-law model of paper 000 §IV (feature of
+// independently from the power-law model of Kylix §IV (feature of
 // frequency rank r present with probability 1 − exp(−λ₀/r)) at density 0.05.
 const (
 	benchRanks   = 64

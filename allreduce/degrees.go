@@ -112,7 +112,7 @@ func DirectDegrees(p int) []int {
 // DesignDegrees designs the butterfly for p ranks from the measured mean
 // densities of the IN and OUT sets (set size / n, averaged over ranks), the
 // vector length n, and the minimum efficient packet size in bytes, following
-// paper 000 §III-D and §IV (Proposition 4.1):
+// Kylix §III-D and §IV (Proposition 4.1):
 //
 //	D(λ)  = (1/n) Σ_{r=1..n} (1 − exp(−λ r^−α)),  α = Alpha
 //	λ₀    solves D(λ₀) = density, separately for IN and OUT

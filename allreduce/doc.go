@@ -1,21 +1,18 @@
-// Package allreduce is graphrun's allreduce family.
+// Package allreduce is the sparse allreduce of graphrun: the Kylix nested,
+// heterogeneous-degree butterfly, with the direct all-to-all and the binary
+// butterfly networks as baselines in the same code. PageRank uses it by
+// default. It implements Kylix §III (configuration, reduction,
+// configreduce and the layout of the butterfly), §IV (degrees from the
+// power-law density model, Proposition 4.1) and §VI-A (the tree merge),
+// and reads per-layer volumes back for Fig. 5. The dense allreduce of whole
+// vectors (Zhang and Qiu's hypercube, the task-based shared variables of
+// Li et al.) is the subpackage hypercube.
 //
-// The sparse allreduce (allreduce.go, degrees.go) is the Kylix nested,
-// heterogeneous-degree butterfly of paper 000 (Zhao and Canny, "Kylix: A
-// Sparse Allreduce for Commodity Clusters"), with the direct all-to-all and
-// binary butterfly networks as baselines in the same code; it is what
-// PageRank uses by default, and the rest of this comment describes it.
+// Reference: Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for
+// Commodity Clusters", 43rd International Conference on Parallel
+// Processing (ICPP), IEEE, 2014.
 //
-// The dense allreduce (topology.go, schedule.go, dense.go, elem.go) reduces
-// whole vectors on any number of ranks: the elastic hypercube of paper 002
-// §IV (nodes added and removed by its rules; unsplittable objects exchanged
-// whole along each dimension, or chunked arrays by reduce-scatter then
-// allgather), the binary butterfly, and tree reduce + broadcast (paper 001
-// Fig. 1a), with sum/min/max or a user operator. shared.go is paper 001 §3's
-// shared-variable API on top of it: Init a variable for a number of tasks,
-// Commit from each task without blocking, Get the global result.
-//
-// # The operation (paper 000 §III)
+// # The operation (Kylix §III)
 //
 // The vector has n entries, indexed by int64 in [0, n). Rank r contributes
 // values for its OUT index set and wants, for every index of its IN set, the
@@ -99,7 +96,7 @@
 //
 //   - "kylix": the given degrees, or, when degrees is nil, degrees designed
 //     from the measured densities by AutoDegrees/DesignDegrees (§IV).
-//   - "direct": one layer of degree P (paper Fig. 1b): every out value goes
+//   - "direct": one layer of degree P (Kylix Fig. 1b): every out value goes
 //     straight to its home rank and back, one Alltoallv each way.
 //   - "binary": degrees 2×2×…×2. When P is not a power of two, the layers
 //     are the prime factors of P in descending order (12 → 3×2×2; a prime
@@ -140,9 +137,6 @@
 // and "allreduce.up.ℓ" (reduction; ConfigReduce's up pass counts as up).
 // "allreduce.check" is the small agreement allreduce of New and ConfigReduce,
 // "allreduce.design" the density measurement of auto degrees. LayerStats
-// reads the per-layer volumes (the "Kylix shape" of paper Fig. 5) back from
+// reads the per-layer volumes (the "Kylix shape" of Kylix Fig. 5) back from
 // comm.Stats.
-//
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
 package allreduce

@@ -81,7 +81,7 @@ func merge2(dst, a, b []int64, ma, mb []int32) []int64 {
 }
 
 // treeMerge returns the union of the sorted unique lists and, for each list,
-// the map from its positions to positions in the union (paper 000 §VI-A):
+// the map from its positions to positions in the union (Kylix §VI-A):
 // the lists are the leaves of a balanced binary tree whose siblings are
 // merged pairwise, so that merged lists have similar lengths, and each
 // leaf's map is composed with the maps of the merges above it. Positions are

@@ -69,7 +69,7 @@ func (v LayerVolume) Sub(o LayerVolume) LayerVolume {
 
 // LayerStats reads the per-layer counters of layers 1..layers from a rank's
 // comm.Stats: the volume of each layer, which summed over ranks draws the
-// "Kylix shape" of paper 000 Fig. 5. Bytes to the rank itself are not
+// "Kylix shape" of Kylix Fig. 5. Bytes to the rank itself are not
 // counted (see package comm).
 func LayerStats(s *comm.Stats, layers int) []LayerVolume {
 	out := make([]LayerVolume, layers)

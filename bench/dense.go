@@ -1,7 +1,7 @@
 package bench
 
-// Dense allreduce timings: paper 001 Fig. 4/5 (tree against butterfly)
-// and paper 002 Fig. 10 (the hypercube for unsplittable and chunked
+// Dense allreduce timings: Li et al. Fig. 4/5 (tree against butterfly)
+// and Zhang and Qiu Fig. 10 (the hypercube for unsplittable and chunked
 // vectors), one rank count and vector length per row.
 
 import (
@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/allreduce/hypercube"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/units"
 	"github.com/graphrun/graphrun/results/report"
@@ -22,9 +22,9 @@ import (
 
 // DenseConfig is what every rank needs to time the algorithms.
 type DenseConfig struct {
-	Algorithms []allreduce.Algorithm
+	Algorithms []hypercube.Algorithm
 	Repeat     int // timed calls per algorithm
-	Options    allreduce.DenseOptions
+	Options    hypercube.Options
 	Bandwidth  float64 // bytes/s of the modelled link (LinkComm), 0 for none
 	Latency    time.Duration
 	Stat       string // "median" or "min" of the timed calls
@@ -65,12 +65,12 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 				vec[i] = Value(me, i)
 			}
 		}
-		ds := make([]*allreduce.Dense[float64], len(cfg.Algorithms))
+		ds := make([]*hypercube.Dense[float64], len(cfg.Algorithms))
 		// This rank's bytes and messages in the warm-up call of each
 		// algorithm, then (after the allreduce) all ranks'.
 		volume := make([]int64, 2*len(cfg.Algorithms))
 		for a, alg := range cfg.Algorithms {
-			d, err := allreduce.NewDense[float64](ctx, cc, alg, cfg.Options)
+			d, err := hypercube.New[float64](ctx, cc, alg, cfg.Options)
 			if err != nil {
 				return nil, err
 			}
@@ -78,7 +78,7 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 			// A warm-up call grows the buffers; its result is checked.
 			fill()
 			before := c.Stats().Total()
-			if err := d.Allreduce(ctx, vec, allreduce.Sum[float64]); err != nil {
+			if err := d.Allreduce(ctx, vec, hypercube.Sum[float64]); err != nil {
 				return nil, err
 			}
 			used := c.Stats().Total().Sub(before)
@@ -102,7 +102,7 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 					return nil, err
 				}
 				t0 := time.Now()
-				if err := d.Allreduce(ctx, vec, allreduce.Sum[float64]); err != nil {
+				if err := d.Allreduce(ctx, vec, hypercube.Sum[float64]); err != nil {
 					return nil, err
 				}
 				v := []float64{time.Since(t0).Seconds()}
@@ -144,7 +144,7 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 // TreeOverChunked is the row's tree time divided by its chunked time, if
 // both algorithms ran.
 func (cfg DenseConfig) TreeOverChunked(r DenseRow) (float64, bool) {
-	tree, chunked := slices.Index(cfg.Algorithms, allreduce.AlgTree), slices.Index(cfg.Algorithms, allreduce.AlgChunked)
+	tree, chunked := slices.Index(cfg.Algorithms, hypercube.AlgTree), slices.Index(cfg.Algorithms, hypercube.AlgChunked)
 	if r.Skipped != "" || tree < 0 || chunked < 0 {
 		return 0, false
 	}
@@ -196,7 +196,7 @@ func WriteDenseTable(w io.Writer, what string, cfg DenseConfig, rows []DenseRow)
 	}
 	fmt.Fprintf(w, "Dense allreduce (float64 sum) over %s, %s; workers %d, pieces %d. ", what, network, cfg.Options.Workers, cfg.Options.Pieces)
 	fmt.Fprintf(w, "Time of one allreduce in ms: the slowest rank, %s of %d calls (the algorithms' calls alternate).", cfg.Stat, cfg.Repeat)
-	tree, chunked := slices.Index(cfg.Algorithms, allreduce.AlgTree), slices.Index(cfg.Algorithms, allreduce.AlgChunked)
+	tree, chunked := slices.Index(cfg.Algorithms, hypercube.AlgTree), slices.Index(cfg.Algorithms, hypercube.AlgChunked)
 	ratio := tree >= 0 && chunked >= 0
 	model := ratio && cfg.Bandwidth > 0
 	if model {

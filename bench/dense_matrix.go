@@ -1,6 +1,6 @@
 package bench
 
-// bench allreduce-dense as a whole (paper 001 Fig. 4/5, paper 002 Fig.
+// bench allreduce-dense as a whole (Li et al. Fig. 4/5, Zhang and Qiu Fig.
 // 10): its settings checked, the runs over in-process rank counts or over
 // one job of processes, a JSON per row, the table, the timings and their
 // chart.
@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/allreduce/hypercube"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/comm/launch"
@@ -75,9 +75,9 @@ func (s DenseSpec) Parse() (*DenseMatrix, error) {
 	if err := launch.CheckRanks(slices.Max(m.RankCounts)); err != nil {
 		return nil, err
 	}
-	var algs []allreduce.Algorithm
+	var algs []hypercube.Algorithm
 	for _, name := range strings.Split(s.Algorithms, ",") {
-		a, err := allreduce.ParseAlgorithm(strings.TrimSpace(name))
+		a, err := hypercube.ParseAlgorithm(strings.TrimSpace(name))
 		if err != nil {
 			return nil, fielderr.Wrap("algorithms", err)
 		}
@@ -105,7 +105,7 @@ func (s DenseSpec) Parse() (*DenseMatrix, error) {
 		}
 	}
 	m.Config = DenseConfig{Algorithms: algs, Repeat: s.Repeat, Stat: s.Stat, Bandwidth: bandwidth, Latency: s.Latency,
-		Options: allreduce.DenseOptions{Phase: "bench.dense", Workers: s.Workers, Pieces: s.Pieces}}
+		Options: hypercube.Options{Phase: "bench.dense", Workers: s.Workers, Pieces: s.Pieces}}
 	return m, nil
 }
 

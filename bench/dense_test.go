@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/allreduce/hypercube"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 )
@@ -31,8 +31,8 @@ func runDense(t testing.TB, p int, sizes []int, cfg DenseConfig) []DenseRow {
 // TestMeasureDenseVolumes: tree and chunked send 2(p−1) vectors' worth in
 // all, and a modelled link makes a call last at least its latency.
 func TestMeasureDenseVolumes(t *testing.T) {
-	cfg := DenseConfig{Algorithms: []allreduce.Algorithm{allreduce.AlgTree, allreduce.AlgChunked}, Repeat: 2, Stat: "median",
-		Options: allreduce.DenseOptions{Phase: "test.dense", Workers: 1, Pieces: 1}, Bandwidth: 1e12, Latency: 3 * time.Millisecond}
+	cfg := DenseConfig{Algorithms: []hypercube.Algorithm{hypercube.AlgTree, hypercube.AlgChunked}, Repeat: 2, Stat: "median",
+		Options: hypercube.Options{Phase: "test.dense", Workers: 1, Pieces: 1}, Bandwidth: 1e12, Latency: 3 * time.Millisecond}
 	const p, n = 4, 1000
 	rows := runDense(t, p, []int{n}, cfg)
 	if len(rows) != 1 || rows[0].Ranks != p || rows[0].N != n {
@@ -65,7 +65,7 @@ func TestMeasureDenseVolumes(t *testing.T) {
 }
 
 func BenchmarkDenseChunked1e5(b *testing.B) {
-	cfg := DenseConfig{Algorithms: []allreduce.Algorithm{allreduce.AlgChunked}, Repeat: b.N, Stat: "median",
-		Options: allreduce.DenseOptions{Phase: "bench.dense", Workers: 1, Pieces: 1}}
+	cfg := DenseConfig{Algorithms: []hypercube.Algorithm{hypercube.AlgChunked}, Repeat: b.N, Stat: "median",
+		Options: hypercube.Options{Phase: "bench.dense", Workers: 1, Pieces: 1}}
 	runDense(b, 4, []int{100000}, cfg)
 }

@@ -110,7 +110,7 @@ const (
 	AllreduceKylix  PageRankAllreduce = iota // allreduce.KindKylix
 	AllreduceDirect                          // allreduce.KindDirect
 	AllreduceBinary                          // allreduce.KindBinary
-	AllreduceDense                           // allreduce.AlgChunked every iteration (pagerank_dense.go)
+	AllreduceDense                           // hypercube.AlgChunked every iteration (pagerank_dense.go)
 )
 
 // allreduceNames are the flag values ParsePageRankAllreduce accepts.

@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/allreduce/hypercube"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 )
@@ -40,7 +41,7 @@ const PhasePageRankDense = "pagerank.dense"
 // prDense is one rank's dense-mode PageRank between iterations.
 type prDense struct {
 	a    *prMatrix
-	d    *allreduce.Dense[float64]
+	d    *hypercube.Dense[float64]
 	x    []float64 // r_u/d(u) over the in-set, by slot (what pull reads)
 	y    []float64 // the local sums over the out-set, by column position
 	deg  []float64 // out-degree of every vertex
@@ -64,8 +65,8 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	}
 	a.arrange()
 	configStarted := time.Now()
-	d, err := allreduce.NewDense[float64](ctx, c, allreduce.AlgChunked,
-		allreduce.DenseOptions{Phase: PhasePageRankDense, Workers: cfg.Threads})
+	d, err := hypercube.New[float64](ctx, c, hypercube.AlgChunked,
+		hypercube.Options{Phase: PhasePageRankDense, Workers: cfg.Threads})
 	if err != nil {
 		return nil, fmt.Errorf("pagerank: %w", err)
 	}
@@ -81,7 +82,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		s.deg[u] = a.localDeg[l]
 	}
 	a.localDeg = nil // not needed by the iterations
-	if err := d.Allreduce(ctx, s.deg, allreduce.Sum[float64]); err != nil {
+	if err := d.Allreduce(ctx, s.deg, hypercube.Sum[float64]); err != nil {
 		return nil, fmt.Errorf("pagerank: out-degrees: %w", err)
 	}
 	for v := range s.r {
@@ -139,7 +140,7 @@ func (s *prDense) step(ctx context.Context) (time.Duration, error) {
 		s.sums[s.a.out[j]] = s.y[p]
 	}
 	local := time.Since(t0)
-	if err := s.d.Allreduce(ctx, s.sums, allreduce.Sum[float64]); err != nil {
+	if err := s.d.Allreduce(ctx, s.sums, hypercube.Sum[float64]); err != nil {
 		return 0, err
 	}
 	t1 := time.Now()

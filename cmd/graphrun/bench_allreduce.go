@@ -21,7 +21,7 @@ type benchAllreduceFlags struct {
 
 // newBenchAllreduceCommand is `graphrun bench allreduce-dense`: the time of
 // one dense allreduce against the vector length for each algorithm and rank
-// count — the curves of paper 001 Fig. 4/5 and paper 002 Fig. 10.
+// count — the curves of Li et al. Fig. 4/5 and Zhang and Qiu Fig. 10.
 func newBenchAllreduceCommand() *cobra.Command {
 	var f benchAllreduceFlags
 	cmd := newMatrixCommand("allreduce-dense", "Dense allreduce time against vector length: tree, butterfly, hypercube-unsplittable, hypercube-chunked",

@@ -1,7 +1,7 @@
 // Package enum is the one way graphrun's integer enums print and parse: a
 // table of names indexed by value (empty for a value with no name), read
 // by the type's String method and, for flag values (spmv.Exchange,
-// spmv.Direction, graph500.Placement, allreduce.Kind, allreduce.Algorithm,
+// spmv.Direction, graph500.Placement, allreduce.Kind, hypercube.Algorithm,
 // spmv.PageRankPartition, spmv.PageRankAllreduce), its Parse function, so
 // that a name is written once.
 package enum

@@ -1,8 +1,10 @@
-// This file is the elastic hypercube topology of paper 002 (Zhang, Qiu,
-// Narayanamurthy and Weimer, "Efficient, Fault-tolerant and Elastic
-// Allreduce Framework For Iterative Algorithms") §IV-A–D, as a plain data
-// structure: no network, no clock, the same answer on every process that
-// holds the same membership.
+// This file is the elastic hypercube topology of Zhang and Qiu §IV-A–D, as
+// a plain data structure: no network, no clock, the same answer on every
+// process that holds the same membership.
+//
+// Reference: Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+// Allreduce Framework for Iterative Algorithms", Indiana University
+// Bloomington, technical report (undated).
 //
 // # Ids and dimensions (§IV-B)
 //
@@ -50,7 +52,7 @@
 // positions 0 … p−1 in id order, which always passes (tested up to
 // thousands of nodes). Ids do not change; Rebalanced reports the mode.
 
-package allreduce
+package hypercube
 
 import (
 	"fmt"
@@ -70,8 +72,8 @@ const (
 	LinkSend                 // sends to Peer, which receives from it
 )
 
-// Neighbour ids of a dimension without a pairing or sending link (paper 002
-// §IV-C rules 3 and 4).
+// Neighbour ids of a dimension without a pairing or sending link (Zhang
+// and Qiu §IV-C rules 3 and 4).
 const (
 	// NeighborNone (−1): neither the partner nor an alternative was ever
 	// handed out.
@@ -238,7 +240,7 @@ func (t *Topology) Rank(id int) int {
 
 // Add adds a node with the smallest free id (a freed id, else MaxID+1) and
 // returns that id and the ids whose links changed, new node included
-// (the nodes a coordinator has to tell; paper 002 §V-C).
+// (the nodes a coordinator has to tell; Zhang and Qiu §V-C).
 func (t *Topology) Add() (id int, changed []int) {
 	id = len(t.members)
 	for i, m := range t.members {

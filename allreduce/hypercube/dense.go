@@ -1,12 +1,14 @@
 // This file is the dense allreduce family: every rank holds a vector of the
 // same length and ends with the element-wise reduction over all ranks. Four
 // algorithms (schedule.go) — the tree reduce + broadcast baseline and the
-// butterfly of paper 001 (Li, Davis and Jarvis, "An Efficient Task-based
-// All-Reduce for Machine Learning Applications") §2.2–2.3, the unsplittable
-// and the chunked hypercube allreduce of paper 002 (Zhang, Qiu,
-// Narayanamurthy and Weimer, "Efficient, Fault-tolerant and Elastic
-// Allreduce Framework For Iterative Algorithms") §IV-E — run on one
-// executor.
+// butterfly of Li et al. §2.2–2.3, the unsplittable and the chunked
+// hypercube allreduce of Zhang and Qiu §IV-E — run on one executor.
+//
+// References: Zhenyu Li, James A. Davis and Stephen A. Jarvis, "An Efficient
+// Task-based All-Reduce for Machine Learning Applications", Machine
+// Learning on HPC Environments workshop (MLHPC'17), ACM, 2017; Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+// Allreduce Framework for Iterative Algorithms", Indiana University
+// Bloomington, technical report (undated).
 //
 // # Messages
 //
@@ -18,7 +20,7 @@
 // the length (a rank that disagrees on the vector length makes its partners
 // fail with ErrInvalid, and the job's failure reaches everyone).
 //
-// # Parallel processing and pipelining (paper 001 §3.3)
+// # Parallel processing and pipelining (Li et al. §3.3)
 //
 // Encoding, decoding and reducing run on Workers goroutines, a block of
 // elements at a time (no allocation per element or per call once the
@@ -39,7 +41,7 @@
 // differently on different ranks (a node that also receives from a sending
 // link adds three values where its partner adds two).
 
-package allreduce
+package hypercube
 
 import (
 	"context"
@@ -49,15 +51,16 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/graphrun/graphrun/allreduce/internal/agree"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/internal/bufs"
 	"github.com/graphrun/graphrun/internal/parallel"
 )
 
-// DefaultDensePhase is the phase prefix of a Dense allreduce when
-// DenseOptions.Phase is empty: its rounds are "dense.tree.reduce.0", …,
+// DefaultPhase is the phase prefix of a Dense allreduce when
+// Options.Phase is empty: its rounds are "dense.tree.reduce.0", …,
 // "dense.chunked.ag.0" and its agreement check "dense.check".
-const DefaultDensePhase = "dense"
+const DefaultPhase = "dense"
 
 // blockElems is the unit of work of the encoding, decoding and reducing
 // workers (256 KiB of float64: a worker's decode scratch stays in cache).
@@ -67,13 +70,13 @@ const blockElems = 1 << 15
 // elements (smaller vectors use fewer pieces).
 const minPieceElems = 1 << 12
 
-// DenseOptions configure a Dense allreduce.
-type DenseOptions struct {
+// Options configure a Dense allreduce.
+type Options struct {
 	// Topology is the hypercube of the hypercube algorithms, whose member
 	// k is rank k (Topology.Members); it must have Size() members. nil
 	// means NewTopology(Size()). Dense keeps a copy.
 	Topology *Topology
-	// Phase is the prefix of the phase names (DefaultDensePhase if empty).
+	// Phase is the prefix of the phase names (DefaultPhase if empty).
 	Phase string
 	// Workers is the number of goroutines that encode, decode and reduce
 	// (at least 1).
@@ -166,19 +169,19 @@ type stepWork struct {
 	tasks []task
 }
 
-// NewDense prepares rank c.Rank()'s part of the dense allreduce alg. It is
+// New prepares rank c.Rank()'s part of the dense allreduce alg. It is
 // a collective: every rank calls it with the same algorithm, element type,
 // pieces and topology members, which one small AllreduceInt64 checks;
 // otherwise every rank gets an error wrapping ErrInvalid.
-func NewDense[T Elem](ctx context.Context, c comm.Comm, alg Algorithm, opts DenseOptions) (*Dense[T], error) {
+func New[T Elem](ctx context.Context, c comm.Comm, alg Algorithm, opts Options) (*Dense[T], error) {
 	d, localErr := newDense[T](c, alg, opts)
 	prefix := opts.Phase
 	if prefix == "" {
-		prefix = DefaultDensePhase
+		prefix = DefaultPhase
 	}
 	var sig int64
 	if localErr == nil {
-		sig = hash62(fmt.Sprintf("%s|%s|%d|%v|%v", alg, elemName[T](), d.pieces, d.topo.members, d.topo.rebalanced))
+		sig = agree.Hash62(fmt.Sprintf("%s|%s|%d|%v|%v", alg, elemName[T](), d.pieces, d.topo.members, d.topo.rebalanced))
 	}
 	if err := agreeSignature(ctx, c, prefix+".check", sig, localErr); err != nil {
 		return nil, err
@@ -187,7 +190,7 @@ func NewDense[T Elem](ctx context.Context, c comm.Comm, alg Algorithm, opts Dens
 }
 
 // newDense validates the options and compiles the schedule.
-func newDense[T Elem](c comm.Comm, alg Algorithm, opts DenseOptions) (*Dense[T], error) {
+func newDense[T Elem](c comm.Comm, alg Algorithm, opts Options) (*Dense[T], error) {
 	p := c.Size()
 	topo := opts.Topology
 	if topo == nil {
@@ -204,7 +207,7 @@ func newDense[T Elem](c comm.Comm, alg Algorithm, opts DenseOptions) (*Dense[T],
 	d := &Dense[T]{c: c, alg: alg, topo: topo, prefix: opts.Phase, workers: max(1, opts.Workers), pieces: max(1, opts.Pieces),
 		native: hostLittleEndian}
 	if d.prefix == "" {
-		d.prefix = DefaultDensePhase
+		d.prefix = DefaultPhase
 	}
 	sched, err := compileSchedule(alg, p, c.Rank(), topo, d.prefix)
 	if err != nil {
@@ -222,7 +225,7 @@ func newDense[T Elem](c comm.Comm, alg Algorithm, opts DenseOptions) (*Dense[T],
 // failed locally or the signatures differ; the rank that failed returns its
 // own error, the others an error wrapping ErrInvalid.
 func agreeSignature(ctx context.Context, c comm.Comm, phase string, sig int64, localErr error) error {
-	i, _, _, err := agreeOn(ctx, c, phase, localErr, sig)
+	i, _, _, err := agree.On(ctx, c, phase, localErr, sig)
 	if err == nil && i >= 0 {
 		err = fmt.Errorf("%w: ranks disagree on the algorithm, element type, pieces or topology", ErrInvalid)
 	}
@@ -579,12 +582,12 @@ func runTasks(w, n int, next *atomic.Int64, fn func(worker, i int)) (err error) 
 }
 
 // PhaseNames lists the phase names of alg's rounds on p ranks with the
-// given prefix (DefaultDensePhase if empty) and topology (nil: dense), in
+// given prefix (DefaultPhase if empty) and topology (nil: dense), in
 // call order, for reading the per-round counters from comm.Stats. Ranks
 // differ in what they send but share the rounds.
 func PhaseNames(alg Algorithm, p int, topo *Topology, prefix string) ([]string, error) {
 	if prefix == "" {
-		prefix = DefaultDensePhase
+		prefix = DefaultPhase
 	}
 	if topo == nil {
 		var err error

@@ -1,4 +1,4 @@
-package allreduce
+package hypercube
 
 import (
 	"context"

@@ -1,8 +1,10 @@
-// This file is the shared-variable interface of paper 001 (Li, Davis and
-// Jarvis, "An Efficient Task-based All-Reduce for Machine Learning
-// Applications") §3: tasks do not call a collective; they commit vectors to
-// a variable their process's manager keeps, and read the global result
-// back.
+// This file is the shared-variable interface of Li et al. §3: tasks do not
+// call a collective; they commit vectors to a variable their process's
+// manager keeps, and read the global result back.
+//
+// Reference: Zhenyu Li, James A. Davis and Stephen A. Jarvis, "An Efficient
+// Task-based All-Reduce for Machine Learning Applications", Machine
+// Learning on HPC Environments workshop (MLHPC'17), ACM, 2017.
 //
 //   - Init(key, numTasks, reduce) creates the variable (§3.2): how many of
 //     this rank's tasks will commit, and the element-wise reduction.
@@ -16,16 +18,16 @@
 // takes the variables in Init order; once all of a variable's local tasks
 // have committed it runs a control allreduce — one small AllreduceInt64 in
 // which every rank reports whether its local reduction failed, the vector
-// length, and hashes of the key and element type, in the spirit of paper
-// 002's control message allreduce (§II) — and then the dense allreduce
+// length, and hashes of the key and element type, in the spirit of Zhang
+// and Qiu's control message allreduce (§II) — and then the dense allreduce
 // (dense.go; hypercube-chunked by default) of the partial results. Vectors
 // are cut into chunks that a pool of workers encodes, decodes and reduces
-// while the transport carries other chunks (§3.3; DenseOptions Workers and
+// while the transport carries other chunks (§3.3; Options Workers and
 // Pieces). A variable that fails the control check fails on every rank
 // with ErrInvalid and the manager goes on with the next; a failure of the
 // transport fails every pending and later variable.
 
-package allreduce
+package hypercube
 
 import (
 	"context"
@@ -35,6 +37,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/graphrun/graphrun/allreduce/internal/agree"
 	"github.com/graphrun/graphrun/comm"
 )
 
@@ -61,11 +64,11 @@ type ManagerOptions struct {
 	// locally and encode, decode and reduce chunks (default GOMAXPROCS).
 	Workers int
 	// Pieces is the pipeline depth of the global allreduce (default
-	// Workers; see DenseOptions.Pieces).
+	// Workers; see Options.Pieces).
 	Pieces int
 }
 
-// Manager is one rank's all-reduce manager (paper 001 §3.1): it keeps the
+// Manager is one rank's all-reduce manager (Li et al. §3.1): it keeps the
 // rank's shared variables and runs their global reductions on its Comm,
 // which nothing else may use while the Manager is open. Its methods are
 // safe for concurrent use, but Init must be called in the same order, with
@@ -187,7 +190,7 @@ func (m *Manager) stop(cause error) {
 	}
 }
 
-// Shared is one rank's handle on a shared variable (paper 001 §3.2) of
+// Shared is one rank's handle on a shared variable (Li et al. §3.2) of
 // vectors of T.
 type Shared[T Elem] struct {
 	m        *Manager
@@ -210,7 +213,7 @@ type Shared[T Elem] struct {
 }
 
 // Init creates the shared variable key on m for numTasks commits by this
-// rank's tasks, reduced with op (paper 001 §3.2). Every rank calls Init for
+// rank's tasks, reduced with op (Li et al. §3.2). Every rank calls Init for
 // the same keys in the same order; numTasks may differ from rank to rank.
 // A key can be reused once its previous variable is reduced.
 func Init[T Elem](m *Manager, key string, numTasks int, op Op[T]) (*Shared[T], error) {
@@ -248,8 +251,8 @@ func Init[T Elem](m *Manager, key string, numTasks int, op Op[T]) (*Shared[T], e
 // Key is the variable's key.
 func (s *Shared[T]) Key() string { return s.key }
 
-// Commit hands vec over for reduction and returns without waiting (paper
-// 001 §3.2). The manager reads vec until the variable's result is ready:
+// Commit hands vec over for reduction and returns without waiting (Li et
+// al. §3.2). The manager reads vec until the variable's result is ready:
 // the caller must not modify it before Get returns. Every task commits a
 // vector of the same length. Committing more than numTasks vectors is an
 // error wrapping ErrInvalid.
@@ -294,7 +297,7 @@ func (s *Shared[T]) finish(result any, err error) {
 	})
 }
 
-// reduceLocal is the variable's local reduction (paper 001 Algorithm 1):
+// reduceLocal is the variable's local reduction (Li et al. Algorithm 1):
 // it reduces the committed vectors into acc as they arrive, on the
 // manager's workers, until numTasks have come or the manager stops.
 func (s *Shared[T]) reduceLocal() {
@@ -333,7 +336,7 @@ func blockwise(workers, n int, fn func(lo, hi int)) error {
 // every rank and returns nil.
 func (s *Shared[T]) reduceGlobal(ctx context.Context, m *Manager) error {
 	fail := func(err error) { s.finish(nil, fmt.Errorf("allreduce: shared variable %q: %w", s.key, err)) }
-	a, err := agreeAll(ctx, m.c, m.opts.Phase+".control", s.localErr != nil, int64(len(s.acc)), hash62(s.key), hash62(elemName[T]()))
+	a, err := agree.All(ctx, m.c, m.opts.Phase+".control", s.localErr != nil, int64(len(s.acc)), agree.Hash62(s.key), agree.Hash62(elemName[T]()))
 	if err != nil {
 		fail(err)
 		return err
@@ -342,16 +345,16 @@ func (s *Shared[T]) reduceGlobal(ctx context.Context, m *Manager) error {
 	case s.localErr != nil:
 		fail(s.localErr)
 		return nil
-	case a.failed:
+	case a.Failed:
 		fail(fmt.Errorf("%w: the local reduction failed on another rank", ErrInvalid))
 		return nil
-	case a.disagree == 0:
-		fail(fmt.Errorf("%w: ranks disagree on the vector length (from %d to %d)", ErrInvalid, a.lo, a.hi))
+	case a.Disagree == 0:
+		fail(fmt.Errorf("%w: ranks disagree on the vector length (from %d to %d)", ErrInvalid, a.Lo, a.Hi))
 		return nil
-	case a.disagree == 1:
+	case a.Disagree == 1:
 		fail(fmt.Errorf("%w: ranks disagree on the key (every rank must Init the same keys in the same order)", ErrInvalid))
 		return nil
-	case a.disagree == 2:
+	case a.Disagree == 2:
 		fail(fmt.Errorf("%w: ranks disagree on the element type", ErrInvalid))
 		return nil
 	}
@@ -378,7 +381,7 @@ func denseFor[T Elem](ctx context.Context, m *Manager) (*Dense[T], error) {
 	if d, ok := m.denses[name]; ok {
 		return d.(*Dense[T]), nil
 	}
-	d, err := NewDense[T](ctx, m.c, m.opts.Algorithm, DenseOptions{
+	d, err := New[T](ctx, m.c, m.opts.Algorithm, Options{
 		Topology: m.opts.Topology, Phase: m.opts.Phase, Workers: m.opts.Workers, Pieces: m.opts.Pieces,
 	})
 	if err != nil {

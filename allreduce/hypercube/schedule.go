@@ -6,16 +6,16 @@
 //
 //   - tree: binomial-tree reduce to rank 0 in ⌈log₂ p⌉ rounds, then a
 //     binomial-tree broadcast of the whole vector in as many rounds: the
-//     reduce + broadcast of paper 001 §2.2–2.3 (Fig. 1a, eqs. 1–2) and the
-//     "broadcast + reduce with tree topology" baseline of paper 002 §VI-B.
+//     reduce + broadcast of Li et al. §2.2–2.3 (Fig. 1a, eqs. 1–2) and the
+//     "broadcast + reduce with tree topology" baseline of Zhang and Qiu §VI-B.
 //   - butterfly: recursive doubling, every rank exchanging the whole vector
-//     with the rank at distance 1, 2, 4, … (paper 001 Fig. 1b, eq. 3). For p
+//     with the rank at distance 1, 2, 4, … (Li et al. Fig. 1b, eq. 3). For p
 //     not a power of two, with q the largest power of two below p, ranks
 //     q … p−1 first fold their vector into rank r−q and get the result back
 //     from it at the end.
-//   - hypercube-unsplittable: paper 002 §IV-E, whole objects along each
+//   - hypercube-unsplittable: Zhang and Qiu §IV-E, whole objects along each
 //     dimension of a Topology: pairs exchange, sending links deliver.
-//   - hypercube-chunked: paper 002 §IV-E, reduce-scatter along dimensions
+//   - hypercube-chunked: Zhang and Qiu §IV-E, reduce-scatter along dimensions
 //     0, 1, … then allgather back down. The vector is cut into 2^dims
 //     near-equal chunk classes; on dimension d a node hands its peer the
 //     classes whose bit d is the peer's (the paper's chunk-to-neighbour rule
@@ -23,7 +23,7 @@
 //     missing), the allgather sends every reduce-scatter message back with
 //     the finished values.
 
-package allreduce
+package hypercube
 
 import (
 	"cmp"
@@ -41,10 +41,10 @@ type Algorithm int
 
 // The dense allreduce algorithms.
 const (
-	AlgTree      Algorithm = iota + 1 // binomial reduce + broadcast (paper 001 Fig. 1a)
-	AlgButterfly                      // recursive doubling (paper 001 Fig. 1b)
-	AlgHypercube                      // whole objects along the topology (paper 002 §IV-E)
-	AlgChunked                        // reduce-scatter + allgather (paper 002 §IV-E)
+	AlgTree      Algorithm = iota + 1 // binomial reduce + broadcast (Li et al. Fig. 1a)
+	AlgButterfly                      // recursive doubling (Li et al. Fig. 1b)
+	AlgHypercube                      // whole objects along the topology (Zhang and Qiu §IV-E)
+	AlgChunked                        // reduce-scatter + allgather (Zhang and Qiu §IV-E)
 )
 
 // algorithmNames are the names ParseAlgorithm accepts (besides its two

@@ -1,4 +1,4 @@
-package allreduce
+package hypercube
 
 import (
 	"context"
@@ -23,11 +23,11 @@ func denseInput(r, i int) float64 { return float64((r*7919+i*104729)%2001 - 1000
 
 // runDense runs alg on p in-process ranks with vectors of n elements of
 // denseInput, reduced with op, and returns every rank's result.
-func runDense[T Elem](t *testing.T, p, n int, alg Algorithm, opts DenseOptions, op Op[T], input func(r, i int) T) [][]T {
+func runDense[T Elem](t *testing.T, p, n int, alg Algorithm, opts Options, op Op[T], input func(r, i int) T) [][]T {
 	t.Helper()
 	out := make([][]T, p)
 	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		d, err := NewDense[T](ctx, c, alg, opts)
+		d, err := New[T](ctx, c, alg, opts)
 		if err != nil {
 			return err
 		}
@@ -84,7 +84,7 @@ func TestDenseEveryP(t *testing.T) {
 	for _, alg := range Algorithms() {
 		for p := 1; p <= 33; p++ {
 			for _, n := range []int{0, 1, 7, 300} {
-				got := runDense(t, p, n, alg, DenseOptions{}, Sum[float64], denseInput)
+				got := runDense(t, p, n, alg, Options{}, Sum[float64], denseInput)
 				checkAll(t, fmt.Sprintf("%s p=%d n=%d", alg, p, n), got, serialReduce(p, n, Sum[float64], denseInput))
 			}
 		}
@@ -101,7 +101,7 @@ func TestDenseOps(t *testing.T) {
 	}
 	for _, alg := range Algorithms() {
 		for _, p := range []int{2, 5, 8, 13} {
-			for _, opts := range []DenseOptions{{}, {Workers: 3}, {Pieces: 3, Workers: 2}} {
+			for _, opts := range []Options{{}, {Workers: 3}, {Pieces: 3, Workers: 2}} {
 				n := 3*minPieceElems + 17
 				what := fmt.Sprintf("%s p=%d workers=%d pieces=%d", alg, p, opts.Workers, opts.Pieces)
 				checkAll(t, what+" min", runDense(t, p, n, alg, opts, Min[float64], denseInput),
@@ -140,7 +140,7 @@ func TestDenseTopologies(t *testing.T) {
 		}
 		p := topo.Len()
 		n := 1 + rng.IntN(200)
-		opts := DenseOptions{Topology: topo}
+		opts := Options{Topology: topo}
 		for _, alg := range []Algorithm{AlgHypercube, AlgChunked} {
 			got := runDense(t, p, n, alg, opts, Sum[float64], denseInput)
 			checkAll(t, fmt.Sprintf("step %d %s on %v (rebalanced %v)", step, alg, topo.Members(), topo.Rebalanced()),
@@ -158,8 +158,8 @@ func TestDenseBitsAgree(t *testing.T) {
 	}
 	for _, alg := range []Algorithm{AlgTree, AlgButterfly, AlgChunked} {
 		for _, p := range []int{3, 6, 8, 11} {
-			first := runDense(t, p, 500, alg, DenseOptions{}, Sum[float64], input)
-			again := runDense(t, p, 500, alg, DenseOptions{Pieces: 2, Workers: 2}, Sum[float64], input)
+			first := runDense(t, p, 500, alg, Options{}, Sum[float64], input)
+			again := runDense(t, p, 500, alg, Options{Pieces: 2, Workers: 2}, Sum[float64], input)
 			for r := range first {
 				if !slices.Equal(first[r], first[0]) {
 					t.Errorf("%s p=%d: rank %d differs from rank 0", alg, p, r)
@@ -186,7 +186,7 @@ func TestDenseCounters(t *testing.T) {
 	w, _ := inproc.NewWorld(p)
 	err := onRanks(w, p, func(c comm.Comm) error {
 		for _, alg := range []Algorithm{AlgChunked, AlgTree} {
-			d, err := NewDense[float64](context.Background(), c, alg, DenseOptions{})
+			d, err := New[float64](context.Background(), c, alg, Options{})
 			if err != nil {
 				return err
 			}
@@ -229,10 +229,10 @@ func TestDenseCounters(t *testing.T) {
 // TestDenseAllocations: once the buffers have grown, a call allocates a
 // bounded number of objects whatever the vector length.
 func TestDenseAllocations(t *testing.T) {
-	measure := func(n int, opts DenseOptions) uint64 {
+	measure := func(n int, opts Options) uint64 {
 		var mallocs uint64
 		err := inproc.Run(context.Background(), 4, func(ctx context.Context, c comm.Comm) error {
-			d, err := NewDense[float64](ctx, c, AlgChunked, opts)
+			d, err := New[float64](ctx, c, AlgChunked, opts)
 			if err != nil {
 				return err
 			}
@@ -271,7 +271,7 @@ func TestDenseAllocations(t *testing.T) {
 		}
 		return mallocs
 	}
-	for _, opts := range []DenseOptions{{}, {Workers: 2, Pieces: 4}} {
+	for _, opts := range []Options{{}, {Workers: 2, Pieces: 4}} {
 		small, large := measure(1<<14, opts), measure(1<<18, opts)
 		t.Logf("workers %d pieces %d: %d mallocs for 2^14 elements, %d for 2^18", opts.Workers, opts.Pieces, small, large)
 		if large > 2*small+200 {
@@ -313,7 +313,7 @@ func TestDenseErrors(t *testing.T) {
 		if c.Rank() == 2 {
 			alg = AlgTree
 		}
-		_, err := NewDense[float64](ctx, c, alg, DenseOptions{})
+		_, err := New[float64](ctx, c, alg, Options{})
 		return err
 	})
 	expectAll("disagreeing algorithms", errs, ErrInvalid)
@@ -323,20 +323,20 @@ func TestDenseErrors(t *testing.T) {
 		if c.Rank() == 1 {
 			alg = Algorithm(9)
 		}
-		_, err := NewDense[float64](ctx, c, alg, DenseOptions{})
+		_, err := New[float64](ctx, c, alg, Options{})
 		return err
 	})
 	expectAll("unknown algorithm", errs, ErrInvalid)
 	topo, _ := NewTopology(3)
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
-		_, err := NewDense[float64](ctx, c, AlgHypercube, DenseOptions{Topology: topo})
+		_, err := New[float64](ctx, c, AlgHypercube, Options{Topology: topo})
 		return err
 	})
 	expectAll("topology of 3 nodes on 4 ranks", errs, ErrInvalid)
 	// Vectors of different lengths, on every algorithm.
 	for _, alg := range Algorithms() {
 		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
-			d, err := NewDense[float64](ctx, c, alg, DenseOptions{})
+			d, err := New[float64](ctx, c, alg, Options{})
 			if err != nil {
 				return err
 			}
@@ -346,16 +346,16 @@ func TestDenseErrors(t *testing.T) {
 	}
 	// A nil reduction; a reduction that panics.
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
-		d, err := NewDense[float64](ctx, c, AlgButterfly, DenseOptions{})
+		d, err := New[float64](ctx, c, AlgButterfly, Options{})
 		if err != nil {
 			return err
 		}
 		return d.Allreduce(ctx, make([]float64, 10), nil)
 	})
 	expectAll("nil reduction", errs, ErrInvalid)
-	for _, opts := range []DenseOptions{{}, {Workers: 2, Pieces: 2}} {
+	for _, opts := range []Options{{}, {Workers: 2, Pieces: 2}} {
 		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
-			d, err := NewDense[float64](ctx, c, AlgChunked, opts)
+			d, err := New[float64](ctx, c, AlgChunked, opts)
 			if err != nil {
 				return err
 			}
@@ -376,9 +376,9 @@ func TestDenseErrors(t *testing.T) {
 		}
 	}
 	// A rank whose context is cancelled mid-way: everyone fails, nobody hangs.
-	for _, opts := range []DenseOptions{{}, {Workers: 2, Pieces: 4}} {
+	for _, opts := range []Options{{}, {Workers: 2, Pieces: 4}} {
 		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
-			d, err := NewDense[float64](ctx, c, AlgTree, opts)
+			d, err := New[float64](ctx, c, AlgTree, opts)
 			if err != nil {
 				return err
 			}
@@ -408,10 +408,10 @@ func TestDensePortable(t *testing.T) {
 	const p = 5
 	n := 2*minPieceElems + 5
 	for _, alg := range Algorithms() {
-		for _, opts := range []DenseOptions{{}, {Pieces: 2, Workers: 2}} {
+		for _, opts := range []Options{{}, {Pieces: 2, Workers: 2}} {
 			got := make([][]int32, p)
 			err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-				d, err := NewDense[int32](ctx, c, alg, opts)
+				d, err := New[int32](ctx, c, alg, opts)
 				if err != nil {
 					return err
 				}
@@ -496,9 +496,9 @@ func TestElemCodec(t *testing.T) {
 	}
 }
 
-// TestParseNames: every algorithm and kind parses from the name it prints
-// (the hypercube algorithms from their short forms too), and an unknown
-// name is refused naming the accepted ones.
+// TestParseNames: every algorithm parses from the name it prints (the
+// hypercube algorithms from their short forms too), and an unknown name is
+// refused naming the accepted ones.
 func TestParseNames(t *testing.T) {
 	for _, a := range Algorithms() {
 		if got, err := ParseAlgorithm(a.String()); err != nil || got != a {
@@ -514,13 +514,5 @@ func TestParseNames(t *testing.T) {
 	_, err := ParseAlgorithm("ring")
 	if want := ErrInvalid.Error() + `: unknown dense allreduce algorithm "ring" (want tree, butterfly, hypercube-unsplittable, hypercube-chunked)`; !errors.Is(err, ErrInvalid) || err.Error() != want {
 		t.Errorf("ParseAlgorithm(ring): %v, want %s", err, want)
-	}
-	for _, k := range []Kind{KindKylix, KindDirect, KindBinary} {
-		if got, err := ParseKind(k.String()); err != nil || got != k {
-			t.Errorf("ParseKind(%q) = %v, %v", k.String(), got, err)
-		}
-	}
-	if _, err := ParseKind("dense"); err == nil || err.Error() != `unknown kind "dense" (want kylix, direct or binary)` {
-		t.Errorf("ParseKind(dense): %v", err)
 	}
 }

@@ -1,27 +1,27 @@
-package allreduce_test
+package hypercube_test
 
 import (
 	"context"
 	"fmt"
 	"sync"
 
-	"github.com/graphrun/graphrun/allreduce"
+	"github.com/graphrun/graphrun/allreduce/hypercube"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 // Four ranks, three tasks on each: every task commits its vector to the
 // shared variable "gradient" without waiting, and reads the sum over all
-// twelve tasks with Get (paper 001 §3.2).
+// twelve tasks with Get (Li et al. §3.2).
 func Example() {
 	const ranks, tasks = 4, 3
 	err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {
-		m, err := allreduce.NewManager(ctx, c, allreduce.ManagerOptions{Algorithm: allreduce.AlgChunked})
+		m, err := hypercube.NewManager(ctx, c, hypercube.ManagerOptions{Algorithm: hypercube.AlgChunked})
 		if err != nil {
 			return err
 		}
 		defer m.Close()
-		grad, err := allreduce.Init(m, "gradient", tasks, allreduce.Sum[float64])
+		grad, err := hypercube.Init(m, "gradient", tasks, hypercube.Sum[float64])
 		if err != nil {
 			return err
 		}
@@ -56,12 +56,12 @@ func Example() {
 // on 5 ranks (not a power of two), taking the maximum.
 func ExampleDense() {
 	err := inproc.Run(context.Background(), 5, func(ctx context.Context, c comm.Comm) error {
-		d, err := allreduce.NewDense[int64](ctx, c, allreduce.AlgChunked, allreduce.DenseOptions{})
+		d, err := hypercube.New[int64](ctx, c, hypercube.AlgChunked, hypercube.Options{})
 		if err != nil {
 			return err
 		}
 		vec := []int64{int64(c.Rank()), -int64(c.Rank()), 7}
-		if err := d.Allreduce(ctx, vec, allreduce.Max[int64]); err != nil {
+		if err := d.Allreduce(ctx, vec, hypercube.Max[int64]); err != nil {
 			return err
 		}
 		if c.Rank() == 3 {

@@ -1,4 +1,4 @@
-package allreduce
+package hypercube
 
 import (
 	"context"
@@ -36,13 +36,13 @@ func BenchmarkDense(b *testing.B) {
 	for _, n := range sizes {
 		for _, alg := range Algorithms() {
 			b.Run(fmt.Sprintf("p=%d/n=%d/%s", p, n, alg), func(b *testing.B) {
-				benchDense(b, p, n, alg, DenseOptions{})
+				benchDense(b, p, n, alg, Options{})
 			})
 		}
 	}
 }
 
-func benchDense(b *testing.B, p, n int, alg Algorithm, opts DenseOptions) {
+func benchDense(b *testing.B, p, n int, alg Algorithm, opts Options) {
 	ctx := context.Background()
 	w, err := inproc.NewWorld(p)
 	if err != nil {
@@ -52,7 +52,7 @@ func benchDense(b *testing.B, p, n int, alg Algorithm, opts DenseOptions) {
 	vecs := make([][]float64, p)
 	err = onRanks(w, p, func(c comm.Comm) error {
 		r := c.Rank()
-		ds[r], err = NewDense[float64](ctx, c, alg, opts)
+		ds[r], err = New[float64](ctx, c, alg, opts)
 		vecs[r] = make([]float64, n)
 		for i := range vecs[r] {
 			vecs[r][i] = denseInput(r, i)

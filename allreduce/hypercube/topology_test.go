@@ -1,4 +1,4 @@
-package allreduce
+package hypercube
 
 import (
 	"errors"
@@ -37,7 +37,7 @@ func checkTable(t *testing.T, what string, topo *Topology, want map[int][]string
 	}
 }
 
-// TestTopologyFig7 adds nodes 0–5 one by one as paper 002 §IV-C and Fig. 7
+// TestTopologyFig7 adds nodes 0–5 one by one as Zhang and Qiu §IV-C and Fig. 7
 // do: node 2 first sends to node 1 on dimension 0, pairs with node 3 once it
 // joins; nodes 4 and 5 send to nodes 3 and 2 on the dimensions where their
 // partners are missing.
@@ -92,7 +92,7 @@ func TestTopologyFig7(t *testing.T) {
 	}
 }
 
-// TestTopologyFig8 removes node 3 from nodes 0–5 and adds it back (paper 002
+// TestTopologyFig8 removes node 3 from nodes 0–5 and adds it back (Zhang and Qiu
 // §IV-D, Fig. 8): node 2 turns to node 5, nodes 1 and 5 lose their link on
 // dimension 1 (−2: node 3 may come back); the re-added node takes the freed
 // id 3 and the topology is the original one.

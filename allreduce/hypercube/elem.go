@@ -1,12 +1,15 @@
 // This file holds the element types and reduction functions of the dense
 // allreduce family (dense.go) and the shared variables (shared.go). The
 // reduction takes whole sub-vectors, acc ⊕= x element by element, which is
-// the pairwise form paper 001 (Li, Davis and Jarvis, "An Efficient
-// Task-based All-Reduce for Machine Learning Applications") §3.2 asks of its
-// users so that the framework can cut a vector into chunks and reduce them
-// on several cores at once (§3.3).
+// the pairwise form Li et al. §3.2 asks of its users so that the framework
+// can cut a vector into chunks and reduce them on several cores at once
+// (§3.3).
+//
+// Reference: Zhenyu Li, James A. Davis and Stephen A. Jarvis, "An Efficient
+// Task-based All-Reduce for Machine Learning Applications", Machine
+// Learning on HPC Environments workshop (MLHPC'17), ACM, 2017.
 
-package allreduce
+package hypercube
 
 import (
 	"encoding/binary"
