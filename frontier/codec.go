@@ -1,8 +1,8 @@
 package frontier
 
 // Codec turns a range of a frontier bitmap into bytes and back: the
-// Compression and Uncompression of paper 004 Alg. 2 (lines 7 and 9) and
-// Alg. 3 (lines 10 and 14).
+// Compress and Uncompress of Lv et al. Alg. 2 (lines 7 and 9) and Alg. 3
+// (lines 10 and 14).
 //
 // A Codec value may keep reusable state (compressor windows, scratch
 // buffers), so it is not safe for concurrent use: each rank, and each thread
@@ -11,7 +11,8 @@ package frontier
 // error, never a panic, an out-of-range write or an allocation larger than
 // the destination bitmap justifies.
 type Codec interface {
-	// Name is the codec's flag name ("raw", "wah", "zlib-bs", ...).
+	// Name is the codec's name ("raw", "wah", "zlib-bs", ...), as New takes
+	// it.
 	Name() string
 	// Encode appends the encoding of src to dst and returns the extended
 	// slice. The receiver knows len(src) (the sender's word count) and passes

@@ -1,6 +1,6 @@
 package frontier
 
-// rawCodec sends the bitmap's wire form unchanged (paper 004's BIT).
+// rawCodec sends the bitmap's wire form unchanged (Lv et al.'s BIT, Alg. 1).
 type rawCodec struct{}
 
 func (rawCodec) Name() string { return nameRaw }

@@ -97,47 +97,17 @@ func (c *roaringCodec) load(dst Bitmap, src []byte) error {
 // check is quadratic in the number of runs (a CPU cost an attacker could
 // choose).
 func checkRoaring(src []byte, nbits uint64) error {
-	r := src
-	next := func(n int) ([]byte, bool) {
-		if n < 0 || len(r) < n {
-			return nil, false
-		}
-		b := r[:n]
-		r = r[n:]
-		return b, true
+	r := roaringReader{rest: src}
+	size, runFlags, err := r.header()
+	if err != nil {
+		return err
 	}
-	head, ok := next(4)
-	if !ok {
-		return corrupt(nameRoaring, "short header")
-	}
-	cookie := binary.LittleEndian.Uint32(head)
-	var size int
-	var runFlags []byte
-	switch {
-	case cookie&0xffff == roaringCookieRuns:
-		size = int(cookie>>16) + 1
-		if runFlags, ok = next((size + 7) / 8); !ok {
-			return corrupt(nameRoaring, "short run flags")
-		}
-	case cookie == roaringCookieNoRuns:
-		b, ok := next(4)
-		if !ok {
-			return corrupt(nameRoaring, "short header")
-		}
-		s := binary.LittleEndian.Uint32(b)
-		if s > 1<<16 {
-			return corrupt(nameRoaring, "%d containers", s)
-		}
-		size = int(s)
-	default:
-		return corrupt(nameRoaring, "bad cookie %#x", cookie)
-	}
-	keycard, ok := next(4 * size)
+	keycard, ok := r.next(4 * size)
 	if !ok {
 		return corrupt(nameRoaring, "short container headers")
 	}
 	if runFlags == nil || size >= roaringNoOffsets {
-		if _, ok := next(4 * size); !ok {
+		if _, ok := r.next(4 * size); !ok {
 			return corrupt(nameRoaring, "short offsets")
 		}
 	}
@@ -149,67 +119,133 @@ func checkRoaring(src []byte, nbits uint64) error {
 			return corrupt(nameRoaring, "container keys out of order")
 		}
 		prevKey = key
-		base := uint64(key) << 16
-		var last uint64 // highest position in the container
+		var top int // highest position in the container, relative to its base
 		switch {
 		case runFlags != nil && runFlags[i/8]&(1<<(i%8)) != 0:
-			b, ok := next(2)
-			if !ok {
-				return corrupt(nameRoaring, "short run container")
-			}
-			nr := int(binary.LittleEndian.Uint16(b))
-			runs, ok := next(4 * nr)
-			if !ok || nr == 0 {
-				return corrupt(nameRoaring, "bad run container")
-			}
-			end := -2 // last value of the previous run
-			for j := range nr {
-				start := int(binary.LittleEndian.Uint16(runs[4*j:]))
-				length := int(binary.LittleEndian.Uint16(runs[4*j+2:]))
-				if start <= end+1 || start+length > 0xffff {
-					return corrupt(nameRoaring, "bad run %d", j)
-				}
-				end = start + length
-			}
-			last = base + uint64(end)
+			top, err = r.runContainer()
 		case card > roaringMaxArray:
-			b, ok := next(8 << 10)
-			if !ok {
-				return corrupt(nameRoaring, "short bitmap container")
-			}
-			n, top := 0, -1
-			for j := 0; j < len(b); j += 8 {
-				w := binary.LittleEndian.Uint64(b[j:])
-				if w != 0 {
-					n += bits.OnesCount64(w)
-					top = j*8 + 63 - bits.LeadingZeros64(w)
-				}
-			}
-			if n != card {
-				return corrupt(nameRoaring, "bitmap container of %d bits claims %d", n, card)
-			}
-			last = base + uint64(top)
+			top, err = r.bitmapContainer(card)
 		default:
-			b, ok := next(2 * card)
-			if !ok {
-				return corrupt(nameRoaring, "short array container")
-			}
-			prev := -1
-			for j := 0; j < len(b); j += 2 {
-				v := int(binary.LittleEndian.Uint16(b[j:]))
-				if v <= prev {
-					return corrupt(nameRoaring, "array container out of order")
-				}
-				prev = v
-			}
-			last = base + uint64(prev)
+			top, err = r.arrayContainer(card)
 		}
-		if last >= nbits {
+		if err != nil {
+			return err
+		}
+		if last := uint64(key)<<16 + uint64(top); last >= nbits {
 			return corrupt(nameRoaring, "position %d beyond the %d-bit bitmap", last, nbits)
 		}
 	}
-	if len(r) != 0 {
-		return corrupt(nameRoaring, "%d trailing bytes", len(r))
+	if len(r.rest) != 0 {
+		return corrupt(nameRoaring, "%d trailing bytes", len(r.rest))
 	}
 	return nil
+}
+
+// roaringReader reads a serialised Roaring bitmap front to back for
+// checkRoaring.
+type roaringReader struct{ rest []byte }
+
+// next consumes and returns the next n bytes; ok is false when fewer are
+// left (or n < 0).
+func (r *roaringReader) next(n int) (b []byte, ok bool) {
+	if n < 0 || len(r.rest) < n {
+		return nil, false
+	}
+	b, r.rest = r.rest[:n], r.rest[n:]
+	return b, true
+}
+
+// header reads the cookie and returns the number of containers and, for
+// the format with run containers, the bitset marking which are runs (nil
+// otherwise).
+func (r *roaringReader) header() (size int, runFlags []byte, err error) {
+	head, ok := r.next(4)
+	if !ok {
+		return 0, nil, corrupt(nameRoaring, "short header")
+	}
+	cookie := binary.LittleEndian.Uint32(head)
+	switch {
+	case cookie&0xffff == roaringCookieRuns:
+		size = int(cookie>>16) + 1
+		if runFlags, ok = r.next((size + 7) / 8); !ok {
+			return 0, nil, corrupt(nameRoaring, "short run flags")
+		}
+		return size, runFlags, nil
+	case cookie == roaringCookieNoRuns:
+		b, ok := r.next(4)
+		if !ok {
+			return 0, nil, corrupt(nameRoaring, "short header")
+		}
+		s := binary.LittleEndian.Uint32(b)
+		if s > 1<<16 {
+			return 0, nil, corrupt(nameRoaring, "%d containers", s)
+		}
+		return int(s), nil, nil
+	default:
+		return 0, nil, corrupt(nameRoaring, "bad cookie %#x", cookie)
+	}
+}
+
+// runContainer checks a run container (sorted, disjoint, non-adjacent runs
+// inside the container's 2^16 positions) and returns its highest position.
+func (r *roaringReader) runContainer() (top int, err error) {
+	b, ok := r.next(2)
+	if !ok {
+		return 0, corrupt(nameRoaring, "short run container")
+	}
+	nr := int(binary.LittleEndian.Uint16(b))
+	runs, ok := r.next(4 * nr)
+	if !ok || nr == 0 {
+		return 0, corrupt(nameRoaring, "bad run container")
+	}
+	end := -2 // last value of the previous run
+	for j := range nr {
+		start := int(binary.LittleEndian.Uint16(runs[4*j:]))
+		length := int(binary.LittleEndian.Uint16(runs[4*j+2:]))
+		if start <= end+1 || start+length > 0xffff {
+			return 0, corrupt(nameRoaring, "bad run %d", j)
+		}
+		end = start + length
+	}
+	return end, nil
+}
+
+// bitmapContainer checks a bitmap container whose header claims card set
+// bits (its popcount must be card) and returns its highest position.
+func (r *roaringReader) bitmapContainer(card int) (top int, err error) {
+	b, ok := r.next(8 << 10)
+	if !ok {
+		return 0, corrupt(nameRoaring, "short bitmap container")
+	}
+	n := 0
+	top = -1
+	for j := 0; j < len(b); j += 8 {
+		w := binary.LittleEndian.Uint64(b[j:])
+		if w != 0 {
+			n += bits.OnesCount64(w)
+			top = j*8 + 63 - bits.LeadingZeros64(w)
+		}
+	}
+	if n != card {
+		return 0, corrupt(nameRoaring, "bitmap container of %d bits claims %d", n, card)
+	}
+	return top, nil
+}
+
+// arrayContainer checks an array container of card strictly increasing
+// values and returns its highest position.
+func (r *roaringReader) arrayContainer(card int) (top int, err error) {
+	b, ok := r.next(2 * card)
+	if !ok {
+		return 0, corrupt(nameRoaring, "short array container")
+	}
+	prev := -1
+	for j := 0; j < len(b); j += 2 {
+		v := int(binary.LittleEndian.Uint16(b[j:]))
+		if v <= prev {
+			return 0, corrupt(nameRoaring, "array container out of order")
+		}
+		prev = v
+	}
+	return prev, nil
 }

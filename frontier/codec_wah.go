@@ -6,7 +6,7 @@ import (
 	"github.com/graphrun/graphrun/wah"
 )
 
-// wahCodec sends the word-aligned hybrid encoding of paper 004 §IV (package
+// wahCodec sends the word-aligned hybrid encoding of Lv et al. §IV (package
 // wah) with 64-bit words ("wah", the faster to encode and decode) or 32-bit
 // words ("wah32", Wu et al.'s original width: more groups fall entirely in a
 // run of zeros, so sparse frontiers compress better). Either decoder reads

@@ -10,7 +10,7 @@ import (
 	"github.com/klauspost/compress/zlib"
 )
 
-// Compression levels of paper 004 §VII: ZLB-BS, ZLB-DF and ZLB-BC.
+// Compression levels of Lv et al. §VII-B: ZLB-BS, ZLB-DF and ZLB-BC.
 const (
 	zlibBestSpeed       = zlib.BestSpeed
 	zlibDefault         = zlib.DefaultCompression

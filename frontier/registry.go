@@ -35,9 +35,9 @@ func Names() []string {
 // New returns a fresh instance of the codec called name (see Names). Each
 // instance keeps its own reusable state, so every goroutine needs its own.
 //
-// The encodings (paper 004 §IV and §VII; W = len(bitmap) words):
+// The encodings (Lv et al. §IV and §VII-B; W = len(bitmap) words):
 //
-//   - raw: the bitmap's wire form, 8·W little-endian bytes (paper 004's BIT).
+//   - raw: the bitmap's wire form, 8·W little-endian bytes (Lv et al.'s BIT).
 //     The decoder requires exactly 8·len(dst) bytes.
 //   - list: uvarint W, uvarint count n, then the n set-bit positions in
 //     increasing order as uvarint gaps (the first position itself, then
@@ -47,7 +47,7 @@ func Names() []string {
 //     words in 64-bit or 32-bit WAH words; the stream must describe exactly
 //     len(dst) words (either decoder accepts either width).
 //   - zlib-bs, zlib-df, zlib-bc: a zlib stream (RFC 1950) of the raw bytes at
-//     best speed, default and best compression (paper 004's ZLB-BS, ZLB-DF,
+//     best speed, default and best compression (Lv et al.'s ZLB-BS, ZLB-DF,
 //     ZLB-BC). The decoder inflates at most 8·len(dst)+1 bytes, checks the
 //     Adler-32 checksum and rejects trailing bytes, so a decompression bomb is
 //     an error, not an allocation.

@@ -1,13 +1,36 @@
 // Package partition decides which rank owns which vertex or edge and maps
 // global vertex ids (int64) to rank-local ids (uint32) and back.
 //
-// Block1D is the 1D vertex-block partition of paper 004 §III-B: the adjacency
+// Block1D is the 1D vertex-block partition of Lv et al. §III-B: the adjacency
 // matrix is cut into row blocks, rank i owning rows [i·B, (i+1)·B). Blocks are
 // a multiple of 64 vertices so that the ranks' frontier bitmaps concatenate
 // word by word into the global frontier without shifting.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// Grid is the 2D partition (Yoo et al.; Lv et al. §VIII–IX name it as the
+// step after compression and sieve), EdgeOwner the random edge partition
+// of Kylix §II-B, and PlaceLSHS, PlaceLSHSGrid and PlaceLSHSFusable place
+// the blocks of a finer block grid on ranks by NumS's load-simulated
+// hierarchical scheduling (§5, Alg. 1; objective eq. 2 of §5.1).
+//
+// # References
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun. "Compression and
+//     Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems". arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012. Cited as Lv et al.
+//   - Melih Elibol, Vinamra Benara, Samyu Yagati, Lianmin Zheng, Alvin
+//     Cheung, Michael I. Jordan and Ion Stoica. "NumS: Scalable Array
+//     Programming for the Cloud". arXiv preprint, 2022. Cited as NumS.
+//   - Huasha Zhao and John Canny. "Kylix: A Sparse Allreduce for Commodity
+//     Clusters". 43rd International Conference on Parallel Processing
+//     (ICPP), IEEE, 2014. Cited as Kylix.
+//   - Andy Yoo, Edmond Chow, Keith Henderson, William McLendon, Bruce
+//     Hendrickson and Ümit Çatalyürek. "A Scalable Distributed Parallel
+//     Breadth-First Search Algorithm on BlueGene/L". SC'05, ACM/IEEE, 2005.
+//     Cited as Yoo et al.
+//
+// REFERENCES.md at the repository root lists every source under the same
+// keys.
 package partition
 
 import "fmt"

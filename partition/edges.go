@@ -1,8 +1,12 @@
-// This file is the random edge partition of paper 000 (Kylix) §II-B, used
-// by PageRank (§VII): each edge (non-zero of the adjacency matrix) goes to a
+// This file is the random edge partition of Kylix §II-B, used by PageRank
+// (Kylix §VII): each edge (non-zero of the adjacency matrix) goes to a
 // rank chosen by a hash of the edge, so that every rank gets a near-equal,
 // unstructured share of the edges whatever the degree distribution. For
 // power-law graphs this balances work far better than a vertex partition.
+//
+// Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for Commodity
+// Clusters", 43rd International Conference on Parallel Processing (ICPP),
+// IEEE, 2014.
 
 package partition
 

@@ -1,11 +1,11 @@
-// This file is the 2D partition that paper 004 names as the step after
-// compression and sieve (its §VIII related work and §IX future work: a 2D
+// This file is the 2D partition that Lv et al. name as the step after
+// compression and sieve (their §VIII related work and §IX future work: a 2D
 // cut makes a frontier exchange involve the ranks of one processor row or
-// column instead of all p ranks). The formulation is paper 004 §III's SpMV
+// column instead of all p ranks). The formulation is Lv et al. §III's SpMV
 // t = A ⊗ f over the (select, max) semiring, with the matrix cut into an r×c
 // grid of blocks, one per rank of an r×c process grid.
 //
-// Layout (the one of Yoo et al., SC'05, which paper 004 §VIII cites, and of
+// Layout (the one of Yoo et al., SC'05, which Lv et al. §VIII cite, and of
 // the Graph500 2D codes): vertices keep the 1D block ownership of Block1D —
 // rank k owns vertex piece k — and rank k sits at grid position (i, j) =
 // (k / c, k mod c), row-major. Let R_i be the vertices owned by processor row
@@ -29,6 +29,14 @@
 // offset in the piece (ColLocal). Both orders are the global order, so a row
 // sorted by descending local column is sorted by descending global id and the
 // (select, max) scan still stops at its first hit.
+//
+// Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression and
+// Sieve: Reducing Communication in Parallel Breadth First Search on
+// Distributed Memory Systems", arXiv preprint (Institute of Computing
+// Technology, CAS), 2012. Andy Yoo, Edmond Chow, Keith Henderson, William
+// McLendon, Bruce Hendrickson and Ümit Çatalyürek, "A Scalable Distributed
+// Parallel Breadth-First Search Algorithm on BlueGene/L", SC'05, ACM/IEEE,
+// 2005.
 
 package partition
 

@@ -1,12 +1,12 @@
 // This file places the blocks of a 2D-partitioned adjacency matrix on ranks
 // when there are more blocks than ranks (a block grid finer than the process
 // grid, a rank count with no good factorisation, or random-edge blocks), by
-// the load-simulated greedy of paper 003 (NumS): its §5 Algorithm 1 (LSHS)
-// takes the operations one at a time and puts each on the node that
-// minimises the objective of its §5.1 equation 2, the maximum simulated
-// memory load plus the maximum network-in load plus the maximum network-out
-// load over all nodes, after simulating the placement; its §4 lays out
-// blocks cyclically, which is the round-robin baseline here.
+// the load-simulated greedy of NumS (Elibol et al., full citation below):
+// its §5 Algorithm 1 (LSHS) takes the operations one at a time and puts
+// each on the node that minimises the objective of its §5.1 equation 2, the
+// maximum simulated memory load plus the maximum network-in load plus the
+// maximum network-out load over all nodes, after simulating the placement;
+// its §4 lays out blocks cyclically, which is the round-robin baseline here.
 //
 // Here the "operations" are the blocks' BFS work and the simulated cluster
 // state is, per rank, its memory, the bytes it receives and the bytes it
@@ -30,13 +30,17 @@
 // cost (graph500 measures it on a scaled-down pilot run), the first term
 // of equation 2 is the largest work load instead of the largest memory.
 //
-// Departure from the paper: NumS samples the next operation at random from
+// Departure from NumS: NumS samples the next operation at random from
 // the frontier of its computation graph, because operations become ready as
 // their inputs complete. Blocks are all ready at once, so LSHS takes them
 // largest first by default (the order of Graham's LPT rule, which bounds a
 // greedy max-load placement within 4/3 of optimal when only memory counts);
-// OrderSampled reproduces the paper's random order. Ties in the objective go
+// OrderSampled reproduces NumS's random order. Ties in the objective go
 // to the rank whose own load would be smallest, then to the lowest rank.
+//
+// Melih Elibol, Vinamra Benara, Samyu Yagati, Lianmin Zheng, Alvin Cheung,
+// Michael I. Jordan and Ion Stoica, "NumS: Scalable Array Programming for
+// the Cloud", arXiv preprint, 2022.
 
 package partition
 
@@ -79,7 +83,7 @@ type Order int
 // Orders.
 const (
 	OrderLargestFirst Order = iota // decreasing Memory (Work when given), then block index
-	OrderSampled                   // uniformly random, as paper 003 samples its frontier
+	OrderSampled                   // uniformly random, as NumS Alg. 1 samples
 )
 
 // RankLoad is the simulated load of one rank.
@@ -194,7 +198,7 @@ func (s *cluster) delta(k, a, b int) delta {
 	return d
 }
 
-// cost is equation 2 of paper 003 after the simulated placement d on rank
+// cost is NumS eq. 2 (§5.1) after the simulated placement d on rank
 // k, and the rank's own load then (the tie-breaker). Loads only grow, so the
 // new maxima are the old ones or the changed ranks' new values.
 func (s *cluster) cost(k int, d delta) (objective, own int64) {
@@ -289,8 +293,8 @@ func PlaceLSHS(pb PlacementProblem, order Order, seed uint64) (Placement, error)
 	return Placement{Owner: owner, Loads: s.loads}, nil
 }
 
-// PlaceRoundRobin places block k (row-major) on rank k mod Ranks: paper
-// 003 §4's cyclic layout, the baseline.
+// PlaceRoundRobin places block k (row-major) on rank k mod Ranks: NumS
+// §4's cyclic layout, the baseline.
 func PlaceRoundRobin(pb PlacementProblem) (Placement, error) {
 	owner := make([]int, len(pb.Blocks))
 	for k := range owner {
@@ -341,7 +345,7 @@ func (p Placement) Imbalance() Imbalance {
 	}
 }
 
-// Objective is equation 2 of paper 003 for p: the largest memory, network-in
+// Objective is NumS eq. 2 (§5.1) for p: the largest memory, network-in
 // and network-out loads, added (with work in place of memory when any rank
 // has work).
 func (p Placement) Objective() int64 {

@@ -1,9 +1,9 @@
 package partition
 
-// LSHS restricted to grid-aligned layouts (paper 003 §5's load-simulated
+// LSHS restricted to grid-aligned layouts (NumS §5's load-simulated
 // placement, with its network term read as what the network charges per
 // level on a cluster with latency). Equation 2 counts network bytes; but
-// when every level of a 2D BFS (paper 004 §VIII–IX) is a few small
+// when every level of a 2D BFS (Lv et al. §VIII–IX) is a few small
 // exchanges among the processes that share a block row or a block column,
 // a level costs per process it reaches, not per byte: on the emulated
 // cluster of issue 21 (16 processes, 1 ms one-way delay) LSHS's free

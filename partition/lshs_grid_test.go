@@ -7,8 +7,8 @@ import (
 
 // kron18Scanned is the adjacency entries each block of an 8x8 block grid
 // read in 16 searches of the unpermuted Kronecker graph of scale 18
-// (row-major; `graphrun bfs --scale 18 --no-permute --ranks 64 --partition
-// 2d --roots 16 --no-validate`, rank_loads' edges_scanned).
+// (row-major; a 2D BFS on 64 ranks, 16 roots, validation off; rank_loads'
+// edges_scanned of its run JSON).
 var kron18Scanned = []int64{
 	977135, 634600, 639627, 408840, 639441, 416609, 410116, 186958, 642543, 406005, 406319, 230429, 408540, 233026, 232006, 98349,
 	641471, 406671, 410728, 230139, 412780, 234994, 229932, 99488, 396384, 231562, 233561, 115871, 234282, 115170, 113928, 45035,

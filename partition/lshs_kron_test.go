@@ -84,7 +84,7 @@ func kroneckerBlocks(scale, br, bc int, permuted bool) (int64, []partition.Place
 // TestLSHSSkewedKronecker: on the unpermuted Kronecker graph cut into 32×32
 // blocks over 12 ranks (a rank count no 32×32 grid divides evenly), LSHS
 // keeps the max/mean edge and memory imbalance within 1.1 and beats
-// round-robin on every load and on paper 003's objective; with 16×16 blocks
+// round-robin on every load and on NumS's objective (eq. 2); with 16×16 blocks
 // the largest block alone exceeds the mean rank load, and LSHS stays within
 // 5% of that bound.
 func TestLSHSSkewedKronecker(t *testing.T) {

@@ -1,9 +1,9 @@
 package partition
 
-// Fused execution of a grid-aligned placement (paper 003's
-// over-decomposition, run aggregated per process; paper 004 §VIII–IX's 2D
-// partition). A B×B block grid cuts the vertices into B² pieces (piece k is
-// in block row k/B and, the columns being strided, block column k mod B).
+// Fused execution of a grid-aligned placement (NumS's over-decomposition,
+// run aggregated per process; the 2D partition of Lv et al. §VIII–IX). A
+// B×B block grid cuts the vertices into B² pieces (piece k is in block row
+// k/B and, the columns being strided, block column k mod B).
 // When a process grid holds block rows in contiguous groups and block
 // columns in any groups (PlaceLSHSFusable), the blocks of a process are
 // exactly one block of the process grid of a graph whose vertices are

@@ -35,7 +35,7 @@ const linearProbe = 16
 // Build computes rank's column of the cross directory, {V(i, rank) : i}, from
 // the rank's own rows g of an undirected graph partitioned by part, with no
 // communication: bit u of V(i, rank) is set iff u's row holds a neighbour
-// owned by i, which for a symmetric adjacency matrix is the paper's
+// owned by i, which for a symmetric adjacency matrix is Lv et al.'s
 // definition (column u of A_{i,rank} is non-zero; see the package doc). This
 // is the construction graphrun uses.
 //
@@ -158,9 +158,9 @@ func SkipAbove[C uint32 | int64](row []C, k int, bound int64) int {
 	return lo
 }
 
-// BuildExchanged computes the same directory column as Build by the paper's
-// construction (paper 004 §V-A): this rank marks every neighbour of its
-// vertices in an n-bit map, whose slice over rank j's vertices is V(rank, j),
+// BuildExchanged computes the same directory column as Build by Lv et al.'s
+// construction (§V-A): this rank marks every neighbour of its vertices in
+// an n-bit map, whose slice over rank j's vertices is V(rank, j),
 // and sends that slice to j; it receives V(i, rank) from every rank i in the
 // same Alltoallv (phase PhaseBuild). Every rank of c must call it with the
 // same part; part.P must equal c.Size().

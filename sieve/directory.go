@@ -28,7 +28,7 @@ var kindNames = [...]string{Mixed: "mixed", Empty: "empty", Full: "full"}
 
 func (k Kind) String() string { return enum.Name(kindNames[:], "kind", k) }
 
-// Directory is one rank's column of the cross directory (paper 004 eq. 5,
+// Directory is one rank's column of the cross directory (Lv et al. eq. 5,
 // Fig. 4): for every peer i, itself included, V(i, rank), the bitmap over
 // the rank's owned vertices of those with a neighbour owned by i.
 //
@@ -132,7 +132,7 @@ func (d *Directory) Column(peer int) frontier.Bitmap { return d.cols[peer] }
 // Bytes is the memory the directory holds: the stored vectors, the shared
 // empty and full vectors, and a few words of bookkeeping per peer. Without
 // empty or full vectors it is p·Words()·8 bytes plus bookkeeping, about n/8
-// bytes per rank (paper 004 §VI-B: O(n) bits per rank).
+// bytes per rank (Lv et al. §VI-B: O(n) bits per rank).
 func (d *Directory) Bytes() int64 {
 	b := int64(len(d.cols)) * perPeerBytes
 	for i, c := range d.cols {
@@ -145,9 +145,9 @@ func (d *Directory) Bytes() int64 {
 
 // Sieve writes f ⊙ V(peer, Rank()) into dst, resized to len(f) (reallocated
 // only when its capacity is short), and returns it: the part of rank
-// Rank()'s frontier f that rank peer's bottom-up scan can ever read (paper
-// 004 Alg. 3 line 9). Bits beyond the rank's vertices are cleared. dst may be
-// f itself (sieve in place) but must not otherwise overlap it.
+// Rank()'s frontier f that rank peer's bottom-up scan can ever read (Lv et
+// al. Alg. 3 line 9). Bits beyond the rank's vertices are cleared. dst may
+// be f itself (sieve in place) but must not otherwise overlap it.
 //
 // f must be a bitmap over the rank's vertices, of Words() words; Sieve
 // panics otherwise, like an out-of-range index.

@@ -1,5 +1,5 @@
-// Package sieve holds the cross directory of paper 004 (Lv et al.,
-// "Compression and Sieve", §V-A): per rank, the bitmaps that say which of its
+// Package sieve holds the cross directory of Lv et al. §V-A (cited in full
+// under References below): per rank, the bitmaps that say which of its
 // frontier vertices each other rank can ever use, so that a frontier exchange
 // sends every rank only those (Alg. 3 line 9, "sieving").
 //
@@ -7,7 +7,7 @@
 //
 // Under the 1D block partition rank i owns the row block A_i of the adjacency
 // matrix, cut into sub-blocks A_{i,j} whose columns are rank j's vertices
-// (paper 004 eqs. 1–2). The directory vector V(i,j) is a bitmap over rank j's
+// (Lv et al. eqs. 1–2). The directory vector V(i,j) is a bitmap over rank j's
 // vertices whose bit u is set iff column u of A_{i,j} holds a non-zero, i.e.
 // iff u, owned by j, has an edge into rank i's vertices (eq. 4). Rank j keeps
 // the column of directory vectors {V(i,j) : i = 0..p−1}, itself included
@@ -22,7 +22,7 @@
 // # Correctness (Lemma V.1)
 //
 // A_{i,j} ⊗ f_j = A_{i,j} ⊗ (f_j ⊙ V(i,j)) for every pair (i,j), over the
-// (select, max) semiring as over any other. (The paper's statement of the
+// (select, max) semiring as over any other. (Lv et al.'s statement of the
 // lemma writes the vector as V_{j,i}; by eq. 4 the vector that matches
 // A_{i,j}'s columns is V_{i,j}, as Alg. 3 line 9, f_{i,j} = f_i ⊙ V_{j,i}
 // for sender i and receiver j, agrees.) Entry v of A_{i,j} ⊗ f_j combines
@@ -48,21 +48,22 @@
 // run's first entry and finds its end by a short linear probe and then a
 // binary search, so a hub's row costs O(p·log d), not O(d).
 //
-// BuildExchanged is the paper's construction ("V(4,2) is sent to P2 from P4
-// during initialization"): rank i marks, from its rows, every neighbour of
-// its vertices, cuts that n-bit map into the p bitmaps V(i,j) and sends each
-// to rank j in one Alltoallv (phase PhaseBuild). It does not need symmetry,
+// BuildExchanged is Lv et al.'s construction (§V-A: every rank sends its
+// directory vectors to their peers once, at initialisation): rank i marks,
+// from its rows, every neighbour of its vertices, cuts that n-bit map into
+// the p bitmaps V(i,j) and sends each to rank j in one Alltoallv (phase
+// PhaseBuild). It does not need symmetry,
 // but costs an exchange of (p−1)/p·n bits per rank, an n-bit scratch map with
 // atomic updates per stored edge and the receive buffers. For undirected
 // graphs the two give identical directories (the tests check it); graphrun
-// uses Build, and keeps BuildExchanged as the paper's reference and for
+// uses Build, and keeps BuildExchanged as Lv et al.'s reference and for
 // matrices that are not stored symmetrically.
 //
 // # Memory
 //
 // A directory holds p bitmaps of Words(rank) words: p·⌈n/p/64⌉·8 bytes, about
 // n bits (n/8 bytes) per rank — O(n/p) bits per pair of ranks, O(n) per rank,
-// the same order as the global frontier bitmap of Alg. 1 (paper 004 §VI-B).
+// the same order as the global frontier bitmap of Alg. 1 (Lv et al. §VI-B).
 // A directory vector that is all zero (the ranks share no edge) or all one
 // (every owned vertex has a neighbour on the peer, usual for the rank's own
 // column and for dense graphs on few ranks) is not stored: it is flagged
@@ -73,6 +74,13 @@
 // BuildExchanged needs about 3n bits per rank more while it runs (scratch
 // map, send and receive buffers).
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// # References
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun. "Compression and
+//     Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems". arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012. Cited as Lv et al.
+//
+// REFERENCES.md at the repository root lists every source under the same
+// keys.
 package sieve

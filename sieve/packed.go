@@ -11,7 +11,7 @@ import (
 )
 
 // Packer is one rank's state of the packed sieve, graphrun's step beyond
-// paper 004 §V-A: the sieved frontier f_j ⊙ V(i,j) is sent without the
+// Lv et al. §V-A: the sieved frontier f_j ⊙ V(i,j) is sent without the
 // positions where both ends already know the bit is clear.
 //
 // Sender j and receiver i both know V(i,j): j holds it in its Directory

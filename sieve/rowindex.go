@@ -1,6 +1,6 @@
 package sieve
 
-// The receiving side of the cross directory (paper 004 §V-A, eq. 4 read by
+// The receiving side of the cross directory (Lv et al. §V-A, eq. 4 read by
 // rows): rank i's directory row {V(i, j) : j}, the vertices of every rank j
 // with a neighbour owned by i, with a rank index over it, so that a value sent
 // for every position of V(i, j) — in increasing vertex order, by rank j from
@@ -25,9 +25,9 @@ const lineWords = 8
 // RowIndex is one rank's directory row with a rank index: bit u of the row is
 // set iff u has a neighbour owned by the rank, and Index(u) is the number of
 // set bits before u. The set positions of the row over rank j's vertices are
-// V(rank, j) in the paper's notation; Index numbers them consecutively, rank j's
-// from First(j) on, so that one array of Len() entries holds a value for every
-// neighbour of the rank, grouped by owner.
+// V(rank, j) in Lv et al.'s notation; Index numbers them consecutively, rank
+// j's from First(j) on, so that one array of Len() entries holds a value for
+// every neighbour of the rank, grouped by owner.
 //
 // The row may have bits set over the rank's own vertices (a Packer's row
 // does, BuildRowIndex's does not); they are counted like the others, leaving

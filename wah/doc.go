@@ -1,8 +1,8 @@
 // Package wah implements Word-Aligned Hybrid (WAH) compressed bitmaps, the
-// Compress and Uncompress steps of distributed BFS with compression (paper
-// 004, §IV, Algorithm 2 and Table III), after K. Wu, E. J. Otoo and
-// A. Shoshani, "Optimizing bitmap indices with efficient compression", ACM
-// TODS 31(1), 2006 (reference [13] of paper 004).
+// Compress and Uncompress steps of distributed BFS with compression (Lv et
+// al. §IV, Alg. 2 lines 7 and 9, Table III), after Wu, Otoo and Shoshani's
+// code (reference [13] of Lv et al.). Both are cited in full under
+// References below.
 //
 // The dense side is a plain []uint64 laid out like frontier.Bitmap: bit i of
 // the set is bit i%64 of word i/64, so a bitmap of n words has 64·n bits.
@@ -18,8 +18,8 @@
 // bits. A group with both zeros and ones is stored as a literal word; a run
 // of n groups that are all zeros (or all ones) is stored as one fill word
 // holding the fill bit and n. The last nbits mod G bits, too few for a group,
-// go into a final "active word". As §IV notes, a sparse bitmap becomes pairs
-// of a 0-fill and a literal.
+// go into a final "active word". As Lv et al. §IV note, a sparse bitmap
+// becomes pairs of a 0-fill and a literal.
 //
 // # Format
 //
@@ -47,7 +47,7 @@
 // Nothing may follow. For example, 128 bits with only bit 0 set encode with
 // 32-bit words as 57 14 80 01 | 01000000 | 03000080 | 00000000: a literal
 // (bits 0–30), a 0-fill of 3 groups (bits 31–123) and the active word
-// (bits 124–127) — Table III of paper 004 with 32-bit instead of 4-bit
+// (bits 124–127) — Lv et al.'s Table III with 32-bit instead of 4-bit
 // words. (In Table III the first bit of a group is the literal's highest
 // payload bit; here it is bit 0, so that groups read like frontier.Bitmap.)
 //
@@ -90,6 +90,16 @@
 // 32-bit words and 1/63 for 64-bit ones. Callers that pay more for bytes than
 // for CPU time can use Encode32; every reader handles both.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// # References
+//
+//   - Kesheng Wu, Ekow J. Otoo and Arie Shoshani. "Optimizing Bitmap Indices
+//     with Efficient Compression". ACM Transactions on Database Systems
+//     31(1), 2006. Cited as Wu et al.
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun. "Compression and
+//     Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems". arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012. Cited as Lv et al.
+//
+// REFERENCES.md at the repository root lists every source under the same
+// keys.
 package wah

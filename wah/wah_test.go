@@ -179,8 +179,8 @@ func TestExportedEncoders(t *testing.T) {
 	}
 }
 
-// TestKnownEncodings pins the format: the 32-bit case is Table III of paper
-// 004 with 32-bit words — a literal, a 0-fill and the active word.
+// TestKnownEncodings pins the format: the 32-bit case is Lv et al.'s Table
+// III with 32-bit words — a literal, a 0-fill and the active word.
 func TestKnownEncodings(t *testing.T) {
 	b := []uint64{1, 0}
 	want32 := []byte{'W', 0x14, 0x80, 0x01, // magic, version 1 / 4-byte words, 128 bits

@@ -1,7 +1,7 @@
 // Package kronecker is graphrun's Graph500 Kronecker graph generator: the
-// synthetic input of the benchmark (Graph500 specification, "Graph
-// generation"; paper 004 §VII-A/§VII-B, whose experiments run on Kronecker
-// graphs of SCALE 26 to 33 with edgefactor 16).
+// synthetic input of the benchmark (Graph500 spec, "Graph generation"; Lv et
+// al. §VII-A/§VII-B, whose experiments run on Kronecker graphs of SCALE 26
+// to 33 with edgefactor 16).
 //
 // # The graph
 //
@@ -72,8 +72,23 @@
 // the same seed therefore differ from the reference's, but follow the same
 // distribution.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// # References
+//
+//   - Graph 500 Steering Committee. "Graph500 Benchmark Specification",
+//     version 3.0 (section "Graph generation"). Cited as the Graph500 spec.
+//   - Jure Leskovec, Deepayan Chakrabarti, Jon Kleinberg, Christos Faloutsos
+//     and Zoubin Ghahramani. "Kronecker Graphs: An Approach to Modeling
+//     Networks". Journal of Machine Learning Research 11, 2010.
+//   - Deepayan Chakrabarti, Yiping Zhan and Christos Faloutsos. "R-MAT: A
+//     Recursive Model for Graph Mining". SIAM International Conference on
+//     Data Mining (SDM), 2004.
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun. "Compression and
+//     Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems". arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012. Cited as Lv et al.
+//
+// REFERENCES.md at the repository root lists every source under the same
+// keys.
 package kronecker
 
 import (
@@ -103,7 +118,7 @@ type Params struct {
 	// Unpermuted skips the label permutation: vertex ids are the raw
 	// quadrant-descent results, so the low ids are the hubs. Such a graph
 	// is not a Graph500-conforming input; it is the skewed input on which
-	// 2D block placement (paper 003's LSHS) matters.
+	// 2D block placement (NumS's LSHS, package partition) matters.
 	Unpermuted bool
 }
 

@@ -1,6 +1,6 @@
 // Package buildinfo reads what the Go toolchain recorded about the graphrun
 // binary: the module's release version and the VCS revision it was built
-// from, which every run's JSON and `graphrun --version` report. It
+// from, which every run's JSON and the command's version output report. It
 // implements no paper.
 package buildinfo
 

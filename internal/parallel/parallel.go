@@ -1,11 +1,10 @@
 // Package parallel holds the small helpers graphrun's kernels use to split
-// per-rank work over goroutines (the "threads" of paper 004's MPI+OpenMP
+// per-rank work over goroutines (the "threads" of Lv et al.'s MPI+OpenMP
 // model): run n workers and wait (For, and Team for calls back to back),
 // cut a range into near-equal parts (Span), and hand out a call's blocks
 // with work stealing (Queue).
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// REFERENCES.md at the repository root cites Lv et al. in full.
 package parallel
 
 import (

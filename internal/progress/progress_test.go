@@ -28,7 +28,7 @@ func TestIterationProgress(t *testing.T) {
 		t.Errorf("bar at %d, want 3", got)
 	}
 	p.Clear()
-	// A run to a tolerance: no bar over --max-iter, the tolerance named.
+	// A run to a tolerance: no bar over the iteration limit, the tolerance named.
 	buf.Reset()
 	p = newIterationBar(&buf, 0, 1e-10)
 	p.Update(1, 0.5)

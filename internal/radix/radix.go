@@ -1,7 +1,7 @@
 // Package radix sorts 64-bit keys in place: a most-significant-digit radix
 // sort whose buckets are permuted by cycles (McIlroy, Bostic and McIlroy's
 // "American flag sort"), so it needs no second array of the keys' size —
-// what PageRank's set-up (paper 000 §VII: the rank's edges sorted into a
+// what PageRank's set-up (Kylix §VII: the rank's edges sorted into a
 // pull matrix) and its streamed relabelling need to keep their peak memory
 // at the edges themselves.
 //
@@ -13,8 +13,9 @@
 // not kept — equal keys are equal words, so the result is the unique sorted
 // array and does not depend on the number of goroutines.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// Peter M. McIlroy, Keith Bostic and M. Douglas McIlroy, "Engineering Radix
+// Sort", Computing Systems 6(1), 1993. Kylix is cited in full in
+// REFERENCES.md at the repository root.
 package radix
 
 import (

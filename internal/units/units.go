@@ -1,10 +1,11 @@
-// Package units is the one syntax of graphrun's quantities on the command
-// line: byte sizes (bench transport --sizes), counts (bench allreduce-dense
-// --sizes) and rates (--link-bandwidth, report --model bw= and
-// min-packet=). It exists so that "1K" means the same in every flag.
+// Package units is the one syntax of graphrun's quantities as a user writes
+// them: byte sizes (message sizes of the transport benchmark), counts
+// (vector lengths of the dense allreduce benchmark) and rates (link
+// bandwidths, the bandwidth and minimum packet size of a report's model).
+// It exists so that "1K" means the same everywhere.
 //
 // The rule: SI prefixes are powers of 1000 and IEC prefixes powers of
-// 1024, whatever the flag.
+// 1024, whatever the quantity.
 //
 //	k or K, M, G, T, P    10^3, 10^6, 10^9, 10^12, 10^15
 //	Ki, Mi, Gi, Ti, Pi    2^10, 2^20, 2^30, 2^40, 2^50
@@ -22,7 +23,7 @@ import (
 	"strings"
 )
 
-// Help is the rule in one phrase, for the help texts of the flags.
+// Help is the rule in one phrase, for help texts.
 const Help = "k, M, G = 10^3, 10^6, 10^9; Ki, Mi, Gi = 2^10, 2^20, 2^30"
 
 // prefixes are the multipliers of the suffixes, IEC first so that "Ki" is
@@ -105,7 +106,7 @@ func ParseRate(s string) (float64, error) {
 	return v, nil
 }
 
-// FormatBytes writes a byte count as the flags take it, in the largest IEC
+// FormatBytes writes a byte count as ParseBytes reads it, in the largest IEC
 // prefix that divides it: 256, 1Ki, 16Mi.
 func FormatBytes(n int64) string {
 	for _, u := range []struct {
