@@ -20,8 +20,8 @@ import (
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/progress"
-	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
+	"github.com/graphrun/graphrun/spmv/pagerank"
 )
 
 // Runner runs one graphrun command line (the arguments below graphrun)

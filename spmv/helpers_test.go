@@ -3,7 +3,6 @@ package spmv
 import (
 	"context"
 	"slices"
-	"sync"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -210,20 +209,4 @@ func validateGlobal2D(t *testing.T, g csrtest.Graph, r, c int, root int64, paren
 		}
 	}
 	return errs[0]
-}
-
-// rankScores is a rank's part of a PageRank test's answer: res's top k (a
-// collective on c) and, holding mu, res's scores added to scores under
-// their original ids.
-func rankScores(ctx context.Context, c comm.Comm, res *PageRankResult, k int, mu *sync.Mutex, scores map[int64]float64) ([]VertexScore, error) {
-	tk, err := res.TopK(ctx, c, k)
-	if err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	for l, s := range res.Scores {
-		scores[res.Original[l]] = s
-	}
-	return tk, nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/pagerank"
 )
 
 // Shell completion: cobra's `graphrun completion bash|zsh|fish|powershell`
@@ -32,12 +33,12 @@ func flagValues(cmd *cobra.Command, name string) []string {
 	case "transport":
 		return []string{"inproc", "tcp", "mpi"}
 	case "allreduce":
-		return []string{spmv.AllreduceKylix.String(), spmv.AllreduceDirect.String(), spmv.AllreduceBinary.String(), spmv.AllreduceDense.String()}
+		return []string{pagerank.AllreduceKylix.String(), pagerank.AllreduceDirect.String(), pagerank.AllreduceBinary.String(), pagerank.AllreduceDense.String()}
 	case "partition":
 		if cmd.Name() == "bfs" || strings.HasPrefix(cmd.Name(), "bfs-") {
 			return []string{"1d", "2d"}
 		}
-		return []string{spmv.PartitionRandomEdge.String(), spmv.PartitionBlock1D.String()}
+		return []string{pagerank.PartitionRandomEdge.String(), pagerank.PartitionBlock1D.String()}
 	case "format":
 		if cmd.Name() == "generate" {
 			return []string{"el", "bel"}

@@ -1,7 +1,7 @@
 // This file is the pagerank command: PageRank over the sparse allreduce, as
 // in paper 000 (Kylix) §VII, on a real edge list or a Graph500 Kronecker
 // graph, with the random edge partition of §II-B. The algorithm is
-// spmv.PageRank and the per-rank run the driver's (pagerank.RunRank,
+// pagerank.PageRank and the per-rank run the driver's (pagerank.RunRank,
 // pagerank.RunElasticRank); this file maps flags to a pagerank.Settings,
 // which checks them into the run's Source and Config, starts the ranks
 // and prints the report.
@@ -21,10 +21,9 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
-	"github.com/graphrun/graphrun/pagerank"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/results/report"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/pagerank"
 )
 
 type pagerankFlags struct {
@@ -59,15 +58,15 @@ and the total rank.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name (not for - and other streams)")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
-	fl.Float64Var(&f.s.Alpha, "alpha", spmv.DefaultPageRankAlpha, "damping factor")
-	fl.Float64Var(&f.s.Tol, "tol", spmv.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")
-	fl.IntVar(&f.s.MaxIter, "max-iter", spmv.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
+	fl.Float64Var(&f.s.Alpha, "alpha", pagerank.DefaultPageRankAlpha, "damping factor")
+	fl.Float64Var(&f.s.Tol, "tol", pagerank.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")
+	fl.IntVar(&f.s.MaxIter, "max-iter", pagerank.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
 	fl.IntVar(&f.s.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.s.Undirected, "undirected", false, "add the reverse of every edge")
-	fl.StringVar(&f.s.Allreduce, "allreduce", spmv.AllreduceKylix.String(), "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
+	fl.StringVar(&f.s.Allreduce, "allreduce", pagerank.AllreduceKylix.String(), "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
 	fl.StringVar(&f.s.Degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
 	fl.BoolVar(&f.s.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
-	fl.StringVar(&f.s.Partition, "partition", spmv.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
+	fl.StringVar(&f.s.Partition, "partition", pagerank.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.s.Top, "top", 10, "print this many top vertices")
 	fl.StringVar(&f.s.Out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")

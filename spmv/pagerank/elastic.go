@@ -3,7 +3,7 @@ package pagerank
 // The elastic run (pagerank --elastic): PageRank that goes on after losing
 // a TCP rank other than 0 and takes in processes that join between
 // iterations (paper 002 §II failure exposure, §V elastic topology update,
-// §III ramp-up mode; REFERENCES.md). spmv.PageRankElastic does the recovery
+// §III ramp-up mode; REFERENCES.md). PageRankElastic does the recovery
 // and the growth; the driver gives it the input's loader and the
 // transport's Shrink and Grow, opens rank 0's lobby for joining processes,
 // and runs a process that joined.
@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // elasticComm is the elastic transport under c (comm.Elastic, which TCP
@@ -31,15 +30,15 @@ func elasticComm(c comm.Comm) (comm.Elastic, error) {
 // JoinTag identifies what a job computes: a joining process must present
 // the job's (comm/tcp's lobby refuses it otherwise, naming both). input is
 // the input's base name.
-func JoinTag(input string, cfg spmv.PageRankConfig) string {
+func JoinTag(input string, cfg PageRankConfig) string {
 	return fmt.Sprintf("pagerank %s alpha=%g tol=%g max-iter=%d iterations=%d undirected=%t allreduce=%s partition=%s",
 		input, cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations, cfg.Undirected, cfg.Allreduce, cfg.Partition)
 }
 
-// elasticHooks is what spmv.PageRankElastic needs from the driver: the
+// elasticHooks is what PageRankElastic needs from the driver: the
 // input's loader is the fixed-size run's.
-func elasticHooks(in Input, logf func(string, ...any)) spmv.Elastic {
-	return spmv.Elastic{
+func elasticHooks(in Input, logf func(string, ...any)) Elastic {
+	return Elastic{
 		Load:    in.Load,
 		Shrink:  comm.Shrink,
 		Grow:    comm.Grow,
@@ -64,7 +63,7 @@ func RunElasticRank(ctx context.Context, c comm.Comm, in Input, cfg Config, tag 
 			logf("pagerank: elastic: no process can join this job: %v", err)
 		}
 	}
-	res, err := spmv.PageRankElastic(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
+	res, err := PageRankElastic(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +92,7 @@ func closeComm(c comm.Comm, err *error) {
 // report (on rank 0; nil elsewhere) over the Comm the result lives on. Its
 // collectives follow rank 0's Top and Gather, which every rank learns
 // first: a joining process may have been given others.
-func elasticReport(ctx context.Context, res *spmv.ElasticResult, cfg Config, in Input, logf func(string, ...any)) (*Report, error) {
+func elasticReport(ctx context.Context, res *ElasticResult, cfg Config, in Input, logf func(string, ...any)) (*Report, error) {
 	c := res.Comm
 	if c.Rank() == 0 {
 		for i, r := range res.Recoveries {
@@ -117,7 +116,7 @@ func elasticReport(ctx context.Context, res *spmv.ElasticResult, cfg Config, in 
 			out[1] = 1
 		}
 	}
-	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, out, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhasePageRankReport, out, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	cfg.Top, cfg.Gather = int(out[0]), out[1] != 0
@@ -135,8 +134,8 @@ func RunJoined(ctx context.Context, c comm.Comm, in Input, cfg Config, peerTimeo
 		return err
 	}
 	if err = cfg.Check(); err == nil {
-		var res *spmv.ElasticResult
-		res, err = spmv.PageRankJoin(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
+		var res *ElasticResult
+		res, err = PageRankJoin(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
 		if err == nil {
 			if res.Comm != c {
 				defer closeComm(res.Comm, new(error))

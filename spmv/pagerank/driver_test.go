@@ -9,7 +9,6 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // memInput is an Input over edges held in memory: rank r of size takes
@@ -51,7 +50,7 @@ func TestRunRankReport(t *testing.T) {
 		edges = append(edges, graph.Edge{U: u, V: 7}, graph.Edge{U: u, V: u + 1})
 	}
 	edges = append(edges, graph.Edge{U: 0, V: 7}) // duplicates (this one, and 6→7 twice) collapse
-	cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: 3, Gather: true}
+	cfg := Config{PageRankConfig: DefaultPageRankConfig(), Top: 3, Gather: true}
 	one := runRanks(t, 1, memInput(edges, 1), cfg)
 	three := runRanks(t, 3, memInput(edges, 1), cfg)
 	for _, rep := range []*Report{one, three} {
@@ -89,10 +88,10 @@ func TestConfigCheck(t *testing.T) {
 		"top":       func(c *Config) { c.Top = -1 },
 		"alpha":     func(c *Config) { c.Alpha = 1.5 },
 		"tol":       func(c *Config) { c.Tol = 2 },
-		"partition": func(c *Config) { c.Partition = spmv.PageRankPartition(2) },
-		"allreduce": func(c *Config) { c.Allreduce = spmv.PageRankAllreduce(4) },
+		"partition": func(c *Config) { c.Partition = PageRankPartition(2) },
+		"allreduce": func(c *Config) { c.Allreduce = PageRankAllreduce(4) },
 	} {
-		cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig()}
+		cfg := Config{PageRankConfig: DefaultPageRankConfig()}
 		mod(&cfg)
 		in := Input{Share: func(context.Context, comm.Comm) (graph.EdgeShare, error) {
 			t.Fatalf("%s: the input was read", field)
@@ -102,8 +101,8 @@ func TestConfigCheck(t *testing.T) {
 			_, err := RunRank(ctx, c, in, cfg)
 			return err
 		})
-		var ce *spmv.PageRankConfigError
-		if !errors.As(err, &ce) || ce.Field != field || !errors.Is(err, spmv.ErrPageRankConfig) {
+		var ce *PageRankConfigError
+		if !errors.As(err, &ce) || ce.Field != field || !errors.Is(err, ErrPageRankConfig) {
 			t.Errorf("%s: %v", field, err)
 		}
 	}
@@ -112,7 +111,7 @@ func TestConfigCheck(t *testing.T) {
 // TestRunElasticRankNeedsTCP: the elastic run refuses a transport that
 // cannot shrink or grow.
 func TestRunElasticRankNeedsTCP(t *testing.T) {
-	cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig()}
+	cfg := Config{PageRankConfig: DefaultPageRankConfig()}
 	err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
 		_, err := RunElasticRank(ctx, c, memInput(nil, 0), cfg, "tag", t.Logf)
 		return err

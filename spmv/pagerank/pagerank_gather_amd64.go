@@ -3,7 +3,7 @@
 // The processor check and declaration of the AVX2 long-column sum
 // (pagerank_gather_amd64.s); build with -tags purego for the Go loop alone.
 
-package spmv
+package pagerank
 
 import (
 	"unsafe"

@@ -1,4 +1,4 @@
-package spmv
+package pagerank
 
 import (
 	"math"

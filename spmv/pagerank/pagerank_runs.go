@@ -7,7 +7,7 @@
 // 0.28 ms for the same edges in one loop). Runs are cut at block
 // boundaries, the unit a thread takes.
 
-package spmv
+package pagerank
 
 import (
 	"math/bits"

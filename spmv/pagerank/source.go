@@ -16,7 +16,6 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // Source is the input of a pagerank run: an edge list (File) or, when File
@@ -55,7 +54,7 @@ func (s *Source) Input() Input {
 
 // JoinTag is the tag of a job on this source (JoinTag): the input's base
 // name and the configuration.
-func (s *Source) JoinTag(cfg spmv.PageRankConfig) string {
+func (s *Source) JoinTag(cfg PageRankConfig) string {
 	input := s.Name()
 	if s.File != nil {
 		input = filepath.Base(s.File.Path)

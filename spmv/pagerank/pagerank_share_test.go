@@ -4,7 +4,7 @@
 // and a skewed owner's growing array give the serial answer; a share that
 // changes between its two passes fails every rank instead of hanging.
 
-package spmv
+package pagerank
 
 import (
 	"cmp"

@@ -8,14 +8,13 @@ import (
 
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/fielderr"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // pagerankDefaults are graphrun pagerank's defaults, with the flags of
 // given given.
 func pagerankDefaults(given ...string) Settings {
-	return Settings{Alpha: spmv.DefaultPageRankAlpha, Tol: spmv.DefaultPageRankTol, MaxIter: spmv.DefaultPageRankMaxIter,
-		Allreduce: spmv.AllreduceKylix.String(), Degrees: "auto", Partition: spmv.PartitionRandomEdge.String(), Top: 10,
+	return Settings{Alpha: DefaultPageRankAlpha, Tol: DefaultPageRankTol, MaxIter: DefaultPageRankMaxIter,
+		Allreduce: AllreduceKylix.String(), Degrees: "auto", Partition: PartitionRandomEdge.String(), Top: 10,
 		Given: func(flag string) bool { return slices.Contains(given, flag) }}
 }
 
@@ -48,13 +47,13 @@ func TestSettingsConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := spmv.DefaultPageRankConfig()
+	want := DefaultPageRankConfig()
 	if cfg.Threads != 2 || cfg.Top != 3 || !cfg.Gather || !cfg.Undirected || !slices.Equal(cfg.Degrees, []int{2, 2}) ||
-		cfg.Alpha != want.Alpha || cfg.Tol != want.Tol || cfg.MaxIter != want.MaxIter || cfg.Allreduce != spmv.AllreduceKylix {
+		cfg.Alpha != want.Alpha || cfg.Tol != want.Tol || cfg.MaxIter != want.MaxIter || cfg.Allreduce != AllreduceKylix {
 		t.Fatalf("Config = %+v", cfg)
 	}
 	dense := with(pagerankDefaults(), func(s *Settings) { s.Allreduce = "dense" })
-	if cfg, err := dense.Config(3, 1, nil); err != nil || cfg.Allreduce != spmv.AllreduceDense || cfg.Degrees != nil || cfg.Gather {
+	if cfg, err := dense.Config(3, 1, nil); err != nil || cfg.Allreduce != AllreduceDense || cfg.Degrees != nil || cfg.Gather {
 		t.Fatalf("dense: %+v, %v", cfg, err)
 	}
 }

@@ -1,4 +1,4 @@
-package spmv
+package pagerank
 
 // Elastic PageRank (paper 002 §II, §V) over loopback TCP: a rank lost
 // mid-run is recovered from and the result matches the fault-free run's

@@ -63,7 +63,7 @@
 // depend on Threads; different rank counts or networks add in different
 // orders and agree up to rounding.
 
-package spmv
+package pagerank
 
 import (
 	"cmp"

@@ -21,7 +21,7 @@
 // in- and out-sets cover most vertices (small, dense or many-edge graphs
 // spread over few ranks) and needs n floats (three vectors) per rank.
 
-package spmv
+package pagerank
 
 import (
 	"context"

@@ -7,7 +7,7 @@
 // the share. The owner appends what it receives to the one array of keys
 // that becomes its matrix (pagerank_matrix.go).
 
-package spmv
+package pagerank
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 //go:build !amd64 || purego
 
-package spmv
+package pagerank
 
 import "unsafe"
 

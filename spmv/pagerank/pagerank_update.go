@@ -11,7 +11,7 @@
 // localBlocks on one rank), in order, and the blocks' sums are combined in
 // block order: the result is the same for any thread count.
 
-package spmv
+package pagerank
 
 import (
 	"math"

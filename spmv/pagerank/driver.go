@@ -1,6 +1,6 @@
 // Package pagerank is the PageRank run driver: what one rank of a pagerank
 // job runs around the algorithm — take its share of the input, run
-// spmv.PageRankShare (or, elastic, spmv.PageRankElastic), and collect the
+// PageRankShare (or, elastic, PageRankElastic), and collect the
 // run's report on rank 0 with the collectives that sum its traffic and
 // take its slowest times. It is PageRank over the Kylix sparse allreduce of
 // paper 000 (Zhao and Canny) §VII, or the dense chunked allreduce of paper
@@ -26,21 +26,20 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // Config is a pagerank run: the algorithm's configuration and what the
 // report collects.
 type Config struct {
-	spmv.PageRankConfig
+	PageRankConfig
 	Top    int  // report this many top vertices
 	Gather bool // collect every vertex's score on rank 0 (Report.All)
 }
 
-// Check validates the configuration (spmv.PageRankConfig.Check, and Top).
+// Check validates the configuration (PageRankConfig.Check, and Top).
 func (cfg Config) Check() error {
 	if cfg.Top < 0 {
-		return &spmv.PageRankConfigError{Field: "top", Msg: fmt.Sprintf("%d is negative", cfg.Top)}
+		return &PageRankConfigError{Field: "top", Msg: fmt.Sprintf("%d is negative", cfg.Top)}
 	}
 	return cfg.PageRankConfig.Check()
 }
@@ -61,9 +60,9 @@ type Input struct {
 // plus what only the text output needs.
 type Report struct {
 	results.PageRankRun
-	All         []spmv.VertexScore `json:"-"` // Config.Gather: every vertex, ascending id
-	WarnMaxIter bool               `json:"-"` // stopped at MaxIter without converging
-	Undirected  bool               `json:"-"` // the edges read count twice, as arcs
+	All         []VertexScore `json:"-"` // Config.Gather: every vertex, ascending id
+	WarnMaxIter bool          `json:"-"` // stopped at MaxIter without converging
+	Undirected  bool          `json:"-"` // the edges read count twice, as arcs
 }
 
 // RunRank runs PageRank on one rank of c's job and returns the report on
@@ -76,7 +75,7 @@ func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Config) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	res, err := spmv.PageRankShare(ctx, c, share, cfg.PageRankConfig)
+	res, err := PageRankShare(ctx, c, share, cfg.PageRankConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -91,12 +90,12 @@ const loadSlots = 3
 // reportOf collects a finished run's report on rank 0 (nil elsewhere); c
 // is the Comm the result lives on. Every rank calls it with the same Top
 // and Gather.
-func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Config, in Input) (*Report, error) {
+func reportOf(ctx context.Context, c comm.Comm, res *PageRankResult, cfg Config, in Input) (*Report, error) {
 	top, err := res.TopK(ctx, c, cfg.Top)
 	if err != nil {
 		return nil, err
 	}
-	var all []spmv.VertexScore
+	var all []VertexScore
 	if cfg.Gather {
 		if all, err = res.Gather(ctx, c, 0); err != nil {
 			return nil, err
@@ -120,14 +119,14 @@ func reportOf(ctx context.Context, c comm.Comm, res *spmv.PageRankResult, cfg Co
 	if res.GatheredColumns {
 		mine[2] = 1
 	}
-	if err := c.AllreduceInt64(ctx, spmv.PhasePageRankReport, sums, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhasePageRankReport, sums, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	times := []float64{res.Setup.Seconds(), res.Configuration.Seconds(), res.Compute.Seconds(), res.Communication.Seconds()}
 	for _, d := range res.IterationTimes {
 		times = append(times, d.Seconds())
 	}
-	if err := c.AllreduceFloat64(ctx, spmv.PhasePageRankReport, times, comm.Max); err != nil {
+	if err := c.AllreduceFloat64(ctx, PhasePageRankReport, times, comm.Max); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	if c.Rank() != 0 {

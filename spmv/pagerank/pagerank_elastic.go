@@ -38,7 +38,7 @@
 // iterations run in another order. A growth that fails (a joiner vanished)
 // leaves the old Comm usable, and the run goes on with the ranks it had.
 
-package spmv
+package pagerank
 
 import (
 	"context"

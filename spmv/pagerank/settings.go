@@ -19,7 +19,6 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/memstat"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // Settings are pagerank's settings as its command line gives them, each
@@ -98,18 +97,18 @@ func (s Settings) Source(file string, openFile func(path string) (*graph.Input, 
 // elastic job (launch.Plan.CheckElastic), returned before the check that
 // the allreduce can be elastic.
 func (s Settings) Config(ranks, threads int, elasticErr error) (Config, error) {
-	cfg := Config{PageRankConfig: spmv.DefaultPageRankConfig(), Top: s.Top, Gather: s.Out != ""}
+	cfg := Config{PageRankConfig: DefaultPageRankConfig(), Top: s.Top, Gather: s.Out != ""}
 	cfg.Threads = threads
 	cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations = s.Alpha, s.Tol, s.MaxIter, s.Iterations
 	// The names are checked after the other fields, in Check's order.
-	part, partErr := spmv.ParsePageRankPartition(s.Partition)
-	network, networkErr := spmv.ParsePageRankAllreduce(s.Allreduce)
+	part, partErr := ParsePageRankPartition(s.Partition)
+	network, networkErr := ParsePageRankAllreduce(s.Allreduce)
 	cfg.Undirected, cfg.Allreduce, cfg.Partition, cfg.GaussSeidel = s.Undirected, network, part, s.GaussSeidel
 	if s.Given("iterations") && s.Iterations == 0 {
 		return Config{}, fielderr.New("iterations", "%d is less than 1", s.Iterations)
 	}
 	if err := cfg.Check(); err != nil {
-		var ce *spmv.PageRankConfigError
+		var ce *PageRankConfigError
 		if errors.As(err, &ce) {
 			return Config{}, fielderr.New(ce.Field, "%s", ce.Msg)
 		}
@@ -128,7 +127,7 @@ func (s Settings) Config(ranks, threads int, elasticErr error) (Config, error) {
 		return Config{}, fielderr.New("gauss-seidel", "sweeps one rank's vertices in place: not with --elastic")
 	}
 	switch {
-	case cfg.Allreduce == spmv.AllreduceKylix:
+	case cfg.Allreduce == AllreduceKylix:
 		deg, err := allreduce.ParseDegrees(s.Degrees, ranks)
 		if err != nil {
 			return Config{}, fielderr.Wrap("degrees", err)
@@ -143,8 +142,8 @@ func (s Settings) Config(ranks, threads int, elasticErr error) (Config, error) {
 	if elasticErr != nil {
 		return Config{}, elasticErr
 	}
-	if s.Allreduce == spmv.AllreduceDense.String() {
-		return Config{}, fielderr.New("elastic", "runs on the sparse allreduces, not --allreduce %s", spmv.AllreduceDense)
+	if s.Allreduce == AllreduceDense.String() {
+		return Config{}, fielderr.New("elastic", "runs on the sparse allreduces, not --allreduce %s", AllreduceDense)
 	}
 	return cfg, nil
 }

@@ -1,6 +1,6 @@
 //go:build race
 
-package spmv
+package pagerank
 
 // raceEnabled reports whether the race detector is on: it makes every
 // memory access of the kernels expensive, so the real-graph PageRank test

@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
 )
 
 // TestReportText: --out's lines read back exactly, and the summary and the
 // memory line say what the report holds.
 func TestReportText(t *testing.T) {
-	rep := &Report{All: []spmv.VertexScore{{ID: 0, Score: 0.1}, {ID: 7, Score: 1.0 / 3}}}
+	rep := &Report{All: []VertexScore{{ID: 0, Score: 0.1}, {ID: 7, Score: 1.0 / 3}}}
 	var b bytes.Buffer
 	if err := rep.WriteScores(&b); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,7 @@
 // destination column), its construction from packed edge keys by two
 // in-place radix sorts, and the SpMV kernel of one iteration.
 
-package spmv
+package pagerank
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package spmv
+package pagerank
 
 import (
 	"context"
@@ -124,6 +124,22 @@ func runShares(t *testing.T, p int, shares []graph.EdgeShare, cfg PageRankConfig
 		t.Fatalf("PageRank on %d ranks: %v", p, err)
 	}
 	return res0, scores, top
+}
+
+// rankScores is a rank's part of a PageRank test's answer: res's top k (a
+// collective on c) and, holding mu, res's scores added to scores under
+// their original ids.
+func rankScores(ctx context.Context, c comm.Comm, res *PageRankResult, k int, mu *sync.Mutex, scores map[int64]float64) ([]VertexScore, error) {
+	tk, err := res.TopK(ctx, c, k)
+	if err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for l, s := range res.Scores {
+		scores[res.Original[l]] = s
+	}
+	return tk, nil
 }
 
 // randomPRGraph draws a directed multigraph with sparse ids, self-loops,
