@@ -1,7 +1,7 @@
 package bench
 
 // The modelled network of bench allreduce-dense --link-bandwidth: a link
-// per rank on top of a real Comm (paper 000 §IV's α–β cost of a message).
+// per rank on top of a real Comm (Kylix §IV's α–β cost of a message).
 
 import (
 	"context"

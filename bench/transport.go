@@ -1,7 +1,7 @@
 package bench
 
 // The transport's Alltoallv against the message size: latency, bandwidth
-// and the minimum efficient message size (paper 000 Fig. 2 and §IV).
+// and the minimum efficient message size (Kylix Fig. 2 and §IV).
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package bench
 
-// bench transport as a whole (paper 000 Fig. 2): its settings checked,
+// bench transport as a whole (Kylix Fig. 2): its settings checked,
 // the Alltoallv timed on every message size over the job's ranks, a JSON
 // per size, the table and summary.json with the peak and the minimum
 // efficient message size.

@@ -1,6 +1,6 @@
 package graph500
 
-// Over-decomposition of the 2D run (paper 003, NumS §4–5): k blocks per
+// Over-decomposition of the 2D run (NumS §4–5): k blocks per
 // rank, placed either cyclically (§4's layout, the baseline) or by LSHS
 // (§5 Algorithm 1, partition.PlaceLSHS), whose load simulation is fed the
 // blocks' edge counts, measured in one pass over the generator's tuples
@@ -33,7 +33,7 @@ type Placement int
 
 // Placements.
 const (
-	PlaceLSHS       Placement = iota // paper 003's load-simulated greedy
+	PlaceLSHS       Placement = iota // NumS §5's load-simulated greedy (LSHS)
 	PlaceRoundRobin                  // block k (row-major) on rank k mod p
 )
 
@@ -231,7 +231,7 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 
 // placeCounted is placeBlocks on p ranks once every block's entries
 // (counts) and, if measured, work are known; without work LSHS balances
-// the blocks' memory, as paper 003's Algorithm 1 does.
+// the blocks' memory, as NumS §5's Algorithm 1 does.
 func placeCounted(p int, placement Placement, grid partition.Grid, counts, work []int64) ([]int, error) {
 	pb, err := placementProblem(p, grid, counts, work)
 	if err != nil {

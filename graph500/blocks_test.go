@@ -100,7 +100,7 @@ func TestBlocksPerRankChecks(t *testing.T) {
 		wantSubstr string
 	}{
 		{false, 2, 0, 0, PlaceLSHS, "need the 2D partition"},
-		{true, -1, 0, 0, PlaceLSHS, "blocks per rank -1"},
+		{true, -1, 0, 0, PlaceLSHS, "BlocksPerRank: -1 is less than 1"},
 		{true, 2, 2, 2, PlaceLSHS, "has 4 ranks, the job has 8"},
 		{true, 2, 0, 0, Placement(7), "unknown placement"},
 	} {

@@ -1,7 +1,7 @@
 package graph500
 
-// The driver's 2D additions (paper 004 §VIII–IX: 2D partitioning as the
-// step after compression and sieve): the process grid of a run, the engine
+// The driver's 2D additions (2D partitioning, which Lv et al. §VIII–IX
+// name as the step after compression and sieve): the process grid of a run, the engine
 // that searches it, and the per-rank loads every run reports.
 
 import (
@@ -17,29 +17,6 @@ import (
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
 )
-
-// checkGrid reports a grid that cannot hold ranks ranks (ranks·BlocksPerRank
-// blocks with over-decomposition), or blocks per rank without a 2D grid.
-func (cfg *Config) checkGrid(ranks int) error {
-	switch {
-	case cfg.BlocksPerRank < 0:
-		return fmt.Errorf("blocks per rank %d < 0", cfg.BlocksPerRank)
-	case cfg.BlocksPerRank > 1 && !cfg.Partition2D:
-		return fmt.Errorf("%d blocks per rank need the 2D partition", cfg.BlocksPerRank)
-	case cfg.Placement != PlaceLSHS && cfg.Placement != PlaceRoundRobin:
-		return fmt.Errorf("unknown placement %d", cfg.Placement)
-	}
-	ranks *= max(1, cfg.BlocksPerRank)
-	switch {
-	case !cfg.Partition2D && (cfg.GridRows != 0 || cfg.GridCols != 0):
-		return fmt.Errorf("a %dx%d grid needs the 2D partition", cfg.GridRows, cfg.GridCols)
-	case cfg.GridRows < 0 || cfg.GridCols < 0 || (cfg.GridRows == 0) != (cfg.GridCols == 0):
-		return fmt.Errorf("grid %dx%d: give both sides, or neither for the automatic grid", cfg.GridRows, cfg.GridCols)
-	case cfg.GridRows*cfg.GridCols != 0 && cfg.GridRows*cfg.GridCols != ranks:
-		return fmt.Errorf("grid %dx%d has %d ranks, the job has %d", cfg.GridRows, cfg.GridCols, cfg.GridRows*cfg.GridCols, ranks)
-	}
-	return nil
-}
 
 // grid returns the run's 2D grid of n vertices over p ranks: the process
 // grid, or with BlocksPerRank > 1 the block grid of p·BlocksPerRank blocks.

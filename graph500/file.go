@@ -1,8 +1,8 @@
 // The Graph500 run on the user's own graph (graphrun bfs FILE), beside the
 // Kronecker one (driver.go): the Graph500 specification's procedure — 64
 // search keys of degree ≥ 1, timed searches, validation, TEPS over the
-// input tuples of the searched component (paper 004 §VII-A/B) — on an edge
-// list read as PageRank reads it (paper 000 §VII): every rank reads its
+// input tuples of the searched component — on an edge list read as
+// PageRank reads it (Kylix §VII): every rank reads its
 // share of the file (or rank 0 spreads a stream), the distinct ids are
 // relabelled densely (graph.RelabelShare), and kernel 1 builds the
 // undirected view of the relabelled tuples (graph.BuildUndirectedFrom),
@@ -23,6 +23,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
@@ -55,19 +56,34 @@ func (e *InputError) Unwrap() error { return e.Err }
 
 // Check reports the first invalid field of cfg.
 func (cfg *FileConfig) Check() error {
-	switch {
-	case cfg.Input == nil:
-		return fmt.Errorf("no input")
-	case cfg.Ranks < 1:
-		return fmt.Errorf("ranks %d < 1", cfg.Ranks)
-	case cfg.Threads < 1:
-		return fmt.Errorf("threads %d < 1", cfg.Threads)
-	case cfg.Root < 0 && cfg.NumRoots < 1:
-		return fmt.Errorf("roots %d < 1", cfg.NumRoots)
-	case cfg.Directed && cfg.Partition2D:
-		return fmt.Errorf("a directed search needs the 1D partition")
+	if err := cfg.CheckSettings(); err != nil {
+		return err
 	}
-	return cfg.checkGrid(cfg.Ranks)
+	if cfg.Input == nil {
+		return fielderr.New("Input", "no edge list")
+	}
+	return nil
+}
+
+// CheckSettings is Check without the input, for a caller that opens the
+// input only once the settings are known to be good: a run on an edge list
+// has no fused blocks (the blocks of its placement always run one by one),
+// a directed search is a 1D one, and a chosen Root is a vertex id, never
+// negative.
+func (cfg *FileConfig) CheckSettings() error {
+	switch {
+	case cfg.Unfused:
+		return fielderr.New("Unfused", "concerns fused blocks, which only a Kronecker graph's run has: the blocks of an edge list always run one by one")
+	case cfg.Directed && cfg.Partition2D:
+		return fielderr.New("Partition2D", "a directed search needs the 1D partition")
+	}
+	if err := cfg.checkSearch(); err != nil {
+		return err
+	}
+	if cfg.RootSet && cfg.Root < 0 {
+		return fielderr.New("Root", "%d is negative: vertex ids are not", cfg.Root)
+	}
+	return nil
 }
 
 func (cfg *FileConfig) name() string {

@@ -1,8 +1,8 @@
 package graph500
 
-// Fused execution of LSHS's placement (paper 003 §5's load-simulated
+// Fused execution of LSHS's placement (NumS §5's load-simulated
 // placement, run aggregated per process: over-decomposition whose blocks
-// move together; paper 004 §VIII–IX's 2D engine runs them). When the block
+// move together; the 2D engine runs them). When the block
 // grid refines the most square process grid, LSHS may choose among the
 // layouts partition.PlaceLSHSFusable allows: block rows in contiguous
 // groups, block columns grouped freely. A process's blocks are then one

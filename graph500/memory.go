@@ -32,7 +32,7 @@ package graph500
 // per half-edge, 16 per tuple of its share), offsets of its non-empty rows
 // and columns, and per vertex of its grid row (n/R) and column (n/C) the
 // build's row offsets and counts, the search's and the validator's maps.
-// With k blocks per rank (paper 003's over-decomposition, blocks.go) every
+// With k blocks per rank (NumS's over-decomposition, blocks.go) every
 // block is a rank of a 2D run of k·p ranks on the block grid, each with its
 // own engine, validator and maps, and a rank holds k of them: the edge
 // terms stay, the per-vertex terms of the grid lines and the owned vertices
@@ -54,6 +54,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -216,37 +217,13 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		s.addFrac(mr, topDownEdgeBytes)
 	}
 	s.addMul(bfsVertexBytes, nr)
-	maps := 0.0
-	if cfg.Direction != spmv.DirectionTopDown && cfg.Exchange != spmv.ExchangePush {
-		maps += 1.0 / 8 // the global frontier
-		switch cfg.Exchange {
-		case spmv.ExchangeSieve:
-			maps += 1.0 / 8
-		case spmv.ExchangePacked:
-			maps += 4.0 / 8
-		}
-	}
 	if cfg.Validate {
-		if !cfg.Partition2D {
-			// The validator's directory column and row (n bits each),
-			// unless the sieve's or the packed sieve's serve, and the row's
-			// rank index for sparse ghosts (3n/64 bytes, beyond 2 ranks).
-			if cfg.Exchange != spmv.ExchangeSieve && cfg.Exchange != spmv.ExchangePacked {
-				maps += 1.0 / 8
-			}
-			if cfg.Exchange != spmv.ExchangePacked {
-				maps += 1.0 / 8
-			}
-			if p > 2 {
-				maps += 3.0 / 64
-			}
-		}
 		// Ghost levels: a byte per boundary vertex, at most every other
 		// rank's vertex and at most one per half-edge.
 		s.addFrac(min(n-n/p, 2*mr), ghostBytes)
 	}
 	if !cfg.Partition2D {
-		s.addFrac(n, maps)
+		s.addFrac(n, mapBytes(cfg, p))
 	}
 	for _, c := range []*checked{&k1, &s} {
 		if c.err != nil {
@@ -263,6 +240,37 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	}
 	est.Machine = machine.v
 	return est, nil
+}
+
+// mapBytes is what a 1D rank holds per vertex of the whole graph in maps:
+// the global frontier (unless every level is top-down), the sieve's
+// directory or the packed sieve's three maps, and, validated, the
+// validator's directory column and row (n bits each) unless the sieve's or
+// the packed sieve's serve, and the row's rank index for sparse ghosts
+// (3n/64 bytes, beyond 2 ranks).
+func mapBytes(cfg MemoryConfig, p int64) float64 {
+	maps := 0.0
+	if cfg.Direction != spmv.DirectionTopDown && cfg.Exchange != spmv.ExchangePush {
+		maps += 1.0 / 8 // the global frontier
+		switch cfg.Exchange {
+		case spmv.ExchangeSieve:
+			maps += 1.0 / 8
+		case spmv.ExchangePacked:
+			maps += 4.0 / 8
+		}
+	}
+	if cfg.Validate {
+		if cfg.Exchange != spmv.ExchangeSieve && cfg.Exchange != spmv.ExchangePacked {
+			maps += 1.0 / 8
+		}
+		if cfg.Exchange != spmv.ExchangePacked {
+			maps += 1.0 / 8
+		}
+		if p > 2 {
+			maps += 3.0 / 64
+		}
+	}
+	return maps
 }
 
 // GuardMargin is the share of the available memory a run may be estimated
@@ -314,18 +322,12 @@ func AvailableMemory() (int64, error) {
 	return 0, fmt.Errorf("available memory: no MemAvailable in /proc/meminfo")
 }
 
-// MemoryError is a run this machine cannot hold. Field is the setting at
-// fault: "edgefactor" when the run's counts overflow, "scale" when its
-// estimate does not fit the available memory.
-type MemoryError struct{ Field, Msg string }
-
-func (e *MemoryError) Error() string { return e.Field + ": " + e.Msg }
-
 // CheckMemory refuses, unless force, a run whose estimate (EstimateMemory)
 // does not fit the memory available (AvailableMemory, with GuardMargin;
 // where that is unknown the run is allowed), naming the largest scale that
 // fits; a run whose counts overflow is refused even with force. Its errors
-// are *MemoryError.
+// are fielderr.Errors: of EdgeFactor when the run's counts overflow, of
+// Scale when its estimate does not fit the available memory.
 func CheckMemory(cfg MemoryConfig, force bool) error {
 	return checkMemoryIn(cfg, force, AvailableMemory)
 }
@@ -334,14 +336,14 @@ func CheckMemory(cfg MemoryConfig, force bool) error {
 func checkMemoryIn(cfg MemoryConfig, force bool, avail func() (int64, error)) error {
 	need, err := EstimateMemory(cfg)
 	if err != nil {
-		return &MemoryError{"edgefactor", fmt.Sprintf("scale %d with edgefactor %d: %v", cfg.Scale, cfg.EdgeFactor, err)}
+		return fielderr.New("EdgeFactor", "scale %d with edgefactor %d: %v", cfg.Scale, cfg.EdgeFactor, err)
 	}
 	if force {
 		return nil
 	}
 	if have, err := avail(); err == nil && !Fits(need, have) {
-		return &MemoryError{"scale", fmt.Sprintf("scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d (--force runs anyway)",
-			cfg.Scale, gib(need.Machine), gib(have), 100*GuardMargin, LargestScale(have, cfg))}
+		return fielderr.New("Scale", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d",
+			cfg.Scale, gib(need.Machine), gib(have), 100*GuardMargin, LargestScale(have, cfg))
 	}
 	return nil
 }

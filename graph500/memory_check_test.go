@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
 // TestCheckMemory: a run that does not fit is refused naming the scale and
@@ -13,9 +15,9 @@ import (
 func TestCheckMemory(t *testing.T) {
 	cfg := MemoryConfig{Scale: 30, EdgeFactor: 16, Ranks: 1, LocalRanks: 1, Validate: true}
 	gib := func() (int64, error) { return 1 << 30, nil }
-	var me *MemoryError
 	err := checkMemoryIn(cfg, false, gib)
-	if !errors.As(err, &me) || me.Field != "scale" || !strings.Contains(me.Msg, "scale 30 needs about") || !strings.Contains(me.Msg, "the largest scale that fits is") {
+	me, ok := fielderr.As(err)
+	if !ok || me.Field != "Scale" || !strings.Contains(me.Msg, "scale 30 needs about") || !strings.Contains(me.Msg, "the largest scale that fits is") {
 		t.Fatalf("scale 30 in 1 GiB: %v", err)
 	}
 	if err := checkMemoryIn(cfg, true, gib); err != nil {
@@ -25,7 +27,7 @@ func TestCheckMemory(t *testing.T) {
 		t.Fatalf("unknown memory: %v", err)
 	}
 	cfg.Scale, cfg.EdgeFactor = 40, 1<<22
-	if err := checkMemoryIn(cfg, true, gib); !errors.As(err, &me) || me.Field != "edgefactor" {
+	if err := checkMemoryIn(cfg, true, gib); fielderr.Field(err) != "EdgeFactor" {
 		t.Fatalf("overflow: %v", err)
 	}
 }

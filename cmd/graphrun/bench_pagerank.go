@@ -13,7 +13,7 @@ import (
 
 // newBenchPageRankCommand is `graphrun bench pagerank-allreduce`: PageRank
 // with the direct, binary and kylix (auto degrees) allreduce on the same
-// graph and ranks — paper 000's comparison, messages and bytes per iteration
+// graph and ranks — Kylix's comparison, messages and bytes per iteration
 // and the per-layer volume — and kylix on the networks of --degrees.
 func newBenchPageRankCommand() *cobra.Command {
 	var f matrixFlags[bench.PageRankAllreduceSpec]

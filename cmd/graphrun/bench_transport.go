@@ -47,7 +47,7 @@ ranks (--ranks, the default), TCP processes (--procs N, or under a launcher
 like graphrun bfs) or MPI processes (--transport mpi under mpirun, in a
 graphrun built with -tags mpi), and prints per size the calls made, the latency of one
 call, and the bandwidth (bytes a rank sends to the others per second; it
-receives as many). Kylix (paper 000) Fig. 2 plots the same curve.
+receives as many). Kylix (Zhao and Canny) Fig. 2 plots the same curve.
 
 The minimum efficient message size is the smallest measured size whose
 bandwidth reaches 50% of the peak (the largest measured bandwidth): below it,

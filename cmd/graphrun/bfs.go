@@ -8,13 +8,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
+	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/results/report"
@@ -59,7 +59,7 @@ type bfsFlags struct {
 	graphFlags
 	transportFlags
 	runOutputFlags
-	s         graph500.Settings
+	s         bfsSettings
 	ranks     int
 	breakdown bool
 	force     bool
@@ -91,17 +91,17 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	fl.Int64Var(&f.s.Root, "root", -1, "run one search from this vertex instead of sampled keys")
 	fl.StringVar(&f.s.Out, "out", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.s.NoValidate, "no-validate", false, "skip validation of the searches")
-	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather (paper 004 Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
+	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather (Lv et al. Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
 		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")
 	fl.StringVar(&f.s.Codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
-	fl.StringVar(&f.s.Algo, "algo", "", "a paper 004 algorithm: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
-	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (paper 004 Fig. 7) to stderr")
+	fl.StringVar(&f.s.Algo, "algo", "", "an algorithm of Lv et al.: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
+	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (Lv et al. Fig. 7) to stderr")
 	fl.StringVar(&f.s.Direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
 	fl.StringVar(&f.s.Partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
 	fl.StringVar(&f.s.Grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
-	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (paper 003's over-decomposition), placed by --placement")
-	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (paper 003's load-simulated greedy, over the work a pilot run measures: on the Kronecker graph 8 times smaller, or on a file's own blocks) or round-robin")
+	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (NumS's over-decomposition), placed by --placement")
+	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (NumS's load-simulated greedy, over the work a pilot run measures: on the Kronecker graph 8 times smaller, or on a file's own blocks) or round-robin")
 	fl.BoolVar(&f.s.NoFuse, "no-fuse", false, "with --placement lshs: run every block on its own (goroutine per block, exchanges aggregated per rank), LSHS choosing among all grid-aligned layouts; by default, when the block grid refines the most square process grid and cuts a generated graph evenly, LSHS keeps block rows in contiguous groups so that each rank runs its blocks fused, as one block of a renumbered graph")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
@@ -113,12 +113,12 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err := f.checkDPI(); err != nil {
 		return err
 	}
-	f.s.Given = cmd.Flags().Changed
 	var file string
 	if len(args) > 0 {
 		file = args[0]
 	}
-	if err := usage(f.s.CheckSource(file)); err != nil {
+	given := cmd.Flags().Changed
+	if err := f.s.checkSource(given, file); err != nil {
 		return err
 	}
 	var params kronecker.Params
@@ -140,23 +140,23 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	exchangeDefaulted := f.s.DefaultExchange(plan.OfProcesses())
+	exchangeDefaulted := f.s.defaultExchange(given, plan.OfProcesses())
 	if exchangeDefaulted && plan.Procs == 0 && plan.MultiProcess() && plan.Reports() {
 		fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: exchange: %s, codec %s (the default for a job of processes; --exchange allgather for the in-process default)\n", f.s.Exchange, f.s.Codec)
 	}
-	if err := usage(bench.ApplyAlgorithm(&f.s)); err != nil {
+	if err := f.s.applyAlgorithm(given); err != nil {
 		return err
 	}
-	cfg, gridNote, err := f.s.Config(params, file != "", plan.TotalRanks())
+	cfg, gridNote, err := f.s.config(cmd.Flags(), params, file != "", plan.TotalRanks(), threads)
 	if err != nil {
-		return usage(err)
+		return err
 	}
 	var in *graph.Input
 	if file != "" {
 		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
 		}
-	} else if err := usage(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force)); err != nil {
+	} else if err := usage(forceHint(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force))); err != nil {
 		return err // unless --force, a Kronecker run whose memory estimate exceeds what this machine has
 	}
 	var inPath string
@@ -171,7 +171,6 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if plan.Procs > 0 {
 		return launchRanks(cmd, plan, threads, stdin, args)
 	}
-
 	stderr := cmd.ErrOrStderr()
 	if gridNote != "" && plan.Rank() == 0 {
 		fmt.Fprintf(stderr, "graphrun: grid: %s\n", gridNote)
@@ -179,8 +178,27 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
-	bar := progress.NewStages(stderr, params.Scale, f.s.Roots, cfg.Root >= 0)
-	cfg.Ranks, cfg.Threads, cfg.Progress = f.ranks, threads, bar.Update
+	run, err := runBFSJob(cmd, f, cfg, in, plan, tree)
+	if err != nil || run == nil || !plan.Reports() {
+		return err // nil for a TCP rank other than 0, or a replica of rank 0: process 0 reports
+	}
+	run.ExchangeDefaulted = exchangeDefaulted
+	if tree != nil {
+		if err := tree.Commit(); err != nil {
+			return err
+		}
+	}
+	return writeBFSRun(f, run, textOut(cmd, outs), stderr)
+}
+
+// runBFSJob runs cfg on this process's ranks of the job plan, on the
+// Kronecker graph or on in, with the progress bar and warnings on stderr
+// and the tree, when --out is given, written to tree. It returns rank 0's
+// report with the run's version, start and command line.
+func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *graph.Input, plan jobPlan, tree *output.File) (*results.Graph500Run, error) {
+	stderr := cmd.ErrOrStderr()
+	bar := progress.NewStages(stderr, cfg.Graph.Scale, f.s.Roots, cfg.Root >= 0)
+	cfg.Ranks, cfg.Progress = f.ranks, bar.Update
 	cfg.Warn = func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) }
 	if f.s.Out != "" {
 		// Every rank takes part in gathering the tree; rank 0 writes it.
@@ -198,6 +216,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	defer memstat.LeanHeap(memstat.LeanHeap(memstat.LeanPercent))
 	started := time.Now()
 	var run *results.Graph500Run
+	var err error
 	if in != nil {
 		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed}, plan.JobSize(), plan.Runner(stderr))
 	} else {
@@ -205,22 +224,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	}
 	bar.Clear()
 	if in != nil && graph500.IsInputError(err) {
-		return usageError{err} // bad input: a malformed file, a root not in the graph
+		return nil, usageError{err} // bad input: a malformed file, a root not in the graph
 	}
-	if err != nil {
-		return err
+	if err != nil || run == nil {
+		return nil, err
 	}
-	if run == nil || !plan.Reports() {
-		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
-	}
-	run.Version, run.StartedAt, run.ExchangeDefaulted = version, started.UTC(), exchangeDefaulted
+	run.Version, run.StartedAt = version, started.UTC()
 	run.Revision, run.CommandLine = revision, invocationOf(cmd).commandLine
-	if tree != nil {
-		if err := tree.Commit(); err != nil {
-			return err
-		}
-	}
-	return writeBFSRun(f, run, textOut(cmd, outs), stderr)
+	return run, nil
 }
 
 // writeBFSRun prints a finished run, as rank 0 of every transport does: the

@@ -171,7 +171,7 @@ func TestVersion(t *testing.T) {
 	}
 }
 
-// TestBFSPaperAlgorithmsAndBreakdown: the paper's algorithms run end to end,
+// TestBFSPaperAlgorithmsAndBreakdown: Lv et al.'s algorithms run end to end,
 // agree with each other on every search's nedge and level count, and
 // --breakdown prints the per-level table.
 func TestBFSPaperAlgorithmsAndBreakdown(t *testing.T) {

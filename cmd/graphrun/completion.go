@@ -6,8 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/graphrun/graphrun/bench"
 	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/spmv"
 	"github.com/graphrun/graphrun/spmv/pagerank"
 )
@@ -27,7 +27,7 @@ func flagValues(cmd *cobra.Command, name string) []string {
 	case "codec":
 		return frontier.Names()
 	case "algo":
-		return bench.AlgorithmNames()
+		return graph500.AlgorithmNames()
 	case "direction":
 		return []string{"auto", "top-down", "bottom-up"}
 	case "transport":

@@ -1,6 +1,6 @@
 // The FILE argument of bfs, pagerank and convert, an edge list or graph
 // file, or - for standard input, mapped with --format to a graph.Input
-// (paper 000 §VII runs PageRank on edge lists; REFERENCES.md).
+// (Kylix §VII runs PageRank on edge lists).
 
 package main
 

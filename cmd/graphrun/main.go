@@ -72,6 +72,14 @@ func renamedFlag(field string) (string, bool) {
 	switch field {
 	case "EdgeFactor":
 		return "edgefactor", true
+	case "NumRoots": // graph500.Config
+		return "roots", true
+	case "GridRows", "GridCols":
+		return "grid", true
+	case "Partition2D":
+		return "partition", true
+	case "Unfused":
+		return "no-fuse", true
 	}
 	return "", false
 }
