@@ -39,7 +39,7 @@ func flagError(flag string, format string, args ...any) error {
 // ("--repeat: 0 is less than 1"). Other errors are returned as they are.
 func flagErrors(err error) error {
 	if fe, ok := fielderr.As(err); ok {
-		return flagError(flagOf(fe.Field), "%s", fe.Msg)
+		return flagError(flagOf(fe.Field), "%s", flagWords(fe.Msg))
 	}
 	return err
 }

@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -121,7 +120,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
 	logf := launch.StderrLogf(stderr)
 	if f.s.Join {
-		return plan.JoinAndRun(ctx, "pagerank", in.Name(), in.JoinTag(cfg.PageRankConfig), logf, func(ctx context.Context, c comm.Elastic) error {
+		return plan.JoinAndRun(ctx, "pagerank --join", in.Name(), in.JoinTag(cfg.PageRankConfig), logf, func(ctx context.Context, c comm.Elastic) error {
 			return pagerank.RunJoined(ctx, c, in.Input(), cfg, plan.Job.PeerTimeout, logf)
 		})
 	}
@@ -156,14 +155,10 @@ func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
 	if !f.s.Join {
 		return f.plan(cmd, f.ranks)
 	}
-	if err := usage(f.s.CheckJoin(launch.CheckJoin(cmd.Flags().Changed, f.Transport))); err != nil {
+	if err := usage(f.s.CheckJoin(f.checkJoin(cmd, f.ranks))); err != nil {
 		return jobPlan{}, err
 	}
-	plan, err := launch.JoinPlan(launch.Flags{Coordinator: f.Coordinator, Listen: f.Listen, PeerTimeout: f.PeerTimeout}, os.LookupEnv)
-	if err != nil {
-		return jobPlan{}, usageError{err}
-	}
-	return plan, nil
+	return f.joinPlan()
 }
 
 // writePageRank writes the outputs of a finished run: --out, --json,

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/graphrun/graphrun/comm/tcp"
+	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
-// Transport names, as --transport takes them.
+// Transport names, as Config.Transport takes them.
 const (
 	InProc = "inproc"
 	TCP    = "tcp"
@@ -30,7 +31,7 @@ const (
 // MinTokenBytes is the shortest job token accepted (after hex decoding).
 const MinTokenBytes = 16
 
-// DefaultPeerTimeout is --peer-timeout's default.
+// DefaultPeerTimeout is Config.PeerTimeout's default.
 const DefaultPeerTimeout = tcp.DefaultPeerTimeout
 
 // Lookup reads an environment variable, like os.LookupEnv.
@@ -45,8 +46,9 @@ func MapLookup(env map[string]string) Lookup {
 	}
 }
 
-// Error is a bad or missing setting. Name is the flag ("--rank") or the
-// environment variable ("OMPI_COMM_WORLD_RANK") to fix.
+// Error is a bad or missing variable of the launch environment: Name is
+// the variable to fix ("OMPI_COMM_WORLD_RANK"). A bad Config field is a
+// fielderr.Error naming the field instead.
 type Error struct {
 	Name string
 	Err  error
@@ -57,7 +59,8 @@ func (e *Error) Error() string { return e.Name + ": " + e.Err.Error() }
 // Unwrap returns the underlying error.
 func (e *Error) Unwrap() error { return e.Err }
 
-func settingError(name, format string, args ...any) error {
+// envError is the error of the environment variable name.
+func envError(name, format string, args ...any) error {
 	return &Error{Name: name, Err: fmt.Errorf(format, args...)}
 }
 
@@ -96,17 +99,45 @@ func isSet(env Lookup, key string) bool {
 	return ok && strings.TrimSpace(v) != ""
 }
 
-// Flags are the command-line settings of a job; they take precedence over
-// the environment.
-type Flags struct {
-	Transport        string // "", InProc or TCP
+// Config is how a process is told to take part in a job; its fields take
+// precedence over the launch environment. Discover reads the job's fields
+// (Transport to Replicas); NewPlan reads them all. A field's Set companion
+// says that the field was set explicitly, even to its zero value.
+type Config struct {
+	// Transport is "" (chosen from the rest: see the package
+	// documentation), InProc, TCP or MPI (NewPlan only); TransportSet says
+	// it was set explicitly.
+	Transport    string
+	TransportSet bool
+	// Rank and Size are this process's rank and the job's number of
+	// processes, when RankSet and SizeSet; otherwise the launcher's.
 	Rank, Size       int
-	HasRank, HasSize bool   // whether --rank and --size were given
-	Coordinator      string // "" if not given
-	Listen           string // "" if not given
-	PeerTimeout      time.Duration
-	// Replicas is --replicas: processes per logical rank (0 or 1: none).
-	Replicas int
+	RankSet, SizeSet bool
+	// Coordinator is rank 0's host:port ("": GRAPHRUN_COORDINATOR);
+	// CoordinatorSet says it was set explicitly, even to "".
+	Coordinator    string
+	CoordinatorSet bool
+	// Listen is this rank's data listener, host or host:port ("": the
+	// interface that reaches the coordinator); ListenSet as Coordinator's.
+	Listen      string
+	ListenSet   bool
+	PeerTimeout time.Duration
+	// Replicas is the number of processes per logical rank (0 or 1: none);
+	// ReplicasSet says it was set explicitly.
+	Replicas    int
+	ReplicasSet bool
+
+	// Procs > 0 with ProcsSet: this process starts Procs rank processes
+	// on this machine (times Replicas) and waits for them.
+	Procs    int
+	ProcsSet bool
+	// Ranks is the number of in-process ranks of an in-process job;
+	// RanksSet says it was set explicitly.
+	Ranks    int
+	RanksSet bool
+	// Verbose logs the TCP set-up of the rank processes Procs starts,
+	// which they keep to themselves otherwise.
+	Verbose bool
 }
 
 // Job is this process's place in a job.
@@ -120,7 +151,8 @@ type Job struct {
 	// as the launcher tells (1 if it does not). Threads and memory are
 	// shared among them.
 	LocalSize int
-	// Source says where Rank and Size came from: "flags" or a launcher's name.
+	// Source says where Rank and Size came from: SourceConfig, a
+	// launcher's name, or SourceJoin.
 	Source string
 
 	Coordinator string // host:port of rank 0's coordinator
@@ -134,7 +166,7 @@ type Job struct {
 	PeerTimeout    time.Duration
 	// QuietSetup leaves the set-up's progress (the addresses the
 	// coordinator and the rank listen on) out of the log: a rank of a
-	// --procs launch without --verbose.
+	// Procs launch without Verbose.
 	QuietSetup bool
 	// Replicas is the replication factor S of a TCP job (1: none). Rank
 	// and Size count processes: Size/S logical ranks, process P being
@@ -165,30 +197,36 @@ func firstGiven(gs ...given) string {
 	return ""
 }
 
-// Discover works out this process's place in the job from the flags and the
-// environment (see the package documentation for the order). Every error
-// is an *Error naming the flag or variable at fault.
-func Discover(f Flags, env Lookup) (Job, error) {
+// SourceConfig is Job.Source when Rank and Size come from the Config:
+// its fields' names, as errors name fields.
+const SourceConfig = "Rank and Size"
+
+// Discover works out this process's place in the job from the
+// configuration and the environment (see the package documentation for the
+// order). A bad field is a fielderr.Error naming it; a bad variable an
+// *Error naming the variable. Messages refer to other fields by their
+// names.
+func Discover(f Config, env Lookup) (Job, error) {
 	switch f.Transport {
 	case "", InProc, TCP:
 	default:
-		return Job{}, settingError("--transport", "unknown transport %q (want %s or %s)", f.Transport, InProc, TCP)
+		return Job{}, fielderr.New("Transport", "unknown transport %q (want %s or %s)", f.Transport, InProc, TCP)
 	}
 	if f.PeerTimeout <= 0 {
-		return Job{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
+		return Job{}, fielderr.New("PeerTimeout", "%v is not a positive duration", f.PeerTimeout)
 	}
 	if f.Replicas < 0 {
-		return Job{}, settingError("--replicas", "%d is negative", f.Replicas)
+		return Job{}, fielderr.New("Replicas", "%d is negative", f.Replicas)
 	}
 	if f.Transport == InProc {
 		if f.Replicas > 1 {
-			return Job{}, settingError("--replicas", "needs a job of processes (--procs N, or --transport %s under a launcher)", TCP)
+			return Job{}, fielderr.New("Replicas", "needs a job of processes (Procs N, or Transport %s under a launcher)", TCP)
 		}
-		if name := firstGiven(given{"--rank", f.HasRank}, given{"--size", f.HasSize},
-			given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
-			return Job{}, settingError(name, "needs --transport %s (in-process ranks are set with --ranks)", TCP)
+		if name := firstGiven(given{"Rank", f.RankSet}, given{"Size", f.SizeSet},
+			given{"Coordinator", f.Coordinator != ""}, given{"Listen", f.Listen != ""}); name != "" {
+			return Job{}, fielderr.New(name, "needs Transport %s (in-process ranks are set with Ranks)", TCP)
 		}
-		return Job{Transport: InProc, Source: "flags"}, nil
+		return Job{Transport: InProc, Source: SourceConfig}, nil
 	}
 
 	job, found, err := rankAndSize(f, env)
@@ -204,21 +242,21 @@ func Discover(f Flags, env Lookup) (Job, error) {
 	}
 	if job.Transport == InProc {
 		if f.Replicas > 1 {
-			return Job{}, settingError("--replicas", "needs a job of several processes (--procs N, or --transport %s under a launcher)", TCP)
+			return Job{}, fielderr.New("Replicas", "needs a job of several processes (Procs N, or Transport %s under a launcher)", TCP)
 		}
-		if name := firstGiven(given{"--coordinator", f.Coordinator != ""}, given{"--listen", f.Listen != ""}); name != "" {
-			return Job{}, settingError(name, "needs a job of several processes (--transport %s with --rank and --size, or a launcher)", TCP)
+		if name := firstGiven(given{"Coordinator", f.Coordinator != ""}, given{"Listen", f.Listen != ""}); name != "" {
+			return Job{}, fielderr.New(name, "needs a job of several processes (Transport %s with Rank and Size, or a launcher)", TCP)
 		}
 		return Job{Transport: InProc, Source: job.Source}, nil
 	}
 	if !found {
-		return Job{}, settingError("--transport", "%s needs this process's rank and the job's size: give --rank and --size, "+
-			"run under mpirun, mpiexec, srun or a Kubernetes Indexed Job, or use --procs N", TCP)
+		return Job{}, fielderr.New("Transport", "%s needs this process's rank and the job's size: give Rank and Size, "+
+			"run under mpirun, mpiexec, srun or a Kubernetes Indexed Job, or use Procs N", TCP)
 	}
 	job.PeerTimeout = f.PeerTimeout
 	job.Replicas = max(f.Replicas, 1)
 	if job.Size%job.Replicas != 0 {
-		return Job{}, settingError("--replicas", "%d processes (%s) cannot form groups of %d replicas", job.Size, job.Source, job.Replicas)
+		return Job{}, fielderr.New("Replicas", "%d processes (%s) cannot form groups of %d replicas", job.Size, job.Source, job.Replicas)
 	}
 	if err := job.network(f, env); err != nil {
 		return Job{}, err
@@ -226,39 +264,39 @@ func Discover(f Flags, env Lookup) (Job, error) {
 	return job, nil
 }
 
-// rankAndSize finds the rank and size; found is false if neither the flags
-// nor a launcher give any.
-func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
+// rankAndSize finds the rank and size; found is false if neither the
+// configuration nor a launcher give any.
+func rankAndSize(f Config, env Lookup) (job Job, found bool, err error) {
 	l, haveLauncher := Detect(env)
-	if !haveLauncher && !f.HasRank && !f.HasSize {
-		return Job{LocalSize: 1, Source: "flags"}, false, nil
+	if !haveLauncher && !f.RankSet && !f.SizeSet {
+		return Job{LocalSize: 1, Source: SourceConfig}, false, nil
 	}
 	job.LocalSize = 1
 	switch {
-	case f.HasRank && f.HasSize:
-		job.Source = "flags"
+	case f.RankSet && f.SizeSet:
+		job.Source = SourceConfig
 	case haveLauncher:
 		job.Source = l.Name
-	case f.HasRank:
-		return Job{}, false, settingError("--size", "missing: --rank needs --size (no launcher's variables are set)")
+	case f.RankSet:
+		return Job{}, false, fielderr.New("Size", "missing: Rank needs Size (no launcher's variables are set)")
 	default:
-		return Job{}, false, settingError("--rank", "missing: --size needs --rank (no launcher's variables are set)")
+		return Job{}, false, fielderr.New("Rank", "missing: Size needs Rank (no launcher's variables are set)")
 	}
 
-	// Each of rank and size comes from its flag or else the launcher's
-	// variable; rankName and sizeName are where, for the errors.
-	var rankName, sizeName string
-	if job.Rank, rankName, err = flagOrVar(f.HasRank, f.Rank, "--rank", env, l.RankVar, l); err != nil {
+	// Each of rank and size comes from its field or else the launcher's
+	// variable; rankFrom and sizeFrom say where, for the errors.
+	var rankFrom, sizeFrom setting
+	if job.Rank, rankFrom, err = fieldOrVar(f.RankSet, f.Rank, "Rank", env, l.RankVar, l); err != nil {
 		return Job{}, false, err
 	}
-	if job.Size, sizeName, err = flagOrVar(f.HasSize, f.Size, "--size", env, l.SizeVar, l); err != nil {
+	if job.Size, sizeFrom, err = fieldOrVar(f.SizeSet, f.Size, "Size", env, l.SizeVar, l); err != nil {
 		return Job{}, false, err
 	}
 	if job.Size < 1 {
-		return Job{}, false, settingError(sizeName, "%d is not a job size (need at least 1)", job.Size)
+		return Job{}, false, sizeFrom.errorf("%d is not a job size (need at least 1)", job.Size)
 	}
 	if job.Rank < 0 || job.Rank >= job.Size {
-		return Job{}, false, settingError(rankName, "rank %d is outside [0, %d) (the job size from %s)", job.Rank, job.Size, sizeName)
+		return Job{}, false, rankFrom.errorf("rank %d is outside [0, %d) (the job size from %s)", job.Rank, job.Size, sizeFrom.name)
 	}
 	if haveLauncher && l.LocalSize != "" && isSet(env, l.LocalSize) {
 		n, err := intVar(env, l.LocalSize, l)
@@ -266,21 +304,45 @@ func rankAndSize(f Flags, env Lookup) (job Job, found bool, err error) {
 			return Job{}, false, err
 		}
 		if n < 1 || n > job.Size {
-			return Job{}, false, settingError(l.LocalSize, "%d processes on this machine is outside [1, %d]", n, job.Size)
+			return Job{}, false, envError(l.LocalSize, "%d processes on this machine is outside [1, %d]", n, job.Size)
 		}
 		job.LocalSize = n
 	}
 	return job, true, nil
 }
 
-// flagOrVar is the value of flag if it was given (has), else the
-// launcher's integer variable key, with the name of where it came from.
-func flagOrVar(has bool, value int, flag string, env Lookup, key string, l Launcher) (int, string, error) {
-	if has {
-		return value, flag, nil
+// setting is where a value came from: a Config field or an environment
+// variable.
+type setting struct {
+	name  string
+	field bool
+}
+
+// errorf is the error of the setting: a fielderr.Error of a field, an
+// *Error of a variable.
+func (s setting) errorf(format string, args ...any) error {
+	if s.field {
+		return fielderr.New(s.name, format, args...)
+	}
+	return envError(s.name, format, args...)
+}
+
+// wrap is err as the error of the setting.
+func (s setting) wrap(err error) error {
+	if s.field {
+		return fielderr.Wrap(s.name, err)
+	}
+	return &Error{Name: s.name, Err: err}
+}
+
+// fieldOrVar is the value of the field if it was set (set), else the
+// launcher's integer variable key, with where it came from.
+func fieldOrVar(set bool, value int, field string, env Lookup, key string, l Launcher) (int, setting, error) {
+	if set {
+		return value, setting{field, true}, nil
 	}
 	v, err := intVar(env, key, l)
-	return v, key, err
+	return v, setting{key, false}, err
 }
 
 // intVar parses a launcher's integer variable.
@@ -289,31 +351,31 @@ func intVar(env Lookup, key string, l Launcher) (int, error) {
 	v = strings.TrimSpace(v)
 	if !ok || v == "" {
 		if key == EnvSize {
-			return 0, settingError(key, "not set: in a %s (%s is set) it must hold the number of processes (the Job's completions)", l.Name, l.RankVar)
+			return 0, envError(key, "not set: in a %s (%s is set) it must hold the number of processes (the Job's completions)", l.Name, l.RankVar)
 		}
-		return 0, settingError(key, "not set, but %s sets %s", l.Name, l.RankVar)
+		return 0, envError(key, "not set, but %s sets %s", l.Name, l.RankVar)
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil {
-		return 0, settingError(key, "%q is not an integer", v)
+		return 0, envError(key, "%q is not an integer", v)
 	}
 	return n, nil
 }
 
 // network fills in the coordinator, listen address, token and job id.
-func (job *Job) network(f Flags, env Lookup) error {
-	name := "--coordinator"
+func (job *Job) network(f Config, env Lookup) error {
+	from := setting{"Coordinator", true}
 	job.Coordinator = f.Coordinator
 	if job.Coordinator == "" {
-		name = EnvCoordinator
+		from = setting{EnvCoordinator, false}
 		job.Coordinator, _ = env(EnvCoordinator)
 		job.Coordinator = strings.TrimSpace(job.Coordinator)
 	}
 	if job.Coordinator == "" {
-		return settingError("--coordinator", "missing: a TCP job needs rank 0's host:port (--coordinator or %s)", EnvCoordinator)
+		return fielderr.New("Coordinator", "missing: a TCP job needs rank 0's host:port (Coordinator or %s)", EnvCoordinator)
 	}
 	if err := checkHostPort(job.Coordinator, false); err != nil {
-		return &Error{Name: name, Err: err}
+		return from.wrap(err)
 	}
 
 	if f.Listen != "" {
@@ -323,15 +385,15 @@ func (job *Job) network(f Flags, env Lookup) error {
 			job.Listen = net.JoinHostPort(strings.Trim(f.Listen, "[]"), "0")
 		}
 		if err := checkHostPort(job.Listen, true); err != nil {
-			return &Error{Name: "--listen", Err: err}
+			return fielderr.Wrap("Listen", err)
 		}
 	}
 
 	raw, ok := env(EnvToken)
 	token, err := ParseToken(raw)
 	if !ok || strings.TrimSpace(raw) == "" {
-		return settingError(EnvToken, "not set: a TCP job needs a shared secret in every rank's environment, "+
-			"e.g. export %s=$(openssl rand -hex 32) (--procs makes one itself)", EnvToken)
+		return envError(EnvToken, "not set: a TCP job needs a shared secret in every rank's environment, "+
+			"e.g. export %s=$(openssl rand -hex 32) (Procs makes one itself)", EnvToken)
 	}
 	if err != nil {
 		return &Error{Name: EnvToken, Err: err}

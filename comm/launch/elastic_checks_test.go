@@ -16,34 +16,24 @@ func TestElasticChecks(t *testing.T) {
 	}{
 		{Plan{Procs: 4}, ""},
 		{Plan{Job: Job{Transport: TCP, Size: 2}}, ""},
-		{Plan{Ranks: 4}, "elastic"},
-		{Plan{Procs: 4, Replicas: 2}, "elastic"},
-		{Plan{Job: Job{Transport: TCP, Size: 4, Replicas: 2}}, "elastic"},
+		{Plan{Ranks: 4}, "Elastic"},
+		{Plan{Procs: 4, Replicas: 2}, "Elastic"},
+		{Plan{Job: Job{Transport: TCP, Size: 4, Replicas: 2}}, "Elastic"},
 	} {
 		if got := fielderr.Field(tc.plan.CheckElastic()); got != tc.field {
 			t.Errorf("CheckElastic(%+v) names %q, want %q", tc.plan, got, tc.field)
 		}
 	}
-	given := func(flags ...string) func(string) bool {
-		return func(f string) bool {
-			for _, g := range flags {
-				if g == f {
-					return true
-				}
-			}
-			return false
-		}
-	}
 	for _, tc := range []struct {
-		given     []string
-		transport string
-		field     string
+		cfg   Config
+		field string
 	}{
-		{nil, "", ""}, {[]string{"transport"}, TCP, ""}, {[]string{"rank"}, "", "rank"}, {[]string{"ranks"}, "", "ranks"},
-		{[]string{"replicas"}, "", "replicas"}, {[]string{"transport"}, MPI, "transport"},
+		{Config{}, ""}, {Config{Transport: TCP, TransportSet: true}, ""}, {Config{Rank: 1, RankSet: true}, "Rank"},
+		{Config{Ranks: 2, RanksSet: true}, "Ranks"}, {Config{Procs: 2, ProcsSet: true}, "Procs"}, {Config{SizeSet: true}, "Size"},
+		{Config{Replicas: 1, ReplicasSet: true}, "Replicas"}, {Config{Transport: MPI, TransportSet: true}, "Transport"},
 	} {
-		if got := fielderr.Field(CheckJoin(given(tc.given...), tc.transport)); got != tc.field {
-			t.Errorf("CheckJoin(%v, %q) names %q, want %q", tc.given, tc.transport, got, tc.field)
+		if got := fielderr.Field(tc.cfg.CheckJoin()); got != tc.field {
+			t.Errorf("CheckJoin of %+v names %q, want %q", tc.cfg, got, tc.field)
 		}
 	}
 }

@@ -1,8 +1,8 @@
 package launch
 
 // A process that joins a running elastic TCP job between two iterations
-// (pagerank --join; Zhang and Qiu §V-C, a new task taken in):
-// its plan and the join through rank 0's lobby (comm/tcp.Join).
+// (Zhang and Qiu §V-C, a new task taken in): its plan and the join through
+// rank 0's lobby (comm/tcp.Join).
 
 import (
 	"context"
@@ -18,24 +18,28 @@ import (
 // process in: nothing is left to do.
 var ErrJobEnded = tcp.ErrJobEnded
 
-// JoinPlan is the plan of a process joining a running TCP job: f's
+// SourceJoin is Job.Source in a JoinPlan: the joining setting's name, as
+// errors name settings.
+const SourceJoin = "Join"
+
+// JoinPlan is the plan of a process joining a running TCP job (Join): f's
 // coordinator, listen address and peer timeout, and the environment's
 // token and job id, checked by Discover; the rank and the size come from
 // the job when it takes the process in. The plan's rank is -1, so that
-// the process reports nothing: rank 0 does.
-func JoinPlan(f Flags, env Lookup) (Plan, error) {
+// the process reports nothing: rank 0 does. Its errors say "Join: ".
+func JoinPlan(f Config, env Lookup) (Plan, error) {
 	if v, ok := env(EnvToken); !ok || strings.TrimSpace(v) == "" {
-		return Plan{}, fmt.Errorf("%s: not set: --join needs the running job's token", EnvToken)
+		return Plan{}, envError(EnvToken, "not set: %s needs the running job's token", SourceJoin)
 	}
-	job, err := Discover(Flags{
-		Transport: TCP, Rank: 0, HasRank: true, Size: 1, HasSize: true,
+	job, err := Discover(Config{
+		Transport: TCP, Rank: 0, RankSet: true, Size: 1, SizeSet: true,
 		Coordinator: f.Coordinator, Listen: f.Listen, PeerTimeout: f.PeerTimeout,
 	}, env)
 	if err != nil {
-		return Plan{}, fmt.Errorf("--join: %w", err)
+		return Plan{}, fmt.Errorf("%s: %w", SourceJoin, err)
 	}
 	job.Rank = -1
-	job.Source = "--join"
+	job.Source = SourceJoin
 	return Plan{Job: job}, nil
 }
 
@@ -43,7 +47,8 @@ func JoinPlan(f Flags, env Lookup) (Plan, error) {
 // job takes this process in between two iterations, presenting tag (what
 // the job computes), and returns the process's elastic Comm in the grown
 // job. A job that ends first gives ErrJobEnded. logf receives comm/tcp's
-// log lines.
+// log lines. A lobby that answers for another job is explained: a wrong
+// token, or a wrong GRAPHRUN_JOB.
 func (p Plan) Join(ctx context.Context, tag string, logf func(format string, args ...any)) (comm.Elastic, error) {
 	tcfg, err := p.Job.TCPConfig(logf)
 	if err != nil {
@@ -54,7 +59,6 @@ func (p Plan) Join(ctx context.Context, tag string, logf func(format string, arg
 		return nil, ErrJobEnded
 	}
 	if err != nil {
-		err = fmt.Errorf("--join: %w", err)
 		if errors.Is(err, tcp.ErrForeignLobby) {
 			if p.Job.JobIDFromToken {
 				err = fmt.Errorf("%w: wrong token? The job id is derived from %s when %s is not set", err, EnvToken, EnvJob)

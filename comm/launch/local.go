@@ -28,17 +28,19 @@ const DefaultGrace = 10 * time.Second
 const maxLine = 64 << 10
 
 // Local starts the ranks of a TCP job as child processes on this machine,
-// talking over 127.0.0.1. Each child runs Path with Args followed by
-// "--rank=R" and "--size=P", in the environment Env plus GRAPHRUN_TOKEN (32
-// fresh random bytes, hex), GRAPHRUN_JOB (a fresh id),
-// GRAPHRUN_COORDINATOR (127.0.0.1 and a port that was free a moment
-// before) and EnvLocal. Its standard input is empty, but for rank 0's:
-// Stdin.
+// talking over 127.0.0.1. Child R of P runs Path with Args(R, P), in the
+// environment Env plus GRAPHRUN_TOKEN (32 fresh random bytes, hex),
+// GRAPHRUN_JOB (a fresh id), GRAPHRUN_COORDINATOR (127.0.0.1 and a port
+// that was free a moment before) and EnvLocal. Its standard input is
+// empty, but for rank 0's: Stdin.
 type Local struct {
-	Procs int      // number of ranks, at least 1
-	Path  string   // the program, usually os.Executable()
-	Args  []string // its arguments, without the program name
-	Env   []string // its environment, usually os.Environ()
+	Procs int    // number of ranks, at least 1
+	Path  string // the program, usually os.Executable()
+	// Args returns the arguments (without the program name) of the
+	// process of rank rank of size: what makes the program that TCP rank
+	// in the environment above, which only the program knows. nil: none.
+	Args func(rank, size int) []string
+	Env  []string // its environment, usually os.Environ()
 
 	// Stdout receives rank 0's standard output as it is. Stderr receives
 	// every rank's standard error, and the other ranks' standard output,
@@ -65,7 +67,7 @@ type Local struct {
 	Replicas int
 
 	// Elastic says the job recovers from losing a process other than
-	// process 0 by shrinking (Zhang and Qiu §V-B; pagerank --elastic): a process
+	// process 0 by shrinking (Zhang and Qiu §V-B; an elastic PageRank): a process
 	// killed by a signal is then not fatal by itself. The survivors
 	// either finish (Run returns nil and reports the lost processes on
 	// Stderr) or fail with statuses of their own, which fail the job.
@@ -211,7 +213,10 @@ func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *
 	var writers []*prefixWriter
 	procs := make([]*exec.Cmd, l.Procs)
 	for r := range l.Procs {
-		args := append(append([]string{l.Path}, l.Args...), "--rank="+strconv.Itoa(r), "--size="+strconv.Itoa(l.Procs))
+		args := []string{l.Path}
+		if l.Args != nil {
+			args = append(args, l.Args(r, l.Procs)...)
+		}
 		c := &exec.Cmd{Path: l.Path, Args: args, Env: env, SysProcAttr: childAttr(), WaitDelay: grace}
 		errw := sink.writer(r)
 		writers = append(writers, errw)

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -28,15 +28,19 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// child is one rank of a test job. It parses --rank and --size the way a
-// graphrun command does and behaves as mode says.
+// child is one rank of a test job. Its arguments are its rank and the
+// job's size (childArgs: what Local.Args gives it), and it behaves as mode
+// says.
 func child(mode string, args []string) int {
-	fs := flag.NewFlagSet("child", flag.ContinueOnError)
-	rank := fs.Int("rank", -1, "")
-	size := fs.Int("size", -1, "")
-	if err := fs.Parse(args); err != nil {
+	if len(args) != 2 {
 		return 2
 	}
+	r, err1 := strconv.Atoi(args[0])
+	p, err2 := strconv.Atoi(args[1])
+	if err1 != nil || err2 != nil {
+		return 2
+	}
+	rank, size := &r, &p
 	switch mode {
 	case "echo":
 		for _, key := range []string{EnvToken, EnvCoordinator, EnvJob} {
@@ -70,7 +74,7 @@ func child(mode string, args []string) int {
 		time.Sleep(time.Minute)
 		return 0
 	case "tcp", "tcp-crash":
-		f := Flags{Rank: *rank, HasRank: true, Size: *size, HasSize: true, PeerTimeout: 10 * time.Second}
+		f := Config{Rank: *rank, RankSet: true, Size: *size, SizeSet: true, PeerTimeout: 10 * time.Second}
 		job, err := Discover(f, os.LookupEnv)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -106,9 +110,12 @@ func testLocal(t *testing.T, mode string, procs int) (Local, *bytes.Buffer, *byt
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	return Local{Procs: procs, Path: exe, Env: append(os.Environ(), childMode+"="+mode),
+	return Local{Procs: procs, Path: exe, Args: childArgs, Env: append(os.Environ(), childMode+"="+mode),
 		Stdout: &out, Stderr: &errb, Grace: 300 * time.Millisecond}, &out, &errb
 }
+
+// childArgs are a test child's arguments: its rank and the job's size.
+func childArgs(rank, size int) []string { return []string{strconv.Itoa(rank), strconv.Itoa(size)} }
 
 func TestLocalForwardsOutput(t *testing.T) {
 	l, out, errb := testLocal(t, "echo", 3)

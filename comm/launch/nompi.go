@@ -11,7 +11,7 @@ import (
 )
 
 // MPIBuilt says that this graphrun has no MPI backend (built without the
-// tag mpi): --transport mpi is refused by NewPlan, with mpiBuildHint.
+// tag mpi): Transport MPI is refused by NewPlan, with mpiBuildHint.
 const MPIBuilt = false
 
 // runMPI reports that this graphrun cannot run MPI ranks.

@@ -1,9 +1,9 @@
 package launch
 
 // A process's place in a job as a whole: it starts the job's processes on
-// this machine (--procs), or it runs in-process ranks, one TCP rank or one
-// MPI rank; NewPlan works it out from the command line's transport
-// settings and the launcher's environment, and Plan runs the ranks.
+// this machine (Config.Procs), or it runs in-process ranks, one TCP rank or
+// one MPI rank; NewPlan works it out from the Config and the launcher's
+// environment, and Plan runs the ranks.
 
 import (
 	"context"
@@ -15,9 +15,10 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
-// MPI is --transport's name for the MPI backend (comm/mpi, in a graphrun
+// MPI is Config.Transport's name for the MPI backend (comm/mpi, in a graphrun
 // built with -tags mpi: MPIBuilt).
 const MPI = "mpi"
 
@@ -25,31 +26,11 @@ const MPI = "mpi"
 const mpiBuildHint = "build it with: go build -tags mpi ./cmd/graphrun " +
 	"(needs an MPI library with its headers and pkg-config, e.g. Debian's libopenmpi-dev and pkg-config)"
 
-// PlanFlags are a command line's job settings: Discover's Flags (Transport
-// may also be MPI), --procs, --ranks (in-process ranks) and --verbose, with
-// whether each flag was given.
-type PlanFlags struct {
-	Flags
-	Procs                     int
-	HasProcs                  bool
-	HasCoordinator, HasListen bool
-	Ranks                     int
-	HasRanks                  bool
-	Verbose                   bool
-}
-
-// jobFlag returns the first of --rank, --size, --coordinator and --listen
-// that was given, or "".
-func (f PlanFlags) jobFlag() string {
-	for _, s := range []struct {
-		name string
-		set  bool
-	}{{"rank", f.HasRank}, {"size", f.HasSize}, {"coordinator", f.HasCoordinator}, {"listen", f.HasListen}} {
-		if s.set {
-			return s.name
-		}
-	}
-	return ""
+// jobField returns the first of Rank, Size, Coordinator and Listen that
+// was set, or "".
+func (f Config) jobField() string {
+	return firstGiven(given{"Rank", f.RankSet}, given{"Size", f.SizeSet},
+		given{"Coordinator", f.CoordinatorSet}, given{"Listen", f.ListenSet})
 }
 
 // Plan is how this process takes part in a job.
@@ -63,38 +44,39 @@ type Plan struct {
 	Job Job
 	// Ranks is the number of in-process ranks of an in-process job.
 	Ranks int
-	// Replicas is the replication factor of a --procs launch.
+	// Replicas is the replication factor of a Procs launch.
 	Replicas int
-	// Elastic: a --procs launch survives losing a process other than 0
-	// (pagerank --elastic).
+	// Elastic: a Procs launch survives losing a process other than 0 (an
+	// elastic PageRank, Zhang and Qiu §V-B).
 	Elastic bool
 }
 
-// NewPlan works out the job from the flags and the environment. Every
-// error names the flag ("--procs: ...") or the variable at fault.
-func NewPlan(f PlanFlags, env Lookup) (Plan, error) {
-	ranksSet := f.HasRanks && f.Ranks > 1
-	if f.HasProcs {
+// NewPlan works out the job from the configuration and the environment.
+// A bad field is a fielderr.Error naming it ("Procs: ..."), a bad variable
+// an *Error naming the variable.
+func NewPlan(f Config, env Lookup) (Plan, error) {
+	ranksSet := f.RanksSet && f.Ranks > 1
+	if f.ProcsSet {
 		if f.Procs < 1 {
-			return Plan{}, settingError("--procs", "%d is less than 1", f.Procs)
+			return Plan{}, fielderr.New("Procs", "%d is less than 1", f.Procs)
 		}
 		if ranksSet {
-			return Plan{}, settingError("--procs", "cannot be combined with --ranks %d: --procs starts one rank per process, --ranks runs ranks as goroutines of one process", f.Ranks)
+			return Plan{}, fielderr.New("Procs", "cannot be combined with Ranks %d: Procs starts one rank per process, Ranks runs ranks as goroutines of one process", f.Ranks)
 		}
 		if f.Transport == InProc || f.Transport == MPI {
-			return Plan{}, settingError("--procs", "cannot be combined with --transport %s (the processes talk TCP; start MPI ranks with mpirun -np N)", f.Transport)
+			return Plan{}, fielderr.New("Procs", "cannot be combined with Transport %s (the processes talk TCP; start MPI ranks with mpirun -np N)", f.Transport)
 		}
-		if name := f.jobFlag(); name != "" {
-			return Plan{}, settingError("--"+name, "cannot be combined with --procs, which sets it for the processes it starts")
+		if name := f.jobField(); name != "" {
+			return Plan{}, fielderr.New(name, "cannot be combined with Procs, which sets it for the processes it starts")
 		}
 		if l, ok := Detect(env); ok {
-			return Plan{}, settingError("--procs", "cannot be used inside a %s job (%s is set): the launcher starts the processes already", l.Name, l.RankVar)
+			return Plan{}, fielderr.New("Procs", "cannot be used inside a %s job (%s is set): the launcher starts the processes already", l.Name, l.RankVar)
 		}
 		if f.PeerTimeout <= 0 {
-			return Plan{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
+			return Plan{}, fielderr.New("PeerTimeout", "%v is not a positive duration", f.PeerTimeout)
 		}
 		if f.Replicas < 1 {
-			return Plan{}, settingError("--replicas", "%d is less than 1", f.Replicas)
+			return Plan{}, fielderr.New("Replicas", "%d is less than 1", f.Replicas)
 		}
 		return Plan{Procs: f.Procs, Replicas: f.Replicas}, nil
 	}
@@ -106,54 +88,54 @@ func NewPlan(f PlanFlags, env Lookup) (Plan, error) {
 	case MPI:
 		return planMPI(f, env, ranksSet)
 	default:
-		return Plan{}, settingError("--transport", "unknown transport %q (want %s, %s or %s)", f.Transport, InProc, TCP, MPI)
+		return Plan{}, fielderr.New("Transport", "unknown transport %q (want %s, %s or %s)", f.Transport, InProc, TCP, MPI)
 	}
-	job, err := Discover(f.Flags, env)
+	job, err := Discover(f, env)
 	if err != nil {
 		return Plan{}, err
 	}
-	// The ranks --procs starts (Local sets EnvLocal) keep the addresses
-	// they listen on to themselves unless --verbose: they are all on
-	// 127.0.0.1 and the launcher's.
+	// The ranks a Procs launch starts (Local sets EnvLocal) keep the
+	// addresses they listen on to themselves unless Verbose: they are all
+	// on 127.0.0.1 and the launcher's.
 	local, _ := env(EnvLocal)
 	job.QuietSetup = !f.Verbose && local == "1"
 	if job.Transport == TCP && ranksSet {
-		return Plan{}, settingError("--ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
+		return Plan{}, fielderr.New("Ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
 	}
 	return Plan{Job: job, Ranks: f.Ranks}, nil
 }
 
-// mpiByDefault reports whether a command line without --transport runs as
+// mpiByDefault reports whether a configuration without a Transport runs as
 // one rank of an MPI job: in a graphrun built with -tags mpi, started by an
 // MPI launcher (mpirun, mpiexec, srun: OMPI_COMM_WORLD_*, PMI_*, SLURM_*
 // set; not a Kubernetes Indexed Job, which starts no MPI processes), with
-// none of the TCP job's flags (--rank, --size, --coordinator, --listen),
+// none of the TCP job's fields set (Rank, Size, Coordinator, Listen),
 // which ask for TCP.
-func mpiByDefault(f PlanFlags, env Lookup) bool {
-	if !MPIBuilt || f.jobFlag() != "" {
+func mpiByDefault(f Config, env Lookup) bool {
+	if !MPIBuilt || f.jobField() != "" {
 		return false
 	}
 	l, ok := Detect(env)
 	return ok && l.SizeVar != EnvSize
 }
 
-// planMPI is NewPlan for --transport mpi. The rank, the size and the number
+// planMPI is NewPlan for Transport MPI. The rank, the size and the number
 // of ranks on this machine come from the MPI launcher's variables, so that
-// bad flags fail before MPI starts; MPI confirms rank and size when the
-// ranks run (runMPI).
-func planMPI(f PlanFlags, env Lookup, ranksSet bool) (Plan, error) {
+// a bad configuration fails before MPI starts; MPI confirms rank and size
+// when the ranks run (runMPI).
+func planMPI(f Config, env Lookup, ranksSet bool) (Plan, error) {
 	if !MPIBuilt {
-		return Plan{}, settingError("--transport", "%s: this graphrun was built without the MPI backend; %s", MPI, mpiBuildHint)
+		return Plan{}, fielderr.New("Transport", "%s: this graphrun was built without the MPI backend; %s", MPI, mpiBuildHint)
 	}
-	if name := f.jobFlag(); name != "" {
-		return Plan{}, settingError("--"+name, "cannot be combined with --transport %s (MPI gives every process its rank; start graphrun with mpirun, mpiexec or srun)", MPI)
+	if name := f.jobField(); name != "" {
+		return Plan{}, fielderr.New(name, "cannot be combined with Transport %s (MPI gives every process its rank; start graphrun with mpirun, mpiexec or srun)", MPI)
 	}
 	if f.PeerTimeout <= 0 {
-		return Plan{}, settingError("--peer-timeout", "%v is not a positive duration", f.PeerTimeout)
+		return Plan{}, fielderr.New("PeerTimeout", "%v is not a positive duration", f.PeerTimeout)
 	}
 	l, ok := Detect(env)
 	if !ok || l.SizeVar == EnvSize { // a Kubernetes Indexed Job starts no MPI processes
-		return Plan{}, settingError("--transport", "%s needs an MPI launcher: start graphrun with mpirun -np N, mpiexec -n N or srun -n N "+
+		return Plan{}, fielderr.New("Transport", "%s needs an MPI launcher: start graphrun with mpirun -np N, mpiexec -n N or srun -n N "+
 			"(none of OMPI_COMM_WORLD_RANK, PMI_RANK, SLURM_PROCID is set)", MPI)
 	}
 	job := Job{Transport: MPI, LocalSize: 1, Source: l.Name, PeerTimeout: f.PeerTimeout}
@@ -176,7 +158,7 @@ func planMPI(f PlanFlags, env Lookup, ranksSet bool) (Plan, error) {
 		}
 	}
 	if ranksSet {
-		return Plan{}, settingError("--ranks", "%d in-process ranks cannot be combined with an MPI job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
+		return Plan{}, fielderr.New("Ranks", "%d in-process ranks cannot be combined with an MPI job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
 	}
 	return Plan{Job: job, Ranks: f.Ranks}, nil
 }
@@ -212,7 +194,7 @@ func (p Plan) Rank() int {
 }
 
 // Reports reports whether this process prints and writes the job's
-// results: in-process jobs and the --procs launcher (which checks the
+// results: in-process jobs and the Procs launcher (which checks the
 // outputs before starting the ranks), and process 0 of a multi-process
 // job — the first replica of rank 0, not its other replicas.
 func (p Plan) Reports() bool { return p.Rank() == 0 }
@@ -249,16 +231,13 @@ func (p Plan) LocalRanks() int {
 	return p.Ranks
 }
 
-// LaunchLocal runs the job's Procs rank processes of the program path with
-// args (plus --transport=tcp) and waits for them (Local.Run). env is their
+// LaunchLocal runs the job's Procs rank processes (times Replicas) of the
+// program path and waits for them (Local.Run). args gives each process's
+// arguments (Local.Args), which must make it a TCP rank; env is their
 // environment, usually os.Environ().
-func (p Plan) LaunchLocal(ctx context.Context, path string, args, env []string, stdout, stderr io.Writer) error {
-	args = append(args, "--transport="+TCP)
+func (p Plan) LaunchLocal(ctx context.Context, path string, args func(rank, size int) []string, env []string, stdout, stderr io.Writer) error {
 	l := Local{Procs: p.Procs * max(p.Replicas, 1), Replicas: p.Replicas, Elastic: p.Elastic, Path: path, Args: args, Env: env, Stdout: stdout, Stderr: stderr, Stdin: p.Stdin}
-	if err := l.Run(ctx); err != nil {
-		return fmt.Errorf("--procs %d: %w", p.Procs, err)
-	}
-	return nil
+	return l.Run(ctx)
 }
 
 // RunRanks runs fn on this process's ranks: every in-process rank, or this

@@ -5,20 +5,20 @@ import (
 	"testing"
 )
 
-// planFlags are a command line's settings with nothing given.
-func planFlags() PlanFlags {
-	f := PlanFlags{Flags: flags(), Ranks: 1}
-	f.Replicas = 1
+// planConfig is a configuration with nothing set: the defaults.
+func planConfig() Config {
+	f := config()
+	f.Ranks, f.Replicas = 1, 1
 	return f
 }
 
-// TestPlanMPI: under Open MPI's mpirun, --transport mpi takes rank, size
+// TestPlanMPI: under Open MPI's mpirun, Transport MPI takes rank, size
 // and the ranks on this machine from the launcher's variables.
 func TestPlanMPI(t *testing.T) {
 	if !MPIBuilt {
 		t.Skip("graphrun built without the MPI backend (-tags mpi)")
 	}
-	f := planFlags()
+	f := planConfig()
 	f.Transport = MPI
 	plan, err := NewPlan(f, MapLookup(map[string]string{"OMPI_COMM_WORLD_RANK": "3", "OMPI_COMM_WORLD_SIZE": "4", "OMPI_COMM_WORLD_LOCAL_SIZE": "2"}))
 	if err != nil {
@@ -29,23 +29,23 @@ func TestPlanMPI(t *testing.T) {
 	}
 }
 
-// TestPlanMPIByDefault (issue 19): without --transport, a process started
+// TestPlanMPIByDefault (issue 19): without a Transport, a process started
 // by an MPI launcher (Open MPI's mpirun, MPICH's Hydra, srun) is one rank
 // of an MPI job in a graphrun with the MPI backend, and of a TCP job
-// without it; --transport tcp, the TCP job's flags and a Kubernetes
+// without it; Transport TCP, the TCP job's fields and a Kubernetes
 // Indexed Job still make a TCP job.
 func TestPlanMPIByDefault(t *testing.T) {
 	cases := []struct {
 		name    string
 		env     map[string]string
-		set     func(*PlanFlags)
+		set     func(*Config)
 		wantMPI bool // with the MPI backend; without it every case is TCP
 	}{
 		{"Open MPI", map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"}, nil, true},
 		{"MPICH", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2", "MPI_LOCALNRANKS": "2"}, nil, true},
 		{"srun", map[string]string{"SLURM_PROCID": "1", "SLURM_NTASKS": "2"}, nil, true},
-		{"Open MPI, --transport tcp", map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"}, func(f *PlanFlags) { f.Transport = TCP }, false},
-		{"MPICH, --coordinator", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, func(f *PlanFlags) { f.Coordinator, f.HasCoordinator = "127.0.0.1:1", true }, false},
+		{"Open MPI, Transport tcp", map[string]string{"OMPI_COMM_WORLD_RANK": "1", "OMPI_COMM_WORLD_SIZE": "2"}, func(f *Config) { f.Transport = TCP }, false},
+		{"MPICH, Coordinator", map[string]string{"PMI_RANK": "1", "PMI_SIZE": "2"}, func(f *Config) { f.Coordinator, f.CoordinatorSet = "127.0.0.1:1", true }, false},
 		{"Kubernetes", map[string]string{"JOB_COMPLETION_INDEX": "1", EnvSize: "2"}, nil, false},
 	}
 	for _, tc := range cases {
@@ -54,7 +54,7 @@ func TestPlanMPIByDefault(t *testing.T) {
 			for k, v := range tc.env {
 				env[k] = v
 			}
-			f := planFlags()
+			f := planConfig()
 			if tc.set != nil {
 				tc.set(&f)
 			}
@@ -70,11 +70,11 @@ func TestPlanMPIByDefault(t *testing.T) {
 	}
 }
 
-// TestPlanProcs: --procs makes a launcher's plan, refuses the flags it sets
-// itself and a launcher's environment, and every error names its flag.
+// TestPlanProcs: Procs makes a launcher's plan, refuses the fields it sets
+// itself and a launcher's environment, and every error names its field.
 func TestPlanProcs(t *testing.T) {
-	f := planFlags()
-	f.Procs, f.HasProcs, f.Replicas = 3, true, 2
+	f := planConfig()
+	f.Procs, f.ProcsSet, f.Replicas = 3, true, 2
 	plan, err := NewPlan(f, MapLookup(nil))
 	if err != nil {
 		t.Fatal(err)
@@ -84,20 +84,20 @@ func TestPlanProcs(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		set  func(*PlanFlags)
+		set  func(*Config)
 		env  map[string]string
 		want string
 	}{
-		{"zero", func(f *PlanFlags) { f.Procs = 0 }, nil, "--procs: 0 is less than 1"},
-		{"ranks", func(f *PlanFlags) { f.Ranks, f.HasRanks = 2, true }, nil, "--procs: cannot be combined with --ranks 2"},
-		{"inproc", func(f *PlanFlags) { f.Transport = InProc }, nil, "--procs: cannot be combined with --transport inproc"},
-		{"listen", func(f *PlanFlags) { f.HasListen = true }, nil, "--listen: cannot be combined with --procs"},
-		{"launcher", nil, map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2"}, "--procs: cannot be used inside a Slurm job (SLURM_PROCID is set)"},
-		{"replicas", func(f *PlanFlags) { f.Replicas = 0 }, nil, "--replicas: 0 is less than 1"},
-		{"transport", func(f *PlanFlags) { f.HasProcs, f.Transport = false, "udp" }, nil, `--transport: unknown transport "udp" (want inproc, tcp or mpi)`},
+		{"zero", func(f *Config) { f.Procs = 0 }, nil, "Procs: 0 is less than 1"},
+		{"ranks", func(f *Config) { f.Ranks, f.RanksSet = 2, true }, nil, "Procs: cannot be combined with Ranks 2"},
+		{"inproc", func(f *Config) { f.Transport = InProc }, nil, "Procs: cannot be combined with Transport inproc"},
+		{"listen", func(f *Config) { f.ListenSet = true }, nil, "Listen: cannot be combined with Procs"},
+		{"launcher", nil, map[string]string{"SLURM_PROCID": "0", "SLURM_NTASKS": "2"}, "Procs: cannot be used inside a Slurm job (SLURM_PROCID is set)"},
+		{"replicas", func(f *Config) { f.Replicas = 0 }, nil, "Replicas: 0 is less than 1"},
+		{"transport", func(f *Config) { f.ProcsSet, f.Transport = false, "udp" }, nil, `Transport: unknown transport "udp" (want inproc, tcp or mpi)`},
 	} {
-		f := planFlags()
-		f.Procs, f.HasProcs = 2, true
+		f := planConfig()
+		f.Procs, f.ProcsSet = 2, true
 		if c.set != nil {
 			c.set(&f)
 		}
@@ -108,18 +108,18 @@ func TestPlanProcs(t *testing.T) {
 }
 
 // TestPlanInProcess: without a launcher the ranks are in-process, and a
-// rank started by --procs (EnvLocal) keeps its set-up quiet unless
-// --verbose.
+// rank started by a Procs launch (EnvLocal) keeps its set-up quiet
+// unless Verbose.
 func TestPlanInProcess(t *testing.T) {
-	f := planFlags()
-	f.Ranks, f.HasRanks = 4, true
+	f := planConfig()
+	f.Ranks, f.RanksSet = 4, true
 	plan, err := NewPlan(f, MapLookup(nil))
 	if err != nil || plan.MultiProcess() || plan.TotalRanks() != 4 || plan.LocalRanks() != 4 || plan.Rank() != 0 {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 	env := map[string]string{EnvCoordinator: "127.0.0.1:1", EnvToken: "0123456789abcdef0123456789abcdef", EnvLocal: "1"}
-	f = planFlags()
-	f.Rank, f.HasRank, f.Size, f.HasSize = 1, true, 2, true
+	f = planConfig()
+	f.Rank, f.RankSet, f.Size, f.SizeSet = 1, true, 2, true
 	for _, verbose := range []bool{false, true} {
 		f.Verbose = verbose
 		plan, err := NewPlan(f, MapLookup(env))
@@ -130,16 +130,17 @@ func TestPlanInProcess(t *testing.T) {
 }
 
 // TestJoinPlan: a joining process needs the job's token, takes its
-// coordinator from the flags or the environment, and reports nothing.
+// coordinator from the configuration or the environment, and reports
+// nothing.
 func TestJoinPlan(t *testing.T) {
-	if _, err := JoinPlan(flags(), MapLookup(map[string]string{EnvCoordinator: "127.0.0.1:1"})); err == nil || !strings.HasPrefix(err.Error(), EnvToken+": not set") {
+	if _, err := JoinPlan(config(), MapLookup(map[string]string{EnvCoordinator: "127.0.0.1:1"})); err == nil || !strings.HasPrefix(err.Error(), EnvToken+": not set") {
 		t.Fatalf("no token: %v", err)
 	}
-	if _, err := JoinPlan(flags(), MapLookup(map[string]string{EnvToken: testToken})); err == nil || !strings.HasPrefix(err.Error(), "--join: ") {
+	if _, err := JoinPlan(config(), MapLookup(map[string]string{EnvToken: testToken})); err == nil || !strings.HasPrefix(err.Error(), "Join: Coordinator: missing") {
 		t.Fatalf("no coordinator: %v", err)
 	}
-	plan, err := JoinPlan(flags(), MapLookup(tcpEnv(nil)))
-	if err != nil || !plan.TCP() || plan.Reports() || plan.Job.Source != "--join" || plan.Job.Coordinator != "10.0.0.1:7000" {
+	plan, err := JoinPlan(config(), MapLookup(tcpEnv(nil)))
+	if err != nil || !plan.TCP() || plan.Reports() || plan.Job.Source != SourceJoin || plan.Job.Coordinator != "10.0.0.1:7000" {
 		t.Fatalf("plan %+v, %v", plan, err)
 	}
 }

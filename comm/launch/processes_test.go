@@ -2,23 +2,23 @@ package launch
 
 import "testing"
 
-// TestPlanProcesses: a --procs launch and a TCP rank are jobs of
+// TestPlanProcesses: a Procs launch and a TCP rank are jobs of
 // processes, counted on this machine as their local ranks; in-process
 // ranks are not, and count no processes.
 func TestPlanProcesses(t *testing.T) {
-	f := planFlags()
-	f.Procs, f.HasProcs, f.Replicas = 3, true, 2
+	f := planConfig()
+	f.Procs, f.ProcsSet, f.Replicas = 3, true, 2
 	procs, err := NewPlan(f, MapLookup(nil))
 	if err != nil || !procs.OfProcesses() || procs.LocalProcesses() != 6 {
-		t.Fatalf("--procs 3 --replicas 2: %+v, %v: of processes %v, %d local", procs, err, procs.OfProcesses(), procs.LocalProcesses())
+		t.Fatalf("Procs 3, Replicas 2: %+v, %v: of processes %v, %d local", procs, err, procs.OfProcesses(), procs.LocalProcesses())
 	}
-	f = planFlags()
-	f.Ranks, f.HasRanks = 4, true
+	f = planConfig()
+	f.Ranks, f.RanksSet = 4, true
 	inproc, err := NewPlan(f, MapLookup(nil))
 	if err != nil || inproc.OfProcesses() || inproc.LocalProcesses() != 0 || inproc.LocalRanks() != 4 {
-		t.Fatalf("--ranks 4: %+v, %v: of processes %v, %d local", inproc, err, inproc.OfProcesses(), inproc.LocalProcesses())
+		t.Fatalf("Ranks 4: %+v, %v: of processes %v, %d local", inproc, err, inproc.OfProcesses(), inproc.LocalProcesses())
 	}
-	rank, err := JoinPlan(flags(), MapLookup(tcpEnv(nil)))
+	rank, err := JoinPlan(config(), MapLookup(tcpEnv(nil)))
 	if err != nil || !rank.OfProcesses() || rank.LocalProcesses() != rank.LocalRanks() {
 		t.Fatalf("a TCP rank: %+v, %v: of processes %v, %d local", rank, err, rank.OfProcesses(), rank.LocalProcesses())
 	}

@@ -1,7 +1,8 @@
 package launch
 
-// The ceiling of in-process ranks, checked where a command takes a rank
-// count (--ranks), and the goroutines each rank runs (--threads).
+// The ceiling of in-process ranks, checked wherever a configuration takes a
+// rank count (Config.Ranks, a benchmark's rank counts), and the goroutines
+// each rank runs (a configuration's Threads).
 
 import (
 	"runtime"
@@ -11,27 +12,28 @@ import (
 )
 
 // CheckRanks checks an in-process rank count: from 1 to inproc.MaxRanks.
-// Its error is a fielderr.Error of "ranks".
+// Its error is a fielderr.Error of the field Ranks; above the ceiling it
+// says to run the ranks as processes (Procs N).
 func CheckRanks(ranks int) error {
 	switch {
 	case ranks < 1:
-		return fielderr.New("ranks", "%d is less than 1", ranks)
+		return fielderr.New("Ranks", "%d is less than 1", ranks)
 	case ranks > inproc.MaxRanks:
-		return fielderr.New("ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
-			"with the square of the ranks); run more ranks as processes: --procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
+		return fielderr.New("Ranks", "%d is above the ceiling of %d in-process ranks (they share one process's memory, which grows "+
+			"with the square of the ranks); run more ranks as processes: Procs N, or under mpirun or srun", ranks, inproc.MaxRanks)
 	}
 	return nil
 }
 
-// Threads is the goroutines per rank: threads when given (at least 1; a
-// fielderr.Error of "threads" otherwise), else the CPUs shared among the
-// localRanks ranks on this machine, at least 1.
-func Threads(threads int, given bool, localRanks int) (int, error) {
+// Threads is the goroutines per rank: threads when set (at least 1; a
+// fielderr.Error of the field Threads otherwise), else the CPUs shared
+// among the localRanks ranks on this machine, at least 1.
+func Threads(threads int, set bool, localRanks int) (int, error) {
 	switch {
-	case !given:
+	case !set:
 		return max(1, runtime.GOMAXPROCS(0)/localRanks), nil
 	case threads < 1:
-		return 0, fielderr.New("threads", "%d is less than 1", threads)
+		return 0, fielderr.New("Threads", "%d is less than 1", threads)
 	}
 	return threads, nil
 }

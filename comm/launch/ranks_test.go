@@ -10,7 +10,7 @@ import (
 )
 
 // TestCheckRanks: 1 … inproc.MaxRanks in-process ranks pass; outside, the
-// error names --ranks and, above the ceiling, says how to run more.
+// error names the field Ranks and, above the ceiling, says how to run more.
 func TestCheckRanks(t *testing.T) {
 	for _, ok := range []int{1, 2, inproc.MaxRanks} {
 		if err := CheckRanks(ok); err != nil {
@@ -19,16 +19,17 @@ func TestCheckRanks(t *testing.T) {
 	}
 	for _, bad := range []int{0, -1, inproc.MaxRanks + 1} {
 		fe, ok := fielderr.As(CheckRanks(bad))
-		if !ok || fe.Field != "ranks" {
+		if !ok || fe.Field != "Ranks" {
 			t.Fatalf("CheckRanks(%d) = %v, want a field error of ranks", bad, fe)
 		}
-		if bad > 0 && !strings.Contains(fe.Msg, "--procs N") {
+		if bad > 0 && !strings.Contains(fe.Msg, "Procs N") {
 			t.Errorf("CheckRanks(%d): %q does not say how to run more ranks", bad, fe.Msg)
 		}
 	}
 }
 
-// TestThreads: given threads are kept (refused below 1, naming --threads);
+// TestThreads: threads that are set are kept (refused below 1, naming the
+// field Threads);
 // by default the CPUs are shared among the ranks, at least one each.
 func TestThreads(t *testing.T) {
 	cpus := runtime.GOMAXPROCS(0)
@@ -42,7 +43,7 @@ func TestThreads(t *testing.T) {
 			t.Errorf("Threads(%d, %v, %d) = %d, %v; want %d", tc.threads, tc.given, tc.localRanks, got, err, tc.want)
 		}
 	}
-	if _, err := Threads(0, true, 1); fielderr.Field(err) != "threads" {
+	if _, err := Threads(0, true, 1); fielderr.Field(err) != "Threads" {
 		t.Fatalf("Threads(0, given): %v", err)
 	}
 }

@@ -20,7 +20,7 @@ func (p Plan) Runner(stderr io.Writer) func(ctx context.Context, fn func(context
 }
 
 // JobSize is the size a per-rank driver is told: the logical ranks of a
-// TCP or MPI job (its processes over --replicas, which is what a rank's
+// TCP or MPI job (its processes over the replicas, which is what a rank's
 // Comm has), 0 for in-process ranks (whose count the driver's
 // configuration holds).
 func (p Plan) JobSize() int {

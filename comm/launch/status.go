@@ -1,8 +1,8 @@
 package launch
 
 // The exit status a job decides for one of its processes: a rank that
-// Local started, which failed because of another rank, or the --procs
-// launcher, whose status is that of the rank at fault.
+// Local started, which failed because of another rank, or the launcher of
+// a Procs job (Local), whose status is that of the rank at fault.
 
 import "errors"
 

@@ -14,7 +14,7 @@ import (
 func TestJobStatus(t *testing.T) {
 	local := MapLookup(map[string]string{EnvLocal: "1"})
 	blamed := Blame(1, 4, fmt.Errorf("kernel 1: %w", &comm.PeerError{Rank: 3, Err: errors.New("connection lost")}))
-	failed := fmt.Errorf("--procs 4: %w", &ExitError{First: RankStatus{Rank: 2, Code: 7}})
+	failed := fmt.Errorf("local job of 4: %w", &ExitError{First: RankStatus{Rank: 2, Code: 7}})
 	for _, tc := range []struct {
 		name   string
 		err    error

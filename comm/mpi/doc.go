@@ -12,9 +12,9 @@
 // MPICH-ABI libraries too). Both may be installed side by side:
 //
 //	go build -tags mpi ./cmd/graphrun         # Open MPI
-//	mpirun.openmpi -np 4 ./graphrun bfs --scale 20
+//	mpirun.openmpi -np 4 ./graphrun bfs
 //	go build -tags mpi,mpich ./cmd/graphrun   # MPICH
-//	mpirun.mpich -np 4 ./graphrun bfs --scale 20
+//	mpirun.mpich -np 4 ./graphrun bfs
 //
 // A library whose pkg-config module has another name is used through the
 // mpich tag with PKG_CONFIG_PATH pointing at a directory holding an
@@ -118,8 +118,8 @@
 // # Launchers
 //
 // Run runs one rank per process over the whole of MPI_COMM_WORLD (the
-// command line's --transport mpi, its default under mpirun, mpiexec or srun
-// in a graphrun built with the tag). Launch runs a job on the first p
+// transport comm/launch names MPI, its default under mpirun, mpiexec or
+// srun in a graphrun built with the tag). Launch runs a job on the first p
 // processes; it is the conformance suite's commtest.Launcher when the test
 // binary runs under mpirun (see mpi_test.go and .ci/mpi.sh).
 package mpi

@@ -390,7 +390,7 @@ func (c *Comm) timeoutError(idle time.Duration) error {
 	for i, r := range waiting {
 		names[i] = fmt.Sprint(r)
 	}
-	return &PeerError{Rank: waiting[0], Err: fmt.Errorf("no progress for %v (waiting for rank %s; a rank hangs, or --peer-timeout is too short)",
+	return &PeerError{Rank: waiting[0], Err: fmt.Errorf("no progress for %v (waiting for rank %s; a rank hangs, or the peer timeout is too short)",
 		idle.Round(time.Millisecond), strings.Join(names, ", "))}
 }
 
