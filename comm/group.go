@@ -2,7 +2,7 @@ package comm
 
 // Collectives among a group of ranks only, as an optional capability of a
 // transport: the row and column exchanges of 2D BFS (Lv et al. §VIII–IX,
-// spmv.BFS2D) involve the r or c ranks of a grid line, and on a network
+// bfs.BFS2D) involve the r or c ranks of a grid line, and on a network
 // with latency a call that sends a frame to every one of the p ranks costs
 // p−1 frames per rank where g−1 would do. comm/tcp and comm/inproc implement
 // it, as does the block-rank multiplexer of graph500 (k blocks per rank);

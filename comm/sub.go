@@ -7,7 +7,7 @@ import (
 
 // Sub is a sub-communicator: a group of the ranks of a parent Comm, with the
 // group's own rank numbers, built only from the parent's collectives. 2D
-// BFS (Lv et al. §VIII–IX; spmv.BFS2D) uses one per processor row and one per
+// BFS (Lv et al. §VIII–IX; bfs.BFS2D) uses one per processor row and one per
 // processor column, so that a frontier exchange involves the r or c ranks of
 // a grid line instead of all p.
 //

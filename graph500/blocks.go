@@ -25,7 +25,7 @@ import (
 	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // Placement chooses where the blocks of an over-decomposed 2D run live.
@@ -153,7 +153,7 @@ type blockBusy struct {
 
 // record adds one block's search number i, which measured the process's
 // CPU time cpu (cpuClock).
-func (b *blockBusy) record(i int, res *spmv.Result, cpu time.Duration) {
+func (b *blockBusy) record(i int, res *bfs.Result, cpu time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	for len(b.levels) <= i {

@@ -11,6 +11,7 @@ import (
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // TestBlocksPerRankSameTrees: k blocks per rank, placed by LSHS or round
@@ -123,8 +124,8 @@ func TestBlocksPerRankChecks(t *testing.T) {
 // A process's busy time is, per search and level, its slowest block's; its
 // CPU time per search the largest a block measured.
 func TestBlockBusySlowestPerLevel(t *testing.T) {
-	steps := func(ms ...int) *spmv.Result {
-		res := &spmv.Result{}
+	steps := func(ms ...int) *bfs.Result {
+		res := &bfs.Result{}
 		for _, m := range ms {
 			d := time.Duration(m) * time.Millisecond
 			res.Steps = append(res.Steps, spmv.LevelStats{Traverse: d, Compress: d / 2})

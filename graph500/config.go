@@ -40,7 +40,7 @@ type Config struct {
 	Exchange  spmv.Exchange
 	Direction spmv.Direction
 	Codec     string // frontier codec name (frontier.New); "" is raw
-	// Partition2D runs the searches on the 2D grid partition (spmv.BFS2D)
+	// Partition2D runs the searches on the 2D grid partition (bfs.BFS2D)
 	// instead of the 1D row blocks. GridRows×GridCols is the process grid;
 	// 0×0 means partition.AutoGrid.
 	Partition2D        bool

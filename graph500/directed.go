@@ -1,7 +1,7 @@
 // The directed run on a file (graphrun bfs FILE --directed): kernel 1
 // builds the rows of out-edges instead of the undirected view, the search
-// follows out-edges only (spmv.DirectedBFS) and the validation is the
-// directed one (spmv.ValidateDirected). nedge counts the out-tuples of the
+// follows out-edges only (bfs.Directed) and the validation is the
+// directed one (bfs.ValidateDirected). nedge counts the out-tuples of the
 // reached vertices.
 
 package graph500
@@ -15,7 +15,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // PhaseDirectedBuild is the phase of the directed kernel 1's exchange.
@@ -94,7 +94,7 @@ func buildDirected(ctx context.Context, c comm.Comm, part partition.Block1D, den
 	return g, nil
 }
 
-// directedValidator is spmv.ValidateDirected as the driver's validator.
+// directedValidator is bfs.ValidateDirected as the driver's validator.
 type directedValidator struct {
 	c    comm.Comm
 	g    *graph.CSR
@@ -102,7 +102,7 @@ type directedValidator struct {
 }
 
 func (v *directedValidator) Validate(ctx context.Context, root int64, parent []int64, level []int32, claimedNEdge int64) (int64, error) {
-	return spmv.ValidateDirected(ctx, v.c, v.g, v.part, root, parent, level, claimedNEdge)
+	return bfs.ValidateDirected(ctx, v.c, v.g, v.part, root, parent, level, claimedNEdge)
 }
 
 func (v *directedValidator) Release() {}

@@ -15,7 +15,7 @@ import (
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // grid returns the run's 2D grid of n vertices over p ranks: the process
@@ -34,17 +34,17 @@ func (cfg *Config) grid(n int64, p int) (partition.Grid, error) {
 // searcher is a BFS engine of either partition.
 type searcher interface {
 	Prepare()
-	Run(ctx context.Context, root int64) (*spmv.Result, error)
-	Config() spmv.BFSConfig
+	Run(ctx context.Context, root int64) (*bfs.Result, error)
+	Config() bfs.Config
 }
 
 // newSearcher returns the 2D engine over blocks when they are given, else
 // the 1D engine over g.
-func newSearcher(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, cfg spmv.BFSConfig) (searcher, error) {
+func newSearcher(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, cfg bfs.Config) (searcher, error) {
 	if blocks != nil {
-		return spmv.NewBFS2D(ctx, c, blocks, cfg)
+		return bfs.New2D(ctx, c, blocks, cfg)
 	}
-	return spmv.NewBFS(c, g, part, cfg)
+	return bfs.New(c, g, part, cfg)
 }
 
 // ownedVertices is what the driver reads of the rank's own vertices, from
@@ -67,8 +67,8 @@ func ownedOf(g *graph.CSR, blocks *graph.Block2D) ownedVertices {
 	return ownedVertices{degree: g.Degree, tupleDegree: g.TupleDegree, selfLoops: g.SelfLoops}
 }
 
-// validator checks the searches' results: spmv.Validator over the 1D rows,
-// or spmv.Validator2D over the 2D blocks.
+// validator checks the searches' results: bfs.Validator over the 1D rows,
+// or bfs.Validator2D over the 2D blocks.
 type validator interface {
 	Validate(ctx context.Context, root int64, parent []int64, level []int32, claimedNEdge int64) (int64, error)
 	Release()
@@ -77,7 +77,7 @@ type validator interface {
 // newValidator prepares the run's validator over the blocks when they are
 // given, else over g, sharing the engine's directories (and 2D groups) when
 // it has them, and returns it with its set-up time (the slowest rank's).
-func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, bfs searcher, threads int) (validator, float64, error) {
+func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, part partition.Block1D, engine searcher, threads int) (validator, float64, error) {
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, 0, err
 	}
@@ -85,13 +85,13 @@ func newValidator(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.
 	var v validator
 	var err error
 	if blocks != nil {
-		vcfg := spmv.Validator2DConfig{Threads: threads}
-		vcfg.Share, _ = bfs.(*spmv.BFS2D)
-		v, err = spmv.NewValidator2D(ctx, c, blocks, vcfg)
+		vcfg := bfs.Validator2DConfig{Threads: threads}
+		vcfg.Share, _ = engine.(*bfs.BFS2D)
+		v, err = bfs.NewValidator2D(ctx, c, blocks, vcfg)
 	} else {
-		vcfg := spmv.ValidatorConfig{Threads: threads}
-		vcfg.Share, _ = bfs.(*spmv.BFS)
-		v, err = spmv.NewValidator(ctx, c, g, part, vcfg)
+		vcfg := bfs.ValidatorConfig{Threads: threads}
+		vcfg.Share, _ = engine.(*bfs.BFS)
+		v, err = bfs.NewValidator(ctx, c, g, part, vcfg)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("preparing the validator: %w", err)
@@ -131,14 +131,14 @@ func networkTotal(c comm.Comm) comm.PhaseCounters {
 }
 
 // searchWork is a rank's traversal work over the timed searches
-// (spmv.Result.Work).
+// (bfs.Result.Work).
 type searchWork struct {
 	busy    time.Duration
 	scanned int64
 	cpu     time.Duration // the process's CPU time in the searches (cpuClock)
 }
 
-func (w *searchWork) add(res *spmv.Result, cpu time.Duration) {
+func (w *searchWork) add(res *bfs.Result, cpu time.Duration) {
 	b, s := res.Work()
 	w.busy += b
 	w.scanned += s

@@ -28,6 +28,7 @@ import (
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // FileConfig is a Graph500 run on the graph of an edge list.
@@ -404,7 +405,7 @@ func (f *fileIDs) gatherAll(ctx context.Context, c comm.Comm) error {
 // sink on rank 0, in vertex order, with the file's ids: the ranks send
 // their parents and levels, rank 0 maps them (gatherAll gave it the
 // map) and formats them.
-func sendFileTree(ctx context.Context, c comm.Comm, res *spmv.Result, ids *fileIDs, sink func([]byte) error) error {
+func sendFileTree(ctx context.Context, c comm.Comm, res *bfs.Result, ids *fileIDs, sink func([]byte) error) error {
 	rec := make([]byte, 0, 12*len(res.Parent))
 	for v, p := range res.Parent {
 		rec = appendInt64(rec, p)

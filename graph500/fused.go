@@ -13,7 +13,7 @@ package graph500
 // message per peer and exchange per process, where the blocks run one by
 // one (comm/multiplex) pay an engine, a hub round and the bitmaps per
 // block and level. The searches keep the parent largest in the original
-// numbering (spmv.BFSConfig.Order), so trees, keys and roots are those of
+// numbering (bfs.Config.Order), so trees, keys and roots are those of
 // every other layout; the tree is written in the generator's ids.
 
 import (

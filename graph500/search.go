@@ -14,7 +14,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // searchGraph runs the searches of a built graph: the key sampling (or
@@ -39,17 +39,17 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	if err != nil {
 		return nil, err
 	}
-	var bfs searcher
+	var engine searcher
 	if b.directed {
-		bfs, err = spmv.NewDirectedBFS(c, b.g, b.part)
+		engine, err = bfs.NewDirected(c, b.g, b.part)
 	} else {
-		bfs, err = newSearcher(ctx, c, b.g, b.blocks, b.part, spmv.BFSConfig{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads, Order: b.order})
+		engine, err = newSearcher(ctx, c, b.g, b.blocks, b.part, bfs.Config{Exchange: cfg.Exchange, Direction: cfg.Direction, Codec: cfg.Codec, Threads: cfg.Threads, Order: b.order})
 	}
 	if err != nil {
 		return nil, err
 	}
 	// Untimed warm-up.
-	if _, err := bfs.Run(ctx, b.newID(roots[0])); err != nil {
+	if _, err := engine.Run(ctx, b.newID(roots[0])); err != nil {
 		return nil, err
 	}
 	var val validator
@@ -57,14 +57,14 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	if cfg.Validate && b.directed {
 		val = &directedValidator{c: c, g: b.g, part: b.part}
 	} else if cfg.Validate {
-		if val, valSetup, err = newValidator(ctx, c, b.g, b.blocks, b.part, bfs, cfg.Threads); err != nil {
+		if val, valSetup, err = newValidator(ctx, c, b.g, b.blocks, b.part, engine, cfg.Threads); err != nil {
 			return nil, err
 		}
 		defer val.Release()
 	}
 	if head != nil {
 		head.NumRanks, head.Threads = c.Size(), cfg.Threads
-		head.Exchange, head.Direction, head.Codec = cfg.Exchange.String(), bfs.Config().Direction.String(), bfs.Config().Codec
+		head.Exchange, head.Direction, head.Codec = cfg.Exchange.String(), engine.Config().Direction.String(), engine.Config().Codec
 		head.GenerationTime, head.ConstructionTime = b.times.generation, b.times.construction
 		head.ValidationSkipped = !cfg.Validate
 		head.Partition, head.ValidationSetupTime = "1d", valSetup
@@ -73,7 +73,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			head.Partition, head.Grid = "2d", b.grid.String()
 		}
 	}
-	s := &timedSearches{c: c, cfg: &cfg, b: b, owned: owned, bfs: bfs, val: val, run: head, keys: len(roots)}
+	s := &timedSearches{c: c, cfg: &cfg, b: b, owned: owned, bfs: engine, val: val, run: head, keys: len(roots)}
 	for i, key := range roots {
 		cfg.progress(c, "search", i, len(roots))
 		if stop, err := s.search(ctx, i, key); err != nil || stop {
@@ -198,13 +198,13 @@ func (s *timedSearches) search(ctx context.Context, i int, key int64) (invalid b
 // validate validates search i from key, whose result is res, and records
 // the validation's time, traffic and verdict in search. It reports whether
 // the search was invalid (warned about, not an error).
-func (s *timedSearches) validate(ctx context.Context, i int, key int64, res *spmv.Result, search *results.Search) (bool, error) {
+func (s *timedSearches) validate(ctx context.Context, i int, key int64, res *bfs.Result, search *results.Search) (bool, error) {
 	c, cfg := s.c, s.cfg
 	cfg.progress(c, "validate", i, s.keys)
 	before, netBefore := c.Stats().Total(), networkTotal(c)
 	t0 := time.Now()
 	_, verr := s.val.Validate(ctx, s.b.newID(key), res.Parent, res.Level, search.NEdge)
-	var invalid *spmv.ValidationError
+	var invalid *bfs.ValidationError
 	if verr != nil && !errors.As(verr, &invalid) {
 		return false, fmt.Errorf("validating search %d from %d: %w", i, key, verr)
 	}
@@ -255,11 +255,11 @@ type gatheredSearch struct {
 
 // gatherSearch turns one rank's view of a search into the run's: the time is
 // the slowest rank's, bytes and messages are summed over ranks, per level too.
-func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, directed bool, res *spmv.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
+func gatherSearch(ctx context.Context, c comm.Comm, tupleDegree []uint32, directed bool, res *bfs.Result, elapsed float64, spent comm.PhaseCounters) (gatheredSearch, error) {
 	var out gatheredSearch
-	nedgeOf := spmv.ComponentEdges
+	nedgeOf := bfs.ComponentEdges
 	if directed {
-		nedgeOf = spmv.DirectedEdges
+		nedgeOf = bfs.DirectedEdges
 	}
 	nedge, err := nedgeOf(ctx, c, tupleDegree, res.Parent)
 	if err != nil {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/partition"
-	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/bfs"
 )
 
 // sendTree formats this rank's vertices as "vertex parent level" lines and
@@ -22,7 +22,7 @@ import (
 // the generator's ids and order: every rank cuts its vertices into the
 // runs that are contiguous in the original numbering, and rank 0 writes
 // the runs of all ranks sorted by their first original id.
-func sendTree(ctx context.Context, c comm.Comm, part partition.Block1D, res *spmv.Result, ids *fileIDs, order *partition.SegmentOrder, sink func([]byte) error) error {
+func sendTree(ctx context.Context, c comm.Comm, part partition.Block1D, res *bfs.Result, ids *fileIDs, order *partition.SegmentOrder, sink func([]byte) error) error {
 	if ids != nil {
 		return sendFileTree(ctx, c, res, ids, sink)
 	}

@@ -155,7 +155,7 @@ func (p *Packer) Pack(dst, f frontier.Bitmap, peer int) frontier.Bitmap {
 // 0, clears the gathered set bits from live and returns their number. dst
 // holds at least popcount(live) bits and is normally zero; f at least
 // len(live) words. The 1D Packer and the 2D engine's row update and expand
-// (spmv.BFS2D) both pack with it.
+// (bfs.BFS2D) both pack with it.
 func PackBits(dst, f, live frontier.Bitmap) (sent int) {
 	f = f[:len(live)]
 	pos := 0 // bit index in dst of live[w]'s lowest set bit

@@ -5,7 +5,7 @@ package sieve
 // with a neighbour owned by i, with a rank index over it, so that a value sent
 // for every position of V(i, j) — in increasing vertex order, by rank j from
 // its Directory column — can be found by vertex id. The distributed validator
-// (spmv.Validator) keeps the neighbours' BFS levels this way: a rank receives
+// (bfs.Validator) keeps the neighbours' BFS levels this way: a rank receives
 // one level per boundary vertex and looks each up in O(1), with no map and no
 // array of n entries.
 

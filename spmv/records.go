@@ -14,11 +14,16 @@ import (
 // at the sender). Sorting costs O(m log m) for m records, which is why raw
 // keeps the fixed 8-byte records.
 
-// compactRecords rewrites the fixed-size records in raw into dst in the
+// RecordSize is the wire size of one fixed (vertex, parent) record: the
+// uint32 local id of the vertex at its owner and the uint32 local id of the
+// parent at the sender, little-endian.
+const RecordSize = 8
+
+// CompactRecords rewrites the fixed-size records in raw into dst in the
 // compact form, using keys as scratch. It returns dst and keys for reuse.
-func compactRecords(dst []byte, raw []byte, keys []uint64) ([]byte, []uint64) {
+func CompactRecords(dst []byte, raw []byte, keys []uint64) ([]byte, []uint64) {
 	keys = keys[:0]
-	for i := 0; i+pushRecordSize <= len(raw); i += pushRecordSize {
+	for i := 0; i+RecordSize <= len(raw); i += RecordSize {
 		u := binary.LittleEndian.Uint32(raw[i:])
 		p := binary.LittleEndian.Uint32(raw[i+4:])
 		// Ascending vertex, then descending parent: the first of a run wins.
@@ -43,9 +48,9 @@ func compactRecords(dst []byte, raw []byte, keys []uint64) ([]byte, []uint64) {
 	return dst, keys
 }
 
-// forEachCompactRecord decodes a compact message, checking every vertex
+// ForEachCompactRecord decodes a compact message, checking every vertex
 // against n and every parent against senders, and calls fn for each record.
-func forEachCompactRecord(msg []byte, n, senders uint32, fn func(u, p uint32)) error {
+func ForEachCompactRecord(msg []byte, n, senders uint32, fn func(u, p uint32)) error {
 	var u uint64
 	for i, first := 0, true; i < len(msg); first = false {
 		delta, k := binary.Uvarint(msg[i:])

@@ -20,10 +20,10 @@ func TestCompactRecordsKeepLargestParentPerVertex(t *testing.T) {
 				want[u] = p
 			}
 		}
-		enc, _ := compactRecords(nil, raw, nil)
+		enc, _ := CompactRecords(nil, raw, nil)
 		got := map[uint32]uint32{}
 		last := int64(-1)
-		err := forEachCompactRecord(enc, n, senders, func(u, p uint32) {
+		err := ForEachCompactRecord(enc, n, senders, func(u, p uint32) {
 			if int64(u) <= last {
 				t.Fatalf("vertices not increasing: %d after %d", u, last)
 			}
@@ -41,7 +41,7 @@ func TestCompactRecordsKeepLargestParentPerVertex(t *testing.T) {
 				t.Fatalf("vertex %d: parent %d, want %d", u, got[u], p)
 			}
 		}
-		if len(raw) > 0 && len(enc) >= len(raw) && len(want) == len(raw)/pushRecordSize {
+		if len(raw) > 0 && len(enc) >= len(raw) && len(want) == len(raw)/RecordSize {
 			t.Logf("no gain on %d records (%d vs %d bytes)", len(want), len(enc), len(raw))
 		}
 	}
@@ -56,7 +56,7 @@ func TestCompactRecordsRejectCorruptInput(t *testing.T) {
 		{1, 1, 0, 1}, // repeated vertex
 		{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f, 1}, // overflowing varint
 	} {
-		if err := forEachCompactRecord(msg, 100, 50, func(u, p uint32) {}); err == nil {
+		if err := ForEachCompactRecord(msg, 100, 50, func(u, p uint32) {}); err == nil {
 			t.Errorf("% x accepted", msg)
 		}
 	}
@@ -67,7 +67,7 @@ func FuzzCompactRecords(f *testing.F) {
 	f.Add([]byte{0x80, 0x80, 0x01, 5}, uint16(1000), uint16(3))
 	f.Fuzz(func(t *testing.T, msg []byte, n, senders uint16) {
 		count := 0
-		err := forEachCompactRecord(msg, uint32(n), uint32(senders), func(u, p uint32) {
+		err := ForEachCompactRecord(msg, uint32(n), uint32(senders), func(u, p uint32) {
 			if u >= uint32(n) || p >= uint32(senders) {
 				t.Fatalf("record (%d, %d) out of range", u, p)
 			}

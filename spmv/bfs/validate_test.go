@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/sieve"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // mutationGraph is a random graph with one big component, a second small
@@ -525,7 +526,7 @@ func TestValidatorLayoutsAgree(t *testing.T) {
 // directory vector.
 func TestValidatorReuse(t *testing.T) {
 	g, _ := mutationGraph()
-	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve, ExchangePacked} {
+	for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangeSieve, spmv.ExchangePacked} {
 		for _, ranks := range []int{2, 5} {
 			t.Run(fmt.Sprintf("%v/ranks=%d", ex, ranks), func(t *testing.T) {
 				csrtest.OnRanks(t, g, ranks, 2, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
@@ -538,9 +539,9 @@ func TestValidatorReuse(t *testing.T) {
 
 // validateSearches is one rank of TestValidatorReuse: four searches with
 // one validator, the third corrupted, and the ghost bytes of each checked.
-func validateSearches(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D, ex Exchange) error {
+func validateSearches(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D, ex spmv.Exchange) error {
 	r, ranks := c.Rank(), c.Size()
-	bfs, err := NewBFS(c, csr, part, BFSConfig{Exchange: ex, Codec: "auto", Threads: 2})
+	bfs, err := New(c, csr, part, Config{Exchange: ex, Codec: "auto", Threads: 2})
 	if err != nil {
 		return err
 	}

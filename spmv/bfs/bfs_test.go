@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // 1..8 ranks, both exchanges: levels, parents and nedge equal the serial
 // reference, and every result validates.
 func TestBFSMatchesSerialReference(t *testing.T) {
-	checkRandomSearches(t, 1, 240, 40, func(i int) int { return i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
+	checkRandomSearches(t, 1, 240, 40, func(i int) int { return i }, func(i int, g csrtest.Graph, root int64, threads int, mode Config) (string, searchResult) {
 		p := 1 + i%8
 		parent, level, nedge, verr := distributedBFS(t, g, root, p, threads, mode)
 		return fmt.Sprintf("%d ranks", p), searchResult{parent, level, nedge, verr}
@@ -41,7 +41,7 @@ type searchResult struct {
 // a random thread count 1..3) in every mode of searchModes and
 // allModes()[extraMode(i)], must give the serial reference's levels,
 // parents and nedge, and validate.
-func checkRandomSearches(t *testing.T, seed uint64, graphs, short int, extraMode func(i int) int, search func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (where string, got searchResult)) {
+func checkRandomSearches(t *testing.T, seed uint64, graphs, short int, extraMode func(i int) int, search func(i int, g csrtest.Graph, root int64, threads int, mode Config) (where string, got searchResult)) {
 	t.Helper()
 	if testing.Short() {
 		graphs = short
@@ -102,32 +102,11 @@ func TestBFSRankAndThreadInvariance(t *testing.T) {
 	}
 }
 
-func TestParseExchange(t *testing.T) {
-	for _, ex := range []Exchange{ExchangeAllgather, ExchangePush} {
-		got, err := ParseExchange(ex.String())
-		if err != nil || got != ex {
-			t.Fatalf("ParseExchange(%q) = %v, %v", ex.String(), got, err)
-		}
-	}
-	if _, err := ParseExchange("sieve-of-nonsense"); err == nil {
-		t.Fatal("bad exchange accepted")
-	}
-	for _, d := range []Direction{DirectionAuto, DirectionTopDown, DirectionBottomUp} {
-		got, err := ParseDirection(d.String())
-		if err != nil || got != d {
-			t.Fatalf("ParseDirection(%q) = %v, %v", d.String(), got, err)
-		}
-	}
-	if _, err := ParseDirection("sideways"); err == nil {
-		t.Fatal("bad direction accepted")
-	}
-}
-
 func TestBFSRejectsBadRoot(t *testing.T) {
 	g := csrtest.Graph{Name: "pair", N: 2, Edges: []graph.Edge{{U: 0, V: 1}}}
 	for _, root := range []int64{-1, 2, 1 << 40} {
 		csrtest.OnRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
-			b, err := NewBFS(c, csr, part, BFSConfig{Threads: 1})
+			b, err := New(c, csr, part, Config{Threads: 1})
 			if err != nil {
 				return err
 			}

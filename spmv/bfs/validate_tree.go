@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // Depths from the parent array alone (Graph500 specification, BFS
 // validation, check 1: the parent array must describe a tree rooted at the

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -37,7 +37,7 @@ func TestValidateDirected(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
-		b, err := NewDirectedBFS(c, g, part)
+		b, err := NewDirected(c, g, part)
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // nedge, the Graph500 specification's count of the edges a search traversed
 // (TEPS = nedge / time; paper 004 §VII-A): the input tuples with both ends in

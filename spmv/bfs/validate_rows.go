@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // The validator's pass over a rank's 1D rows (Graph500 specification, BFS
 // validation, checks 1–5; the argument is in validate.go): per owned vertex

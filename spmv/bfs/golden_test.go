@@ -1,8 +1,9 @@
-package spmv
+package bfs
 
 // The golden graphs of internal/testgraph, each with references made by
 // NetworkX (testdata/make_refs.py there): BFS level sizes of the undirected
-// view, on several rank counts and exchanges (PageRank's: spmv/pagerank).
+// view and every vertex's PageRank, on several rank counts, exchanges and
+// allreduces.
 
 import (
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // goldenGraph reads a golden graph and relabels its ids densely in id order,
@@ -49,11 +51,11 @@ func fileID(name string, id int64) int64 {
 }
 
 func TestGoldenGraphsBFSLevels(t *testing.T) {
-	modes := []BFSConfig{
-		{Exchange: ExchangeAllgather, Codec: "raw", Direction: DirectionAuto},
-		{Exchange: ExchangePacked, Codec: "wah", Direction: DirectionAuto},
-		{Exchange: ExchangeSieve, Codec: "auto", Direction: DirectionBottomUp},
-		{Exchange: ExchangePush},
+	modes := []Config{
+		{Exchange: spmv.ExchangeAllgather, Codec: "raw", Direction: spmv.DirectionAuto},
+		{Exchange: spmv.ExchangePacked, Codec: "wah", Direction: spmv.DirectionAuto},
+		{Exchange: spmv.ExchangeSieve, Codec: "auto", Direction: spmv.DirectionBottomUp},
+		{Exchange: spmv.ExchangePush},
 	}
 	for _, name := range testgraph.Golden() {
 		ref, err := testgraph.ReadBFSReference(testgraph.GoldenFile(name + ".bfs.txt"))

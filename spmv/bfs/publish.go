@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/sieve"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // publisher carries a rank's new frontier to the other ranks before a
@@ -38,8 +39,8 @@ type publisher struct {
 	errs    []error  // per thread
 }
 
-func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg BFSConfig) (publisher, error) {
-	p := publisher{sieve: cfg.Exchange == ExchangeSieve || cfg.Exchange == ExchangePacked}
+func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg Config) (publisher, error) {
+	p := publisher{sieve: cfg.Exchange == spmv.ExchangeSieve || cfg.Exchange == spmv.ExchangePacked}
 	for t := 0; t < cfg.Threads; t++ {
 		c, err := frontier.New(cfg.Codec)
 		if err != nil {
@@ -54,7 +55,7 @@ func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg BFSConfig)
 			return publisher{}, fmt.Errorf("spmv: building the cross directory: %w", err)
 		}
 		p.dir = dir
-		if cfg.Exchange == ExchangePacked {
+		if cfg.Exchange == spmv.ExchangePacked {
 			if p.packer, err = sieve.NewPacker(dir, g, cfg.Threads); err != nil {
 				return publisher{}, fmt.Errorf("spmv: building the packed sieve: %w", err)
 			}
@@ -71,7 +72,7 @@ func (b *BFS) Directory() *sieve.Directory { return b.pub.dir }
 
 // publish fills global with every rank's new frontier (sieved for this rank
 // when sieving) and records sizes and times in step.
-func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Block1D, next, global frontier.Bitmap, step *LevelStats) error {
+func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Block1D, next, global frontier.Bitmap, step *spmv.LevelStats) error {
 	rank, size := c.Rank(), c.Size()
 	mine := global[part.First(rank)>>6:][:len(next)]
 	copy(mine, next)

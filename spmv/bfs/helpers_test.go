@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // serialBFS is the obviously-correct reference: a queue-based BFS over
@@ -74,7 +75,7 @@ func searchCounted(ctx context.Context, c comm.Comm, b *BFS, csr *graph.CSR, roo
 
 // distributedBFS runs one search on p ranks and returns the gathered global
 // parent and level arrays, the search's nedge and the validator's verdict.
-func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, mode BFSConfig) (parent []int64, level []int32, nedge int64, verr error) {
+func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, mode Config) (parent []int64, level []int32, nedge int64, verr error) {
 	t.Helper()
 	parent = make([]int64, g.N)
 	level = make([]int32, g.N)
@@ -82,7 +83,7 @@ func distributedBFS(t *testing.T, g csrtest.Graph, root int64, p, threads int, m
 	nedges := make([]int64, p)
 	mode.Threads = threads
 	csrtest.OnRanks(t, g, p, threads, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
-		b, err := NewBFS(c, csr, part, mode)
+		b, err := New(c, csr, part, mode)
 		if err != nil {
 			return err
 		}
@@ -143,17 +144,17 @@ func validateGlobalWith(t *testing.T, g csrtest.Graph, p int, root int64, parent
 }
 
 // searchModes are the exchange and direction combinations every BFS test runs.
-var searchModes = []BFSConfig{
-	{Exchange: ExchangeAllgather, Direction: DirectionAuto},
-	{Exchange: ExchangeAllgather, Direction: DirectionBottomUp},
-	{Exchange: ExchangeAllgather, Direction: DirectionTopDown},
-	{Exchange: ExchangePush},
-	{Exchange: ExchangeSieve, Direction: DirectionBottomUp, Codec: "wah"},
-	{Exchange: ExchangePacked, Direction: DirectionAuto, Codec: "auto"},
+var searchModes = []Config{
+	{Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionAuto},
+	{Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionBottomUp},
+	{Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionTopDown},
+	{Exchange: spmv.ExchangePush},
+	{Exchange: spmv.ExchangeSieve, Direction: spmv.DirectionBottomUp, Codec: "wah"},
+	{Exchange: spmv.ExchangePacked, Direction: spmv.DirectionAuto, Codec: "auto"},
 }
 
-func (c BFSConfig) String() string {
-	if c.Exchange == ExchangePush {
+func (c Config) String() string {
+	if c.Exchange == spmv.ExchangePush {
 		return "push" // always top-down
 	}
 	codec := c.Codec
@@ -165,15 +166,15 @@ func (c BFSConfig) String() string {
 
 // allModes is every exchange × codec × direction the engine offers, push
 // once (it is top-down with no codec).
-func allModes() []BFSConfig {
-	modes := []BFSConfig{{Exchange: ExchangePush}}
-	for _, ex := range []Exchange{ExchangeAllgather, ExchangeSieve, ExchangePacked} {
+func allModes() []Config {
+	modes := []Config{{Exchange: spmv.ExchangePush}}
+	for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangeSieve, spmv.ExchangePacked} {
 		for _, codec := range frontier.Names() {
-			for _, dir := range []Direction{DirectionAuto, DirectionBottomUp, DirectionTopDown} {
-				if dir == DirectionTopDown && codec != "raw" {
+			for _, dir := range []spmv.Direction{spmv.DirectionAuto, spmv.DirectionBottomUp, spmv.DirectionTopDown} {
+				if dir == spmv.DirectionTopDown && codec != "raw" {
 					continue // top-down levels publish no bitmap: the codec is never used
 				}
-				modes = append(modes, BFSConfig{Exchange: ex, Codec: codec, Direction: dir})
+				modes = append(modes, Config{Exchange: ex, Codec: codec, Direction: dir})
 			}
 		}
 	}

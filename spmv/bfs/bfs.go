@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -12,77 +12,8 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
-)
-
-// Exchange selects how the vertices discovered in a level reach other ranks.
-type Exchange int
-
-// Exchange modes.
-const (
-	// ExchangeAllgather is paper 004's baseline BIT (Alg. 1): bottom-up scan,
-	// bitmap frontier exchanged by Allgatherv.
-	ExchangeAllgather Exchange = iota
-	// ExchangePush is top-down expansion with (vertex, parent) pairs sent to
-	// owners by Alltoallv, as the Graph500 reference code does.
-	ExchangePush
-	// ExchangeSieve is paper 004's Alg. 3: before a bottom-up step each rank
-	// sieves its new frontier with the cross directory of every peer and
-	// sends each peer only what it can use, by Alltoallv.
-	ExchangeSieve
-	// ExchangePacked is the sieve without the positions both ends know are
-	// clear (sieve.Packer): of the sieved bitmap only the bits at directory
-	// positions not yet sent in this search travel, packed together, before
-	// the codec. The receiver rebuilds the sieved bitmap exactly.
-	ExchangePacked
-)
-
-// exchangeNames are the flag values accepted by ParseExchange.
-var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve", ExchangePacked: "packed"}
-
-func (e Exchange) String() string { return enum.Name(exchangeNames[:], "exchange", e) }
-
-// ParseExchange turns a flag value into an Exchange.
-func ParseExchange(s string) (Exchange, error) {
-	return enum.Parse[Exchange](exchangeNames[:], "exchange", "allgather, sieve, packed or push", s)
-}
-
-// Direction is the traversal direction of a level (Beamer et al.,
-// "Direction-optimizing breadth-first search", SC'12; paper 004 §IX names it
-// as the step to combine with its exchange).
-type Direction int
-
-// Directions.
-const (
-	// DirectionAuto chooses per level: top-down while the frontier's edges are
-	// few compared with the unexplored ones, bottom-up while the frontier is
-	// large.
-	DirectionAuto Direction = iota
-	// DirectionTopDown expands the frontier's rows and pushes (vertex, parent)
-	// records to the owners at every level.
-	DirectionTopDown
-	// DirectionBottomUp scans the unvisited vertices for a frontier neighbour
-	// at every level: paper 004's Algorithm 1 as written.
-	DirectionBottomUp
-)
-
-var directionNames = [...]string{DirectionAuto: "auto", DirectionTopDown: "top-down", DirectionBottomUp: "bottom-up"}
-
-func (d Direction) String() string { return enum.Name(directionNames[:], "direction", d) }
-
-// ParseDirection turns a flag value into a Direction.
-func ParseDirection(s string) (Direction, error) {
-	return enum.Parse[Direction](directionNames[:], "direction", "auto, top-down or bottom-up", s)
-}
-
-// Default switching parameters of DirectionAuto, as in Beamer et al. and the
-// GAP benchmark suite: go bottom-up once the frontier's edges exceed the
-// unexplored edges / Alpha; come back top-down once the frontier shrinks below
-// N / Beta vertices.
-const (
-	DefaultAlpha = 15
-	DefaultBeta  = 18
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // Phase names under which BFS traffic is counted.
@@ -93,9 +24,9 @@ const (
 )
 
 // BFSConfig configures a BFS engine.
-type BFSConfig struct {
-	Exchange  Exchange
-	Direction Direction // ignored by ExchangePush, which is always top-down
+type Config struct {
+	Exchange  spmv.Exchange
+	Direction spmv.Direction // ignored by ExchangePush, which is always top-down
 	// Codec names the frontier codec of bottom-up exchanges (frontier.New);
 	// "" means "raw", the plain bitmap of paper 004's BIT.
 	Codec   string
@@ -109,33 +40,6 @@ type BFSConfig struct {
 	Order *partition.SegmentOrder
 }
 
-// LevelStats describes one level-synchronous step on this rank.
-//
-// The four times are paper 004's breakdown (Fig. 7 and 10): traversing,
-// reducing, communication, and compression & sieve.
-type LevelStats struct {
-	Level     int       // BFS level of the vertices discovered in this step
-	Direction Direction // how this step traversed (top-down or bottom-up)
-	Frontier  int64     // vertices discovered in this step, over all ranks
-	BytesSent int64     // bytes this rank sent to other ranks in this step
-	Messages  int64     // messages this rank sent in this step
-	// Scanned is the adjacency entries this rank's traversal read in this
-	// step: edges checked bottom-up, edges expanded top-down (the work paper
-	// 003's load simulation places). Counted by the 2D engine; 0 in 1D.
-	Scanned int64
-	// RawBytes and EncodedBytes are the frontier bitmap bytes this rank
-	// published for the next bottom-up step, before and after the codec (and
-	// after the sieve, for ExchangeSieve). Zero when none was published.
-	RawBytes, EncodedBytes int64
-	// Codec is the encoding used for the published frontier (for "auto", the
-	// choice made for most of this step's messages).
-	Codec       string
-	Traverse    time.Duration // local traversal (the SpMV): scan, expand, apply
-	Reduce      time.Duration // allreduce of the counts
-	Communicate time.Duration // the exchanges themselves
-	Compress    time.Duration // sieving, encoding and decoding
-}
-
 // Result is one search's output on this rank. Its slices belong to the BFS
 // engine and are overwritten by the next Run.
 type Result struct {
@@ -144,7 +48,7 @@ type Result struct {
 	Level  []int32 // per owned vertex: BFS level, -1 unreached
 	// Steps has one entry per level-synchronous step: Steps[0] is the root
 	// (level 0); the last step is the one that found nothing.
-	Steps []LevelStats
+	Steps []spmv.LevelStats
 }
 
 // Work returns the time the search spent traversing, sieving and coding on
@@ -170,7 +74,9 @@ func (r *Result) Depth() int {
 
 // BFS is one rank's reusable breadth-first search engine over its CSR rows.
 type BFS struct {
-	levels
+	c    comm.Comm // the whole job
+	cfg  Config
+	lv   spmv.Levels
 	g    *graph.CSR
 	part partition.Block1D
 	rank int
@@ -197,7 +103,7 @@ type BFS struct {
 // NewBFS prepares a BFS engine for this rank's CSR. For ExchangeSieve and
 // ExchangePacked it builds the cross directory (once; its cost is not part of
 // any search).
-func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*BFS, error) {
+func New(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg Config) (*BFS, error) {
 	cfg, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -210,7 +116,7 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
 	}
 	n := g.NumLocal
-	b := &BFS{levels: levels{c: c, cfg: cfg, n: part.N}, g: g, part: part, rank: r,
+	b := &BFS{c: c, cfg: cfg, lv: spmv.NewLevels(c, cfg.Direction, part.N), g: g, part: part, rank: r,
 		parent:  make([]int64, n),
 		level:   make([]int32, n),
 		visited: frontier.NewBitmap(int64(n)),
@@ -225,7 +131,7 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 	for v := n; v < len(b.idle)*64; v++ {
 		b.idle.Set(int64(v))
 	}
-	if cfg.Direction != DirectionTopDown {
+	if cfg.Direction != spmv.DirectionTopDown {
 		b.global = frontier.NewBitmap(part.N)
 		pub, err := newPublisher(g, part, r, cfg)
 		if err != nil {
@@ -233,7 +139,7 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 		}
 		b.pub = pub
 	}
-	if cfg.Direction != DirectionBottomUp {
+	if cfg.Direction != spmv.DirectionBottomUp {
 		b.threadBufs = make([][][]byte, cfg.Threads)
 		for t := range b.threadBufs {
 			b.threadBufs[t] = make([][]byte, part.P)
@@ -248,7 +154,14 @@ func NewBFS(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg BFSConfig) (*
 // calls it when the caller has not; the Graph500 driver calls it before
 // starting the clock, as the reference code clears its predecessor array
 // outside the timed region.
-func (b *BFS) Prepare() {
+func (b *BFS) Prepare() { b.lv.Prepare((*engine1D)(b)) }
+
+// Config returns the engine's configuration, with defaults filled in (the
+// codec name, and the direction that push implies).
+func (b *BFS) Config() Config { return b.cfg }
+
+// reset clears the previous search (Prepare).
+func (b *BFS) reset() {
 	for i := range b.parent {
 		b.parent[i] = -1
 		b.level[i] = -1
@@ -257,26 +170,25 @@ func (b *BFS) Prepare() {
 	if b.pub.packer != nil {
 		b.pub.packer.Reset()
 	}
-	b.prepared = true
 }
 
 // Run searches from root (a global id) and returns this rank's share of the
 // result. Every rank must call Run with the same root.
 func (b *BFS) Run(ctx context.Context, root int64) (*Result, error) {
-	return b.run(ctx, b, root)
+	steps, err := b.lv.Run(ctx, (*engine1D)(b), root)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Root: root, Parent: b.parent, Level: b.level, Steps: steps}, nil
 }
 
 func (b *BFS) allreduce(ctx context.Context, vals []int64) error {
 	return b.c.AllreduceInt64(ctx, PhaseReduce, vals, comm.Sum)
 }
 
-func (b *BFS) localEdges() int64 { return b.g.NumEdges() }
-
-func (b *BFS) owned() ([]int64, []int32) { return b.parent, b.level }
-
 // start marks root discovered at its owner, queues it for a top-down first
 // step and sets it in the global frontier for a bottom-up one.
-func (b *BFS) start(root int64, dir Direction) (degree int64) {
+func (b *BFS) start(root int64, dir spmv.Direction) (degree int64) {
 	b.queue = b.queue[:0]
 	if b.part.Owner(root) == b.rank {
 		l := b.part.Local(root)
@@ -286,7 +198,7 @@ func (b *BFS) start(root int64, dir Direction) (degree int64) {
 		b.queue = append(b.queue, l)
 		degree = b.g.Degree(l)
 	}
-	if dir == DirectionBottomUp {
+	if dir == spmv.DirectionBottomUp {
 		b.global.Clear()
 		b.global.Set(root)
 	}
@@ -296,15 +208,15 @@ func (b *BFS) start(root int64, dir Direction) (degree int64) {
 // traverse is one level: top-down, the expansion of the queue and the push
 // of its records to their owners; bottom-up, the scan of the unvisited
 // vertices against the global frontier.
-func (b *BFS) traverse(ctx context.Context, lvl int32, dir Direction) (found, degree int64, err error) {
+func (b *BFS) traverse(ctx context.Context, lvl int32, dir spmv.Direction) (found, degree int64, err error) {
 	t0 := time.Now()
-	if dir == DirectionTopDown {
+	if dir == spmv.DirectionTopDown {
 		b.expand()
-		b.cur.Traverse += time.Since(t0)
+		b.lv.Step.Traverse += time.Since(t0)
 		return b.exchangePush(ctx, lvl)
 	}
 	found, degree = b.pull(lvl)
-	b.cur.Traverse += time.Since(t0)
+	b.lv.Step.Traverse += time.Since(t0)
 	return found, degree, nil
 }
 
@@ -312,11 +224,11 @@ func (b *BFS) traverse(ctx context.Context, lvl int32, dir Direction) (found, de
 // step needs: the global frontier bitmap before a bottom-up step (exchanged
 // through the publisher: paper 004 Alg. 1 line 7, Alg. 2, Alg. 3), the owned
 // queue before a top-down step.
-func (b *BFS) publish(ctx context.Context, current, next Direction) error {
-	if next == DirectionBottomUp {
-		return b.pub.publish(ctx, b.c, b.part, b.next, b.global, &b.cur)
+func (b *BFS) publish(ctx context.Context, current, next spmv.Direction) error {
+	if next == spmv.DirectionBottomUp {
+		return b.pub.publish(ctx, b.c, b.part, b.next, b.global, &b.lv.Step)
 	}
-	if current == DirectionTopDown {
+	if current == spmv.DirectionTopDown {
 		b.queue, b.nextQueue = b.nextQueue, b.queue
 		return nil
 	}
@@ -328,7 +240,7 @@ func (b *BFS) publish(ctx context.Context, current, next Direction) error {
 			w &= w - 1
 		}
 	}
-	b.cur.Traverse += time.Since(t0)
+	b.lv.Step.Traverse += time.Since(t0)
 	return nil
 }
 
@@ -404,22 +316,21 @@ func pullWords[C uint32 | int64](cols []C, offsets []int64, global, visited, nex
 	return found, degree
 }
 
-// pushRecordSize is the wire size of one (vertex, parent) record: the uint32
-// local id of the vertex at its owner and the uint32 local id of the parent
-// at the sender (every parent of a top-down step is a frontier vertex the
-// sender owns, and the receiver knows the sender), little-endian.
-const pushRecordSize = 8
+// pushRecordSize is the wire size of one (vertex, parent) record
+// (spmv.RecordSize): every parent of a top-down step is a frontier vertex
+// the sender owns, and the receiver knows the sender.
+const pushRecordSize = spmv.RecordSize
 
 // exchangePush sends the records of a top-down step to the owners and
 // applies the ones this rank receives. It returns how many vertices this
 // rank discovered and their stored degrees.
 func (b *BFS) exchangePush(ctx context.Context, lvl int32) (found, degree int64, err error) {
-	if err := timedAlltoallv(ctx, b.c, PhasePush, b.sendBufs, &b.recvBuf, &b.cur.Communicate); err != nil {
+	if err := spmv.TimedAlltoallv(ctx, b.c, PhasePush, b.sendBufs, &b.recvBuf, &b.lv.Step.Communicate); err != nil {
 		return 0, 0, err
 	}
 	recv := b.recvBuf
 	t1 := time.Now()
-	defer func() { b.cur.Traverse += time.Since(t1) }()
+	defer func() { b.lv.Step.Traverse += time.Since(t1) }()
 	b.nextQueue = b.nextQueue[:0]
 	b.next.Clear()
 	for src, msg := range recv {
@@ -479,9 +390,9 @@ func (b *BFS) expand() {
 		b.sendBufs[d] = buf
 		if b.compactRecords && d != b.rank {
 			t0 := time.Now()
-			b.compactBuf, b.keys = compactRecords(b.compactBuf, buf, b.keys)
+			b.compactBuf, b.keys = spmv.CompactRecords(b.compactBuf, buf, b.keys)
 			b.sendBufs[d], b.compactBuf = b.compactBuf, buf
-			b.cur.Compress += time.Since(t0)
+			b.lv.Step.Compress += time.Since(t0)
 		}
 	}
 }
@@ -520,7 +431,7 @@ func expandRows[C uint32 | int64](cols []C, offsets []int64, part partition.Bloc
 // the largest parent wins, so the result does not depend on arrival order.
 func (b *BFS) applyPush(msg []byte, src int, lvl int32) error {
 	if b.compactRecords && src != b.rank {
-		return forEachCompactRecord(msg, uint32(len(b.level)), uint32(b.part.Count(src)), func(l, pl uint32) {
+		return spmv.ForEachCompactRecord(msg, uint32(len(b.level)), uint32(b.part.Count(src)), func(l, pl uint32) {
 			b.candidate(l, b.part.Global(src, pl), lvl)
 		})
 	}
@@ -553,4 +464,25 @@ func (b *BFS) candidate(l uint32, p int64, lvl int32) {
 			b.parent[l] = p
 		}
 	}
+}
+
+// check validates cfg and returns it with the defaults filled in: the raw
+// codec when none is named, top-down for the push exchange.
+func (cfg Config) check() (Config, error) {
+	if cfg.Threads < 1 {
+		return cfg, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
+	}
+	if cfg.Exchange < spmv.ExchangeAllgather || cfg.Exchange > spmv.ExchangePacked {
+		return cfg, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
+	}
+	if cfg.Direction < spmv.DirectionAuto || cfg.Direction > spmv.DirectionBottomUp {
+		return cfg, fmt.Errorf("spmv: unknown direction %d", cfg.Direction)
+	}
+	if cfg.Exchange == spmv.ExchangePush {
+		cfg.Direction = spmv.DirectionTopDown
+	}
+	if cfg.Codec == "" {
+		cfg.Codec = "raw"
+	}
+	return cfg, nil
 }

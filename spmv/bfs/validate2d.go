@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // The validator on the 2D grid partition (paper 004 §VIII–IX; the engine is
 // bfs2d.go): the same Graph500 checks and the same argument as in 1D

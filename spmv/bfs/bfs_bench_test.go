@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -25,7 +25,7 @@ func BenchmarkBFS(b *testing.B) {
 		mode.Threads = 1
 		b.Run(mode.String(), func(b *testing.B) {
 			csrtest.OnKronecker(b, params, ranks, 1, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
-				bfs, err := NewBFS(c, g, part, mode)
+				bfs, err := New(c, g, part, mode)
 				if err != nil {
 					return err
 				}

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func BenchmarkValidate(b *testing.B) {
 		threads := max(1, 2/ranks)
 		b.Run(fmt.Sprintf("ranks=%d", ranks), func(b *testing.B) {
 			csrtest.OnKronecker(b, params, ranks, threads, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
-				bfs, err := NewBFS(c, g, part, BFSConfig{Threads: threads})
+				bfs, err := New(c, g, part, Config{Threads: threads})
 				if err != nil {
 					return err
 				}

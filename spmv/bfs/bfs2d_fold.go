@@ -3,7 +3,7 @@
 // largest parent per vertex (paper 004 §III's (select, max) semiring, on the
 // 2D partition of its §VIII–IX).
 
-package spmv
+package bfs
 
 import (
 	"context"
@@ -14,12 +14,13 @@ import (
 
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // fold sends every row peer the candidates for its vertices and applies the
 // ones received for this rank's vertices. It returns how many vertices this
 // rank discovered and their degrees.
-func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degree int64, err error) {
+func (b *BFS2D) fold(ctx context.Context, lvl int32, dir spmv.Direction) (found, degree int64, err error) {
 	grid := b.grid
 	b.use = b.codecsFor(dir)
 	threads := len(b.codecs)
@@ -45,7 +46,7 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degr
 		return 0, 0, err
 	}
 	t1 := time.Now()
-	if err := timedAlltoallv(ctx, b.row, PhaseFold, b.sendRow, &b.recvRow, &b.cur.Communicate); err != nil {
+	if err := spmv.TimedAlltoallv(ctx, b.row, PhaseFold, b.sendRow, &b.recvRow, &b.lv.Step.Communicate); err != nil {
 		return 0, 0, err
 	}
 	recv := b.recvRow
@@ -100,8 +101,8 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degr
 			}
 		}
 	}
-	b.cur.Traverse += time.Since(t3)
-	b.cur.Compress += t1.Sub(t0) + t3.Sub(t2)
+	b.lv.Step.Traverse += time.Since(t3)
+	b.lv.Step.Compress += t1.Sub(t0) + t3.Sub(t2)
 	return found, degree, nil
 }
 
@@ -111,8 +112,8 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir Direction) (found, degr
 // records whatever --codec says, the codec is that of bottom-up levels:
 // top-down levels move few vertices, and a raw bitmap of a whole piece per
 // message would cost more than the 1D records.
-func (b *BFS2D) codecsFor(dir Direction) []frontier.Codec {
-	if dir == DirectionTopDown {
+func (b *BFS2D) codecsFor(dir spmv.Direction) []frontier.Codec {
+	if dir == spmv.DirectionTopDown {
 		return b.lists
 	}
 	return b.codecs

@@ -6,7 +6,7 @@
 // in-edges, and no vertex is settled up front for lack of a row: a vertex
 // without out-edges is still reached through its in-edges.
 
-package spmv
+package bfs
 
 import (
 	"context"
@@ -17,13 +17,14 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // PhaseDirected is the phase of the directed search's exchanges.
 const PhaseDirected = "bfs.directed"
 
 // DirectedBFS is one rank's reusable directed search engine.
-type DirectedBFS struct {
+type Directed struct {
 	c      comm.Comm
 	g      *graph.CSR
 	part   partition.Block1D
@@ -37,7 +38,7 @@ type DirectedBFS struct {
 
 // NewDirectedBFS returns the directed engine over g, whose rows are the
 // out-neighbours of the vertices part gives this rank (32-bit columns).
-func NewDirectedBFS(c comm.Comm, g *graph.CSR, part partition.Block1D) (*DirectedBFS, error) {
+func NewDirected(c comm.Comm, g *graph.CSR, part partition.Block1D) (*Directed, error) {
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
 		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
@@ -45,7 +46,7 @@ func NewDirectedBFS(c comm.Comm, g *graph.CSR, part partition.Block1D) (*Directe
 	if g.Cols32 == nil && g.NumEdges() > 0 {
 		return nil, fmt.Errorf("spmv: the directed search needs 32-bit columns")
 	}
-	return &DirectedBFS{c: c, g: g, part: part,
+	return &Directed{c: c, g: g, part: part,
 		parent: make([]int64, g.NumLocal), level: make([]int32, g.NumLocal),
 		send: make([][]byte, c.Size()),
 	}, nil
@@ -53,12 +54,12 @@ func NewDirectedBFS(c comm.Comm, g *graph.CSR, part partition.Block1D) (*Directe
 
 // Config says how the engine searches: top-down, pushing (vertex, parent)
 // records, raw.
-func (b *DirectedBFS) Config() BFSConfig {
-	return BFSConfig{Exchange: ExchangePush, Direction: DirectionTopDown, Codec: "raw", Threads: 1}
+func (b *Directed) Config() Config {
+	return Config{Exchange: spmv.ExchangePush, Direction: spmv.DirectionTopDown, Codec: "raw", Threads: 1}
 }
 
 // Prepare resets the search state (outside the timed region).
-func (b *DirectedBFS) Prepare() {
+func (b *Directed) Prepare() {
 	for i := range b.parent {
 		b.parent[i], b.level[i] = -1, -1
 	}
@@ -67,7 +68,7 @@ func (b *DirectedBFS) Prepare() {
 // Run searches from root along out-edges. Every rank must call it with the
 // same root. Of several parents found in one step, a vertex takes the
 // smallest, so the tree is the same on any rank count.
-func (b *DirectedBFS) Run(ctx context.Context, root int64) (*Result, error) {
+func (b *Directed) Run(ctx context.Context, root int64) (*Result, error) {
 	if root < 0 || root >= b.part.N {
 		return nil, fmt.Errorf("spmv: root %d out of range [0, %d)", root, b.part.N)
 	}
@@ -80,13 +81,13 @@ func (b *DirectedBFS) Run(ctx context.Context, root int64) (*Result, error) {
 		b.queue = append(b.queue, l)
 	}
 	res := &Result{Root: root, Parent: b.parent, Level: b.level}
-	res.Steps = append(res.Steps, LevelStats{Level: 0, Direction: DirectionTopDown, Frontier: 1})
+	res.Steps = append(res.Steps, spmv.LevelStats{Level: 0, Direction: spmv.DirectionTopDown, Frontier: 1})
 	first := b.part.First(rank)
 	for lvl := int32(0); ; lvl++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		st := LevelStats{Level: int(lvl) + 1, Direction: DirectionTopDown, Codec: "raw"}
+		st := spmv.LevelStats{Level: int(lvl) + 1, Direction: spmv.DirectionTopDown, Codec: "raw"}
 		t0 := time.Now()
 		for d := range b.send {
 			b.send[d] = b.send[d][:0]

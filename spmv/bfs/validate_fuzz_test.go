@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // Distributed validation of one BFS result: the five checks of the Graph500
 // specification (section "Validation" of the BFS kernel), run on every rank

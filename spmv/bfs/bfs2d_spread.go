@@ -3,7 +3,7 @@
 // and sieve (§V), and the packed sieve's gather and scatter
 // (sieve.PackBits, sieve.UnpackBits) per peer.
 
-package spmv
+package bfs
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/sieve"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // countsSize is the bytes of the counts every row update and expand
@@ -28,7 +29,7 @@ const countsSize = 16
 // settle is step 3 to 5 of a level: publish, which makes counts (this
 // rank's found vertices and their degrees) global on the way, then the
 // next step's direction.
-func (b *BFS2D) settle(ctx context.Context, dir Direction, counts []int64, decide func([]int64) Direction) (Direction, error) {
+func (b *BFS2D) settle(ctx context.Context, dir spmv.Direction, counts []int64, decide func([]int64) spmv.Direction) (spmv.Direction, error) {
 	if err := b.publish(ctx, dir, counts); err != nil {
 		return dir, err
 	}
@@ -40,7 +41,7 @@ func (b *BFS2D) settle(ctx context.Context, dir Direction, counts []int64, decid
 // (steps 4 and 5 of a level), with the codecs of a step of direction dir;
 // the row update carries counts, the expand the row's sums, and counts
 // gets the sums over all ranks.
-func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) error {
+func (b *BFS2D) publish(ctx context.Context, dir spmv.Direction, counts []int64) error {
 	grid := b.grid
 	b.use = b.codecsFor(dir)
 	threads := len(b.codecs)
@@ -65,9 +66,9 @@ func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) erro
 				return fmt.Errorf("encoding the frontier: %w", err)
 			}
 			b.shared = enc
-			b.cur.RawBytes += rawPiece * int64(grid.R+grid.C-2)
-			b.cur.EncodedBytes += int64(len(enc)-countsSize) * int64(grid.R+grid.C-2)
-			b.cur.Codec = choiceOf(b.use[0])
+			b.lv.Step.RawBytes += rawPiece * int64(grid.R+grid.C-2)
+			b.lv.Step.EncodedBytes += int64(len(enc)-countsSize) * int64(grid.R+grid.C-2)
+			b.lv.Step.Codec = choiceOf(b.use[0])
 		}
 	} else {
 		parallel.For(threads, func(t int) {
@@ -136,7 +137,7 @@ func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) erro
 	recvRow, recvCol := b.recvSync, b.recvCol
 	counts[0], counts[1] = sums[0], sums[1]
 	if b.sieve && !empty {
-		b.cur.Codec = mostCommon(b.choices[:grid.R], b.gi)
+		b.lv.Step.Codec = mostCommon(b.choices[:grid.R], b.gi)
 	}
 	t2 := time.Now()
 
@@ -180,8 +181,8 @@ func (b *BFS2D) publish(ctx context.Context, dir Direction, counts []int64) erro
 		}
 	}
 	t3 := time.Now()
-	b.cur.Compress += t1.Sub(t0) + t3.Sub(t2)
-	b.cur.Communicate += t2.Sub(t1)
+	b.lv.Step.Compress += t1.Sub(t0) + t3.Sub(t2)
+	b.lv.Step.Communicate += t2.Sub(t1)
 	return nil
 }
 
@@ -332,8 +333,8 @@ func firstError(errs []error) error {
 // returns the first thread's error.
 func (b *BFS2D) threadsDone() error {
 	for t := range b.rawT {
-		b.cur.RawBytes += b.rawT[t]
-		b.cur.EncodedBytes += b.encT[t]
+		b.lv.Step.RawBytes += b.rawT[t]
+		b.lv.Step.EncodedBytes += b.encT[t]
 		b.rawT[t], b.encT[t] = 0, 0
 	}
 	return firstError(b.errs)

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // search2D is one 2D search's gathered output.
@@ -25,7 +26,7 @@ type search2D struct {
 	level  []int32
 	nedge  int64
 	verr   error
-	steps  []LevelStats // rank 0's
+	steps  []spmv.LevelStats // rank 0's
 }
 
 // distributedBFS2D runs one search on an r×c grid and validates it with the
@@ -33,7 +34,7 @@ type search2D struct {
 // and with the 1D validator on the 1D CSR of the same tuples (the 2D result
 // is in the 1D layout already): both must agree, and nedge from the blocks'
 // tuple degrees must equal the CSR's.
-func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads int, mode BFSConfig) search2D {
+func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads int, mode Config) search2D {
 	t.Helper()
 	p := r * c
 	out := search2D{parent: make([]int64, g.N), level: make([]int32, g.N)}
@@ -46,7 +47,7 @@ func distributedBFS2D(t *testing.T, g csrtest.Graph, root int64, r, c, threads i
 		if err != nil {
 			return err
 		}
-		b, err := NewBFS2D(ctx, cm, blk, mode)
+		b, err := New2D(ctx, cm, blk, mode)
 		if err != nil {
 			return err
 		}
@@ -101,7 +102,7 @@ var grids2D = [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {3, 1}, {1, 3}, {3, 2}, {
 // every grid of grids2D: levels, parents and nedge equal the serial
 // reference (hence the 1D engine), and the 1D validator accepts them.
 func TestBFS2DMatchesSerialReference(t *testing.T) {
-	checkRandomSearches(t, 2, 160, 32, func(i int) int { return 7 * i }, func(i int, g csrtest.Graph, root int64, threads int, mode BFSConfig) (string, searchResult) {
+	checkRandomSearches(t, 2, 160, 32, func(i int) int { return 7 * i }, func(i int, g csrtest.Graph, root int64, threads int, mode Config) (string, searchResult) {
 		shape := grids2D[i%len(grids2D)]
 		got := distributedBFS2D(t, g, root, shape[0], shape[1], threads, mode)
 		return fmt.Sprintf("%dx%d", shape[0], shape[1]), searchResult{got.parent, got.level, got.nedge, got.verr}
@@ -144,13 +145,13 @@ func TestBFS2DSameStepsAs1D(t *testing.T) {
 	kron := csrtest.Graph{Name: "kronecker", N: params.NumVertices(), Edges: make([]graph.Edge, params.NumEdges())}
 	params.Generate(0, kron.Edges)
 	root := kron.Edges[3].U
-	for _, mode := range []BFSConfig{{Exchange: ExchangeAllgather, Codec: "raw"}, {Exchange: ExchangeSieve, Codec: "wah", Direction: DirectionBottomUp},
-		{Exchange: ExchangePacked, Codec: "auto"}} {
-		var steps1D []LevelStats
+	for _, mode := range []Config{{Exchange: spmv.ExchangeAllgather, Codec: "raw"}, {Exchange: spmv.ExchangeSieve, Codec: "wah", Direction: spmv.DirectionBottomUp},
+		{Exchange: spmv.ExchangePacked, Codec: "auto"}} {
+		var steps1D []spmv.LevelStats
 		csrtest.OnRanks(t, kron, 16, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
 			m := mode
 			m.Threads = 1
-			b, err := NewBFS(c, csr, part, m)
+			b, err := New(c, csr, part, m)
 			if err != nil {
 				return err
 			}
@@ -194,13 +195,13 @@ func TestBFS2DRejects(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := NewBFS2D(ctx, c, blk, BFSConfig{Threads: 0}); err == nil {
+		if _, err := New2D(ctx, c, blk, Config{Threads: 0}); err == nil {
 			return fmt.Errorf("0 threads accepted")
 		}
-		if _, err := NewBFS2D(ctx, c, blk, BFSConfig{Threads: 1, Codec: "nonsense"}); err == nil {
+		if _, err := New2D(ctx, c, blk, Config{Threads: 1, Codec: "nonsense"}); err == nil {
 			return fmt.Errorf("bad codec accepted")
 		}
-		b, err := NewBFS2D(ctx, c, blk, BFSConfig{Threads: 1})
+		b, err := New2D(ctx, c, blk, Config{Threads: 1})
 		if err != nil {
 			return err
 		}
@@ -227,7 +228,7 @@ func TestFoldMessageCorrupt(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		b, err := NewBFS2D(ctx, c, blk, BFSConfig{Threads: 1, Codec: "list"})
+		b, err := New2D(ctx, c, blk, Config{Threads: 1, Codec: "list"})
 		if err != nil {
 			return err
 		}

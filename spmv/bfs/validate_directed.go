@@ -16,7 +16,7 @@
 // graphs can afford), checks its own rows and vertices, and asks the owner
 // of each parent whether the tree edge exists (one Alltoallv).
 
-package spmv
+package bfs
 
 import (
 	"context"

@@ -50,7 +50,7 @@
 // codec still applies to its bitmap. The row update and the expand are
 // sieved.
 
-package spmv
+package bfs
 
 import (
 	"context"
@@ -65,6 +65,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // Phases of the 2D engine (counts are reduced under PhaseReduce, as in 1D).
@@ -77,7 +78,9 @@ const (
 
 // BFS2D is one rank's reusable 2D breadth-first search engine.
 type BFS2D struct {
-	levels
+	c        comm.Comm // the whole job
+	cfg      Config
+	lv       spmv.Levels
 	row, col *comm.Sub
 	g        *graph.Block2D
 	grid     partition.Grid
@@ -128,7 +131,7 @@ type BFS2D struct {
 // NewBFS2D prepares a 2D BFS engine for this rank's block. Every rank must
 // call it (it builds the row and column groups and, for the sieve and the
 // packed sieve, exchanges the directories once). cfg is as for NewBFS.
-func NewBFS2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg BFSConfig) (*BFS2D, error) {
+func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS2D, error) {
 	cfg, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -140,11 +143,11 @@ func NewBFS2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg BFSConfig)
 	if o := cfg.Order; o != nil && o.N != grid.Part.N {
 		return nil, fmt.Errorf("spmv: a vertex order of %d vertices for a graph of %d", o.N, grid.Part.N)
 	}
-	b := &BFS2D{levels: levels{c: c, cfg: cfg, n: grid.Part.N}, g: g, grid: grid, rank: c.Rank(), gi: g.Row, gj: g.Col,
+	b := &BFS2D{c: c, cfg: cfg, lv: spmv.NewLevels(c, cfg.Direction, grid.Part.N), g: g, grid: grid, rank: c.Rank(), gi: g.Row, gj: g.Col,
 		pw:         int(grid.Part.Block / 64),
 		parentSize: max(1, (bits.Len64(uint64(grid.ColSpan()-1))+7)/8),
-		sieve:      cfg.Exchange == ExchangeSieve || cfg.Exchange == ExchangePacked,
-		packed:     cfg.Exchange == ExchangePacked,
+		sieve:      cfg.Exchange == spmv.ExchangeSieve || cfg.Exchange == spmv.ExchangePacked,
+		packed:     cfg.Exchange == spmv.ExchangePacked,
 	}
 	if b.row, err = comm.NewSub(c, grid.RowMembers(b.gi)); err != nil {
 		return nil, fmt.Errorf("spmv: %w", err)
@@ -255,7 +258,13 @@ func exchangeDirectories2D(ctx context.Context, g *graph.Block2D, row, col *comm
 }
 
 // Prepare clears the previous search's state (see BFS.Prepare).
-func (b *BFS2D) Prepare() {
+func (b *BFS2D) Prepare() { b.lv.Prepare((*engine2D)(b)) }
+
+// Config returns the engine's configuration, with defaults filled in.
+func (b *BFS2D) Config() Config { return b.cfg }
+
+// reset clears the previous search (Prepare).
+func (b *BFS2D) reset() {
 	for i := range b.parent {
 		b.parent[i] = -1
 		b.level[i] = -1
@@ -265,7 +274,6 @@ func (b *BFS2D) Prepare() {
 	if b.packed {
 		clear(b.colSeen)
 	}
-	b.prepared = true
 }
 
 // allreduce sums vals over all ranks: along the processor row, then along
@@ -281,16 +289,16 @@ func (b *BFS2D) allreduce(ctx context.Context, vals []int64) error {
 // owned vertices, in the 1D layout). Every rank must call it with the same
 // root.
 func (b *BFS2D) Run(ctx context.Context, root int64) (*Result, error) {
-	return b.run(ctx, b, root)
+	steps, err := b.lv.Run(ctx, (*engine2D)(b), root)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Root: root, Parent: b.parent, Level: b.level, Steps: steps}, nil
 }
-
-func (b *BFS2D) localEdges() int64 { return b.g.NumEdges() }
-
-func (b *BFS2D) owned() ([]int64, []int32) { return b.parent, b.level }
 
 // start puts root in the frontier on C_j when it is one of its columns,
 // marks its row done when it is one of R_i's, and settles it at its owner.
-func (b *BFS2D) start(root int64, _ Direction) (degree int64) {
+func (b *BFS2D) start(root int64, _ spmv.Direction) (degree int64) {
 	clear(b.colFront)
 	if b.grid.ColOf(root) == b.gj {
 		l := int64(b.grid.ColLocal(root))
@@ -314,14 +322,14 @@ func (b *BFS2D) start(root int64, _ Direction) (degree int64) {
 
 // traverse scans or claims this block's rows (step 1 of a level) and folds
 // the candidates to their owners (step 2).
-func (b *BFS2D) traverse(ctx context.Context, lvl int32, dir Direction) (found, degree int64, err error) {
+func (b *BFS2D) traverse(ctx context.Context, lvl int32, dir spmv.Direction) (found, degree int64, err error) {
 	t0 := time.Now()
-	if dir == DirectionTopDown {
+	if dir == spmv.DirectionTopDown {
 		b.topDown()
 	} else {
 		b.bottomUp()
 	}
-	b.cur.Traverse += time.Since(t0)
+	b.lv.Step.Traverse += time.Since(t0)
 	return b.fold(ctx, lvl, dir)
 }
 
@@ -334,7 +342,7 @@ func (b *BFS2D) bottomUp() {
 		return scanRows(b.g.RowMask, b.g.RowRank, b.g.RowOffsets, b.g.Cols, b.colFront, b.rowDone, b.found, b.cand, lo, hi)
 	}
 	if b.cfg.Threads == 1 || chunks <= 1 {
-		b.cur.Scanned += scan(0, nw)
+		b.lv.Step.Scanned += scan(0, nw)
 		return
 	}
 	var nextChunk, scanned atomic.Int64
@@ -349,7 +357,7 @@ func (b *BFS2D) bottomUp() {
 		}
 		scanned.Add(read)
 	})
-	b.cur.Scanned += scanned.Load()
+	b.lv.Step.Scanned += scanned.Load()
 }
 
 // scanRows is the bottom-up kernel over the words [lo, hi) of the row
@@ -409,7 +417,7 @@ func (b *BFS2D) topDown() {
 		scanned.Add(claimRows(b.g.ColMask, b.g.ColRank, b.g.ColOffsets, b.g.RowIDs, b.queue, b.rowDone, b.found, b.cand,
 			int64(lo)<<6, int64(hi)<<6, threads > 1))
 	})
-	b.cur.Scanned += scanned.Load()
+	b.lv.Step.Scanned += scanned.Load()
 }
 
 // claimRows is the top-down kernel for the rows [lo, hi): every column of

@@ -1,4 +1,4 @@
-package spmv
+package bfs
 
 // The validator's one exchange per search (Graph500 specification, BFS
 // validation: checks 2 and 3 compare the levels of both ends of every tree
