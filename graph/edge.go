@@ -1,17 +1,34 @@
-// Package graph holds graphrun's graph data structures: edge tuples, the
-// per-rank compressed sparse row (CSR) matrix built by kernel 1, the
-// readers and writers of edge-list files (read.go), the loading of a
-// user's input (Input: a file's share per rank, or a stream spread from
-// rank 0), its dense relabelling (labels.go), graphrun's binary graph
-// .grb (grb.go documents its layout: magic, version, little-endian
-// sections, CRC-32C per block) and gapbs's serialized .sg graphs (sg.go).
+// Package graph holds graphrun's distributed graph and kernel 1 of the
+// Graph500 spec: edge tuples (Edge), the sources kernel 1 reads them from
+// (TupleSource, EdgeShare), the per-rank compressed sparse row matrix of
+// the 1D partition (CSR, BuildUndirected) and the blocks of the 2D grid
+// (Block2D, BuildUndirected2D), the routing of tuples to their owners in
+// compressed segments (route.go), and the dense relabelling of sparse
+// vertex ids (labels.go: Relabel, RelabelShare, Labels).
 //
-// The CSR follows paper 004 §III-B and §VII: each rank stores the rows of the
-// vertices it owns (1D partition), local row ids are uint32 and offsets int64;
-// column entries are global vertex ids.
+// The CSR follows Lv et al. §III-B and §VII: each rank stores the rows of
+// the vertices it owns (1D partition), local row ids are uint32 and offsets
+// int64; column entries are global vertex ids. The 2D blocks are the 2D
+// partitioning Lv et al. §VIII–IX name as the step after compression and
+// sieve. The relabelling serves the edge-list inputs of Kylix §VII, whose
+// ids are sparse.
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// The file formats are package graph/edgelist, which imports this one for
+// Edge and EdgeShare; graph knows no format, so kernel 1 builds the same
+// way whatever the edges came from.
+//
+// Sources, cited in full in REFERENCES.md at the repository root:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
+//   - Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for Commodity
+//     Clusters", 43rd International Conference on Parallel Processing
+//     (ICPP), IEEE, 2014.
+//   - "Graph500 Benchmark Specification", version 3.0.
+//   - Robert F. Rice, "Some Practical Universal Noiseless Coding
+//     Techniques", JPL Publication 79-22, 1979 (the routed row gaps).
 package graph
 
 // Edge is one input tuple (an undirected edge of the Graph500 edge list, or a

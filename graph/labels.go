@@ -320,7 +320,7 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 		msg[0] = 1
 	}
 	for j := range k {
-		a, b := int(shareStart(int64(len(ids)), j, k)), int(shareStart(int64(len(ids)), j+1, k))
+		a, b := int(ShareStart(int64(len(ids)), j, k)), int(ShareStart(int64(len(ids)), j+1, k))
 		msg = binary.LittleEndian.AppendUint64(msg, ids[b-1])
 		msg = binary.LittleEndian.AppendUint64(msg, uint64(b-a))
 	}
@@ -491,7 +491,7 @@ func Relabel(ctx context.Context, c comm.Comm, edges []Edge) (dense []Edge, orig
 		return nil, nil, 0, err
 	}
 	dense = make([]Edge, len(edges))
-	buf := make([]uint64, min(len(edges), scanChunk))
+	buf := make([]uint64, min(len(edges), ScanChunk))
 	for lo := 0; lo < len(edges); lo += len(buf) {
 		chunk := edges[lo:min(lo+len(buf), len(edges))]
 		if err := l.Map(chunk, buf); err != nil {
@@ -529,7 +529,7 @@ func relabelSplitters(all [][]byte, p int) []int64 {
 	var cum int64
 	j := 0
 	for d := 1; d < p; d++ {
-		target := shareStart(total, d, p)
+		target := ShareStart(total, d, p)
 		for j < len(samples)-1 && cum+samples[j].weight < target {
 			cum += samples[j].weight
 			j++

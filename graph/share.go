@@ -1,15 +1,15 @@
-// This file is the streamed input of PageRank's set-up (paper 000 §VII: a
+// This file is the streamed input of PageRank's set-up (Kylix §VII: a
 // rank's share of an edge list, which the set-up reads twice — once for the
 // distinct vertex ids, once to route the relabelled edges — without ever
-// holding the share whole): EdgeShare and its two sources, a rank's share
-// of an edge-list file (FileShare) and edges already in memory
-// (EdgeChunks).
+// holding the share whole): EdgeShare, the edges already in memory
+// (EdgeChunks), and how an input's items are split over the ranks
+// (ShareStart). A rank's share of an edge-list file is edgelist.FileShare.
 
 package graph
 
 import (
 	"context"
-	"fmt"
+	"math/bits"
 )
 
 // EdgeShare is one rank's share of an input's edges, read from the start
@@ -23,21 +23,21 @@ type EdgeShare interface {
 	Scan(ctx context.Context, emit func([]Edge) error) error
 }
 
-// scanChunk is the largest chunk an in-memory share hands to emit.
-const scanChunk = 1 << 16
+// ScanChunk is the largest chunk an in-memory share hands to emit.
+const ScanChunk = 1 << 16
 
 // EdgeChunks is a share held in memory, as one or more slices of edges in
 // order (a share received in pieces needs no copy into one slice).
 type EdgeChunks [][]Edge
 
-// Scan hands the edges to emit in chunks of at most scanChunk edges.
+// Scan hands the edges to emit in chunks of at most ScanChunk edges.
 func (s EdgeChunks) Scan(ctx context.Context, emit func([]Edge) error) error {
 	for _, part := range s {
 		for len(part) > 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			n := min(len(part), scanChunk)
+			n := min(len(part), ScanChunk)
 			if err := emit(part[:n]); err != nil {
 				return err
 			}
@@ -47,41 +47,12 @@ func (s EdgeChunks) Scan(ctx context.Context, emit func([]Edge) error) error {
 	return ctx.Err()
 }
 
-// FileShare is rank's share of an edge-list file when size ranks read it
-// together, as ReadEdgesRange reads it, streamed: a pass holds one chunk
-// of edges and one read buffer, never the share. The first pass checks the
-// whole file as ReadEdgesRange does and learns where the share starts;
-// later passes go there directly. The file must not change between passes.
-type FileShare struct {
-	path       string
-	format     EdgeFormat
-	rank, size int
-	plan       sharePlan
-	entries    bool // one edge per Matrix Market entry or .grb tuple (Input.Entries)
-}
-
-// NewFileShare returns rank's share of the edge list at path in format
-// ("" detects it from the name) when size ranks read it. Nothing is read
-// before the first Scan.
-func NewFileShare(path string, format EdgeFormat, rank, size int) (*FileShare, error) {
-	if size < 1 || rank < 0 || rank >= size {
-		return nil, fmt.Errorf("read edges %s: rank %d of %d ranks", path, rank, size)
-	}
-	if _, _, err := DetectEdgeFormat(path, string(format)); err != nil {
-		return nil, fmt.Errorf("read edges: %w", err)
-	}
-	return &FileShare{path: path, format: format, rank: rank, size: size}, nil
-}
-
-// Scan reads the share, handing its edges to emit in chunks. Its errors
-// are ReadEdgesRange's, and ctx's (checked once per buffer of input).
-func (f *FileShare) Scan(ctx context.Context, emit func([]Edge) error) error {
-	src, err := openEdgeSource(f.path, f.format)
-	if err != nil {
-		return err
-	}
-	defer src.close()
-	src.ctx, src.emit, src.plan, src.entries = ctx, emit, &f.plan, f.entries
-	_, err = src.read(f.rank, f.size)
-	return err
+// ShareStart is the index of the first of n items (edges, lines, bytes,
+// ids) held by rank r when size ranks split them evenly in order: rank r
+// holds [ShareStart(n, r, size), ShareStart(n, r+1, size)), that is
+// ⌊n·r/size⌋ onwards, computed without overflow.
+func ShareStart(n int64, r, size int) int64 {
+	hi, lo := bits.Mul64(uint64(n), uint64(r))
+	q, _ := bits.Div64(hi, lo, uint64(size))
+	return int64(q)
 }

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
@@ -89,7 +89,7 @@ func TestFileConfigNamesTheFieldAtFault(t *testing.T) {
 	if got := fielderr.Field(cfg.Check()); got != "Input" {
 		t.Errorf("no input: %v", cfg.Check())
 	}
-	cfg.Input = &graph.Input{}
+	cfg.Input = &edgelist.Input{}
 	if err := cfg.Check(); err != nil {
 		t.Errorf("with an input: %v", err)
 	}

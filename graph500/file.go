@@ -23,6 +23,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
@@ -39,7 +40,7 @@ type FileConfig struct {
 	// as in the file).
 	Config
 	// Input is the edge list.
-	Input *graph.Input
+	Input *edgelist.Input
 	// Name is how the report names the input ("" for Input.Path).
 	Name string
 	// Directed follows out-edges only (directed.go): the 1D partition,
@@ -238,8 +239,8 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 // loadDense reads the rank's share of in twice: once for the distinct ids
 // (graph.RelabelShare, a collective), once for the tuples, kept with their
 // dense ids packed as u<<32 | v.
-func loadDense(ctx context.Context, c comm.Comm, in *graph.Input) ([]uint64, *graph.Labels, error) {
-	if in.Detected == graph.EdgeFormatGRB && !in.Stream {
+func loadDense(ctx context.Context, c comm.Comm, in *edgelist.Input) ([]uint64, *graph.Labels, error) {
+	if in.Detected == edgelist.EdgeFormatGRB && !in.Stream {
 		return loadGRB(ctx, c, in.Path, !in.Entries)
 	}
 	share, err := in.Share(ctx, c)
@@ -276,7 +277,7 @@ func loadDense(ctx context.Context, c comm.Comm, in *graph.Input) ([]uint64, *gr
 // reads and no parsing; with mirror, a symmetric graph's tuple (u, v),
 // u ≠ v, also gives (v, u).
 func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint64, *graph.Labels, error) {
-	g, closer, err := graph.OpenGRB(path)
+	g, closer, err := edgelist.OpenGRB(path)
 	if err != nil {
 		return nil, nil, err
 	}

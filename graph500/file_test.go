@@ -14,7 +14,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -35,7 +35,7 @@ func refLevels(t *testing.T, path string) []int64 {
 // returns every reached vertex's level.
 func serialBFS(t *testing.T, path string, offset, root int64, directed bool) map[int64]int32 {
 	t.Helper()
-	ef, err := graph.ReadEdges(path, "")
+	ef, err := edgelist.ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +93,7 @@ func levelSizes(tree []treeLine) []int64 {
 
 func fileConfig(t *testing.T, path string, ranks int, root int64) FileConfig {
 	t.Helper()
-	in, err := graph.NewInput(path, "", false, nil)
+	in, err := edgelist.NewInput(path, "", false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

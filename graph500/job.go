@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -71,7 +71,7 @@ func RunFileJob(ctx context.Context, cfg FileConfig, size int, run Runner) (*res
 // run's: a malformed edge list, a file that cannot be opened, or a run the
 // input cannot make (InputError).
 func IsInputError(err error) bool {
-	var le *graph.EdgeListError
+	var le *edgelist.EdgeListError
 	var pe *fs.PathError
 	var ie *InputError
 	return errors.As(err, &le) || errors.As(err, &pe) || errors.As(err, &ie)

@@ -9,19 +9,19 @@ import (
 	"io"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // WriteTuples writes the tuples of the Kronecker graph p, generated in
 // tuple order by threads goroutines, to w: as a .grb binary graph (grb;
 // relabelled, its vertices the ids that occur in a tuple), whose vertex
-// count it returns, or as an edge list of format (graph.EdgeListFormat's
+// count it returns, or as an edge list of format (edgelist.EdgeListFormat's
 // names).
 func WriteTuples(ctx context.Context, w io.Writer, p kronecker.Params, threads int, grb bool, format string) (vertices int64, err error) {
 	tuples := p.Share(0, 1, threads).Edges()
 	if grb {
-		h, err := graph.WriteGRB(ctx, w, tuples, false, false, 0)
+		h, err := edgelist.WriteGRB(ctx, w, tuples, false, false, 0)
 		return h.Vertices, err
 	}
-	return 0, graph.WriteEdgeListOf(ctx, w, tuples, format, p.NumEdges(), 0)
+	return 0, edgelist.WriteEdgeListOf(ctx, w, tuples, format, p.NumEdges(), 0)
 }

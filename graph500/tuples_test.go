@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // TestWriteTuples: the text edge list holds every tuple, one per line, the
@@ -15,10 +15,10 @@ import (
 func TestWriteTuples(t *testing.T) {
 	p := kronecker.DefaultParams(6)
 	var one, four, grb bytes.Buffer
-	if _, err := WriteTuples(context.Background(), &one, p, 1, false, graph.EdgeListText); err != nil {
+	if _, err := WriteTuples(context.Background(), &one, p, 1, false, edgelist.EdgeListText); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := WriteTuples(context.Background(), &four, p, 4, false, graph.EdgeListText); err != nil {
+	if _, err := WriteTuples(context.Background(), &four, p, 4, false, edgelist.EdgeListText); err != nil {
 		t.Fatal(err)
 	}
 	if n := int64(strings.Count(one.String(), "\n")); n != p.NumEdges() || !bytes.Equal(one.Bytes(), four.Bytes()) {

@@ -11,7 +11,7 @@ import (
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/output"
@@ -151,7 +151,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if err != nil {
 		return err
 	}
-	var in *graph.Input
+	var in *edgelist.Input
 	if file != "" {
 		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
@@ -195,7 +195,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 // Kronecker graph or on in, with the progress bar and warnings on stderr
 // and the tree, when --out is given, written to tree. It returns rank 0's
 // report with the run's version, start and command line.
-func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *graph.Input, plan jobPlan, tree *output.File) (*results.Graph500Run, error) {
+func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *edgelist.Input, plan jobPlan, tree *output.File) (*results.Graph500Run, error) {
 	stderr := cmd.ErrOrStderr()
 	bar := progress.NewStages(stderr, cfg.Graph.Scale, f.s.Roots, cfg.Root >= 0)
 	cfg.Ranks, cfg.Progress = f.ranks, bar.Update

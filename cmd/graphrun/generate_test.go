@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // TestGenerateWritesTheSearchedTuples: the file holds the generator's tuples,
@@ -98,7 +99,7 @@ func TestGenerateBadInput(t *testing.T) {
 // readEdgeFile reads a whole edge-list file with the edge-list reader.
 func readEdgeFile(t *testing.T, path string) []graph.Edge {
 	t.Helper()
-	ef, err := graph.ReadEdges(path, "")
+	ef, err := edgelist.ReadEdges(path, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,8 @@
 // graph; graphrun convert turns an edge list into graphrun's binary graph
 // (.grb, read by every command without parsing), or any input — a .grb or
 // a gapbs .sg included — back to a text or binary edge list. The writers
-// are the graph package's (graph.WriteEdgeListOf, graph.WriteGRB,
-// graph.ReadInputEntries, graph.WriteConverted); these commands map the
+// are the graph package's (edgelist.WriteEdgeListOf, edgelist.WriteGRB,
+// edgelist.ReadInputEntries, edgelist.WriteConverted); these commands map the
 // flags and choose the format from -o's extension or a flag.
 
 package main
@@ -17,7 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/output"
 )
@@ -55,10 +55,10 @@ standard output, as text unless --format says.`,
 				return flagError("output", "an output file is required (- for standard output)")
 			}
 			if out == output.Stdout && format == "" {
-				format = graph.EdgeListText // standard output has no extension: text unless --format says
+				format = edgelist.EdgeListText // standard output has no extension: text unless --format says
 			}
 			grb := strings.EqualFold(format, "grb") || format == "" && fileKind(out) == "grb"
-			fmtName, err := graph.EdgeListFormat(out, format)
+			fmtName, err := edgelist.EdgeListFormat(out, format)
 			if err != nil && !grb {
 				if cmd.Flags().Changed("format") {
 					return flagError("format", "%v", err)
@@ -118,7 +118,7 @@ OUT's extension chooses, or --to.`,
 				kind = strings.ToLower(to)
 			}
 			switch kind {
-			case "grb", graph.EdgeListText, graph.EdgeListBinary:
+			case "grb", edgelist.EdgeListText, edgelist.EdgeListBinary:
 			default:
 				return flagError("to", "cannot write %q: want grb, el or bel (from -o's extension, or --to)", kind)
 			}
@@ -132,13 +132,13 @@ OUT's extension chooses, or --to.`,
 			if err := outs.Check(); err != nil {
 				return err
 			}
-			ef, err := graph.ReadInputEntries(cmd.Context(), in, cmd.InOrStdin())
+			ef, err := edgelist.ReadInputEntries(cmd.Context(), in, cmd.InOrStdin())
 			if err != nil {
 				return usageError{err}
 			}
 			var what string
 			err = file.WriteAll(func(w io.Writer) (err error) {
-				what, err = graph.WriteConverted(cmd.Context(), w, ef, kind, in.IDOffset)
+				what, err = edgelist.WriteConverted(cmd.Context(), w, ef, kind, in.IDOffset)
 				return err
 			})
 			if err != nil {

@@ -1,5 +1,5 @@
 // The FILE argument of bfs, pagerank and convert, an edge list or graph
-// file, or - for standard input, mapped with --format to a graph.Input
+// file, or - for standard input, mapped with --format to a edgelist.Input
 // (Kylix §VII runs PageRank on edge lists).
 
 package main
@@ -7,22 +7,22 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // resolveFileInput checks an input FILE ("-" for standard input) and its
 // --format. A missing or unreadable FILE is a usage error, except on a
 // rank other than 0 of a job of processes, which reads nothing if rank 0
 // finds a stream (and fails opening the file otherwise, as it would have).
-func resolveFileInput(cmd *cobra.Command, format, path string, plan jobPlan) (*graph.Input, error) {
-	stream, err := graph.IsStream(path)
+func resolveFileInput(cmd *cobra.Command, format, path string, plan jobPlan) (*edgelist.Input, error) {
+	stream, err := edgelist.IsStream(path)
 	if err != nil && !(plan.MultiProcess() && plan.Rank() != 0) {
 		return nil, usageError{err}
 	}
 	if !cmd.Flags().Changed("format") {
 		format = ""
 	}
-	in, err := graph.NewInput(path, format, stream, cmd.InOrStdin())
+	in, err := edgelist.NewInput(path, format, stream, cmd.InOrStdin())
 	if err != nil {
 		return nil, flagError("format", "%v", err)
 	}

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // smallGraph is a four-vertex edge list for the output tests.
@@ -185,7 +185,7 @@ func TestOutputsOnStdout(t *testing.T) {
 	}
 	for _, format := range []string{"", "bel"} {
 		args := []string{"generate", "--scale", "5", "--edgefactor", "4", "-o", "-"}
-		wantFormat := graph.EdgeListText
+		wantFormat := edgelist.EdgeListText
 		if format != "" {
 			args, wantFormat = append(args, "--format", format), format
 		}
@@ -193,7 +193,7 @@ func TestOutputsOnStdout(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("generate -o - %s: exit %d: %s", format, code, errOut)
 		}
-		edges, err := graph.ReadStream(context.Background(), strings.NewReader(stdout), "stdout", graph.EdgeFormat(wantFormat))
+		edges, err := edgelist.ReadStream(context.Background(), strings.NewReader(stdout), "stdout", edgelist.EdgeFormat(wantFormat))
 		if err != nil || len(edges) != 4<<5 {
 			t.Fatalf("generate -o - %s: %d tuples read back, %v", format, len(edges), err)
 		}

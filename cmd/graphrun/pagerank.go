@@ -17,7 +17,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
@@ -93,7 +93,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if len(args) > 0 {
 		file = args[0]
 	}
-	openFile := func(path string) (*graph.Input, error) { return resolveFileInput(cmd, f.format, path, plan) }
+	openFile := func(path string) (*edgelist.Input, error) { return resolveFileInput(cmd, f.format, path, plan) }
 	in, err := f.s.Source(file, openFile, plan.Replicas > 1 || plan.Replication() > 1)
 	if err != nil {
 		return usage(err)

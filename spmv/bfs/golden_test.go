@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/spmv"
@@ -18,9 +19,9 @@ import (
 
 // goldenGraph reads a golden graph and relabels its ids densely in id order,
 // as the serial oracle would: the BFS engine's input.
-func goldenGraph(t *testing.T, name string) (g csrtest.Graph, dense map[int64]int64, ef *graph.EdgeFile) {
+func goldenGraph(t *testing.T, name string) (g csrtest.Graph, dense map[int64]int64, ef *edgelist.EdgeFile) {
 	t.Helper()
-	ef, err := graph.ReadEdges(testgraph.GoldenFile(name), "")
+	ef, err := edgelist.ReadEdges(testgraph.GoldenFile(name), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/results"
 )
@@ -182,7 +183,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *PageRankResult, cfg Config,
 // IsInputError reports whether err is about the input (a malformed edge
 // list or a file that cannot be read) rather than the run.
 func IsInputError(err error) bool {
-	var le *graph.EdgeListError
+	var le *edgelist.EdgeListError
 	var pe *fs.PathError
 	return errors.As(err, &le) || errors.As(err, &pe)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
@@ -28,7 +28,7 @@ func TestGoldenGraphsPageRank(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ef, err := graph.ReadEdges(testgraph.GoldenFile(name), "")
+		ef, err := edgelist.ReadEdges(testgraph.GoldenFile(name), "")
 		if err != nil {
 			t.Fatal(err)
 		}

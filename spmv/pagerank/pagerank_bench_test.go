@@ -12,6 +12,7 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/parallel"
 )
 
@@ -52,7 +53,7 @@ func BenchmarkPageRankFile(b *testing.B) {
 	if path == "" {
 		b.Skip("GRAPHRUN_PAGERANK_FILE names no graph file")
 	}
-	file, err := graph.ReadEdges(path, "")
+	file, err := edgelist.ReadEdges(path, "")
 	if err != nil {
 		b.Fatal(err)
 	}

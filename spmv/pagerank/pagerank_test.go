@@ -14,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
@@ -324,7 +325,7 @@ func readTop20(t *testing.T, path string) []VertexScore {
 
 // TestPageRankRealGraphs checks the top 20 of the two shared real graphs
 // against NetworkX's converged answer, for every network and several rank
-// counts, each rank streaming its own share of the file (graph.FileShare).
+// counts, each rank streaming its own share of the file (edgelist.FileShare).
 func TestPageRankRealGraphs(t *testing.T) {
 	dir := testgraph.RealData()
 	// The reader makes Matrix Market indices 0-based; the reference
@@ -363,7 +364,7 @@ func TestPageRankRealGraphs(t *testing.T) {
 			path := filepath.Join(dir, g.file)
 			shares := make([]graph.EdgeShare, cb.p)
 			for r := range shares {
-				share, err := graph.NewFileShare(path, "", r, cb.p)
+				share, err := edgelist.NewFileShare(path, "", r, cb.p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -414,7 +415,7 @@ func TestPageRankGaussSeidel(t *testing.T) {
 		{"road-luxembourg-osm.mtx", "road-luxembourg-osm.pagerank_top20.tsv", 1},
 	} {
 		ref := readTop20(t, filepath.Join(dir, g.ref))
-		share, err := graph.NewFileShare(filepath.Join(dir, g.file), "", 0, 1)
+		share, err := edgelist.NewFileShare(filepath.Join(dir, g.file), "", 0, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ import (
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/gen/kronecker"
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/memstat"
 )
@@ -60,7 +60,7 @@ func (s Settings) CheckJoin(jobErr error) error {
 // errors returned as they are. A stream is read once by rank 0, so
 // neither an elastic job, which re-reads its input when it changes size,
 // nor a replicated one (replicated) can read it.
-func (s Settings) Source(file string, openFile func(path string) (*graph.Input, error), replicated bool) (*Source, error) {
+func (s Settings) Source(file string, openFile func(path string) (*edgelist.Input, error), replicated bool) (*Source, error) {
 	switch {
 	case s.Given("kron") && file != "":
 		return nil, fielderr.New("kron", "cannot be combined with the edge list %s", file)

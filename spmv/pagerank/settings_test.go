@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
@@ -118,9 +118,9 @@ func TestSettingsCheckJoin(t *testing.T) {
 // neither by an elastic job nor by replicas; the file's own errors are
 // returned as they are.
 func TestSettingsSource(t *testing.T) {
-	regular := func(path string) (*graph.Input, error) { return &graph.Input{Path: path}, nil }
-	stream := func(path string) (*graph.Input, error) { return &graph.Input{Path: path, Stream: true}, nil }
-	notRead := func(string) (*graph.Input, error) { t.Fatal("the file was resolved"); return nil, nil }
+	regular := func(path string) (*edgelist.Input, error) { return &edgelist.Input{Path: path}, nil }
+	stream := func(path string) (*edgelist.Input, error) { return &edgelist.Input{Path: path, Stream: true}, nil }
+	notRead := func(string) (*edgelist.Input, error) { t.Fatal("the file was resolved"); return nil, nil }
 
 	src, err := with(pagerankDefaults("kron"), func(s *Settings) { s.Kron = 6 }).Source("", notRead, false)
 	if err != nil || src.File != nil || src.Kron.Scale != 6 || src.Name() != "kron:6" || src.Path() != "" {
@@ -136,7 +136,7 @@ func TestSettingsSource(t *testing.T) {
 		name       string
 		s          Settings
 		file       string
-		open       func(string) (*graph.Input, error)
+		open       func(string) (*edgelist.Input, error)
 		replicated bool
 		field      string
 	}{
@@ -153,7 +153,7 @@ func TestSettingsSource(t *testing.T) {
 		t.Fatalf("no input: %v", err)
 	}
 	bad := errors.New("stat g.el: no such file")
-	if _, err := pagerankDefaults().Source("g.el", func(string) (*graph.Input, error) { return nil, bad }, false); err != bad {
+	if _, err := pagerankDefaults().Source("g.el", func(string) (*edgelist.Input, error) { return nil, bad }, false); err != bad {
 		t.Fatalf("the file's error came back as %v", err)
 	}
 }

@@ -1,7 +1,7 @@
 package pagerank
 
 // Where a pagerank run's edges come from (paper 000 §VII runs PageRank on
-// edge lists; REFERENCES.md): an edge list (graph.Input: a file every rank
+// edge lists; REFERENCES.md): an edge list (edgelist.Input: a file every rank
 // reads its share of, or a stream rank 0 reads and spreads), or a Graph500
 // Kronecker graph every rank generates its share of, a chunk at a time.
 // The fixed-size run and an elastic job's re-reads after a topology change
@@ -16,12 +16,13 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph/edgelist"
 )
 
 // Source is the input of a pagerank run: an edge list (File) or, when File
 // is nil, the Kronecker graph of Kron (valid parameters).
 type Source struct {
-	File    *graph.Input
+	File    *edgelist.Input
 	Kron    kronecker.Params
 	Threads int // goroutines per rank generating a Kronecker share
 }
@@ -72,7 +73,7 @@ func (s *Source) load(_ context.Context, rank, size int) (graph.EdgeShare, error
 }
 
 // share returns this rank's share of the input in c's job (Input.Share;
-// graph.Input.Share for a file or stream).
+// edgelist.Input.Share for a file or stream).
 func (s *Source) share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error) {
 	if s.File == nil {
 		return s.load(ctx, c.Rank(), c.Size())

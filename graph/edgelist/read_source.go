@@ -3,7 +3,7 @@
 // gzip stream or a pipe by line ranges after a counting pass, a .bel file
 // by tuple ranges read with positioned reads.
 
-package graph
+package edgelist
 
 import (
 	"bufio"
@@ -13,8 +13,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/bits"
 	"os"
+
+	"github.com/graphrun/graphrun/graph"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -32,9 +33,9 @@ type edgeSource struct {
 	bufSize int         // read buffer size, and one more than the longest line
 	closer  io.Closer
 
-	ctx  context.Context    // checked once per buffer of input; nil: never
-	emit func([]Edge) error // set: the edges go to emit in chunks, not into the parser
-	plan *sharePlan         // set: where a rank's share starts, kept from the first pass
+	ctx  context.Context          // checked once per buffer of input; nil: never
+	emit func([]graph.Edge) error // set: the edges go to emit in chunks, not into the parser
+	plan *sharePlan               // set: where a rank's share starts, kept from the first pass
 	// entries: one edge per Matrix Market entry or .grb tuple, a symmetric
 	// one's mirror left out (ReadOptions.Entries).
 	entries bool
@@ -161,14 +162,6 @@ func (s *edgeSource) read(rank, size int) (*edgeParser, error) {
 	return p, nil
 }
 
-// shareStart returns the start of part r of [0, n) cut into size
-// near-equal parts.
-func shareStart(n int64, r, size int) int64 {
-	hi, lo := bits.Mul64(uint64(n), uint64(r))
-	q, _ := bits.Div64(hi, lo, uint64(size))
-	return int64(q)
-}
-
 // readSplit reads rank's byte range of an uncompressed file.
 func (s *edgeSource) readSplit(rank, size int) (*edgeParser, error) {
 	p := s.newParser()
@@ -181,7 +174,7 @@ func (s *edgeSource) readSplit(rank, size int) (*edgeParser, error) {
 		dataStart = hr.off
 	}
 	n := s.size - dataStart
-	lo, hi := dataStart+shareStart(n, rank, size), dataStart+shareStart(n, rank+1, size)
+	lo, hi := dataStart+graph.ShareStart(n, rank, size), dataStart+graph.ShareStart(n, rank+1, size)
 	cnt := p.counter()
 	var start int64
 	if s.plan != nil && s.plan.known {
@@ -331,7 +324,7 @@ func (s *edgeSource) readStream(rank, size int) (*edgeParser, error) {
 	}
 	stopLine := int64(math.MaxInt64)
 	if total != nil {
-		lo, hi := shareStart(dataLines, rank, size), shareStart(dataLines, rank+1, size)
+		lo, hi := graph.ShareStart(dataLines, rank, size), graph.ShareStart(dataLines, rank+1, size)
 		skip := p.counter()
 		stopLine = skip.line + hi
 		// Skip the lines of the ranks before, counting their entries.

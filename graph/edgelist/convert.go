@@ -2,12 +2,14 @@
 // an edge list relabelled once (labels.go) and written as a binary graph
 // (grb.go) that later runs read without parsing or relabelling.
 
-package graph
+package edgelist
 
 import (
 	"context"
 	"fmt"
 	"io"
+
+	"github.com/graphrun/graphrun/graph"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
@@ -18,11 +20,11 @@ import (
 // input's order. directed, symmetric and idOffset are the input's
 // (EdgeFile.Directed and Symmetric, as ReadEntries reads it;
 // Input.IDOffset). It returns the header it wrote.
-func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed, symmetric bool, idOffset int64) (GRBHeader, error) {
-	var labels *Labels
+func WriteGRB(ctx context.Context, w io.Writer, share graph.EdgeShare, directed, symmetric bool, idOffset int64) (GRBHeader, error) {
+	var labels *graph.Labels
 	err := inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
 		var err error
-		labels, err = RelabelShare(ctx, c, share)
+		labels, err = graph.RelabelShare(ctx, c, share)
 		return err
 	})
 	if err != nil {
@@ -36,8 +38,8 @@ func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed, symme
 	if err := gw.WriteIDs(labels.Original); err != nil {
 		return h, err
 	}
-	buf := make([]uint64, scanChunk)
-	err = share.Scan(ctx, func(es []Edge) error {
+	buf := make([]uint64, graph.ScanChunk)
+	err = share.Scan(ctx, func(es []graph.Edge) error {
 		for len(es) > 0 {
 			k := min(len(es), len(buf))
 			if err := labels.Map(es[:k], buf[:k]); err != nil {
@@ -60,17 +62,17 @@ func WriteGRB(ctx context.Context, w io.Writer, share EdgeShare, directed, symme
 // (EdgeListText or EdgeListBinary) with idOffset added to every id, so
 // that a Matrix Market input keeps its 1-based ids. count is the number of
 // edges of share.
-func WriteEdgeListOf(ctx context.Context, w io.Writer, share EdgeShare, format string, count, idOffset int64) error {
+func WriteEdgeListOf(ctx context.Context, w io.Writer, share graph.EdgeShare, format string, count, idOffset int64) error {
 	enc, err := NewEdgeListEncoder(w, format, count)
 	if err != nil {
 		return err
 	}
-	buf := make([]Edge, scanChunk)
-	err = share.Scan(ctx, func(es []Edge) error {
+	buf := make([]graph.Edge, graph.ScanChunk)
+	err = share.Scan(ctx, func(es []graph.Edge) error {
 		for len(es) > 0 {
 			k := min(len(es), len(buf))
 			for i, e := range es[:k] {
-				buf[i] = Edge{U: e.U + idOffset, V: e.V + idOffset}
+				buf[i] = graph.Edge{U: e.U + idOffset, V: e.V + idOffset}
 			}
 			if err := enc.Write(buf[:k]); err != nil {
 				return err
@@ -103,7 +105,7 @@ func ReadInputEntries(ctx context.Context, in *Input, stdin io.Reader) (*EdgeFil
 // "T tuples" or "V vertices and T tuples".
 func WriteConverted(ctx context.Context, w io.Writer, ef *EdgeFile, kind string, idOffset int64) (string, error) {
 	if kind == "grb" {
-		h, err := WriteGRB(ctx, w, EdgeChunks{ef.Edges}, ef.Directed, ef.Symmetric, idOffset)
+		h, err := WriteGRB(ctx, w, graph.EdgeChunks{ef.Edges}, ef.Directed, ef.Symmetric, idOffset)
 		return fmt.Sprintf("%d vertices and %d tuples", h.Vertices, h.Tuples), err
 	}
 	edges := ef.Edges
@@ -111,17 +113,17 @@ func WriteConverted(ctx context.Context, w io.Writer, ef *EdgeFile, kind string,
 		edges = mirrored(edges)
 	}
 	n := int64(len(edges))
-	return fmt.Sprintf("%d tuples", n), WriteEdgeListOf(ctx, w, EdgeChunks{edges}, kind, n, idOffset)
+	return fmt.Sprintf("%d tuples", n), WriteEdgeListOf(ctx, w, graph.EdgeChunks{edges}, kind, n, idOffset)
 }
 
 // mirrored returns a symmetric matrix's entries with the mirror (v, u) of
 // each off-diagonal (u, v) right after it, as the edge readers give them.
-func mirrored(es []Edge) []Edge {
-	out := make([]Edge, 0, 2*len(es))
+func mirrored(es []graph.Edge) []graph.Edge {
+	out := make([]graph.Edge, 0, 2*len(es))
 	for _, e := range es {
 		out = append(out, e)
 		if e.U != e.V {
-			out = append(out, Edge{U: e.V, V: e.U})
+			out = append(out, graph.Edge{U: e.V, V: e.U})
 		}
 	}
 	return out

@@ -1,9 +1,11 @@
-package graph
+package edgelist
 
 import (
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // EdgeListFormat resolves a format name as CreateEdgeList does: "el" or
@@ -49,7 +51,7 @@ func NewEdgeListEncoder(w io.Writer, format string, count int64) (*EdgeListEncod
 }
 
 // Write appends edges. Vertex ids must be non-negative.
-func (e *EdgeListEncoder) Write(edges []Edge) error {
+func (e *EdgeListEncoder) Write(edges []graph.Edge) error {
 	if e.err != nil {
 		return e.err
 	}

@@ -15,7 +15,7 @@
 // Vertex ids are global and non-negative; duplicates and self-loops are
 // ordinary tuples and are written and read as such.
 
-package graph
+package edgelist
 
 import (
 	"bufio"
@@ -26,6 +26,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // EdgeListMagic opens every binary edge-list file.
@@ -157,7 +159,7 @@ func (w *EdgeListWriter) discard() {
 }
 
 // Write appends edges to the list. Vertex ids must be non-negative.
-func (w *EdgeListWriter) Write(edges []Edge) error {
+func (w *EdgeListWriter) Write(edges []graph.Edge) error {
 	if w.err != nil {
 		return w.err
 	}
@@ -250,7 +252,7 @@ func (w *EdgeListWriter) Abort() {
 // in as many slices as it likes, to yield; an error from yield (or from
 // edges itself) stops the writing. The file appears at path only if
 // everything succeeded.
-func WriteEdgeList(path, format string, edges func(yield func([]Edge) error) error) error {
+func WriteEdgeList(path, format string, edges func(yield func([]graph.Edge) error) error) error {
 	w, err := CreateEdgeList(path, format)
 	if err != nil {
 		return err
@@ -266,7 +268,7 @@ func WriteEdgeList(path, format string, edges func(yield func([]Edge) error) err
 }
 
 // appendTextEdges appends the text lines of edges to buf.
-func appendTextEdges(buf []byte, edges []Edge) []byte {
+func appendTextEdges(buf []byte, edges []graph.Edge) []byte {
 	for _, e := range edges {
 		buf = strconv.AppendInt(buf, e.U, 10)
 		buf = append(buf, ' ')
@@ -277,7 +279,7 @@ func appendTextEdges(buf []byte, edges []Edge) []byte {
 }
 
 // appendBinaryEdges appends the binary records of edges to buf.
-func appendBinaryEdges(buf []byte, edges []Edge) []byte {
+func appendBinaryEdges(buf []byte, edges []graph.Edge) []byte {
 	for _, e := range edges {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.U))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.V))

@@ -5,7 +5,7 @@
 // keeping what it receives (EdgeChunks), which later passes read from
 // memory.
 
-package graph
+package edgelist
 
 import (
 	"bufio"
@@ -17,6 +17,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"github.com/graphrun/graphrun/graph"
 
 	"github.com/graphrun/graphrun/comm"
 )
@@ -186,7 +188,7 @@ func openStreamSource(r io.Reader, name string, format EdgeFormat) (*edgeSource,
 // ReadStream reads the whole edge list from the stream r (name names it in
 // errors) in format, which must be given (the name of a stream says
 // nothing), as ReadEdges reads a file.
-func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat) ([]Edge, error) {
+func ReadStream(ctx context.Context, r io.Reader, name string, format EdgeFormat) ([]graph.Edge, error) {
 	ef, err := ReadStreamFile(ctx, r, name, format)
 	if err != nil {
 		return nil, err
@@ -233,23 +235,23 @@ const PhaseSpread = "read.spread"
 // order, round by round, they are the whole list. It is a collective.
 // Errors of the input are ReadStream's, on rank 0; rank 0 then leaves the
 // collective, which fails the others' calls (the transport's abort).
-func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat) (EdgeChunks, error) {
+func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat) (graph.EdgeChunks, error) {
 	return spreadStream(ctx, c, r, name, format, spreadRound, false)
 }
 
 // spreadStream is SpreadStream with rounds of roundEdges edges, reading
 // one edge per entry when entries is set (Input.Entries).
-func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries bool) (EdgeChunks, error) {
+func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries bool) (graph.EdgeChunks, error) {
 	p, rank := c.Size(), c.Rank()
-	var share EdgeChunks
+	var share graph.EdgeChunks
 	send := make([][]byte, p)
 	var recv [][]byte
 	// round sends pending (rank 0) and keeps this rank's part; it reports
 	// whether it was the last round.
-	round := func(pending []Edge, last bool) (bool, error) {
+	round := func(pending []graph.Edge, last bool) (bool, error) {
 		if rank == 0 {
 			for d := range p {
-				lo, hi := shareStart(int64(len(pending)), d, p), shareStart(int64(len(pending)), d+1, p)
+				lo, hi := graph.ShareStart(int64(len(pending)), d, p), graph.ShareStart(int64(len(pending)), d+1, p)
 				send[d] = appendSpread(send[d][:0], pending[lo:hi], last)
 			}
 		}
@@ -281,9 +283,9 @@ func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, fo
 	if err != nil {
 		return nil, err
 	}
-	pending := make([]Edge, 0, roundEdges)
+	pending := make([]graph.Edge, 0, roundEdges)
 	src.ctx, src.entries = ctx, entries
-	src.emit = func(es []Edge) error {
+	src.emit = func(es []graph.Edge) error {
 		for len(es) > 0 {
 			n := min(len(es), roundEdges-len(pending))
 			pending = append(pending, es[:n]...)
@@ -314,7 +316,7 @@ const (
 )
 
 // appendSpread appends the message of one round carrying edges to buf.
-func appendSpread(buf []byte, edges []Edge, last bool) []byte {
+func appendSpread(buf []byte, edges []graph.Edge, last bool) []byte {
 	flag := spreadMore
 	if last {
 		flag = spreadLast
@@ -328,17 +330,17 @@ func appendSpread(buf []byte, edges []Edge, last bool) []byte {
 }
 
 // decodeSpread decodes a message of appendSpread into new edges.
-func decodeSpread(m []byte) ([]Edge, bool, error) {
+func decodeSpread(m []byte) ([]graph.Edge, bool, error) {
 	if len(m) == 0 || (len(m)-1)%16 != 0 {
 		return nil, false, fmt.Errorf("message of %d bytes is not a flag and edges", len(m))
 	}
 	if m[0] != spreadMore && m[0] != spreadLast {
 		return nil, false, fmt.Errorf("bad flag %d", m[0])
 	}
-	edges := make([]Edge, (len(m)-1)/16)
+	edges := make([]graph.Edge, (len(m)-1)/16)
 	for i := range edges {
 		rec := m[1+16*i:]
-		edges[i] = Edge{U: int64(binary.LittleEndian.Uint64(rec)), V: int64(binary.LittleEndian.Uint64(rec[8:]))}
+		edges[i] = graph.Edge{U: int64(binary.LittleEndian.Uint64(rec)), V: int64(binary.LittleEndian.Uint64(rec[8:]))}
 	}
 	return edges, m[0] == spreadLast, nil
 }

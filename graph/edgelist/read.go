@@ -61,13 +61,15 @@
 // Nothing is allocated per line or per token (only a .wel weight or a Matrix
 // Market value goes through strconv).
 
-package graph
+package edgelist
 
 import (
 	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // EdgeFormat names an edge-list file format; see the file comment above.
@@ -154,7 +156,7 @@ func DetectEdgeFormat(path, explicit string) (format EdgeFormat, gzipped bool, e
 type EdgeFile struct {
 	// Edges are the edges in file order with their original ids (0-based
 	// for Matrix Market), a symmetric matrix's entries mirrored.
-	Edges []Edge
+	Edges []graph.Edge
 	// Directed is false only for a symmetric Matrix Market matrix, whose
 	// Edges hold both directions of each undirected edge; text and binary
 	// edge lists are taken as directed (SNAP marks undirected graphs only in
@@ -243,7 +245,7 @@ func edgeFileOf(src *edgeSource, p *edgeParser) *EdgeFile {
 // every rank, errors of the header, the entry count, and the gzip stream.
 // An input that ReadEdges rejects makes at least one rank fail, with
 // ReadEdges' error.
-func ReadEdgesRange(path string, format EdgeFormat, rank, size int) ([]Edge, error) {
+func ReadEdgesRange(path string, format EdgeFormat, rank, size int) ([]graph.Edge, error) {
 	if size < 1 || rank < 0 || rank >= size {
 		return nil, fmt.Errorf("read edges %s: rank %d of %d ranks", path, rank, size)
 	}

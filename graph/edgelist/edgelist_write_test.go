@@ -3,7 +3,7 @@
 // temporary file) left behind by a failed write, and a fuzz test of the
 // decoders.
 
-package graph
+package edgelist
 
 import (
 	"bytes"
@@ -18,11 +18,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // readEdgeListTest reads a whole edge list in format ("el" or "bel", or
 // "text", "binary") from r with the production reader (ReadStream).
-func readEdgeListTest(r io.Reader, name, format string) ([]Edge, error) {
+func readEdgeListTest(r io.Reader, name, format string) ([]graph.Edge, error) {
 	f, err := EdgeListFormat(name, format)
 	if err != nil {
 		return nil, err
@@ -33,7 +35,7 @@ func readEdgeListTest(r io.Reader, name, format string) ([]Edge, error) {
 // readEdgeFileTest reads a whole .el or .bel file in format (as for
 // readEdgeListTest; "" or "auto": from the name) with the production
 // reader (ReadEdges).
-func readEdgeFileTest(path, format string) ([]Edge, error) {
+func readEdgeFileTest(path, format string) ([]graph.Edge, error) {
 	f, err := EdgeListFormat(path, format)
 	if err != nil {
 		return nil, err
@@ -46,14 +48,14 @@ func readEdgeFileTest(path, format string) ([]Edge, error) {
 }
 
 // sampleEdges is a small list with extremes, a self-loop and a duplicate.
-func sampleEdges(n int) []Edge {
-	es := []Edge{{0, 0}, {1, 2}, {1, 2}, {math.MaxInt64, 0}, {7, math.MaxInt64}}
+func sampleEdges(n int) []graph.Edge {
+	es := []graph.Edge{{U: 0, V: 0}, {U: 1, V: 2}, {U: 1, V: 2}, {U: math.MaxInt64, V: 0}, {U: 7, V: math.MaxInt64}}
 	x := uint64(12345)
 	for len(es) < n {
 		x ^= x << 13
 		x ^= x >> 7
 		x ^= x << 17
-		es = append(es, Edge{U: int64(x >> 40), V: int64(x&0xffffff) << (x % 30)})
+		es = append(es, graph.Edge{U: int64(x >> 40), V: int64(x&0xffffff) << (x % 30)})
 	}
 	return es[:n]
 }
@@ -84,7 +86,7 @@ func TestEdgeListRoundTrip(t *testing.T) {
 			{"g.EL", "auto"},
 		} {
 			path := filepath.Join(dir, fmt.Sprintf("%d-%s", n, c.name))
-			err := WriteEdgeList(path, c.format, func(yield func([]Edge) error) error {
+			err := WriteEdgeList(path, c.format, func(yield func([]graph.Edge) error) error {
 				// Uneven pieces, including an empty one.
 				for i, k := 0, 1; i < len(want); i, k = i+k, k*3 {
 					if err := yield(want[i:min(i+k, len(want))]); err != nil {
@@ -122,7 +124,7 @@ func TestEdgeListRoundTrip(t *testing.T) {
 
 func TestEdgeListFormats(t *testing.T) {
 	dir := t.TempDir()
-	es := []Edge{{3, 4}, {0, 12345678901}}
+	es := []graph.Edge{{U: 3, V: 4}, {U: 0, V: 12345678901}}
 	text := filepath.Join(dir, "a.el")
 	bin := filepath.Join(dir, "a.bel")
 	for _, p := range []string{text, bin} {
@@ -172,7 +174,7 @@ func TestEdgeListFormats(t *testing.T) {
 		}
 	}
 	if got, err := readEdgeListTest(strings.NewReader("# c\n\n 1\t2 # x\r\n5 6"), "in", "text"); err != nil ||
-		!slices.Equal(got, []Edge{{1, 2}, {5, 6}}) {
+		!slices.Equal(got, []graph.Edge{{U: 1, V: 2}, {U: 5, V: 6}}) {
 		t.Errorf("ReadEdgeList with comments, blanks, tabs, CRLF, no final newline: %v, %v", got, err)
 	}
 }
@@ -249,7 +251,7 @@ func TestWriteEdgeListFailureLeavesNothing(t *testing.T) {
 	dir := t.TempDir()
 	// Into a directory that does not exist: an error, and nothing created.
 	missing := filepath.Join(dir, "no", "such", "dir", "g.el")
-	err := WriteEdgeList(missing, EdgeListAuto, func(yield func([]Edge) error) error {
+	err := WriteEdgeList(missing, EdgeListAuto, func(yield func([]graph.Edge) error) error {
 		return yield(sampleEdges(10))
 	})
 	if err == nil {
@@ -266,7 +268,7 @@ func TestWriteEdgeListFailureLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	boom := errors.New("boom")
-	err = WriteEdgeList(dst, EdgeListAuto, func(yield func([]Edge) error) error {
+	err = WriteEdgeList(dst, EdgeListAuto, func(yield func([]graph.Edge) error) error {
 		if err := yield(sampleEdges(100000)); err != nil {
 			return err
 		}
@@ -276,8 +278,8 @@ func TestWriteEdgeListFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("got %v, want the producer's error", err)
 	}
 	// Negative ids are refused.
-	err = WriteEdgeList(filepath.Join(dir, "n.el"), EdgeListAuto, func(yield func([]Edge) error) error {
-		return yield([]Edge{{1, 2}, {3, -4}})
+	err = WriteEdgeList(filepath.Join(dir, "n.el"), EdgeListAuto, func(yield func([]graph.Edge) error) error {
+		return yield([]graph.Edge{{U: 1, V: 2}, {U: 3, V: -4}})
 	})
 	if err == nil || !strings.Contains(err.Error(), "tuple 1 (3, -4): negative vertex id") {
 		t.Fatalf("negative id: got %v", err)
@@ -346,7 +348,7 @@ func FuzzReadEdgeList(f *testing.F) {
 	f.Add([]byte("1 2 3\n-4 5\n9223372036854775808 1\n"))
 	f.Add([]byte{})
 	bin := binary.LittleEndian.AppendUint64([]byte(EdgeListMagic), 2)
-	bin = appendBinaryEdges(bin, []Edge{{1, 2}, {math.MaxInt64, 0}})
+	bin = appendBinaryEdges(bin, []graph.Edge{{U: 1, V: 2}, {U: math.MaxInt64, V: 0}})
 	f.Add(bin)
 	f.Add(bin[:20])
 	f.Add(append(slices.Clone(bin), 0))

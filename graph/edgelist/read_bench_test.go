@@ -7,7 +7,7 @@
 // benchmarks report the process CPU time per operation (cpu-ms/op) and the
 // throughput per CPU second (MB/cpu-s), which other loads disturb less.
 
-package graph
+package edgelist
 
 import (
 	"context"
@@ -18,6 +18,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/graphrun/graphrun/graph"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
@@ -136,8 +138,8 @@ func BenchmarkRelabelSlashdot(b *testing.B) {
 			measureCPU(b, 0, func() {
 				err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
 					m := int64(len(ef.Edges))
-					lo, hi := shareStart(m, c.Rank(), p), shareStart(m, c.Rank()+1, p)
-					_, _, _, err := Relabel(ctx, c, ef.Edges[lo:hi])
+					lo, hi := graph.ShareStart(m, c.Rank(), p), graph.ShareStart(m, c.Rank()+1, p)
+					_, _, _, err := graph.Relabel(ctx, c, ef.Edges[lo:hi])
 					return err
 				})
 				if err != nil {

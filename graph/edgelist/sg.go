@@ -17,11 +17,13 @@
 // dropped. A rank reads the offsets and its near-equal range of entries
 // with positioned reads.
 
-package graph
+package edgelist
 
 import (
 	"encoding/binary"
 	"math"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // sgHeaderSize is the size of the directed flag and the two counts.
@@ -70,7 +72,7 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 			return nil, grbError(s.name, sgHeaderSize+8*(u+1), "offsets decrease at vertex %d", u+1)
 		}
 	}
-	lo, hi := shareStart(e, rank, size), shareStart(e, rank+1, size)
+	lo, hi := graph.ShareStart(e, rank, size), graph.ShareStart(e, rank+1, size)
 	p.directedSet, p.directed = true, directed
 	p.hintCapacity(12 * (hi - lo))
 	// The vertex whose entries hold entry lo: the last u with off(u) ≤ lo.
@@ -86,7 +88,7 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 	base := sgHeaderSize + 8*(n+1)
 	const chunk = 1 << 14
 	buf := make([]byte, width*min(chunk, max(hi-lo, 1)))
-	es := make([]Edge, 0, chunk)
+	es := make([]graph.Edge, 0, chunk)
 	for i := lo; i < hi; {
 		if err := s.checkCtx(); err != nil {
 			return nil, err
@@ -104,7 +106,7 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 			if v < 0 || v >= n {
 				return nil, grbError(s.name, base+width*(i+j), "entry %d: neighbour %d of vertex %d is outside [0, %d)", i+j, v, u, n)
 			}
-			es = append(es, Edge{U: u, V: v})
+			es = append(es, graph.Edge{U: u, V: v})
 		}
 		p.addEdges(es)
 		if err := p.flushFull(); err != nil {

@@ -2,7 +2,7 @@
 // one reusable buffer, and a counter of lines and Matrix Market entries
 // that skips bytes without parsing them.
 
-package graph
+package edgelist
 
 import (
 	"bytes"

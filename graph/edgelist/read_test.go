@@ -3,11 +3,10 @@
 // line-share splitting that concatenates to the whole file for any rank
 // count, every malformed input, and the distributed dense relabelling.
 
-package graph
+package edgelist
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,10 +19,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/graphrun/graphrun/graph"
+
 	"github.com/klauspost/compress/gzip"
 
-	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
@@ -58,9 +57,9 @@ func writeFile(t testing.TB, name string, data []byte) string {
 
 // readAllRanks reads path with ReadEdgesRange on size ranks and returns
 // the shares concatenated in rank order.
-func readAllRanks(t testing.TB, path string, format EdgeFormat, size int) []Edge {
+func readAllRanks(t testing.TB, path string, format EdgeFormat, size int) []graph.Edge {
 	t.Helper()
-	var all []Edge
+	var all []graph.Edge
 	for r := range size {
 		es, err := ReadEdgesRange(path, format, r, size)
 		if err != nil {
@@ -69,16 +68,6 @@ func readAllRanks(t testing.TB, path string, format EdgeFormat, size int) []Edge
 		all = append(all, es...)
 	}
 	return all
-}
-
-// distinctIDs returns the sorted distinct ids of edges.
-func distinctIDs(edges []Edge) []int64 {
-	ids := make([]int64, 0, 2*len(edges))
-	for _, e := range edges {
-		ids = append(ids, e.U, e.V)
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
 }
 
 func TestDetectEdgeFormat(t *testing.T) {
@@ -127,18 +116,27 @@ func TestReadSlashdot(t *testing.T) {
 	if !ef.Directed || ef.Vertices != 82168 || ef.Format != EdgeFormatSNAP {
 		t.Fatalf("Directed %v, Vertices %d, Format %q; want true, 82168, snap", ef.Directed, ef.Vertices, ef.Format)
 	}
-	if ef.Edges[0] != (Edge{0, 0}) || ef.Edges[1] != (Edge{0, 1}) || ef.Edges[len(ef.Edges)-1] != (Edge{82166, 82166}) {
+	if ef.Edges[0] != (graph.Edge{U: 0, V: 0}) || ef.Edges[1] != (graph.Edge{U: 0, V: 1}) || ef.Edges[len(ef.Edges)-1] != (graph.Edge{U: 82166, V: 82166}) {
 		t.Fatalf("first edges %v, last %v", ef.Edges[:2], ef.Edges[len(ef.Edges)-1])
 	}
 	// The same bytes uncompressed split by byte ranges, and the gzip stream
 	// split by line shares, both concatenate to ReadEdges' list.
 	plain := writeFile(t, "slashdot.txt", gunzipFile(t, path))
 	checkSharesConcatenate(t, ef.Edges, "gz", path, "plain", plain)
-	t.Run("Relabel", func(t *testing.T) { testRelabelSlashdot(t, ef.Edges, ids) })
+}
+
+// distinctIDs returns the sorted distinct ids of edges.
+func distinctIDs(edges []graph.Edge) []int64 {
+	ids := make([]int64, 0, 2*len(edges))
+	for _, e := range edges {
+		ids = append(ids, e.U, e.V)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
 }
 
 // selfLoops counts the edges u→u.
-func selfLoops(edges []Edge) int {
+func selfLoops(edges []graph.Edge) int {
 	loops := 0
 	for _, e := range edges {
 		if e.U == e.V {
@@ -150,7 +148,7 @@ func selfLoops(edges []Edge) int {
 
 // checkSharesConcatenate checks that each named file (label, path pairs)
 // read by 1, 2, 3 and 7 ranks at once concatenates to want.
-func checkSharesConcatenate(t *testing.T, want []Edge, labelPaths ...string) {
+func checkSharesConcatenate(t *testing.T, want []graph.Edge, labelPaths ...string) {
 	t.Helper()
 	for _, size := range []int{1, 2, 3, 7} {
 		for i := 0; i+1 < len(labelPaths); i += 2 {
@@ -163,9 +161,9 @@ func checkSharesConcatenate(t *testing.T, want []Edge, labelPaths ...string) {
 
 // readRanksConcurrently is readAllRanks with the ranks reading at the same
 // time, as they do in a job.
-func readRanksConcurrently(t testing.TB, path string, size int) []Edge {
+func readRanksConcurrently(t testing.TB, path string, size int) []graph.Edge {
 	t.Helper()
-	shares, errs := make([][]Edge, size), make([]error, size)
+	shares, errs := make([][]graph.Edge, size), make([]error, size)
 	var wg sync.WaitGroup
 	for r := range size {
 		wg.Go(func() { shares[r], errs[r] = ReadEdgesRange(path, "", r, size) })
@@ -217,16 +215,16 @@ func TestReadLuxembourg(t *testing.T) {
 		t.Fatalf("Directed %v, Vertices %d, Format %q; want false, 114599, mtx", ef.Directed, ef.Vertices, ef.Format)
 	}
 	// The first entry "2 1" is the edge 1→0 and its mirror 0→1.
-	if ef.Edges[0] != (Edge{1, 0}) || ef.Edges[1] != (Edge{0, 1}) {
+	if ef.Edges[0] != (graph.Edge{U: 1, V: 0}) || ef.Edges[1] != (graph.Edge{U: 0, V: 1}) {
 		t.Fatalf("first edges %v, want [{1 0} {0 1}]", ef.Edges[:2])
 	}
 	// Mirrored: the edge set is symmetric.
-	set := make(map[Edge]bool, len(ef.Edges))
+	set := make(map[graph.Edge]bool, len(ef.Edges))
 	for _, e := range ef.Edges {
 		set[e] = true
 	}
 	for _, e := range ef.Edges {
-		if !set[Edge{e.V, e.U}] {
+		if !set[graph.Edge{U: e.V, V: e.U}] {
 			t.Fatalf("edge %v has no mirror", e)
 		}
 	}
@@ -249,12 +247,12 @@ func TestReadTraps(t *testing.T) {
 	for _, c := range []struct {
 		data     string
 		names    []string
-		want     []Edge
+		want     []graph.Edge
 		directed bool
 		vertices int64
 	}{
-		{snap, []string{"g.txt", "g.txt.gz", "g.edges", "g.el"}, []Edge{{0, 0}, {0, math.MaxInt64}, {5, 3}, {3, 5}, {4000000000000, 0}}, true, math.MaxInt64},
-		{mtx, []string{"g.mtx", "g.mtx.gz"}, []Edge{{1, 0}, {0, 1}, {2, 2}, {2, 0}, {0, 2}, {0, 1}, {1, 0}}, false, 3},
+		{snap, []string{"g.txt", "g.txt.gz", "g.edges", "g.el"}, []graph.Edge{{U: 0, V: 0}, {U: 0, V: math.MaxInt64}, {U: 5, V: 3}, {U: 3, V: 5}, {U: 4000000000000, V: 0}}, true, math.MaxInt64},
+		{mtx, []string{"g.mtx", "g.mtx.gz"}, []graph.Edge{{U: 1, V: 0}, {U: 0, V: 1}, {U: 2, V: 2}, {U: 2, V: 0}, {U: 0, V: 2}, {U: 0, V: 1}, {U: 1, V: 0}}, false, 3},
 	} {
 		for _, name := range c.names {
 			data := []byte(c.data)
@@ -282,19 +280,19 @@ func TestReadTraps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if wantG := []Edge{{0, 4}, {1, 1}, {0, 0}}; !slices.Equal(ef.Edges, wantG) || !ef.Directed || ef.Vertices != 5 {
+	if wantG := []graph.Edge{{U: 0, V: 4}, {U: 1, V: 1}, {U: 0, V: 0}}; !slices.Equal(ef.Edges, wantG) || !ef.Directed || ef.Vertices != 5 {
 		t.Errorf("general: %v, directed %v, vertices %d; want %v, true, 5", ef.Edges, ef.Directed, ef.Vertices, wantG)
 	}
 	integer := "%%matrixmarket MATRIX Coordinate INTEGER General\n2 2 2\n1 2 -3\n2 1 +4\n"
-	if ef, err := ReadEdges(writeFile(t, "g.mtx", []byte(integer)), ""); err != nil || !slices.Equal(ef.Edges, []Edge{{0, 1}, {1, 0}}) {
+	if ef, err := ReadEdges(writeFile(t, "g.mtx", []byte(integer)), ""); err != nil || !slices.Equal(ef.Edges, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 0}}) {
 		t.Errorf("integer: %v, %v", ef, err)
 	}
 	wel := "# weighted\n1 2 0.5\n3\t4\t-2e-3 # c\n5 6 7\n"
-	if ef, err := ReadEdges(writeFile(t, "g.wel", []byte(wel)), ""); err != nil || !slices.Equal(ef.Edges, []Edge{{1, 2}, {3, 4}, {5, 6}}) {
+	if ef, err := ReadEdges(writeFile(t, "g.wel", []byte(wel)), ""); err != nil || !slices.Equal(ef.Edges, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}, {U: 5, V: 6}}) {
 		t.Errorf("wel: %v, %v", ef, err)
 	}
 	// The last line may lack its newline.
-	if ef, err := ReadEdges(writeFile(t, "g.txt", []byte("1 2\n3 4")), ""); err != nil || !slices.Equal(ef.Edges, []Edge{{1, 2}, {3, 4}}) {
+	if ef, err := ReadEdges(writeFile(t, "g.txt", []byte("1 2\n3 4")), ""); err != nil || !slices.Equal(ef.Edges, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}}) {
 		t.Errorf("no final newline: %v, %v", ef, err)
 	}
 }
@@ -481,7 +479,7 @@ func TestReadMatchesEdgeListFile(t *testing.T) {
 	es := sampleEdges(5000)
 	for _, ext := range []string{"el", "bel"} {
 		path := filepath.Join(t.TempDir(), "g."+ext)
-		if err := WriteEdgeList(path, EdgeListAuto, func(yield func([]Edge) error) error { return yield(es) }); err != nil {
+		if err := WriteEdgeList(path, EdgeListAuto, func(yield func([]graph.Edge) error) error { return yield(es) }); err != nil {
 			t.Fatal(err)
 		}
 		want := es
@@ -525,9 +523,9 @@ func TestReadMatchesEdgeListFile(t *testing.T) {
 
 // randomEdgeText writes edges in a random layout of format: comments,
 // blank lines, CRLF, tabs, mixed spacing, and for mtx a random header.
-func randomEdgeText(rng *rand.Rand, format EdgeFormat, m int) ([]byte, []Edge) {
+func randomEdgeText(rng *rand.Rand, format EdgeFormat, m int) ([]byte, []graph.Edge) {
 	var b []byte
-	var want []Edge
+	var want []graph.Edge
 	sep := func() {
 		for k := 1 + rng.IntN(3); k > 0; k-- {
 			b = append(b, " \t"[rng.IntN(2)])
@@ -595,9 +593,9 @@ func randomEdgeText(rng *rand.Rand, format EdgeFormat, m int) ([]byte, []Edge) {
 		if format != EdgeFormatMTX && rng.IntN(6) == 0 {
 			b = append(b, "# tail"...)
 		}
-		want = append(want, Edge{u, v})
+		want = append(want, graph.Edge{U: u, V: v})
 		if symmetric && u != v {
-			want = append(want, Edge{v, u})
+			want = append(want, graph.Edge{U: v, V: u})
 		}
 		i++
 		if i < m || rng.IntN(2) == 0 {
@@ -624,7 +622,7 @@ func TestReadSplitRandom(t *testing.T) {
 						in = z
 					}
 					src := memSource("rand", in, format, gz, bufSize)
-					var got []Edge
+					var got []graph.Edge
 					for r := range size {
 						p, err := src.read(r, size)
 						if err != nil {
@@ -638,161 +636,5 @@ func TestReadSplitRandom(t *testing.T) {
 				}
 			}
 		}
-	}
-}
-
-// testRelabelSlashdot relabels the Slashdot graph split over 1, 2 and 4
-// ranks: the dense labelling is identical, and it is the rank of the
-// original id among the distinct ids.
-func testRelabelSlashdot(t *testing.T, edges []Edge, ids []int64) {
-	want := make([]Edge, len(edges))
-	for i, e := range edges {
-		u, _ := slices.BinarySearch(ids, e.U)
-		v, _ := slices.BinarySearch(ids, e.V)
-		want[i] = Edge{int64(u), int64(v)}
-	}
-	for _, p := range []int{1, 2, 4} {
-		shares := make([][]Edge, p)
-		for r := range p {
-			lo, hi := shareStart(int64(len(edges)), r, p), shareStart(int64(len(edges)), r+1, p)
-			shares[r] = edges[lo:hi]
-		}
-		dense, original, n := runRelabel(t, shares)
-		checkRelabel(t, fmt.Sprintf("%d ranks", p), ids, dense, original, n)
-		if got := slices.Concat(dense...); !slices.Equal(got, want) {
-			t.Errorf("%d ranks: the dense edges differ from the serial labelling", p)
-		}
-	}
-}
-
-// runRelabel runs Relabel with one rank per share.
-func runRelabel(t *testing.T, shares [][]Edge) (dense [][]Edge, original [][]int64, n []int64) {
-	t.Helper()
-	p := len(shares)
-	dense, original, n = make([][]Edge, p), make([][]int64, p), make([]int64, p)
-	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-		r := c.Rank()
-		in := slices.Clone(shares[r])
-		d, o, nv, err := Relabel(ctx, c, in)
-		if err != nil {
-			return err
-		}
-		if !slices.Equal(in, shares[r]) {
-			return fmt.Errorf("rank %d: Relabel modified its input", r)
-		}
-		dense[r], original[r], n[r] = d, o, nv
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return dense, original, n
-}
-
-// checkRelabel checks the vertex count and the inverse maps against the
-// sorted distinct ids.
-func checkRelabel(t *testing.T, what string, ids []int64, dense [][]Edge, original [][]int64, n []int64) {
-	t.Helper()
-	p := len(dense)
-	for r := range p {
-		if n[r] != int64(len(ids)) {
-			t.Fatalf("%s: rank %d counts %d vertices, want %d", what, r, n[r], len(ids))
-		}
-	}
-	if len(ids) == 0 {
-		for r := range p {
-			if len(original[r]) != 0 {
-				t.Fatalf("%s: rank %d has original ids without vertices", what, r)
-			}
-		}
-		return
-	}
-	part := block1D(t, int64(len(ids)), p)
-	for r := range p {
-		if len(original[r]) != part.Count(r) {
-			t.Fatalf("%s: rank %d holds %d original ids, owns %d vertices", what, r, len(original[r]), part.Count(r))
-		}
-	}
-	if got := slices.Concat(original...); !slices.Equal(got, ids) {
-		t.Fatalf("%s: the original ids are not the sorted distinct ids", what)
-	}
-}
-
-// TestRelabelRandom relabels random sparse graphs spread unevenly over 1 to
-// 6 ranks and compares with the serial labelling.
-func TestRelabelRandom(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	for iter := range 60 {
-		m := rng.IntN(2000)
-		if iter%10 == 0 {
-			m = rng.IntN(3)
-		}
-		edges := make([]Edge, m)
-		spread := int64(1) << uint(rng.IntN(63))
-		for i := range edges {
-			edges[i] = Edge{rng.Int64N(spread), rng.Int64N(spread)}
-			if rng.IntN(5) == 0 {
-				edges[i].V = math.MaxInt64 - rng.Int64N(3)
-			}
-		}
-		ids := distinctIDs(edges)
-		p := 1 + rng.IntN(6)
-		shares := make([][]Edge, p)
-		for _, e := range edges {
-			r := rng.IntN(p)
-			if rng.IntN(2) == 0 {
-				r = 0 // uneven
-			}
-			shares[r] = append(shares[r], e)
-		}
-		dense, original, n := runRelabel(t, shares)
-		checkRelabel(t, fmt.Sprintf("iter %d, %d ranks", iter, p), ids, dense, original, n)
-		for r := range p {
-			for i, e := range shares[r] {
-				d := dense[r][i]
-				if original[0] != nil && (ids[d.U] != e.U || ids[d.V] != e.V) {
-					t.Fatalf("iter %d rank %d edge %d: %v relabelled %v", iter, r, i, e, d)
-				}
-			}
-		}
-	}
-}
-
-func TestRelabelNegativeID(t *testing.T) {
-	errs := make([]error, 3)
-	err := inproc.Run(context.Background(), 3, func(ctx context.Context, c comm.Comm) error {
-		edges := []Edge{{1, 2}}
-		if c.Rank() == 1 {
-			edges = append(edges, Edge{3, -4})
-		}
-		_, _, _, err := Relabel(ctx, c, edges)
-		errs[c.Rank()] = err
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for r, err := range errs {
-		if err == nil || !strings.Contains(err.Error(), "negative vertex id") {
-			t.Errorf("rank %d: %v, want a negative-id error", r, err)
-		}
-	}
-	if !strings.Contains(errs[1].Error(), "edge 1 (3, -4)") {
-		t.Errorf("rank 1: %v, want the bad edge named", errs[1])
-	}
-}
-
-func TestRelabelSplitters(t *testing.T) {
-	// Many equal samples still give p−1 sorted splitters.
-	msg := []byte{0}
-	for range 10 {
-		msg = appendInt64s(msg, []int64{5, 1})
-	}
-	s := relabelSplitters([][]byte{msg, {0}}, 4)
-	if len(s) != 3 || !slices.IsSorted(s) {
-		t.Fatalf("splitters %v", s)
-	}
-	if s := relabelSplitters([][]byte{{0}, {0}}, 2); s != nil {
-		t.Fatalf("splitters without samples: %v", s)
 	}
 }

@@ -4,7 +4,7 @@
 // does; a stream read once by rank 0 and spread gives every edge once; a
 // FIFO without a writer never blocks a cancelled open.
 
-package graph
+package edgelist
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -22,16 +21,18 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/graphrun/graphrun/graph"
+
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 // scanAll reads a share once, checking the chunk bound, and returns its
 // edges.
-func scanAll(t *testing.T, s EdgeShare, maxChunk int) []Edge {
+func scanAll(t *testing.T, s graph.EdgeShare, maxChunk int) []graph.Edge {
 	t.Helper()
-	var got []Edge
-	err := s.Scan(context.Background(), func(es []Edge) error {
+	var got []graph.Edge
+	err := s.Scan(context.Background(), func(es []graph.Edge) error {
 		if len(es) == 0 || len(es) > maxChunk {
 			return fmt.Errorf("chunk of %d edges (want 1..%d)", len(es), maxChunk)
 		}
@@ -93,15 +94,15 @@ func TestFileShareMatchesReadEdgesRange(t *testing.T) {
 // through in order.
 func TestFileShareChunks(t *testing.T) {
 	const m = 3*emitEdges + 123
-	edges := make([]Edge, m)
+	edges := make([]graph.Edge, m)
 	var text []byte
 	for i := range edges {
-		edges[i] = Edge{int64(i % 10), int64(i % 7)}
+		edges[i] = graph.Edge{U: int64(i % 10), V: int64(i % 7)}
 		text = fmt.Appendf(text, "%d %d\n", i%10, i%7)
 	}
 	txt := writeFile(t, "short.txt", text)
 	bel := filepath.Join(t.TempDir(), "g.bel")
-	if err := WriteEdgeList(bel, "", func(yield func([]Edge) error) error { return yield(edges) }); err != nil {
+	if err := WriteEdgeList(bel, "", func(yield func([]graph.Edge) error) error { return yield(edges) }); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
@@ -109,7 +110,7 @@ func TestFileShareChunks(t *testing.T) {
 		bound int
 	}{{txt, emitEdges}, {bel, emitEdges + decodeBatch}} {
 		for _, size := range []int{1, 3} {
-			var all []Edge
+			var all []graph.Edge
 			for r := range size {
 				s, err := NewFileShare(c.path, "", r, size)
 				if err != nil {
@@ -145,12 +146,12 @@ func TestFileShareCancel(t *testing.T) {
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			cancel()
-			if err := s.Scan(ctx, func([]Edge) error { return nil }); !errors.Is(err, context.Canceled) {
+			if err := s.Scan(ctx, func([]graph.Edge) error { return nil }); !errors.Is(err, context.Canceled) {
 				t.Errorf("%s/%d: a cancelled scan returned %v", name, size, err)
 			}
 			ctx, cancel = context.WithCancel(context.Background())
 			calls := 0
-			err = s.Scan(ctx, func([]Edge) error {
+			err = s.Scan(ctx, func([]graph.Edge) error {
 				calls++
 				cancel()
 				return nil
@@ -162,113 +163,11 @@ func TestFileShareCancel(t *testing.T) {
 	}
 }
 
-// TestIDCollector checks both ways of collecting distinct ids, and the
-// switch from the bitmap to the list in the middle of a share.
-func TestIDCollector(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
-	for iter := range 40 {
-		var edges []Edge
-		for range rng.IntN(3000) {
-			edges = append(edges, Edge{rng.Int64N(5000), rng.Int64N(5000)})
-		}
-		if iter%2 == 1 { // ids far beyond a bitmap: the list
-			for range 1 + rng.IntN(50) {
-				edges = append(edges, Edge{rng.Int64N(math.MaxInt64), rng.Int64N(100)})
-			}
-		}
-		col := newIDCollector()
-		for lo := 0; lo < len(edges); {
-			hi := min(len(edges), lo+1+rng.IntN(700))
-			col.add(edges[lo:hi])
-			if rng.IntN(3) == 0 {
-				col.merge() // as a full buffer would
-			}
-			lo = hi
-		}
-		var ids []uint64
-		if col.list {
-			col.merge()
-			ids = col.ids
-		} else {
-			ids = bitmapIDs(col.bits, nil)
-		}
-		want := distinctIDs(edges)
-		if len(ids) != len(want) {
-			t.Fatalf("iter %d: %d ids, want %d", iter, len(ids), len(want))
-		}
-		for i, x := range want {
-			if ids[i] != uint64(x) {
-				t.Fatalf("iter %d: id %d is %d, want %d", iter, i, ids[i], x)
-			}
-		}
-		if col.list != (iter%2 == 1) {
-			t.Errorf("iter %d: list mode %v", iter, col.list)
-		}
-		if col.edges != int64(len(edges)) || col.bad >= 0 {
-			t.Errorf("iter %d: %d edges, bad %d", iter, col.edges, col.bad)
-		}
-	}
-}
-
-// TestLabelsMap relabels dense and sparse ids on 3 ranks and checks the
-// map of every rank's edges against the serial labelling, and that an id
-// of another share is refused (the input changed between passes).
-func TestLabelsMap(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
-	for _, sparse := range []bool{false, true} {
-		edges := make([]Edge, 2000)
-		for i := range edges {
-			edges[i] = Edge{rng.Int64N(900), rng.Int64N(900)}
-			if sparse {
-				edges[i].U = rng.Int64N(1 << 60)
-			}
-		}
-		ids := distinctIDs(edges)
-		const p = 3
-		err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
-			mine := edges[len(edges)*c.Rank()/p : len(edges)*(c.Rank()+1)/p]
-			l, err := RelabelShare(ctx, c, EdgeChunks{mine[:100], mine[100:]})
-			if err != nil {
-				return err
-			}
-			if l.N != int64(len(ids)) || l.Edges != int64(len(mine)) {
-				return fmt.Errorf("rank %d: %d vertices, %d edges", c.Rank(), l.N, l.Edges)
-			}
-			if (l.bits == nil) != sparse {
-				return fmt.Errorf("rank %d: bitmap %v for sparse %v", c.Rank(), l.bits != nil, sparse)
-			}
-			out := make([]uint64, len(mine))
-			if err := l.Map(mine, out); err != nil {
-				return err
-			}
-			for i, e := range mine {
-				u, _ := slices.BinarySearch(ids, e.U)
-				v, _ := slices.BinarySearch(ids, e.V)
-				if out[i] != uint64(u)<<32|uint64(v) {
-					return fmt.Errorf("rank %d edge %v: mapped to %x", c.Rank(), e, out[i])
-				}
-			}
-			for _, bad := range []Edge{{mine[0].U, 1 << 62}, {-1, mine[0].V}, {901, mine[0].V}} {
-				if err := l.Map([]Edge{bad}, out); !errors.Is(err, ErrShareChanged) {
-					return fmt.Errorf("rank %d: Map(%v) = %v, want ErrShareChanged", c.Rank(), bad, err)
-				}
-			}
-			if l.Bytes() <= 0 {
-				return fmt.Errorf("rank %d: labels of %d bytes", c.Rank(), l.Bytes())
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatalf("sparse %v: %v", sparse, err)
-		}
-	}
-}
-
 // spreadAll spreads data (read as a stream by rank 0) over p ranks in
 // rounds of round edges and returns every rank's share.
-func spreadAll(t *testing.T, data []byte, name string, format EdgeFormat, p, round int) ([][]Edge, error) {
+func spreadAll(t *testing.T, data []byte, name string, format EdgeFormat, p, round int) ([][]graph.Edge, error) {
 	t.Helper()
-	shares := make([][]Edge, p)
+	shares := make([][]graph.Edge, p)
 	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
 		var r io.Reader
 		if c.Rank() == 0 {
@@ -300,7 +199,7 @@ func TestSpreadStream(t *testing.T) {
 		w.WriteString(EdgeListMagic)
 		w.Write(binaryHeader(int64(len(want)))[8:])
 		for _, e := range want {
-			w.Write(appendSpread(nil, []Edge{e}, false)[1:])
+			w.Write(appendSpread(nil, []graph.Edge{e}, false)[1:])
 		}
 		inputs := []struct {
 			data   []byte
@@ -329,8 +228,8 @@ func TestSpreadStream(t *testing.T) {
 	}
 }
 
-func sortEdges(es []Edge) {
-	slices.SortFunc(es, func(a, b Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
+func sortEdges(es []graph.Edge) {
+	slices.SortFunc(es, func(a, b graph.Edge) int { return cmp.Or(cmp.Compare(a.U, b.U), cmp.Compare(a.V, b.V)) })
 }
 
 // TestSpreadStreamErrors checks that a malformed stream fails with the
@@ -350,7 +249,7 @@ func TestSpreadStreamErrors(t *testing.T) {
 		t.Error("a stream without a format was read")
 	}
 	got, err := ReadStream(context.Background(), strings.NewReader("# c\n1 2\n3 4"), "-", EdgeFormatSNAP)
-	if err != nil || !slices.Equal(got, []Edge{{1, 2}, {3, 4}}) {
+	if err != nil || !slices.Equal(got, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}}) {
 		t.Errorf("ReadStream = %v, %v", got, err)
 	}
 }
@@ -400,14 +299,14 @@ func TestIsStreamAndOpenStream(t *testing.T) {
 	}
 	defer r.Close()
 	got, err := ReadStream(context.Background(), r, fifo, EdgeFormatSNAP)
-	if err != nil || !slices.Equal(got, []Edge{{5, 6}, {7, 8}}) {
+	if err != nil || !slices.Equal(got, []graph.Edge{{U: 5, V: 6}, {U: 7, V: 8}}) {
 		t.Errorf("FIFO: %v, %v", got, err)
 	}
 	in, err := OpenStream(context.Background(), StdinName, strings.NewReader("9 9\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ReadStream(context.Background(), in, "-", EdgeFormatEL); err != nil || !slices.Equal(got, []Edge{{9, 9}}) {
+	if got, err := ReadStream(context.Background(), in, "-", EdgeFormatEL); err != nil || !slices.Equal(got, []graph.Edge{{U: 9, V: 9}}) {
 		t.Errorf("stdin: %v, %v", got, err)
 	}
 
@@ -442,7 +341,7 @@ func TestIsStreamAndOpenStream(t *testing.T) {
 // round (bytes from another process): it never panics, and what it
 // accepts encodes back to the same bytes.
 func FuzzDecodeSpread(f *testing.F) {
-	f.Add(appendSpread(nil, []Edge{{1, 2}, {3, 4}}, false))
+	f.Add(appendSpread(nil, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}}, false))
 	f.Add(appendSpread(nil, nil, true))
 	f.Add([]byte{2})
 	f.Add([]byte{0, 1, 2, 3})

@@ -6,7 +6,7 @@
 // from the path and the format the user named, and its Share the rank's
 // part of the edges.
 
-package graph
+package edgelist
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/graphrun/graphrun/graph"
 
 	"github.com/graphrun/graphrun/comm"
 )
@@ -88,7 +90,7 @@ func NewInput(path, format string, stream bool, stdin io.Reader) (*Input, error)
 
 // Load returns rank's share of the file when size ranks read it: nothing
 // is read until the share is scanned.
-func (in *Input) Load(rank, size int) (EdgeShare, error) {
+func (in *Input) Load(rank, size int) (graph.EdgeShare, error) {
 	fs, err := NewFileShare(in.Path, in.Format, rank, size)
 	if err != nil {
 		return nil, err
@@ -102,7 +104,7 @@ func (in *Input) Load(rank, size int) (EdgeShare, error) {
 // small allreduce); a stream is then read by rank 0 and spread over the
 // ranks (SpreadStream), which keep their parts in memory. It is a
 // collective.
-func (in *Input) Share(ctx context.Context, c comm.Comm) (EdgeShare, error) {
+func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error) {
 	agree := []int64{0}
 	if c.Rank() == 0 && in.Stream {
 		agree[0] = 1

@@ -1,4 +1,4 @@
-package graph
+package edgelist
 
 import (
 	"bytes"
@@ -10,15 +10,17 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/graphrun/graphrun/graph"
+
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 // grbBytes converts edges to a .grb image.
-func grbBytes(t testing.TB, edges []Edge, directed bool, offset int64) []byte {
+func grbBytes(t testing.TB, edges []graph.Edge, directed bool, offset int64) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if _, err := WriteGRB(context.Background(), &buf, EdgeChunks{edges}, directed, false, offset); err != nil {
+	if _, err := WriteGRB(context.Background(), &buf, graph.EdgeChunks{edges}, directed, false, offset); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
@@ -61,7 +63,7 @@ func TestGRBRoundTrip(t *testing.T) {
 		t.Fatalf("ids: %v", err)
 	}
 	// Undirected, 1-based: the flags and the offset survive.
-	u := grbBytes(t, []Edge{{0, 1}, {1, 0}}, false, 1)
+	u := grbBytes(t, []graph.Edge{{U: 0, V: 1}, {U: 1, V: 0}}, false, 1)
 	g2, err := NewGRB(bytes.NewReader(u), int64(len(u)), "u.grb")
 	if err != nil || g2.Directed || g2.IDOffset != 1 || g2.Vertices != 2 {
 		t.Fatalf("undirected header %+v, %v", g2, err)
@@ -77,7 +79,7 @@ func TestGRBRoundTrip(t *testing.T) {
 // cuts it short): every damaged file fails to read, with an
 // *EdgeListError naming it, never a panic or wrong edges.
 func TestGRBDetectsCorruption(t *testing.T) {
-	data := grbBytes(t, []Edge{{10, 20}, {20, 30}, {30, 10}, {10, 10}}, true, 0)
+	data := grbBytes(t, []graph.Edge{{U: 10, V: 20}, {U: 20, V: 30}, {U: 30, V: 10}, {U: 10, V: 10}}, true, 0)
 	read := func(b []byte) error {
 		src := memSource("bad.grb", b, EdgeFormatGRB, false, edgeReadBufSize)
 		_, err := src.read(0, 1)
@@ -138,12 +140,12 @@ func TestGRBWriterChecks(t *testing.T) {
 }
 
 func FuzzReadGRB(f *testing.F) {
-	f.Add(grbBytes(f, []Edge{{10, 20}, {20, 30}, {30, 10}}, true, 0))
+	f.Add(grbBytes(f, []graph.Edge{{U: 10, V: 20}, {U: 20, V: 30}, {U: 30, V: 10}}, true, 0))
 	f.Add(grbBytes(f, nil, false, 1))
 	f.Add([]byte(GRBMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, size := range []int{1, 3} {
-			var got []Edge
+			var got []graph.Edge
 			var failed error
 			for r := range size {
 				src := memSource("fuzz.grb", data, EdgeFormatGRB, false, edgeReadBufSize)
@@ -175,7 +177,7 @@ func FuzzReadGRB(f *testing.F) {
 // TestConvertToEdgeList writes a share as text with the id offset added.
 func TestConvertToEdgeList(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteEdgeListOf(context.Background(), &buf, EdgeChunks{{{0, 1}, {2, 0}}}, EdgeListText, 2, 1); err != nil {
+	if err := WriteEdgeListOf(context.Background(), &buf, graph.EdgeChunks{{{U: 0, V: 1}, {U: 2, V: 0}}}, EdgeListText, 2, 1); err != nil {
 		t.Fatal(err)
 	}
 	if buf.String() != "1 2\n3 1\n" {
@@ -189,8 +191,8 @@ func TestConvertToEdgeList(t *testing.T) {
 // file; the entries stay the file's lines.
 func TestEntriesOfSymmetric(t *testing.T) {
 	mtx := writeFile(t, "s.mtx", []byte("%%MatrixMarket matrix coordinate pattern symmetric\n4 4 3\n2 1\n3 3\n4 2\n"))
-	entries := []Edge{{1, 0}, {2, 2}, {3, 1}}
-	mirrored := []Edge{{1, 0}, {0, 1}, {2, 2}, {3, 1}, {1, 3}}
+	entries := []graph.Edge{{U: 1, V: 0}, {U: 2, V: 2}, {U: 3, V: 1}}
+	mirrored := []graph.Edge{{U: 1, V: 0}, {U: 0, V: 1}, {U: 2, V: 2}, {U: 3, V: 1}, {U: 1, V: 3}}
 	ef, err := ReadEntries(mtx, "")
 	if err != nil || !slices.Equal(ef.Edges, entries) || !ef.Symmetric || ef.Directed {
 		t.Fatalf("ReadEntries: %+v, %v", ef, err)
@@ -209,14 +211,14 @@ func TestEntriesOfSymmetric(t *testing.T) {
 			in, _ = NewInput(StdinName, "mtx", true, bytes.NewReader(data))
 			in.Entries = true
 		}
-		var got []Edge
+		var got []graph.Edge
 		err = inproc.Run(context.Background(), 2, func(ctx context.Context, c comm.Comm) error {
 			share, err := in.Share(ctx, c)
 			if err != nil {
 				return err
 			}
-			var mine []Edge
-			if err := share.Scan(ctx, func(es []Edge) error { mine = append(mine, es...); return nil }); err != nil {
+			var mine []graph.Edge
+			if err := share.Scan(ctx, func(es []graph.Edge) error { mine = append(mine, es...); return nil }); err != nil {
 				return err
 			}
 			all, err := c.Allgatherv(ctx, "test", appendEdgesTest(nil, mine), nil)
@@ -232,7 +234,7 @@ func TestEntriesOfSymmetric(t *testing.T) {
 		}
 	}
 	var buf bytes.Buffer
-	if _, err := WriteGRB(context.Background(), &buf, EdgeChunks{entries}, false, true, 1); err != nil {
+	if _, err := WriteGRB(context.Background(), &buf, graph.EdgeChunks{entries}, false, true, 1); err != nil {
 		t.Fatal(err)
 	}
 	grb := writeFile(t, "s.grb", buf.Bytes())
@@ -247,7 +249,7 @@ func TestEntriesOfSymmetric(t *testing.T) {
 	}
 }
 
-func appendEdgesTest(b []byte, es []Edge) []byte {
+func appendEdgesTest(b []byte, es []graph.Edge) []byte {
 	for _, e := range es {
 		b = binary.LittleEndian.AppendUint64(b, uint64(e.U))
 		b = binary.LittleEndian.AppendUint64(b, uint64(e.V))
@@ -255,10 +257,10 @@ func appendEdgesTest(b []byte, es []Edge) []byte {
 	return b
 }
 
-func edgesOfTest(b []byte) []Edge {
-	var es []Edge
+func edgesOfTest(b []byte) []graph.Edge {
+	var es []graph.Edge
 	for i := 0; i+16 <= len(b); i += 16 {
-		es = append(es, Edge{int64(binary.LittleEndian.Uint64(b[i:])), int64(binary.LittleEndian.Uint64(b[i+8:]))})
+		es = append(es, graph.Edge{U: int64(binary.LittleEndian.Uint64(b[i:])), V: int64(binary.LittleEndian.Uint64(b[i+8:]))})
 	}
 	return es
 }

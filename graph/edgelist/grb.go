@@ -43,7 +43,7 @@
 //
 // gapbs's serialized graphs (.sg, .wsg) are read by sg.go.
 
-package graph
+package edgelist
 
 import (
 	"context"
@@ -55,6 +55,8 @@ import (
 	"math"
 	"math/bits"
 	"os"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // GRBMagic opens every .grb file.
@@ -125,7 +127,7 @@ func NewGRB(ra io.ReaderAt, size int64, name string) (*GRB, error) {
 	switch {
 	case flags&^(grbFlagDir|grbFlagSym) != 0 || flags == grbFlagDir|grbFlagSym:
 		return nil, grbError(name, 12, "unknown flags %#x", flags)
-	case n > MaxLabelledVertices:
+	case n > graph.MaxLabelledVertices:
 		return nil, grbError(name, 16, "%d vertices: more than 2^32", n)
 	case m > (math.MaxInt64-grbHeaderSize)/16:
 		return nil, grbError(name, 24, "tuple count %d too large", m)
@@ -271,7 +273,7 @@ type GRBWriter struct {
 // NewGRBWriter writes the header of h on w.
 func NewGRBWriter(w io.Writer, h GRBHeader) (*GRBWriter, error) {
 	switch {
-	case h.Vertices < 0 || h.Vertices > MaxLabelledVertices:
+	case h.Vertices < 0 || h.Vertices > graph.MaxLabelledVertices:
 		return nil, fmt.Errorf("write graph: %d vertices: want 0..2^32", h.Vertices)
 	case h.Tuples < 0 || h.IDOffset < 0 || h.IDOffset > 1 || h.Directed && h.Symmetric:
 		return nil, fmt.Errorf("write graph: %d tuples, id offset %d, directed %v and symmetric %v", h.Tuples, h.IDOffset, h.Directed, h.Symmetric)
@@ -431,16 +433,16 @@ func (s *edgeSource) readGRB(rank, size int) (*edgeParser, error) {
 	if err := g.ReadIDs(s.ctx, 0, ids); err != nil {
 		return nil, err
 	}
-	lo, hi := shareStart(g.Tuples, rank, size), shareStart(g.Tuples, rank+1, size)
+	lo, hi := graph.ShareStart(g.Tuples, rank, size), graph.ShareStart(g.Tuples, rank+1, size)
 	p.hintCapacity(12 * (hi - lo))
-	var es []Edge
+	var es []graph.Edge
 	err = g.ScanTuples(s.ctx, lo, hi, func(packed []uint64) error {
 		es = es[:0]
 		for _, k := range packed {
 			u, v := ids[k>>32], ids[k&math.MaxUint32]
-			es = append(es, Edge{U: u, V: v})
+			es = append(es, graph.Edge{U: u, V: v})
 			if mirror && u != v {
-				es = append(es, Edge{U: v, V: u})
+				es = append(es, graph.Edge{U: v, V: u})
 			}
 		}
 		p.addEdges(es)

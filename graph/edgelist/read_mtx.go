@@ -1,12 +1,14 @@
 // The Matrix Market part of the edge-list parser (read.go, "Formats"): the
 // banner and size line, and the entry lines with their 1-based indices.
 
-package graph
+package edgelist
 
 import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // mtxHeader is what a Matrix Market banner and size line say.
@@ -216,9 +218,9 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 func (p *edgeParser) addEntry(r, c int64) {
 	u, v := r-1, c-1
 	p.maxID = max(p.maxID, u, v)
-	p.edges = append(p.edges, Edge{U: u, V: v})
+	p.edges = append(p.edges, graph.Edge{U: u, V: v})
 	if p.mirror && u != v {
-		p.edges = append(p.edges, Edge{U: v, V: u})
+		p.edges = append(p.edges, graph.Edge{U: v, V: u})
 	}
 	p.line++
 }

@@ -5,7 +5,7 @@
 // as FileShare reads (PageRank's set-up), and with tiny buffers.
 // The seed corpus is in testdata/fuzz/FuzzParseEdges.
 
-package graph
+package edgelist
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // fuzzFormats are the text formats FuzzParseEdges reads every input as.
@@ -23,9 +25,9 @@ var fuzzFormats = []EdgeFormat{EdgeFormatSNAP, EdgeFormatEL, EdgeFormatWEL, Edge
 // readShares reads data as format on size ranks, by byte range (stream
 // false) or line share (stream true), and returns the concatenated edges
 // and every rank's error.
-func readShares(data []byte, format EdgeFormat, size, bufSize int, stream bool) ([]Edge, []error) {
+func readShares(data []byte, format EdgeFormat, size, bufSize int, stream bool) ([]graph.Edge, []error) {
 	src := memSource("fuzz", data, format, false, bufSize)
-	var all []Edge
+	var all []graph.Edge
 	var errs []error
 	for r := range size {
 		var p *edgeParser
@@ -48,17 +50,17 @@ func readShares(data []byte, format EdgeFormat, size, bufSize int, stream bool) 
 // each rank's share twice, streamed to an emit, the second pass from what
 // the first learnt. It returns the second pass's concatenated edges (the
 // first pass must give the same) and every rank's error.
-func streamShares(data []byte, format EdgeFormat, size, bufSize int) ([]Edge, []error) {
-	var all []Edge
+func streamShares(data []byte, format EdgeFormat, size, bufSize int) ([]graph.Edge, []error) {
+	var all []graph.Edge
 	var errs []error
 	for r := range size {
 		plan := &sharePlan{}
-		var passes [2][]Edge
+		var passes [2][]graph.Edge
 		var err error
 		for pass := range passes {
 			src := memSource("fuzz", data, format, false, bufSize)
 			src.ctx, src.plan = context.Background(), plan
-			src.emit = func(es []Edge) error {
+			src.emit = func(es []graph.Edge) error {
 				passes[pass] = append(passes[pass], es...)
 				return nil
 			}
@@ -133,7 +135,7 @@ func checkParse(t *testing.T, data []byte, format EdgeFormat) {
 		ways = append(ways, way{1, 24, false, false}, way{2, 24, false, false}, way{3, 24, true, false}, way{2, 24, false, true})
 	}
 	for _, w := range ways {
-		var got []Edge
+		var got []graph.Edge
 		var errs []error
 		if w.streamed {
 			got, errs = streamShares(data, format, w.size, w.bufSize)
@@ -155,8 +157,8 @@ func checkParse(t *testing.T, data []byte, format EdgeFormat) {
 	}
 	// .el reads as the line-by-line oracle (edgelist_oracle_test.go) reads it.
 	if format == EdgeFormatEL {
-		var ref []Edge
-		rerr := oracleDecodeText(bytes.NewReader(data), "fuzz", func(es []Edge) error {
+		var ref []graph.Edge
+		rerr := oracleDecodeText(bytes.NewReader(data), "fuzz", func(es []graph.Edge) error {
 			ref = append(ref, es...)
 			return nil
 		})

@@ -1,15 +1,17 @@
-package graph
+package edgelist
 
 import (
 	"bytes"
 	"slices"
 	"testing"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // TestEdgeListEncoder: what the encoder writes decodes to the same tuples,
 // in both formats, and a wrong count fails.
 func TestEdgeListEncoder(t *testing.T) {
-	edges := []Edge{{0, 1}, {5, 5}, {1 << 40, 3}, {2, 0}}
+	edges := []graph.Edge{{U: 0, V: 1}, {U: 5, V: 5}, {U: 1 << 40, V: 3}, {U: 2, V: 0}}
 	for _, format := range []string{EdgeListText, EdgeListBinary} {
 		var buf bytes.Buffer
 		e, err := NewEdgeListEncoder(&buf, format, int64(len(edges)))
@@ -41,7 +43,7 @@ func TestEdgeListEncoder(t *testing.T) {
 			t.Fatalf("%s: 2 tuples of 1 announced: Write succeeded", format)
 		}
 		neg, _ := NewEdgeListEncoder(&bytes.Buffer{}, format, 1)
-		if err := neg.Write([]Edge{{-1, 0}}); err == nil {
+		if err := neg.Write([]graph.Edge{{U: -1, V: 0}}); err == nil {
 			t.Fatalf("%s: a negative id was written", format)
 		}
 	}

@@ -2,7 +2,7 @@
 // lines, the chunks of edges a streamed read hands on, and the error
 // messages that name file:line.
 
-package graph
+package edgelist
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // edgeParser parses the lines of one edge list and collects its edges.
@@ -23,7 +25,7 @@ type edgeParser struct {
 	entries int64 // Matrix Market entries before the next line
 	maxID   int64 // largest id seen, -1 before the first
 	maxLine int   // longest line accepted, '\n' excluded
-	edges   []Edge
+	edges   []graph.Edge
 	src     *edgeSource // its context and emit
 	// directedSet: a binary graph said whether its edges are directed
 	// (and a .grb whether its tuples are a symmetric matrix's entries).
@@ -50,7 +52,7 @@ func (p *edgeParser) streamed() bool {
 		if p.src.stream == nil && !p.src.gzipped {
 			n = min(n, p.src.size/2+2) // an edge takes 4 bytes at least, 2 per symmetric entry
 		}
-		p.edges = make([]Edge, 0, n)
+		p.edges = make([]graph.Edge, 0, n)
 	}
 	return true
 }
@@ -109,12 +111,12 @@ func (p *edgeParser) hintCapacity(n int64) {
 	}
 	est = min(est, 1<<27)
 	if est > int64(cap(p.edges)) {
-		p.edges = make([]Edge, 0, est)
+		p.edges = make([]graph.Edge, 0, est)
 	}
 }
 
 // addEdges appends es and tracks the largest id.
-func (p *edgeParser) addEdges(es []Edge) {
+func (p *edgeParser) addEdges(es []graph.Edge) {
 	p.streamed() // the chunk buffer, if streamed
 	for _, e := range es {
 		p.maxID = max(p.maxID, e.U, e.V)
@@ -271,7 +273,7 @@ func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, boo
 		}
 		if fast {
 			if u, v, next, ok := fastPair(b, i); ok {
-				edges = append(edges, Edge{U: u, V: v})
+				edges = append(edges, graph.Edge{U: u, V: v})
 				maxID = max(maxID, u, v)
 				line++
 				i = next
@@ -296,38 +298,38 @@ func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, boo
 
 // textLine parses one text line (without its '\n') at p.line: ok is false
 // for a blank or comment line.
-func (p *edgeParser) textLine(line []byte) (e Edge, ok bool, err error) {
+func (p *edgeParser) textLine(line []byte) (e graph.Edge, ok bool, err error) {
 	j := skipBlanks(line, 0)
 	if j == len(line) || line[j] == '#' {
-		return Edge{}, false, nil
+		return graph.Edge{}, false, nil
 	}
 	u, k, ok := scanID(line, j, '#')
 	if !ok {
-		return Edge{}, false, p.fieldError(line, j, '#', "vertex id")
+		return graph.Edge{}, false, p.fieldError(line, j, '#', "vertex id")
 	}
 	j = skipBlanks(line, k)
 	if j == len(line) || line[j] == '#' {
-		return Edge{}, false, p.columnsError(line)
+		return graph.Edge{}, false, p.columnsError(line)
 	}
 	v, k, ok := scanID(line, j, '#')
 	if !ok {
-		return Edge{}, false, p.fieldError(line, j, '#', "vertex id")
+		return graph.Edge{}, false, p.fieldError(line, j, '#', "vertex id")
 	}
 	j = skipBlanks(line, k)
 	if p.format == EdgeFormatWEL {
 		if j == len(line) || line[j] == '#' {
-			return Edge{}, false, p.columnsError(line)
+			return graph.Edge{}, false, p.columnsError(line)
 		}
 		k = fieldEnd(line, j, '#')
 		if err := p.checkNumber(line[j:k], "weight"); err != nil {
-			return Edge{}, false, err
+			return graph.Edge{}, false, err
 		}
 		j = skipBlanks(line, k)
 	}
 	if j != len(line) && line[j] != '#' {
-		return Edge{}, false, p.columnsError(line)
+		return graph.Edge{}, false, p.columnsError(line)
 	}
-	return Edge{U: u, V: v}, true, nil
+	return graph.Edge{U: u, V: v}, true, nil
 }
 
 // columnsError reports a text line with the wrong number of columns.

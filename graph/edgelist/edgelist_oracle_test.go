@@ -1,4 +1,4 @@
-package graph
+package edgelist
 
 // A second, deliberately simple reader of graphrun's text edge list (.el),
 // line by line with bufio.Scanner: the differential oracle of the one
@@ -12,15 +12,17 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // oracleMaxLine is the longest text line accepted, comments included.
 const oracleMaxLine = 1 << 20
 
-func oracleDecodeText(r io.Reader, name string, emit func([]Edge) error) error {
+func oracleDecodeText(r io.Reader, name string, emit func([]graph.Edge) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), oracleMaxLine)
-	batch := make([]Edge, 0, decodeBatch)
+	batch := make([]graph.Edge, 0, decodeBatch)
 	var line int64
 	for sc.Scan() {
 		line++
@@ -53,7 +55,7 @@ func oracleDecodeText(r io.Reader, name string, emit func([]Edge) error) error {
 
 // oracleTextLine parses one text line: ok is false for a blank or comment
 // line.
-func oracleTextLine(b []byte) (e Edge, ok bool, err error) {
+func oracleTextLine(b []byte) (e graph.Edge, ok bool, err error) {
 	if i := bytes.IndexByte(b, '#'); i >= 0 {
 		b = b[:i]
 	}
@@ -78,19 +80,19 @@ func oracleTextLine(b []byte) (e Edge, ok bool, err error) {
 	}
 	switch {
 	case n == 0:
-		return Edge{}, false, nil
+		return graph.Edge{}, false, nil
 	case n != 2:
-		return Edge{}, false, fmt.Errorf("want 2 columns (u v), got %d", n)
+		return graph.Edge{}, false, fmt.Errorf("want 2 columns (u v), got %d", n)
 	}
 	u, err := oracleVertexID(fields[0])
 	if err != nil {
-		return Edge{}, false, err
+		return graph.Edge{}, false, err
 	}
 	v, err := oracleVertexID(fields[1])
 	if err != nil {
-		return Edge{}, false, err
+		return graph.Edge{}, false, err
 	}
-	return Edge{U: u, V: v}, true, nil
+	return graph.Edge{U: u, V: v}, true, nil
 }
 
 // oracleBlank reports whether c separates columns (a space, tab or carriage

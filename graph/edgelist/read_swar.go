@@ -1,7 +1,7 @@
 // The fast path of the text parsers (read.go, "Speed"): the line "u v\n"
 // with its digits converted eight at a time (SWAR).
 
-package graph
+package edgelist
 
 import (
 	"encoding/binary"

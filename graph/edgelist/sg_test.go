@@ -1,4 +1,4 @@
-package graph
+package edgelist
 
 import (
 	"errors"
@@ -8,27 +8,29 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/graphrun/graphrun/graph"
+
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // edgeSet is the set of edges without self-loops, both directions when
 // undirected.
-func edgeSet(es []Edge, undirected bool) map[Edge]bool {
-	set := map[Edge]bool{}
+func edgeSet(es []graph.Edge, undirected bool) map[graph.Edge]bool {
+	set := map[graph.Edge]bool{}
 	for _, e := range es {
 		if e.U == e.V {
 			continue
 		}
 		set[e] = true
 		if undirected {
-			set[Edge{e.V, e.U}] = true
+			set[graph.Edge{U: e.V, V: e.U}] = true
 		}
 	}
 	return set
 }
 
 // bfsLevels is a plain serial BFS over the undirected view of es.
-func bfsLevels(es []Edge, root int64) map[int64]int32 {
+func bfsLevels(es []graph.Edge, root int64) map[int64]int32 {
 	adj := map[int64][]int64{}
 	for _, e := range es {
 		adj[e.U] = append(adj[e.U], e.V)
@@ -119,9 +121,9 @@ func FuzzReadSG(f *testing.F) {
 		if weighted {
 			format = EdgeFormatWSG
 		}
-		var whole []Edge
+		var whole []graph.Edge
 		for _, size := range []int{1, 3} {
-			var got []Edge
+			var got []graph.Edge
 			for r := range size {
 				p, err := memSource("fuzz", data, format, false, edgeReadBufSize).read(r, size)
 				if err != nil {

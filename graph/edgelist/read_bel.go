@@ -2,7 +2,7 @@
 // file's share is read by tuple range with positioned reads; a gzipped
 // .bel or a stream is decoded front to back, keeping the share's tuples.
 
-package graph
+package edgelist
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // readBinary reads rank's share of the tuples of a .bel file.
@@ -32,8 +34,8 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 		if hdr, err := bb.Peek(edgeListHeaderSize); err == nil && string(hdr[:8]) == EdgeListMagic {
 			count = int64(min(binary.LittleEndian.Uint64(hdr[8:]), math.MaxInt64/2))
 		}
-		lo, hi = shareStart(count, rank, size), shareStart(count, rank+1, size)
-		err := decodeBinaryEdgeList(bb, s.name, func(es []Edge) error {
+		lo, hi = graph.ShareStart(count, rank, size), graph.ShareStart(count, rank+1, size)
+		err := decodeBinaryEdgeList(bb, s.name, func(es []graph.Edge) error {
 			if err := s.checkCtx(); err != nil {
 				return err
 			}
@@ -61,10 +63,10 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 		return nil, &EdgeListError{Name: s.name, Offset: 8, Err: fmt.Errorf(
 			"count mismatch: header says %d tuples, the file holds %d tuples and %d bytes", count, have, (s.size-edgeListHeaderSize)%16)}
 	}
-	lo, hi := shareStart(int64(count), rank, size), shareStart(int64(count), rank+1, size)
+	lo, hi := graph.ShareStart(int64(count), rank, size), graph.ShareStart(int64(count), rank+1, size)
 	p.hintCapacity(16 * (hi - lo))
 	r := io.NewSectionReader(s.ra, edgeListHeaderSize+16*lo, 16*(hi-lo))
-	err := decodeBinaryEdgeList(io.MultiReader(bytes.NewReader(binaryHeader(hi-lo)), r), s.name, func(es []Edge) error {
+	err := decodeBinaryEdgeList(io.MultiReader(bytes.NewReader(binaryHeader(hi-lo)), r), s.name, func(es []graph.Edge) error {
 		if err := s.checkCtx(); err != nil {
 			return err
 		}
@@ -91,7 +93,7 @@ const decodeBatch = 1 << 14
 
 // decodeBinaryEdgeList decodes a whole .bel stream from r, passing the
 // tuples to emit in batches of decodeBatch (only valid during the call).
-func decodeBinaryEdgeList(r io.Reader, name string, emit func([]Edge) error) error {
+func decodeBinaryEdgeList(r io.Reader, name string, emit func([]graph.Edge) error) error {
 	var hdr [edgeListHeaderSize]byte
 	if n, err := io.ReadFull(r, hdr[:]); err != nil {
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
@@ -108,7 +110,7 @@ func decodeBinaryEdgeList(r io.Reader, name string, emit func([]Edge) error) err
 	}
 	off := int64(edgeListHeaderSize)
 	buf := make([]byte, 16*min(count, decodeBatch))
-	batch := make([]Edge, 0, min(count, decodeBatch))
+	batch := make([]graph.Edge, 0, min(count, decodeBatch))
 	for done := uint64(0); done < count; {
 		k := min(count-done, decodeBatch)
 		n, err := io.ReadFull(r, buf[:16*k])
@@ -128,7 +130,7 @@ func decodeBinaryEdgeList(r io.Reader, name string, emit func([]Edge) error) err
 				return &EdgeListError{Name: name, Offset: off + int64(16*i), Err: fmt.Errorf(
 					"tuple %d (%d, %d): negative vertex id", done+uint64(i), u, v)}
 			}
-			batch = append(batch, Edge{U: u, V: v})
+			batch = append(batch, graph.Edge{U: u, V: v})
 		}
 		if err := emit(batch); err != nil {
 			return err

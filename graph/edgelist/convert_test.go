@@ -1,16 +1,18 @@
-package graph
+package edgelist
 
 import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/graphrun/graphrun/graph"
 )
 
 // TestWriteConverted: an edge list of a symmetric matrix's entries gets
 // each off-diagonal entry's mirror, with the id offset added; a .grb keeps
 // the entries once and says so in its header.
 func TestWriteConverted(t *testing.T) {
-	ef := &EdgeFile{Edges: []Edge{{U: 0, V: 1}, {U: 2, V: 2}}, Symmetric: true}
+	ef := &EdgeFile{Edges: []graph.Edge{{U: 0, V: 1}, {U: 2, V: 2}}, Symmetric: true}
 	var b bytes.Buffer
 	what, err := WriteConverted(context.Background(), &b, ef, EdgeListText, 1)
 	if err != nil || what != "3 tuples" || b.String() != "1 2\n2 1\n3 3\n" {
