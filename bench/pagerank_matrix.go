@@ -1,9 +1,9 @@
 package bench
 
-// bench pagerank-allreduce (paper 000 §VII's comparison of the direct,
+// bench pagerank-allreduce (Kylix §VII's comparison of the direct,
 // binary and Kylix networks; REFERENCES.md) and bench pagerank (time per
 // iteration) as a whole: their settings checked, every run made by a
-// pagerank command line whose JSON is recorded (pagerank.RunMatrix),
+// pagerank command line whose JSON is recorded (runPageRankMatrix),
 // summary.json and the tables.
 
 import (
@@ -21,7 +21,6 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
-	"github.com/graphrun/graphrun/spmv/pagerank"
 )
 
 // Runner runs one graphrun command line (the arguments below graphrun)
@@ -121,10 +120,10 @@ func (m *PageRankAllreduceMatrix) Run(run Runner, out *Output, text, stderr io.W
 	if s.Input != "" {
 		graphArgs, graphName = []string{s.Input}, filepath.Base(s.Input)
 	}
-	matrix := pagerank.AllreduceMatrix(graphArgs, s.Ranks, s.Iterations, m.Degrees)
+	matrix := pageRankAllreduceRuns(graphArgs, s.Ranks, s.Iterations, m.Degrees)
 	bar := progress.NewMatrix(stderr, "pagerank-allreduce", len(matrix))
 	var files []string
-	runs, err := pagerank.RunMatrix("pagerank-allreduce", matrix, out, run, func(br pagerank.BenchRun, r *results.PageRankRun) {
+	runs, err := runPageRankMatrix("pagerank-allreduce", matrix, out, run, func(br PageRankBenchRun, r *results.PageRankRun) {
 		files = append(files, br.File)
 		it := float64(max(1, r.Iterations))
 		bar.Step(fmt.Sprintf("%s: %.0f messages, %.2f MB per iteration", r.Allreduce, float64(r.CommMessages)/it, float64(r.CommBytes)/it/1e6))
@@ -141,7 +140,7 @@ func (m *PageRankAllreduceMatrix) Run(run Runner, out *Output, text, stderr io.W
 			Runs  []*results.PageRankRun `json:"runs"`
 		}{meta, graphName, s.Ranks, files, runs}
 	}
-	return out.Complete(bar, text, stderr, pagerank.AllreduceTable(runs), summary, graphName+", in-process ranks", "Per iteration, all ranks:")
+	return out.Complete(bar, text, stderr, pageRankAllreduceTable(runs), summary, graphName+", in-process ranks", "Per iteration, all ranks:")
 }
 
 // PageRankSpeedSpec is bench pagerank's settings as the command line
@@ -155,7 +154,7 @@ type PageRankSpeedSpec struct {
 type PageRankSpeedMatrix struct {
 	Spec       PageRankSpeedSpec
 	Inputs     []string
-	Graphs     []pagerank.SpeedGraph
+	Graphs     []PageRankSpeedGraph
 	RankCounts []int
 }
 
@@ -179,7 +178,7 @@ func (s PageRankSpeedSpec) Parse() (*PageRankSpeedMatrix, error) {
 			return nil, fielderr.Wrap("scales", err)
 		}
 	}
-	if m.Graphs = pagerank.SpeedGraphs(m.Inputs, scales); len(m.Graphs) == 0 {
+	if m.Graphs = pageRankSpeedGraphs(m.Inputs, scales); len(m.Graphs) == 0 {
 		return nil, fielderr.New("inputs", "no graph: give --inputs or --scales")
 	}
 	var err error
@@ -208,12 +207,12 @@ func (m *PageRankSpeedMatrix) Key() (key, command string) {
 // Run makes every run of the matrix with run, records each in out, prints
 // the table on text and regenerates it in out's Doc. out must be started.
 func (m *PageRankSpeedMatrix) Run(run Runner, out *Output, text, stderr io.Writer) error {
-	matrix := pagerank.SpeedMatrix(m.Graphs, m.RankCounts, m.Spec.Iterations)
+	matrix := pageRankSpeedRuns(m.Graphs, m.RankCounts, m.Spec.Iterations)
 	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
-	var rows []pagerank.SpeedRow
+	var rows []PageRankSpeedRow
 	var files []string
-	_, err := pagerank.RunMatrix("pagerank", matrix, out, run, func(br pagerank.BenchRun, r *results.PageRankRun) {
-		rows, files = append(rows, pagerank.SpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
+	_, err := runPageRankMatrix("pagerank", matrix, out, run, func(br PageRankBenchRun, r *results.PageRankRun) {
+		rows, files = append(rows, PageRankSpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
 		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
 	})
 	if err != nil {
@@ -222,11 +221,11 @@ func (m *PageRankSpeedMatrix) Run(run Runner, out *Output, text, stderr io.Write
 	summary := func(meta Meta) any {
 		return struct {
 			Meta
-			Iterations int                 `json:"iterations"`
-			Files      []string            `json:"files"`
-			Runs       []pagerank.SpeedRow `json:"runs"`
+			Iterations int                `json:"iterations"`
+			Files      []string           `json:"files"`
+			Runs       []PageRankSpeedRow `json:"runs"`
 		}{meta, m.Spec.Iterations, files, rows}
 	}
-	return out.Complete(bar, text, stderr, pagerank.SpeedTable(rows), summary, "in-process ranks, default threads (CPUs / ranks), one process per run",
+	return out.Complete(bar, text, stderr, pageRankSpeedTable(rows), summary, "in-process ranks, default threads (CPUs / ranks), one process per run",
 		"Per iteration, the slowest rank's time; the peak is the run's process's:")
 }

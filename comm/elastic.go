@@ -5,7 +5,7 @@ package comm
 // whose job can go on over its survivors after losing ranks, or take in
 // processes that ask to join between two collectives. comm/tcp implements
 // it; comm/inproc and comm/mpi do not (MPI's process set is fixed). Kernels
-// (spmv.PageRankElastic) and the command line test for it with AsElastic
+// (pagerank.RunElastic) and the command line test for it with AsElastic
 // instead of naming a backend.
 
 import (
@@ -87,7 +87,7 @@ func AsElastic(c Comm) (Elastic, bool) {
 }
 
 // Shrink is Elastic.Shrink on c or the Elastic underneath its wrappers
-// (AsElastic), in the form of spmv.Elastic's hook; on a Comm that is not
+// (AsElastic), in the form of pagerank.Elastic's hook; on a Comm that is not
 // elastic it fails with an error wrapping ErrNotElastic and cause.
 func Shrink(ctx context.Context, c Comm, cause error, epoch int) (Comm, error) {
 	e, ok := AsElastic(c)
@@ -98,7 +98,7 @@ func Shrink(ctx context.Context, c Comm, cause error, epoch int) (Comm, error) {
 }
 
 // Grow is Elastic.Grow on c or the Elastic underneath its wrappers, in the
-// form of spmv.Elastic's hook; it fails on a Comm that is not elastic.
+// form of pagerank.Elastic's hook; it fails on a Comm that is not elastic.
 func Grow(ctx context.Context, c Comm, joiners, epoch int) (Comm, error) {
 	e, ok := AsElastic(c)
 	if !ok {

@@ -1,15 +1,18 @@
 // This file is the pagerank command: PageRank over the sparse allreduce, as
-// in paper 000 (Kylix) §VII, on a real edge list or a Graph500 Kronecker
-// graph, with the random edge partition of §II-B. The algorithm is
-// pagerank.PageRank and the per-rank run the driver's (pagerank.RunRank,
-// pagerank.RunElasticRank); this file maps flags to a pagerank.Settings,
-// which checks them into the run's Source and Config, starts the ranks
-// and prints the report.
+// in Kylix §VII (Zhao and Canny), on a real edge list or a Graph500
+// Kronecker graph, with the random edge partition of Kylix §II-B. The
+// algorithm and the per-rank run are package pagerank's (pagerank.RunShare;
+// pagerank.RunRank, pagerank.RunElasticRank); this file maps the flags to a
+// pagerank.JobConfig (the flags whose zero value is a choice too set its
+// KronSet, IterationsSet and DegreesSet), which checks itself into the
+// run's Source and Job naming the field at fault (flagOf names the flag),
+// then starts the ranks and prints the report.
 
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
@@ -28,7 +31,8 @@ import (
 type pagerankFlags struct {
 	transportFlags
 	runOutputFlags
-	s       pagerank.Settings
+	jc      pagerank.JobConfig
+	out     string // --out: every vertex's score to this file
 	format  string
 	ranks   int
 	threads int
@@ -45,8 +49,8 @@ gzipped; - or a pipe, FIFO or device is read once by rank 0, and needs
 PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
 dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
 spread over the ranks by a random edge partition and every iteration is one
-sparse allreduce (paper 000 §VII), or with --allreduce dense one dense
-allreduce of the whole vector by the chunked hypercube (paper 002 §IV-E).
+sparse allreduce (Kylix §VII), or with --allreduce dense one dense
+allreduce of the whole vector by the chunked hypercube (Zhang and Qiu §IV-E).
 Prints the top vertices with their ids as
 in the file (Matrix Market ids 1-based), the iterations, the final L1 change
 and the total rank.`,
@@ -55,30 +59,30 @@ and the total rank.`,
 	}
 	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
+	def := pagerank.DefaultJobConfig()
 	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name (not for - and other streams)")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
-	fl.Float64Var(&f.s.Alpha, "alpha", pagerank.DefaultPageRankAlpha, "damping factor")
-	fl.Float64Var(&f.s.Tol, "tol", pagerank.DefaultPageRankTol, "stop when the L1 change of an iteration is below this")
-	fl.IntVar(&f.s.MaxIter, "max-iter", pagerank.DefaultPageRankMaxIter, "stop after this many iterations (with a warning)")
-	fl.IntVar(&f.s.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
-	fl.BoolVar(&f.s.Undirected, "undirected", false, "add the reverse of every edge")
-	fl.StringVar(&f.s.Allreduce, "allreduce", pagerank.AllreduceKylix.String(), "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
-	fl.StringVar(&f.s.Degrees, "degrees", "auto", `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
-	fl.BoolVar(&f.s.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
-	fl.StringVar(&f.s.Partition, "partition", pagerank.PartitionRandomEdge.String(), "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
-	fl.IntVar(&f.s.Top, "top", 10, "print this many top vertices")
-	fl.StringVar(&f.s.Out, "out", "", `write every vertex as "id<TAB>score" to this file`)
+	fl.Float64Var(&f.jc.Alpha, "alpha", def.Alpha, "damping factor")
+	fl.Float64Var(&f.jc.Tol, "tol", def.Tol, "stop when the L1 change of an iteration is below this")
+	fl.IntVar(&f.jc.MaxIter, "max-iter", def.MaxIter, "stop after this many iterations (with a warning)")
+	fl.IntVar(&f.jc.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
+	fl.BoolVar(&f.jc.Undirected, "undirected", false, "add the reverse of every edge")
+	fl.StringVar(&f.jc.Allreduce, "allreduce", def.Allreduce, "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
+	fl.StringVar(&f.jc.Degrees, "degrees", def.Degrees, `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
+	fl.BoolVar(&f.jc.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
+	fl.StringVar(&f.jc.Partition, "partition", def.Partition, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
+	fl.IntVar(&f.jc.Top, "top", def.Top, "print this many top vertices")
+	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
 	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")
-	fl.IntVar(&f.s.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
-	fl.BoolVar(&f.s.Elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (paper 002 §V); the result equals a fault-free run's within --tol")
-	fl.BoolVar(&f.s.Join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
+	fl.IntVar(&f.jc.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
+	fl.BoolVar(&f.jc.Elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (Zhang and Qiu §V); the result equals a fault-free run's within --tol")
+	fl.BoolVar(&f.jc.Join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
 	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
 	return cmd
 }
 
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
-	fl := cmd.Flags()
-	f.s.Given = fl.Changed
+	f.mapFlags(cmd)
 	if err := usage(launch.CheckRanks(f.ranks)); err != nil {
 		return err
 	}
@@ -94,7 +98,10 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		file = args[0]
 	}
 	openFile := func(path string) (*edgelist.Input, error) { return resolveFileInput(cmd, f.format, path, plan) }
-	in, err := f.s.Source(file, openFile, plan.Replicas > 1 || plan.Replication() > 1)
+	in, err := f.jc.Source(file, openFile, plan.Replicas > 1 || plan.Replication() > 1)
+	if errors.Is(err, pagerank.ErrNoInput) {
+		return usageError{errors.New("pagerank needs an edge list FILE (or - for standard input) or --kron SCALE")}
+	}
 	if err != nil {
 		return usage(err)
 	}
@@ -103,12 +110,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		return err
 	}
 	in.Threads = threads
-	cfg, err := f.s.Config(plan.TotalRanks(), threads, plan.CheckElastic())
+	cfg, err := f.jc.Job(plan.TotalRanks(), threads, plan.CheckElastic())
 	if err != nil {
 		return usage(err)
 	}
-	plan.Elastic = f.s.Elastic
-	outs, outFile, err := f.declareRun(cmd, plan, in.Path(), f.s.Out)
+	plan.Elastic = f.jc.Elastic
+	outs, outFile, err := f.declareRun(cmd, plan, in.Path(), f.out)
 	if err != nil {
 		return err
 	}
@@ -119,14 +126,14 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 
 	ctx, stderr := cmd.Context(), cmd.ErrOrStderr()
 	logf := launch.StderrLogf(stderr)
-	if f.s.Join {
-		return plan.JoinAndRun(ctx, "pagerank --join", in.Name(), in.JoinTag(cfg.PageRankConfig), logf, func(ctx context.Context, c comm.Elastic) error {
+	if f.jc.Join {
+		return plan.JoinAndRun(ctx, "pagerank --join", in.Name(), in.JoinTag(cfg.Config), logf, func(ctx context.Context, c comm.Elastic) error {
 			return pagerank.RunJoined(ctx, c, in.Input(), cfg, plan.Job.PeerTimeout, logf)
 		})
 	}
 	var tag string // elastic: the job's join tag
-	if f.s.Elastic {
-		tag = in.JoinTag(cfg.PageRankConfig)
+	if f.jc.Elastic {
+		tag = in.JoinTag(cfg.Config)
 	}
 	bar := progress.NewIterations(stderr, cfg.Iterations, cfg.Tol)
 	cfg.Progress = bar.Update
@@ -149,13 +156,22 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	return writePageRank(report, outFile, &f.runOutputFlags, textOut(cmd, outs), stderr)
 }
 
+// mapFlags sets what the configuration learns from the command line
+// beyond the flags' values: which of the flags whose zero value is also a
+// choice were given, and whether --out collects every score.
+func (f *pagerankFlags) mapFlags(cmd *cobra.Command) {
+	fl := cmd.Flags()
+	f.jc.KronSet, f.jc.IterationsSet, f.jc.DegreesSet = fl.Changed("kron"), fl.Changed("iterations"), fl.Changed("degrees")
+	f.jc.Gather = f.out != ""
+}
+
 // pagerankPlan is the transport plan of a pagerank run: f.plan, or for
 // --join that of a process joining a running TCP job (launch.JoinPlan).
 func (f *pagerankFlags) pagerankPlan(cmd *cobra.Command) (jobPlan, error) {
-	if !f.s.Join {
+	if !f.jc.Join {
 		return f.plan(cmd, f.ranks)
 	}
-	if err := usage(f.s.CheckJoin(f.checkJoin(cmd, f.ranks))); err != nil {
+	if err := usage(f.jc.CheckJoin(f.checkJoin(cmd, f.ranks))); err != nil {
 		return jobPlan{}, err
 	}
 	return f.joinPlan()

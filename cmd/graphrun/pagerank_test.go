@@ -292,11 +292,11 @@ func TestPageRankCLIJoinBadUse(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"", []string{"--join"}, "--join: needs --elastic"},
+		{"", []string{"--join"}, "--join: needs an elastic job"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--procs", "2"}, coord...), "--procs: cannot be combined with --join"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--rank", "1", "--size", "2"}, coord...), "cannot be combined with --join"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--ranks", "2"}, coord...), "--ranks: cannot be combined with --join"},
-		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--degrees", "2x2"}, coord...), "--degrees: cannot be combined with --join"},
+		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--degrees", "2x2"}, coord...), "--degrees: cannot be combined with joining a running job"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--transport", "inproc"}, coord...), "--transport"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--allreduce", "dense"}, coord...), "--elastic: runs on the sparse allreduces"},
 		{"", append([]string{"--elastic", "--join"}, coord...), "GRAPHRUN_TOKEN: not set: --join needs the running job's token"},

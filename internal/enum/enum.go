@@ -2,7 +2,7 @@
 // table of names indexed by value (empty for a value with no name), read
 // by the type's String method and, for flag values (spmv.Exchange,
 // spmv.Direction, graph500.Placement, allreduce.Kind, hypercube.Algorithm,
-// spmv.PageRankPartition, spmv.PageRankAllreduce), its Parse function, so
+// pagerank.Partition, pagerank.Allreduce), its Parse function, so
 // that a name is written once.
 package enum
 

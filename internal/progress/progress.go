@@ -114,7 +114,7 @@ func newIterationBar(w io.Writer, iterations int, tol float64) *Iterations {
 	return p
 }
 
-// Update is the spmv.PageRankConfig.Progress callback.
+// Update is the pagerank.Config.Progress callback.
 func (p *Iterations) Update(iteration int, l1 float64) {
 	if p.bar == nil {
 		return

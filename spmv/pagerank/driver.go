@@ -1,18 +1,18 @@
-// Package pagerank is the PageRank run driver: what one rank of a pagerank
-// job runs around the algorithm — take its share of the input, run
-// PageRankShare (or, elastic, PageRankElastic), and collect the
-// run's report on rank 0 with the collectives that sum its traffic and
-// take its slowest times. It is PageRank over the Kylix sparse allreduce of
-// paper 000 (Zhao and Canny) §VII, or the dense chunked allreduce of paper
-// 002 §IV-E, and for --elastic paper 002's recovery and elastic growth
-// (§II, §III, §V); see REFERENCES.md.
+// The run driver: what one rank of a pagerank job runs around the
+// algorithm — take its share of the input, run RunShare (or, elastic,
+// RunElastic), and collect the run's report on rank 0 with the collectives
+// that sum its traffic and take its slowest times: PageRank over Kylix's
+// sparse allreduce (Kylix §VII), or the dense chunked allreduce of Zhang
+// and Qiu §IV-E, and for an elastic job Zhang and Qiu's recovery and
+// elastic growth (§II, §III, §V).
 //
 // Like graph500/ for BFS, the driver is SPMD code: RunRank and
-// RunElasticRank are what one rank runs; the CLI maps its flags to
-// Settings, which check them into a Source and a Config, starts the ranks
-// on a transport and prints the Report. It holds no
+// RunElasticRank are what one rank runs; the caller describes the job
+// with a JobConfig, which checks itself into a Source and a Job, starts
+// the ranks on a transport and prints the Report. The driver holds no
 // algorithm of its own: the matrix, the iterations and the allreduce are
-// spmv's and allreduce's.
+// the kernel's (pagerank.go) and package allreduce's.
+
 package pagerank
 
 import (
@@ -29,20 +29,20 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// Config is a pagerank run: the algorithm's configuration and what the
+// Job is a pagerank run: the algorithm's configuration and what the
 // report collects.
-type Config struct {
-	PageRankConfig
+type Job struct {
+	Config
 	Top    int  // report this many top vertices
 	Gather bool // collect every vertex's score on rank 0 (Report.All)
 }
 
-// Check validates the configuration (PageRankConfig.Check, and Top).
-func (cfg Config) Check() error {
+// Check validates the configuration (Config.Check, and Top).
+func (cfg Job) Check() error {
 	if cfg.Top < 0 {
-		return &PageRankConfigError{Field: "top", Msg: fmt.Sprintf("%d is negative", cfg.Top)}
+		return configError("Top", "%d is negative", cfg.Top)
 	}
-	return cfg.PageRankConfig.Check()
+	return cfg.Config.Check()
 }
 
 // Input is where a run's edges come from. Share is this rank's share in
@@ -57,18 +57,18 @@ type Input struct {
 	Load     func(ctx context.Context, rank, size int) (graph.EdgeShare, error)
 }
 
-// Report is a finished run's results.PageRankRun (the --json document)
+// Report is a finished run's results.PageRankRun (the JSON document)
 // plus what only the text output needs.
 type Report struct {
 	results.PageRankRun
-	All         []VertexScore `json:"-"` // Config.Gather: every vertex, ascending id
+	All         []VertexScore `json:"-"` // Job.Gather: every vertex, ascending id
 	WarnMaxIter bool          `json:"-"` // stopped at MaxIter without converging
 	Undirected  bool          `json:"-"` // the edges read count twice, as arcs
 }
 
 // RunRank runs PageRank on one rank of c's job and returns the report on
 // rank 0 (nil elsewhere).
-func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Config) (*Report, error) {
+func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Job) (*Report, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Config) (*Report, e
 	if err != nil {
 		return nil, err
 	}
-	res, err := PageRankShare(ctx, c, share, cfg.PageRankConfig)
+	res, err := RunShare(ctx, c, share, cfg.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -91,7 +91,7 @@ const loadSlots = 3
 // reportOf collects a finished run's report on rank 0 (nil elsewhere); c
 // is the Comm the result lives on. Every rank calls it with the same Top
 // and Gather.
-func reportOf(ctx context.Context, c comm.Comm, res *PageRankResult, cfg Config, in Input) (*Report, error) {
+func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) (*Report, error) {
 	top, err := res.TopK(ctx, c, cfg.Top)
 	if err != nil {
 		return nil, err
@@ -120,14 +120,14 @@ func reportOf(ctx context.Context, c comm.Comm, res *PageRankResult, cfg Config,
 	if res.GatheredColumns {
 		mine[2] = 1
 	}
-	if err := c.AllreduceInt64(ctx, PhasePageRankReport, sums, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhaseReport, sums, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	times := []float64{res.Setup.Seconds(), res.Configuration.Seconds(), res.Compute.Seconds(), res.Communication.Seconds()}
 	for _, d := range res.IterationTimes {
 		times = append(times, d.Seconds())
 	}
-	if err := c.AllreduceFloat64(ctx, PhasePageRankReport, times, comm.Max); err != nil {
+	if err := c.AllreduceFloat64(ctx, PhaseReport, times, comm.Max); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	if c.Rank() != 0 {

@@ -8,6 +8,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/results"
 )
 
@@ -29,7 +30,7 @@ func memInput(edges []graph.Edge, offset int64) Input {
 
 // runRanks runs the job on p in-process ranks (RunJob) and returns rank
 // 0's report.
-func runRanks(t *testing.T, p int, in Input, cfg Config) *Report {
+func runRanks(t *testing.T, p int, in Input, cfg Job) *Report {
 	t.Helper()
 	rep, err := RunJob(context.Background(), func(ctx context.Context, fn func(context.Context, comm.Comm) error) error {
 		return inproc.Run(ctx, p, fn)
@@ -50,7 +51,7 @@ func TestRunRankReport(t *testing.T) {
 		edges = append(edges, graph.Edge{U: u, V: 7}, graph.Edge{U: u, V: u + 1})
 	}
 	edges = append(edges, graph.Edge{U: 0, V: 7}) // duplicates (this one, and 6→7 twice) collapse
-	cfg := Config{PageRankConfig: DefaultPageRankConfig(), Top: 3, Gather: true}
+	cfg := Job{Config: DefaultConfig(), Top: 3, Gather: true}
 	one := runRanks(t, 1, memInput(edges, 1), cfg)
 	three := runRanks(t, 3, memInput(edges, 1), cfg)
 	for _, rep := range []*Report{one, three} {
@@ -82,16 +83,16 @@ func TestRunRankReport(t *testing.T) {
 }
 
 // TestConfigCheck: an invalid configuration is refused before any input is
-// read, naming the field as the CLI's flag.
+// read, naming the Go field at fault.
 func TestConfigCheck(t *testing.T) {
-	for field, mod := range map[string]func(*Config){
-		"top":       func(c *Config) { c.Top = -1 },
-		"alpha":     func(c *Config) { c.Alpha = 1.5 },
-		"tol":       func(c *Config) { c.Tol = 2 },
-		"partition": func(c *Config) { c.Partition = PageRankPartition(2) },
-		"allreduce": func(c *Config) { c.Allreduce = PageRankAllreduce(4) },
+	for field, mod := range map[string]func(*Job){
+		"Top":       func(c *Job) { c.Top = -1 },
+		"Alpha":     func(c *Job) { c.Alpha = 1.5 },
+		"Tol":       func(c *Job) { c.Tol = 2 },
+		"Partition": func(c *Job) { c.Partition = Partition(2) },
+		"Allreduce": func(c *Job) { c.Allreduce = Allreduce(4) },
 	} {
-		cfg := Config{PageRankConfig: DefaultPageRankConfig()}
+		cfg := Job{Config: DefaultConfig()}
 		mod(&cfg)
 		in := Input{Share: func(context.Context, comm.Comm) (graph.EdgeShare, error) {
 			t.Fatalf("%s: the input was read", field)
@@ -101,8 +102,7 @@ func TestConfigCheck(t *testing.T) {
 			_, err := RunRank(ctx, c, in, cfg)
 			return err
 		})
-		var ce *PageRankConfigError
-		if !errors.As(err, &ce) || ce.Field != field || !errors.Is(err, ErrPageRankConfig) {
+		if fielderr.Field(err) != field || !errors.Is(err, ErrConfig) {
 			t.Errorf("%s: %v", field, err)
 		}
 	}
@@ -111,7 +111,7 @@ func TestConfigCheck(t *testing.T) {
 // TestRunElasticRankNeedsTCP: the elastic run refuses a transport that
 // cannot shrink or grow.
 func TestRunElasticRankNeedsTCP(t *testing.T) {
-	cfg := Config{PageRankConfig: DefaultPageRankConfig()}
+	cfg := Job{Config: DefaultConfig()}
 	err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
 		_, err := RunElasticRank(ctx, c, memInput(nil, 0), cfg, "tag", t.Logf)
 		return err

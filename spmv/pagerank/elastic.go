@@ -1,9 +1,9 @@
 package pagerank
 
-// The elastic run (pagerank --elastic): PageRank that goes on after losing
+// The elastic run (JobConfig.Elastic): PageRank that goes on after losing
 // a TCP rank other than 0 and takes in processes that join between
-// iterations (paper 002 §II failure exposure, §V elastic topology update,
-// §III ramp-up mode; REFERENCES.md). PageRankElastic does the recovery
+// iterations (Zhang and Qiu §II failure exposure, §V elastic topology update,
+// §III ramp-up mode; REFERENCES.md). RunElastic does the recovery
 // and the growth; the driver gives it the input's loader and the
 // transport's Shrink and Grow, opens rank 0's lobby for joining processes,
 // and runs a process that joined.
@@ -22,7 +22,7 @@ import (
 func elasticComm(c comm.Comm) (comm.Elastic, error) {
 	ec, ok := comm.AsElastic(c)
 	if !ok {
-		return nil, fmt.Errorf("--elastic: needs an elastic transport (TCP), not a %T", c)
+		return nil, fmt.Errorf("pagerank: an elastic run needs an elastic transport (TCP), not a %T", c)
 	}
 	return ec, nil
 }
@@ -30,12 +30,12 @@ func elasticComm(c comm.Comm) (comm.Elastic, error) {
 // JoinTag identifies what a job computes: a joining process must present
 // the job's (comm/tcp's lobby refuses it otherwise, naming both). input is
 // the input's base name.
-func JoinTag(input string, cfg PageRankConfig) string {
-	return fmt.Sprintf("pagerank %s alpha=%g tol=%g max-iter=%d iterations=%d undirected=%t allreduce=%s partition=%s",
+func JoinTag(input string, cfg Config) string {
+	return fmt.Sprintf("pagerank %s Alpha=%g Tol=%g MaxIter=%d Iterations=%d Undirected=%t Allreduce=%s Partition=%s",
 		input, cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations, cfg.Undirected, cfg.Allreduce, cfg.Partition)
 }
 
-// elasticHooks is what PageRankElastic needs from the driver: the
+// elasticHooks is what RunElastic needs from the driver: the
 // input's loader is the fixed-size run's.
 func elasticHooks(in Input, logf func(string, ...any)) Elastic {
 	return Elastic{
@@ -50,7 +50,7 @@ func elasticHooks(in Input, logf func(string, ...any)) Elastic {
 // RunElasticRank runs elastic PageRank on one TCP rank and returns the
 // report on rank 0 (nil elsewhere). Rank 0 opens the lobby where processes
 // ask to join with tag (JoinTag); recoveries and growths are logged.
-func RunElasticRank(ctx context.Context, c comm.Comm, in Input, cfg Config, tag string, logf func(string, ...any)) (rep *Report, err error) {
+func RunElasticRank(ctx context.Context, c comm.Comm, in Input, cfg Job, tag string, logf func(string, ...any)) (rep *Report, err error) {
 	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func RunElasticRank(ctx context.Context, c comm.Comm, in Input, cfg Config, tag 
 			logf("pagerank: elastic: no process can join this job: %v", err)
 		}
 	}
-	res, err := PageRankElastic(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
+	res, err := RunElastic(ctx, c, cfg.Config, elasticHooks(in, logf))
 	if err != nil {
 		return nil, err
 	}
@@ -92,7 +92,7 @@ func closeComm(c comm.Comm, err *error) {
 // report (on rank 0; nil elsewhere) over the Comm the result lives on. Its
 // collectives follow rank 0's Top and Gather, which every rank learns
 // first: a joining process may have been given others.
-func elasticReport(ctx context.Context, res *ElasticResult, cfg Config, in Input, logf func(string, ...any)) (*Report, error) {
+func elasticReport(ctx context.Context, res *ElasticResult, cfg Job, in Input, logf func(string, ...any)) (*Report, error) {
 	c := res.Comm
 	if c.Rank() == 0 {
 		for i, r := range res.Recoveries {
@@ -116,11 +116,11 @@ func elasticReport(ctx context.Context, res *ElasticResult, cfg Config, in Input
 			out[1] = 1
 		}
 	}
-	if err := c.AllreduceInt64(ctx, PhasePageRankReport, out, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhaseReport, out, comm.Sum); err != nil {
 		return nil, fmt.Errorf("pagerank: report: %w", err)
 	}
 	cfg.Top, cfg.Gather = int(out[0]), out[1] != 0
-	return reportOf(ctx, c, res.PageRankResult, cfg, in)
+	return reportOf(ctx, c, res.Result, cfg, in)
 }
 
 // RunJoined runs a process that the transport has just taken into a
@@ -128,14 +128,14 @@ func elasticReport(ctx context.Context, res *ElasticResult, cfg Config, in Input
 // ranks and takes part in the report, which rank 0 prints. On an error it
 // aborts the job and waits up to peerTimeout (at most a second) for the
 // abort notices to arrive; it always closes c.
-func RunJoined(ctx context.Context, c comm.Comm, in Input, cfg Config, peerTimeout time.Duration, logf func(string, ...any)) error {
+func RunJoined(ctx context.Context, c comm.Comm, in Input, cfg Job, peerTimeout time.Duration, logf func(string, ...any)) error {
 	tc, err := elasticComm(c)
 	if err != nil {
 		return err
 	}
 	if err = cfg.Check(); err == nil {
 		var res *ElasticResult
-		res, err = PageRankJoin(ctx, c, cfg.PageRankConfig, elasticHooks(in, logf))
+		res, err = RunElasticJoin(ctx, c, cfg.Config, elasticHooks(in, logf))
 		if err == nil {
 			if res.Comm != c {
 				defer closeComm(res.Comm, new(error))
@@ -152,10 +152,10 @@ func RunJoined(ctx context.Context, c comm.Comm, in Input, cfg Config, peerTimeo
 		tc.Abort(err)
 		time.Sleep(min(time.Second, peerTimeout)) // let the abort notices arrive before the connections close
 		_ = tc.Close()
-		return fmt.Errorf("pagerank --join: %w", err)
+		return fmt.Errorf("pagerank: joined process: %w", err)
 	}
 	if err := tc.Close(); err != nil {
-		logf("pagerank --join: leaving the job: %v", err)
+		logf("pagerank: joined process: leaving the job: %v", err)
 	}
 	return nil
 }

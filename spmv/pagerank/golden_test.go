@@ -33,8 +33,8 @@ func TestGoldenGraphsPageRank(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, p := range []int{1, 3, 4} {
-			for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
-				cfg := DefaultPageRankConfig()
+			for _, kind := range []Allreduce{AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense} {
+				cfg := DefaultConfig()
 				cfg.Allreduce = kind
 				cfg.Tol = 1e-14
 				res, scores, _ := runPageRank(t, p, ef.Edges, cfg, 1)

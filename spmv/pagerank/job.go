@@ -17,7 +17,7 @@ type Runner func(ctx context.Context, fn func(ctx context.Context, c comm.Comm) 
 // RunJob runs PageRank on the ranks run runs: RunRank on each, or, when
 // elasticTag is not "", RunElasticRank with that join tag and logf. It
 // returns rank 0's report, nil if rank 0 is not among them.
-func RunJob(ctx context.Context, run Runner, in Input, cfg Config, elasticTag string, logf func(string, ...any)) (*Report, error) {
+func RunJob(ctx context.Context, run Runner, in Input, cfg Job, elasticTag string, logf func(string, ...any)) (*Report, error) {
 	var (
 		mu     sync.Mutex
 		report *Report

@@ -1,7 +1,7 @@
 package pagerank
 
 // The text forms of a finished run's Report: every vertex's score
-// (pagerank --out) and the summary a run prints (paper 000 §VII's PageRank;
+// (JobConfig.Gather) and the summary a run prints (Kylix §VII's PageRank;
 // REFERENCES.md).
 
 import (

@@ -8,7 +8,7 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// TestReportText: --out's lines read back exactly, and the summary and the
+// TestReportText: the score lines read back exactly, and the summary and the
 // memory line say what the report holds.
 func TestReportText(t *testing.T) {
 	rep := &Report{All: []VertexScore{{ID: 0, Score: 0.1}, {ID: 7, Score: 1.0 / 3}}}

@@ -1,15 +1,16 @@
-// This file is distributed PageRank over the sparse allreduce, as in paper
-// 000 (Zhao and Canny, "Kylix: A Sparse Allreduce for Commodity Clusters")
-// §VII: the edges (non-zeros of the adjacency matrix) are spread over the
-// ranks by the random edge partition of §II-B (or, for comparison, by the
-// block of their source vertex); each iteration is a local sparse
+// This file is distributed PageRank over the sparse allreduce, as in Kylix
+// §I-A and §VII-D (Zhao and Canny; see the package doc): the edges
+// (non-zeros of the adjacency matrix) are spread over the ranks by the
+// random edge partition of Kylix §II-B (or, for comparison, by the block
+// of their source vertex); each iteration is a local sparse
 // matrix-vector product followed by one sparse allreduce (allreduce.Sparse)
 // whose home ranks compute the PageRank update in place.
 //
 // # Semantics
 //
-// They are NetworkX's pagerank: edges are directed, duplicate edges collapse,
-// self-loops stay, the vertices are the ids that occur in an edge; with
+// They are NetworkX's pagerank (Page et al.'s PageRank with NetworkX's
+// conventions): edges are directed, duplicate edges collapse, self-loops
+// stay, the vertices are the ids that occur in an edge; with
 // damping α, n vertices and out-degrees d(u),
 //
 //	r'_v = (1−α)/n + α·(Σ_{(u,v)} r_u/d(u) + D/n),   D = Σ_{d(u)=0} r_u,
@@ -66,252 +67,34 @@
 package pagerank
 
 import (
-	"cmp"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"time"
 
 	"github.com/graphrun/graphrun/allreduce"
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
-	"github.com/graphrun/graphrun/internal/enum"
 	"github.com/graphrun/graphrun/partition"
 )
 
-// PageRankPartition is the edge partition of PageRank.
-type PageRankPartition int
-
-// Edge partitions of PageRank.
-const (
-	PartitionRandomEdge PageRankPartition = iota // hash of (u, v), paper 000 §II-B
-	PartitionBlock1D                             // block of the source vertex
-)
-
-// partitionNames are the flag values ParsePageRankPartition accepts.
-var partitionNames = [...]string{PartitionRandomEdge: "random-edge", PartitionBlock1D: "1d"}
-
-func (p PageRankPartition) String() string { return enum.Name(partitionNames[:], "partition", p) }
-
-// ParsePageRankPartition turns a flag value into a PageRankPartition.
-func ParsePageRankPartition(s string) (PageRankPartition, error) {
-	return enum.Parse[PageRankPartition](partitionNames[:], "partition", "random-edge or 1d", s)
-}
-
-// PageRankAllreduce is PageRank's allreduce: one of the sparse networks of
-// allreduce.Kind, or the whole vector through the dense chunked hypercube.
-type PageRankAllreduce int
-
-// PageRank's allreduces.
-const (
-	AllreduceKylix  PageRankAllreduce = iota // allreduce.KindKylix
-	AllreduceDirect                          // allreduce.KindDirect
-	AllreduceBinary                          // allreduce.KindBinary
-	AllreduceDense                           // hypercube.AlgChunked every iteration (pagerank_dense.go)
-)
-
-// allreduceNames are the flag values ParsePageRankAllreduce accepts.
-var allreduceNames = [...]string{AllreduceKylix: "kylix", AllreduceDirect: "direct", AllreduceBinary: "binary", AllreduceDense: "dense"}
-
-func (a PageRankAllreduce) String() string { return enum.Name(allreduceNames[:], "network", a) }
-
-// ParsePageRankAllreduce turns a flag value into a PageRankAllreduce.
-func ParsePageRankAllreduce(s string) (PageRankAllreduce, error) {
-	return enum.Parse[PageRankAllreduce](allreduceNames[:], "network", "kylix, direct, binary or dense", s)
-}
-
-// sparseKind is the sparse network's allreduce.Kind (a is not AllreduceDense).
-func (a PageRankAllreduce) sparseKind() allreduce.Kind {
-	switch a {
-	case AllreduceDirect:
-		return allreduce.KindDirect
-	case AllreduceBinary:
-		return allreduce.KindBinary
-	}
-	return allreduce.KindKylix
-}
-
-// PageRank defaults, NetworkX's (tolerance: an L1 change, not n·tol).
-const (
-	DefaultPageRankAlpha   = 0.85
-	DefaultPageRankTol     = 1e-10
-	DefaultPageRankMaxIter = 1000
-)
-
-// PageRank phase names (besides those of graph.Relabel and allreduce).
-const (
-	PhasePageRankRoute   = "pagerank.route"
-	PhasePageRankCount   = "pagerank.count"
-	PhasePageRankScalars = "pagerank.scalars"
-	PhasePageRankGather  = "pagerank.gather"
-	PhasePageRankReport  = "pagerank.report"
-	PhasePageRankSetup   = "pagerank.setup"
-)
-
-// ErrPageRankConfig is wrapped by the errors about an invalid configuration.
-var ErrPageRankConfig = errors.New("pagerank: invalid configuration")
-
-// PageRankConfig configures PageRank. The zero value is not valid: use
-// DefaultPageRankConfig and change what is needed.
-type PageRankConfig struct {
-	Alpha      float64 // damping factor, in [0, 1]
-	Tol        float64 // stop when the L1 change is below Tol (> 0)
-	MaxIter    int     // stop after this many iterations (≥ 1)
-	Iterations int     // > 0: run exactly this many iterations, ignoring Tol and MaxIter
-	Undirected bool    // add the reverse of every edge
-	Allreduce  PageRankAllreduce
-	Degrees    []int             // kylix degrees; nil designs them (allreduce.AutoDegrees)
-	Partition  PageRankPartition // PartitionRandomEdge or PartitionBlock1D
-	Threads    int               // goroutines per rank for the sorts and the SpMV (≥ 1)
-	// GaussSeidel sweeps a one-rank run's vertices in place, in the fused
-	// iteration's position order (in-degree, descending): a vertex's new
-	// rank reads the new r/d of the vertices before it in the sweep. The
-	// fixed point is the same, reached in fewer iterations on the road and
-	// Slashdot graphs and in more on Kronecker graphs (BENCHMARKS.md); the
-	// sweep runs on one goroutine, so the result depends on no thread
-	// count. One rank only, and not with AllreduceDense.
-	GaussSeidel bool
-
-	// SetupDone, if set, is called by every rank once its set-up is
-	// complete and timed, before the first iteration (then the ranks
-	// wait for each other): the place to return the set-up's garbage to
-	// the operating system (memstat.Release), outside every timed region.
-	SetupDone func()
-	// Progress, if set, is called by every rank after each iteration with
-	// the iteration's number (from 1) and its L1 change.
-	Progress func(iteration int, l1 float64)
-}
-
-// DefaultPageRankConfig is NetworkX's PageRank on the random edge partition
-// and the kylix allreduce with designed degrees.
-func DefaultPageRankConfig() PageRankConfig {
-	return PageRankConfig{
-		Alpha: DefaultPageRankAlpha, Tol: DefaultPageRankTol, MaxIter: DefaultPageRankMaxIter,
-		Allreduce: AllreduceKylix, Partition: PartitionRandomEdge, Threads: 1,
-	}
-}
-
-// PageRankConfigError is an invalid configuration: Field names the field
-// as the pagerank command's flag does ("alpha", "tol", "max-iter",
-// "iterations", "threads", "partition", "allreduce", "degrees"). It wraps
-// ErrPageRankConfig.
-type PageRankConfigError struct {
-	Field string
-	Msg   string
-}
-
-func (e *PageRankConfigError) Error() string {
-	return fmt.Sprintf("%v: %s: %s", ErrPageRankConfig, e.Field, e.Msg)
-}
-
-func (e *PageRankConfigError) Unwrap() error { return ErrPageRankConfig }
-
-// Check validates the configuration; its errors are *PageRankConfigError.
-func (cfg PageRankConfig) Check() error {
-	bad := func(field, format string, args ...any) error {
-		return &PageRankConfigError{Field: field, Msg: fmt.Sprintf(format, args...)}
-	}
-	switch {
-	case !(cfg.Alpha >= 0 && cfg.Alpha <= 1):
-		return bad("alpha", "%v is outside [0, 1]", cfg.Alpha)
-	case cfg.Iterations < 0:
-		return bad("iterations", "%d is less than 1", cfg.Iterations)
-	case !(cfg.Tol > 0 && cfg.Tol <= 1):
-		return bad("tol", "%v is outside (0, 1]", cfg.Tol)
-	case cfg.MaxIter < 1:
-		return bad("max-iter", "%d is less than 1", cfg.MaxIter)
-	case cfg.Threads < 1:
-		return bad("threads", "%d is less than 1", cfg.Threads)
-	case cfg.Partition != PartitionRandomEdge && cfg.Partition != PartitionBlock1D:
-		return bad("partition", "unknown partition %v (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
-	case cfg.GaussSeidel && cfg.Allreduce == AllreduceDense:
-		return bad("gauss-seidel", "sweeps one rank's vertices in place: not with allreduce %s", AllreduceDense)
-	}
-	switch cfg.Allreduce {
-	case AllreduceKylix:
-	case AllreduceDirect, AllreduceBinary, AllreduceDense:
-		if cfg.Degrees != nil {
-			return bad("degrees", "only the kylix allreduce takes degrees (allreduce %s)", cfg.Allreduce)
-		}
-	default:
-		return bad("allreduce", "unknown network %v (want %s, %s, %s or %s)", cfg.Allreduce,
-			AllreduceKylix, AllreduceDirect, AllreduceBinary, AllreduceDense)
-	}
-	return nil
-}
-
-// PageRankResult is one rank's outcome of PageRank. The global fields are
-// the same on every rank.
-type PageRankResult struct {
-	NumVertices int64 // n: vertices that occur in an edge
-	NumEdges    int64 // distinct directed edges, after Undirected
-	InputEdges  int64 // edges read, all ranks (before Undirected's reverses and deduplication)
-	LocalEdges  int64 // distinct edges of this rank's matrix
-	// GatheredColumns says this rank's long columns were summed with AVX2
-	// gathers after the first iterations' trial (columnRuns.gathers).
-	GatheredColumns bool
-	Iterations      int     // iterations run
-	Residual        float64 // L1 change of the last iteration
-	Total           float64 // Σ r over all vertices (1 up to rounding)
-	Converged       bool    // the L1 change fell below Tol (always true with Iterations)
-	Network         string  // the allreduce network, e.g. "kylix 4x4"
-	Layers          int     // layers of the network
-
-	// Part is the block partition of the vertices; this rank's scores are
-	// those of its range: Scores[l] is the rank of dense vertex
-	// Part.Global(rank, l), whose original id is Original[l].
-	Part     partition.Block1D
-	Scores   []float64
-	Original []int64
-
-	// This rank's time in the iterations: local work (the SpMV and the
-	// update at home) and communication (the rest of the reduce and the
-	// scalar allreduce).
-	Compute, Communication time.Duration
-	// IterationTimes is this rank's wall time of each iteration;
-	// L1Changes the L1 change after each iteration (the same on every
-	// rank).
-	IterationTimes []time.Duration
-	L1Changes      []float64
-	// Setup is this rank's time before the first iteration (both passes
-	// over its share, so reading or generating the input twice, relabel,
-	// route the edges, build the matrix, out-degrees, configure the
-	// allreduce);
-	// Configuration is the part of it spent configuring the allreduce
-	// network (paper 000's configuration step: the index sets exchanged
-	// layer by layer).
-	Setup, Configuration time.Duration
-	// This rank's traffic in the iterations (configuration excluded): all
-	// phases, and per layer of the network.
-	Traffic     comm.PhaseCounters
-	LayerVolume []allreduce.LayerVolume
-}
-
-// VertexScore is one vertex with its original id and its rank.
-type VertexScore struct {
-	ID    int64   `json:"id"`
-	Score float64 `json:"score"`
-}
-
-// PageRank runs PageRank on the directed edges given by every rank (this
+// Run runs PageRank on the directed edges given by every rank (this
 // rank's share, original ids as read). It is a collective: every rank calls
 // it with the same configuration. With no edge at all the result has no
 // vertices and no iterations.
-func PageRank(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg PageRankConfig) (*PageRankResult, error) {
-	return PageRankShare(ctx, c, graph.EdgeChunks{edges}, cfg)
+func Run(ctx context.Context, c comm.Comm, edges []graph.Edge, cfg Config) (*Result, error) {
+	return RunShare(ctx, c, graph.EdgeChunks{edges}, cfg)
 }
 
-// PageRankShare is PageRank on this rank's share of the input, which it
+// RunShare is PageRank on this rank's share of the input, which it
 // reads twice (for the distinct ids, then to route the edges) and never
 // holds whole: the set-up's memory is the rank's keys, about 8 bytes per
 // routed edge, plus O(vertices). The result is PageRank's on the same
 // edges, bit for bit.
-func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*PageRankResult, error) {
+func RunShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg Config) (*Result, error) {
 	if cfg.GaussSeidel && c.Size() != 1 {
-		return nil, &PageRankConfigError{Field: "gauss-seidel", Msg: fmt.Sprintf("sweeps one rank's vertices in place: needs one rank, not %d", c.Size())}
+		return nil, configError("GaussSeidel", "sweeps one rank's vertices in place: needs one rank, not %d", c.Size())
 	}
 	if cfg.Allreduce == AllreduceDense {
 		return pageRankDense(ctx, c, share, cfg)
@@ -325,7 +108,7 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	}
 	defer run.close()
 	if cfg.GaussSeidel && run.local == nil {
-		return nil, fmt.Errorf("%w: gauss-seidel: the run did not fuse (%d of %d vertices homed)", ErrPageRankConfig, len(run.net.Home()), res.NumVertices)
+		return nil, fmt.Errorf("%w: GaussSeidel: the run did not fuse (%d of %d vertices homed)", ErrConfig, len(run.net.Home()), res.NumVertices)
 	}
 	layersBefore := allreduce.LayerStats(c.Stats(), run.net.Layers())
 	_, _, err = iterateCounted(ctx, c, cfg, res, func(ctx context.Context) (time.Duration, error) {
@@ -352,7 +135,7 @@ func PageRankShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 
 // iterateCounted is iterate that adds the iterations' traffic, all
 // phases, to res.Traffic; it returns c's counters before and after them.
-func iterateCounted(ctx context.Context, c comm.Comm, cfg PageRankConfig, res *PageRankResult,
+func iterateCounted(ctx context.Context, c comm.Comm, cfg Config, res *Result,
 	step func(context.Context) (time.Duration, error)) (before, after map[string]comm.PhaseCounters, err error) {
 	before = c.Stats().Snapshot()
 	if err := iterate(ctx, cfg, res, step); err != nil {
@@ -373,7 +156,7 @@ var errStopAfterIteration = errors.New("stop after this iteration")
 // and res.Total; iterate stops after cfg.Iterations, on convergence, or
 // after cfg.MaxIter, and records the times. A step error that wraps
 // errStopAfterIteration stops it after recording that iteration.
-func iterate(ctx context.Context, cfg PageRankConfig, res *PageRankResult, step func(context.Context) (compute time.Duration, err error)) error {
+func iterate(ctx context.Context, cfg Config, res *Result, step func(context.Context) (compute time.Duration, err error)) error {
 	for it := 1; ; it++ {
 		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
 			res.Converged = cfg.Iterations > 0
@@ -443,7 +226,7 @@ func (r *prRun) gathered() bool {
 // reading share twice: once for its distinct ids (graph.RelabelShare),
 // once to route its edges in rounds (routeShare). It returns a nil matrix
 // (and the result) when there is no vertex.
-func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*prMatrix, *PageRankResult, error) {
+func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg Config) (*prMatrix, *Result, error) {
 	if err := cfg.Check(); err != nil {
 		return nil, nil, err
 	}
@@ -452,10 +235,10 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil {
 		return nil, nil, fmt.Errorf("pagerank: %w", err)
 	}
-	res := &PageRankResult{NumVertices: labels.N, Original: labels.Original, Converged: true}
+	res := &Result{NumVertices: labels.N, Original: labels.Original, Converged: true}
 	counts := make([]int64, p) // every rank's edges
 	counts[rank] = labels.Edges
-	if err := c.AllreduceInt64(ctx, PhasePageRankCount, counts, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhaseCount, counts, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
 	}
 	for _, m := range counts {
@@ -481,7 +264,7 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	first, cnt := part.First(rank), int64(part.Count(rank))
 	a := buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
 	count := []int64{int64(len(a.src))}
-	if err := c.AllreduceInt64(ctx, PhasePageRankCount, count, comm.Sum); err != nil {
+	if err := c.AllreduceInt64(ctx, PhaseCount, count, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
 	}
 	res.NumEdges, res.LocalEdges = count[0], int64(len(a.src))
@@ -492,7 +275,7 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 // route the edges to their partition owners, build the local matrix,
 // compute the out-degrees and configure the allreduce. It returns a nil
 // run (and the result) when there is no vertex.
-func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*prRun, *PageRankResult, error) {
+func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg Config) (*prRun, *Result, error) {
 	started := time.Now()
 	a, res, err := prepareMatrix(ctx, c, share, cfg)
 	if err != nil || a == nil {
@@ -554,7 +337,7 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 		}
 	}
 	scalars := []float64{d0}
-	if err := c.AllreduceFloat64(ctx, PhasePageRankScalars, scalars, comm.Sum); err != nil {
+	if err := c.AllreduceFloat64(ctx, PhaseScalars, scalars, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: dangling mass: %w", err)
 	}
 	res.Total = 1
@@ -575,12 +358,12 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 // setupDone calls cfg.SetupDone, if set, once the set-up is timed, and
 // waits for every rank to be done with it, so that no rank's first
 // iteration waits for another's hook.
-func setupDone(ctx context.Context, c comm.Comm, cfg PageRankConfig) error {
+func setupDone(ctx context.Context, c comm.Comm, cfg Config) error {
 	if cfg.SetupDone == nil {
 		return nil
 	}
 	cfg.SetupDone()
-	if err := c.AllreduceInt64(ctx, PhasePageRankSetup, []int64{0}, comm.Max); err != nil {
+	if err := c.AllreduceInt64(ctx, PhaseSetup, []int64{0}, comm.Max); err != nil {
 		return fmt.Errorf("pagerank: after the set-up: %w", err)
 	}
 	return nil
@@ -652,154 +435,4 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	}
 	s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 	return computed + s.up.took, nil
-}
-
-// homeToBlock moves the ranks held at the homes to the owners of the
-// vertices in the block partition (one Alltoallv of (vertex, rank) pairs;
-// a rank's own vertices go straight to its block) and returns this rank's
-// block of scores. Every vertex has exactly one home, since every vertex
-// is in some out-set.
-func homeToBlock(ctx context.Context, c comm.Comm, part partition.Block1D, home []int64, cur []float64) ([]float64, error) {
-	p, rank := c.Size(), c.Rank()
-	first, cnt := part.First(rank), part.Count(rank)
-	scores := make([]float64, cnt)
-	seen := 0
-	send := make([][]byte, p)
-	for i, v := range home {
-		d := part.Owner(v)
-		if d == rank {
-			scores[v-first] = cur[i]
-			seen++
-			continue
-		}
-		send[d] = binary.LittleEndian.AppendUint64(send[d], uint64(v))
-		send[d] = binary.LittleEndian.AppendUint64(send[d], math.Float64bits(cur[i]))
-	}
-	if p > 1 {
-		recv, err := c.Alltoallv(ctx, PhasePageRankGather, send, nil)
-		if err != nil {
-			return nil, fmt.Errorf("pagerank: collecting scores: %w", err)
-		}
-		for s, m := range recv {
-			if len(m)%16 != 0 {
-				return nil, fmt.Errorf("pagerank: collecting scores: %d bytes from rank %d", len(m), s)
-			}
-			for i := 0; i < len(m); i += 16 {
-				v := int64(binary.LittleEndian.Uint64(m[i:]))
-				if v < first || v >= first+int64(cnt) {
-					return nil, fmt.Errorf("pagerank: collecting scores: vertex %d from rank %d is not in this rank's block", v, s)
-				}
-				scores[v-first] = math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))
-				seen++
-			}
-		}
-	}
-	if seen != cnt {
-		return nil, fmt.Errorf("pagerank: collecting scores: %d scores for %d vertices", seen, cnt)
-	}
-	return scores, nil
-}
-
-// lessScore orders vertices by descending score, then ascending id.
-func lessScore(a, b VertexScore) int {
-	return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
-}
-
-// topScores returns the k best of the vertices whose scores and original
-// ids are given, best first (lessScore), keeping only k of them at a time:
-// a heap whose root is the worst kept.
-func topScores(scores []float64, ids []int64, k int) []VertexScore {
-	k = min(k, len(scores))
-	h := make([]VertexScore, 0, k)
-	down := func(i int) {
-		for {
-			w, l, r := i, 2*i+1, 2*i+2
-			if l < len(h) && lessScore(h[w], h[l]) < 0 {
-				w = l
-			}
-			if r < len(h) && lessScore(h[w], h[r]) < 0 {
-				w = r
-			}
-			if w == i {
-				return
-			}
-			h[i], h[w] = h[w], h[i]
-			i = w
-		}
-	}
-	for l, s := range scores {
-		v := VertexScore{ID: ids[l], Score: s}
-		if len(h) < k {
-			h = append(h, v)
-			for i := len(h) - 1; i > 0 && lessScore(h[(i-1)/2], h[i]) < 0; i = (i - 1) / 2 {
-				h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
-			}
-			continue
-		}
-		if k > 0 && lessScore(v, h[0]) < 0 {
-			h[0] = v
-			down(0)
-		}
-	}
-	slices.SortFunc(h, lessScore)
-	return h
-}
-
-// TopK returns the k vertices of highest rank (ties by ascending original
-// id) on every rank. It is a collective (one Allgatherv).
-func (r *PageRankResult) TopK(ctx context.Context, c comm.Comm, k int) ([]VertexScore, error) {
-	if k <= 0 {
-		return nil, nil
-	}
-	mine := topScores(r.Scores, r.Original, k)
-	buf := make([]byte, 0, 16*len(mine))
-	for _, v := range mine {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(v.ID))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v.Score))
-	}
-	all, err := c.Allgatherv(ctx, PhasePageRankReport, buf, nil)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: top %d: %w", k, err)
-	}
-	var top []VertexScore
-	for s, m := range all {
-		if len(m)%16 != 0 {
-			return nil, fmt.Errorf("pagerank: top %d: %d bytes from rank %d", k, len(m), s)
-		}
-		for i := 0; i < len(m); i += 16 {
-			top = append(top, VertexScore{ID: int64(binary.LittleEndian.Uint64(m[i:])), Score: math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))})
-		}
-	}
-	slices.SortFunc(top, lessScore)
-	return top[:min(k, len(top))], nil
-}
-
-// Gather returns every vertex with its original id and rank, in increasing
-// original-id order, on rank root (nil on the others). It is a collective
-// (one Alltoallv).
-func (r *PageRankResult) Gather(ctx context.Context, c comm.Comm, root int) ([]VertexScore, error) {
-	send := make([][]byte, c.Size())
-	buf := make([]byte, 0, 16*len(r.Scores))
-	for l, s := range r.Scores {
-		buf = binary.LittleEndian.AppendUint64(buf, uint64(r.Original[l]))
-		buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(s))
-	}
-	send[root] = buf
-	recv, err := c.Alltoallv(ctx, PhasePageRankReport, send, nil)
-	if err != nil {
-		return nil, fmt.Errorf("pagerank: gathering scores: %w", err)
-	}
-	if c.Rank() != root {
-		return nil, nil
-	}
-	all := make([]VertexScore, 0, r.NumVertices)
-	for s, m := range recv {
-		if len(m)%16 != 0 {
-			return nil, fmt.Errorf("pagerank: gathering scores: %d bytes from rank %d", len(m), s)
-		}
-		for i := 0; i < len(m); i += 16 {
-			all = append(all, VertexScore{ID: int64(binary.LittleEndian.Uint64(m[i:])), Score: math.Float64frombits(binary.LittleEndian.Uint64(m[i+8:]))})
-		}
-	}
-	return all, nil
 }

@@ -72,7 +72,7 @@ func BenchmarkPageRankFile(b *testing.B) {
 // is outside the clock. Besides wall time it reports the process's CPU
 // time per iteration (cpu-ms/op, all threads).
 func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph.EdgeShare) {
-	cfg := DefaultPageRankConfig()
+	cfg := DefaultConfig()
 	cfg.Threads = threads
 	var cpu0 time.Duration
 	err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {

@@ -1,10 +1,8 @@
-// This file is PageRank's dense mode (PageRankConfig.Allreduce =
+// This file is PageRank's dense mode (Config.Allreduce =
 // AllreduceDense): the same matrix and semantics as the sparse modes, but
 // every iteration reduces the whole vector of partial sums with the chunked
-// hypercube allreduce of paper 002 (Zhang, Qiu, Narayanamurthy and Weimer,
-// "Efficient, Fault-tolerant and Elastic Allreduce Framework For Iterative
-// Algorithms") §IV-E — reduce-scatter then allgather — instead of the
-// Kylix sparse allreduce of paper 000.
+// hypercube allreduce of Zhang and Qiu §IV-E (reduce-scatter then
+// allgather) instead of Kylix's sparse allreduce.
 //
 // Each rank scatters its local sums y (over its out-set) into a zeroed
 // vector of all n vertices and the allreduce sums the ranks' vectors. The
@@ -34,9 +32,9 @@ import (
 	"github.com/graphrun/graphrun/graph"
 )
 
-// PhasePageRankDense is the phase prefix of the dense mode's allreduce
+// PhaseDense is the phase prefix of the dense mode's allreduce
 // ("pagerank.dense.chunked.rs.0", …, and "pagerank.dense.check").
-const PhasePageRankDense = "pagerank.dense"
+const PhaseDense = "pagerank.dense"
 
 // prDense is one rank's dense-mode PageRank between iterations.
 type prDense struct {
@@ -57,7 +55,7 @@ type prDense struct {
 }
 
 // pageRankDense is PageRank in the dense mode.
-func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg PageRankConfig) (*PageRankResult, error) {
+func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg Config) (*Result, error) {
 	started := time.Now()
 	a, res, err := prepareMatrix(ctx, c, share, cfg)
 	if err != nil || a == nil {
@@ -66,7 +64,7 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	a.arrange()
 	configStarted := time.Now()
 	d, err := hypercube.New[float64](ctx, c, hypercube.AlgChunked,
-		hypercube.Options{Phase: PhasePageRankDense, Workers: cfg.Threads})
+		hypercube.Options{Phase: PhaseDense, Workers: cfg.Threads})
 	if err != nil {
 		return nil, fmt.Errorf("pagerank: %w", err)
 	}

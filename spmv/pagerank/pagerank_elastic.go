@@ -1,9 +1,9 @@
-// This file is elastic PageRank (paper 002 §II, failure exposure, and §V,
+// This file is elastic PageRank (Zhang and Qiu §II, failure exposure, and §V,
 // the topology rebuilt by a coordinator after a node is lost, keyed by the
 // iteration the survivors reached): PageRank that goes on after losing a
 // rank instead of failing the job.
 //
-// A failed collective returns an error; PageRankElastic then asks the
+// A failed collective returns an error; RunElastic then asks the
 // transport (Elastic.Shrink) for a Comm over the survivors, agrees on the
 // iteration reached (the maximum over the survivors, one allreduce), has
 // every survivor re-read its share of the input for the new rank count
@@ -21,9 +21,9 @@
 // restarts from a different vector (partly re-initialised, renormalised)
 // and sums in another order on fewer ranks, so it reaches the same fixed
 // point along another path; the final vectors agree within the convergence
-// tolerance (with --iterations, within how far that many iterations get).
+// tolerance (with Iterations, within how far that many iterations get).
 //
-// Ramp-up (paper 002 §III and §V-C: processes join at a later iteration)
+// Ramp-up (Zhang and Qiu §III and §V-C: processes join at a later iteration)
 // uses the same machinery the other way round. Rank 0 reads how many
 // processes wait to join (Elastic.Pending) before every iteration and adds
 // the count to the scalars the iteration's reduction sums anyway (L1
@@ -31,7 +31,7 @@
 // iteration's result and no extra collective. After an iteration with a
 // positive count (and not the last), every rank calls Elastic.Grow; the
 // ranks of the grown Comm, joiners included, agree on the iteration and the
-// epoch (one allreduce, which is how a joiner, PageRankJoin, learns them),
+// epoch (one allreduce, which is how a joiner, RunElasticJoin, learns them),
 // re-read their shares for the new size, rebuild, and reseed as above. No
 // value is lost, so the vector moves to its new homes exactly (no vertex
 // restarts from 1/n, nothing is rescaled); only the sums of the following
@@ -63,12 +63,12 @@ const (
 	PhasePageRankElasticMass   = "pagerank.elastic.mass"
 )
 
-// Elastic says how PageRankElastic reloads its input, shrinks its job and,
+// Elastic says how RunElastic reloads its input, shrinks its job and,
 // optionally, grows it.
 type Elastic struct {
 	// Load returns rank's share of the input edges in a job of size ranks
 	// (original ids, as PageRank takes them), which the set-up reads twice
-	// (PageRankShare). Required.
+	// (RunShare). Required.
 	Load func(ctx context.Context, rank, size int) (graph.EdgeShare, error)
 	// Shrink returns a Comm over the survivors of c, which failed with
 	// cause; epoch numbers the job's topology changes from 1. It fails if
@@ -108,15 +108,15 @@ type Join struct {
 	Iteration int           // iterations completed when the processes joined
 	Joiners   int           // processes that joined (or were to join)
 	Ranks     int           // ranks after the growth (before it, if it failed)
-	Took      time.Duration // from the iteration's end to the restarted iteration (grow, reload, rebuild, reseed); on a joiner, from PageRankJoin's start
+	Took      time.Duration // from the iteration's end to the restarted iteration (grow, reload, rebuild, reseed); on a joiner, from RunElasticJoin's start
 	// Err is why the growth failed; the run then went on with the ranks
 	// it had. nil if the processes joined.
 	Err error
 }
 
-// ElasticResult is PageRankElastic's outcome on one rank.
+// ElasticResult is RunElastic's outcome on one rank.
 type ElasticResult struct {
-	*PageRankResult
+	*Result
 	// Comm is the communicator the result lives on (c, or the last shrunk
 	// or grown one); the caller runs TopK and the like on it, and closes
 	// it if it is not c.
@@ -142,13 +142,13 @@ var errJoinersWait = fmt.Errorf("processes wait to join: %w", errStopAfterIterat
 // scalar that carries their count).
 const maxJoiners = 1 << 16
 
-// PageRankElastic is PageRank that survives the loss of ranks other than
+// RunElastic is PageRank that survives the loss of ranks other than
 // rank 0 (up to el.MaxRecoveries) and, with el.Grow, takes in processes
 // that join between iterations: see the file comment. Every rank calls it
 // with the same configuration; the sparse allreduces are supported (not
 // AllreduceDense), and after every topology change kylix degrees are
 // designed anew for the new rank count.
-func PageRankElastic(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elastic) (*ElasticResult, error) {
+func RunElastic(ctx context.Context, c comm.Comm, cfg Config, el Elastic) (*ElasticResult, error) {
 	if err := checkElastic(cfg, el); err != nil {
 		return nil, err
 	}
@@ -156,18 +156,18 @@ func PageRankElastic(ctx context.Context, c comm.Comm, cfg PageRankConfig, el El
 	return r.run(ctx, c, nil)
 }
 
-// PageRankJoin is the side of a process that joined a running elastic
+// RunElasticJoin is the side of a process that joined a running elastic
 // PageRank: c is the grown Comm (from the transport's join), cfg and el
 // are the job's. It learns the iteration reached and the topology's epoch
 // from the job's ranks (one allreduce they make after their Grow), receives
 // its share of the rank vector and goes on in step with them; its result
 // is like theirs, with its own arrival as the first of Joins.
-func PageRankJoin(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elastic) (*ElasticResult, error) {
+func RunElasticJoin(ctx context.Context, c comm.Comm, cfg Config, el Elastic) (*ElasticResult, error) {
 	if err := checkElastic(cfg, el); err != nil {
 		return nil, err
 	}
 	if el.Grow == nil {
-		return nil, fmt.Errorf("%w: joining an elastic PageRank needs Grow (the job's ranks grow through it)", ErrPageRankConfig)
+		return nil, fmt.Errorf("%w: joining an elastic PageRank needs Grow (the job's ranks grow through it)", ErrConfig)
 	}
 	start := time.Now()
 	agree := []int64{0, 0, 0}
@@ -182,25 +182,25 @@ func PageRankJoin(ctx context.Context, c comm.Comm, cfg PageRankConfig, el Elast
 	return r.run(ctx, c, &elasticState{done: int(agree[0])})
 }
 
-func checkElastic(cfg PageRankConfig, el Elastic) error {
+func checkElastic(cfg Config, el Elastic) error {
 	if err := cfg.Check(); err != nil {
 		return err
 	}
 	if cfg.Allreduce == AllreduceDense {
-		return fmt.Errorf("%w: elastic PageRank runs on the sparse allreduces, not %s", ErrPageRankConfig, AllreduceDense)
+		return fmt.Errorf("%w: elastic PageRank runs on the sparse allreduces, not %s", ErrConfig, AllreduceDense)
 	}
 	if cfg.GaussSeidel {
-		return fmt.Errorf("%w: elastic PageRank runs on several ranks; gauss-seidel sweeps one", ErrPageRankConfig)
+		return fmt.Errorf("%w: elastic PageRank runs on several ranks; GaussSeidel sweeps one", ErrConfig)
 	}
 	if el.Load == nil || el.Shrink == nil {
-		return fmt.Errorf("%w: elastic PageRank needs Load and Shrink", ErrPageRankConfig)
+		return fmt.Errorf("%w: elastic PageRank needs Load and Shrink", ErrConfig)
 	}
 	return nil
 }
 
 // elasticRun is one rank's elastic PageRank across topology changes.
 type elasticRun struct {
-	cfg    PageRankConfig
+	cfg    Config
 	el     Elastic
 	c      comm.Comm // the current Comm
 	out    *ElasticResult
@@ -263,7 +263,7 @@ func (r *elasticRun) run(ctx context.Context, orig comm.Comm, st *elasticState) 
 			continue
 		}
 		if err == nil {
-			r.out.PageRankResult, r.out.Comm = res, r.c
+			r.out.Result, r.out.Comm = res, r.c
 			return r.out, nil
 		}
 		if ctx.Err() != nil {
@@ -351,7 +351,7 @@ func (r *elasticRun) grow(ctx context.Context, k, done int) (comm.Comm, error) {
 // nil), and iterates to the end or to a growth. It returns the state the
 // rank holds when it stops (nil if the iterations did not start), and the
 // grown Comm if processes joined.
-func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*PageRankResult, *elasticState, comm.Comm, error) {
+func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*Result, *elasticState, comm.Comm, error) {
 	c, cfg, el := r.c, r.cfg, r.el
 	share, err := el.Load(ctx, c.Rank(), c.Size())
 	if err != nil {
@@ -453,7 +453,7 @@ const prJoiners = numPRScalars
 // (every survivor's), 1/n for the vertices nobody holds, scaled to sum to
 // 1 if there are such vertices, and delivers r_u/d(u) to the in-sets and
 // the dangling mass.
-func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *PageRankResult, st *elasticState) error {
+func seedElastic(ctx context.Context, c comm.Comm, run *prRun, res *Result, st *elasticState) error {
 	wrap := func(what string, err error) error {
 		return fmt.Errorf("pagerank: elastic: rank %d of %d: reseeding the ranks: %s: %w", c.Rank(), c.Size(), what, err)
 	}

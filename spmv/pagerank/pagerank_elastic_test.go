@@ -1,6 +1,6 @@
 package pagerank
 
-// Elastic PageRank (paper 002 §II, §V) over loopback TCP: a rank lost
+// Elastic PageRank (Zhang and Qiu §II, §V) over loopback TCP: a rank lost
 // mid-run is recovered from and the result matches the fault-free run's
 // within the tolerance; losing rank 0 or two ranks fails in bounded time.
 
@@ -86,7 +86,7 @@ func loopbackJob(t *testing.T) (addr string, token []byte) {
 // elasticJob runs elastic PageRank on p loopback TCP ranks; rank r dies at
 // its die[r]-th collective (0: never). It returns rank 0's scores by
 // original id and top k, and every rank's error.
-func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
+func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg Config, k int, die map[int]int) (map[int64]float64, []VertexScore, []error, []Recovery) {
 	t.Helper()
 	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -116,14 +116,14 @@ func elasticJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k i
 					},
 					Shrink: shrinkSurvivor,
 				}
-				res, err := PageRankElastic(ctx, c, cfg, el)
+				res, err := RunElastic(ctx, c, cfg, el)
 				if err != nil {
 					return err
 				}
 				if res.Comm != c {
 					defer closeElastic(res.Comm)
 				}
-				tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, scores)
+				tk, err := rankScores(ctx, res.Comm, res.Result, k, &mu, scores)
 				if err != nil {
 					return err
 				}
@@ -152,7 +152,7 @@ func elasticTestGraph() []graph.Edge {
 
 func TestPageRankElasticLosesOneRank(t *testing.T) {
 	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
+	cfg := DefaultConfig()
 	cfg.Tol = 1e-12
 	const k = 20
 	_, want, wantTop := runPageRank(t, 4, edges, cfg, k)
@@ -178,7 +178,7 @@ func TestPageRankElasticLosesOneRank(t *testing.T) {
 
 func TestPageRankElasticUnrecoverable(t *testing.T) {
 	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
+	cfg := DefaultConfig()
 	for _, tc := range []struct {
 		name string
 		die  map[int]int
@@ -244,124 +244,155 @@ type joinOutcome struct {
 // iterations begin (every rank's first Load waits for that), and rank 0
 // reports it from its opts.growAt-th iteration on, so that it joins after
 // exactly that iteration.
-func joinJob(t *testing.T, p int, edges []graph.Edge, cfg PageRankConfig, k int, opts joinOpts) joinOutcome {
+func joinJob(t *testing.T, p int, edges []graph.Edge, cfg Config, k int, opts joinOpts) joinOutcome {
 	t.Helper()
 	addr, token := loopbackJob(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	const tag = "pagerank join test"
-	var (
-		mu      sync.Mutex
-		out     = joinOutcome{scores: map[int64]float64{}, errs: make([]error, p)}
-		lobby   = make(chan *tcp.Comm, 1) // rank 0's Comm, once its lobby is open
-		queued  = make(chan struct{})     // the joiner waits in the lobby
-		queueOK = make(chan error, 1)
-	)
-	go func() {
-		var c0 *tcp.Comm
-		select {
-		case c0 = <-lobby:
-		case <-ctx.Done():
-			queueOK <- ctx.Err()
-			return
-		}
-		for c0.PendingJoins() == 0 {
-			if ctx.Err() != nil {
-				queueOK <- ctx.Err()
-				return
-			}
-			time.Sleep(2 * time.Millisecond)
-		}
-		queueOK <- nil
-		close(queued)
-	}()
-	hooks := func(rank int, waitQueued bool) Elastic {
-		pending := 0
-		return Elastic{
-			Load: func(ctx context.Context, r, size int) (graph.EdgeShare, error) {
-				if waitQueued {
-					waitQueued = false
-					select {
-					case <-queued:
-					case <-ctx.Done():
-						return nil, ctx.Err()
-					}
-				}
-				return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
-			},
-			Shrink: shrinkSurvivor,
-			Grow:   comm.Grow,
-			Pending: func(c comm.Comm) int {
-				if pending++; pending < opts.growAt {
-					return 0
-				}
-				return comm.PendingJoins(c)
-			},
-		}
+	j := &joinRun{
+		ctx: ctx, addr: addr, token: token, p: p, edges: edges, cfg: cfg, k: k, opts: opts,
+		out:    joinOutcome{scores: map[int64]float64{}, errs: make([]error, p)},
+		lobby:  make(chan *tcp.Comm, 1),
+		queued: make(chan struct{}),
 	}
-	collect := func(res *ElasticResult) error {
-		tk, err := rankScores(ctx, res.Comm, res.PageRankResult, k, &mu, out.scores)
-		if err != nil {
-			return err
-		}
-		if res.Comm.Rank() == 0 {
-			out.top, out.joins, out.recs = tk, res.Joins, res.Recoveries
-		}
-		return nil
-	}
+	queueOK := make(chan error, 1)
+	go func() { queueOK <- j.watchLobby() }()
 	var wg sync.WaitGroup
 	for r := range p {
-		wg.Go(func() {
-			out.errs[r] = func() error {
-				tc, err := tcp.Connect(ctx, tcp.Config{Rank: r, Size: p, Coordinator: addr, Token: token, JobID: "join-test", PeerTimeout: 4 * time.Second})
-				if err != nil {
-					return err
-				}
-				defer tc.Close()
-				if r == 0 {
-					if err := tc.AcceptJoins(tag); err != nil {
-						return err
-					}
-					lobby <- tc
-				}
-				dc := &dyingComm{Comm: tc}
-				res, err := PageRankElastic(ctx, dc, cfg, hooks(r, true))
-				if err != nil {
-					return err
-				}
-				if res.Comm != comm.Comm(dc) {
-					defer closeElastic(res.Comm)
-				}
-				return collect(res)
-			}()
-		})
+		wg.Go(func() { j.out.errs[r] = j.rank(r) })
 	}
-	wg.Go(func() {
-		out.joinerErr = func() error {
-			tc, err := tcp.Join(ctx, tcp.Config{Coordinator: addr, Token: token, JobID: "join-test", Listen: opts.joinerListen}, tag)
-			if err != nil {
-				return err
-			}
-			defer tc.Close()
-			dc := &dyingComm{Comm: tc, die: opts.joinerDie}
-			res, err := PageRankJoin(ctx, dc, cfg, hooks(-1, false))
-			if err != nil {
-				return err
-			}
-			if res.Comm != comm.Comm(dc) {
-				defer closeElastic(res.Comm)
-			}
-			mu.Lock()
-			out.joiner = res.Joins
-			mu.Unlock()
-			return collect(res)
-		}()
-	})
+	wg.Go(func() { j.out.joinerErr = j.joiner() })
 	wg.Wait()
 	if err := <-queueOK; err != nil {
 		t.Fatalf("the joiner never waited in the lobby: %v", err)
 	}
-	return out
+	return j.out
+}
+
+// joinTag is the tag of joinJob's job.
+const joinTag = "pagerank join test"
+
+// joinRun is one joinJob: the job's ranks and its joiner share it.
+type joinRun struct {
+	ctx   context.Context
+	addr  string
+	token []byte
+	p     int
+	edges []graph.Edge
+	cfg   Config
+	k     int
+	opts  joinOpts
+
+	mu     sync.Mutex
+	out    joinOutcome
+	lobby  chan *tcp.Comm // rank 0's Comm, once its lobby is open
+	queued chan struct{}  // the joiner waits in the lobby
+}
+
+// watchLobby waits until the joiner waits in rank 0's lobby, then closes
+// j.queued.
+func (j *joinRun) watchLobby() error {
+	var c0 *tcp.Comm
+	select {
+	case c0 = <-j.lobby:
+	case <-j.ctx.Done():
+		return j.ctx.Err()
+	}
+	for c0.PendingJoins() == 0 {
+		if j.ctx.Err() != nil {
+			return j.ctx.Err()
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	close(j.queued)
+	return nil
+}
+
+// hooks is a process's Elastic: with waitQueued its first Load waits for
+// the joiner to be queued, and rank 0 reports the waiting processes from
+// its opts.growAt-th iteration on.
+func (j *joinRun) hooks(waitQueued bool) Elastic {
+	pending := 0
+	edges := j.edges
+	return Elastic{
+		Load: func(ctx context.Context, r, size int) (graph.EdgeShare, error) {
+			if waitQueued {
+				waitQueued = false
+				select {
+				case <-j.queued:
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}
+			return graph.EdgeChunks{edges[len(edges)*r/size : len(edges)*(r+1)/size]}, nil
+		},
+		Shrink: shrinkSurvivor,
+		Grow:   comm.Grow,
+		Pending: func(c comm.Comm) int {
+			if pending++; pending < j.opts.growAt {
+				return 0
+			}
+			return comm.PendingJoins(c)
+		},
+	}
+}
+
+// collect adds a finished process's scores, and on rank 0 the top k and
+// the events, to the outcome.
+func (j *joinRun) collect(res *ElasticResult) error {
+	tk, err := rankScores(j.ctx, res.Comm, res.Result, j.k, &j.mu, j.out.scores)
+	if err != nil {
+		return err
+	}
+	if res.Comm.Rank() == 0 {
+		j.out.top, j.out.joins, j.out.recs = tk, res.Joins, res.Recoveries
+	}
+	return nil
+}
+
+// rank runs rank r of the job; rank 0 opens the lobby.
+func (j *joinRun) rank(r int) error {
+	tc, err := tcp.Connect(j.ctx, tcp.Config{Rank: r, Size: j.p, Coordinator: j.addr, Token: j.token, JobID: "join-test", PeerTimeout: 4 * time.Second})
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	if r == 0 {
+		if err := tc.AcceptJoins(joinTag); err != nil {
+			return err
+		}
+		j.lobby <- tc
+	}
+	dc := &dyingComm{Comm: tc}
+	res, err := RunElastic(j.ctx, dc, j.cfg, j.hooks(true))
+	if err != nil {
+		return err
+	}
+	if res.Comm != comm.Comm(dc) {
+		defer closeElastic(res.Comm)
+	}
+	return j.collect(res)
+}
+
+// joiner runs the process that joins the job.
+func (j *joinRun) joiner() error {
+	tc, err := tcp.Join(j.ctx, tcp.Config{Coordinator: j.addr, Token: j.token, JobID: "join-test", Listen: j.opts.joinerListen}, joinTag)
+	if err != nil {
+		return err
+	}
+	defer tc.Close()
+	dc := &dyingComm{Comm: tc, die: j.opts.joinerDie}
+	res, err := RunElasticJoin(j.ctx, dc, j.cfg, j.hooks(false))
+	if err != nil {
+		return err
+	}
+	if res.Comm != comm.Comm(dc) {
+		defer closeElastic(res.Comm)
+	}
+	j.mu.Lock()
+	j.out.joiner = res.Joins
+	j.mu.Unlock()
+	return j.collect(res)
 }
 
 // checkAgainstFaultFree compares an elastic run with the fault-free run:
@@ -445,7 +476,7 @@ func TestPageRankElasticJoinFails(t *testing.T) {
 func runJoinTest(t *testing.T, opts joinOpts, check func(o joinOutcome)) {
 	t.Helper()
 	edges := elasticTestGraph()
-	cfg := DefaultPageRankConfig()
+	cfg := DefaultConfig()
 	cfg.Tol = 1e-12
 	const k = 20
 	_, want, wantTop := runPageRank(t, 3, edges, cfg, k)

@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-// The long-column sum of PageRank's local SpMV (paper 000 §VII;
+// The long-column sum of PageRank's local SpMV (Kylix §VII;
 // REFERENCES.md) with AVX2 gathers: four sources' values per VGATHERQPD,
 // into four lanes that are exactly longColumnSumGo's four running sums
 // (pagerank_runs.go), so the result is bit-identical to it.

@@ -1,4 +1,4 @@
-// This file is PageRank's local data (paper 000 §VII): a rank's edges as a
+// This file is PageRank's local data (Kylix §VII): a rank's edges as a
 // pull-oriented sparse matrix over local uint32 ids (compressed by
 // destination column), its construction from packed edge keys by two
 // in-place radix sorts, and the SpMV kernel of one iteration.

@@ -199,7 +199,7 @@ func TestPageRankThreads(t *testing.T) {
 	for _, p := range []int{1, 3} {
 		var first map[int64]float64
 		for _, threads := range []int{1, 2, 3} {
-			cfg := DefaultPageRankConfig()
+			cfg := DefaultConfig()
 			cfg.Threads = threads
 			cfg.Allreduce = AllreduceKylix
 			_, got, _ := runPageRank(t, p, edges, cfg, 1)

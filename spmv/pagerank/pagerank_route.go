@@ -1,4 +1,4 @@
-// This file is the second pass of PageRank's streamed set-up (paper 000
+// This file is the second pass of PageRank's streamed set-up (Kylix
 // §VII: every edge goes to its owner under the random edge partition of
 // §II-B): the rank reads its share again, a round of edges at a time,
 // relabels each edge (graph.Labels), and sends it as one packed key to its
@@ -60,7 +60,7 @@ type prRouter struct {
 // owns, duplicates included, in no particular order. counts[r] is rank
 // r's number of edges (labels.Edges of every rank).
 func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels *graph.Labels, counts []int64,
-	part partition.Block1D, cfg PageRankConfig, sh uint) ([]uint64, error) {
+	part partition.Block1D, cfg Config, sh uint) ([]uint64, error) {
 	p, rank := c.Size(), c.Rank()
 	var total, largest int64
 	for _, m := range counts {
@@ -157,27 +157,39 @@ func (r *prRouter) flush(ctx context.Context) error {
 	r.edges += int64(r.n)
 	r.n = 0
 	r.done++
-	sh := r.sh
 	if r.p == 1 {
-		per := 1
-		if r.undirected {
-			per = 2
-		}
-		r.reserve(per * len(pairs))
-		keys := r.keys
-		for _, k := range pairs {
-			u, v := k>>32, k&math.MaxUint32
-			keys = append(keys, u<<sh|v)
-			if r.undirected {
-				keys = append(keys, v<<sh|u)
-			}
-		}
-		r.keys = keys
+		r.keepAll(pairs)
 		return nil
 	}
-	// Owners and counts (one loop per partition, no dispatch per edge),
-	// then the keys in place: this rank's into its array, the others' into
-	// one send buffer cut by destination.
+	dest := r.owners(pairs)
+	r.pack(pairs, dest)
+	return r.exchange(ctx)
+}
+
+// keepAll appends the round's keys to this rank's array: on one rank,
+// it owns every edge.
+func (r *prRouter) keepAll(pairs []uint64) {
+	sh := r.sh
+	per := 1
+	if r.undirected {
+		per = 2
+	}
+	r.reserve(per * len(pairs))
+	keys := r.keys
+	for _, k := range pairs {
+		u, v := k>>32, k&math.MaxUint32
+		keys = append(keys, u<<sh|v)
+		if r.undirected {
+			keys = append(keys, v<<sh|u)
+		}
+	}
+	r.keys = keys
+}
+
+// owners sets the owner of each key of the round (an edge's, then its
+// reverse's when undirected) and r.counts, the keys per owner: one loop
+// per partition, no dispatch per edge.
+func (r *prRouter) owners(pairs []uint64) (dest []int32) {
 	counts, dest := r.counts, r.dest[:len(pairs)*perKeys(r.undirected)]
 	clear(counts)
 	switch {
@@ -204,6 +216,13 @@ func (r *prRouter) flush(ctx context.Context) error {
 	for _, d := range dest {
 		counts[d]++
 	}
+	return dest
+}
+
+// pack writes the round's keys in place: this rank's into its array, the
+// others' into one send buffer cut by destination (r.send).
+func (r *prRouter) pack(pairs []uint64, dest []int32) {
+	sh, counts := r.sh, r.counts
 	r.reserve(counts[r.rank])
 	off := 0
 	for d, n := range counts {
@@ -240,8 +259,15 @@ func (r *prRouter) flush(ctx context.Context) error {
 		end := offs[d]
 		r.send[d] = buf[end-8*counts[d] : end]
 	}
+}
+
+// exchange sends the packed keys by one Alltoallv and appends the keys the
+// others send this rank to its array, checking that each is an edge of
+// the graph.
+func (r *prRouter) exchange(ctx context.Context) error {
+	sh := r.sh
 	var err error
-	if r.recv, err = r.c.Alltoallv(ctx, PhasePageRankRoute, r.send, r.recv); err != nil {
+	if r.recv, err = r.c.Alltoallv(ctx, PhaseRoute, r.send, r.recv); err != nil {
 		return err
 	}
 	limit, vmask := uint64(r.part.N), uint64(1)<<sh-1

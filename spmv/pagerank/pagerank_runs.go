@@ -1,4 +1,4 @@
-// PageRank's column sums by runs (paper 000 §VII, the local SpMV;
+// PageRank's column sums by runs (Kylix §VII, the local SpMV;
 // REFERENCES.md): a matrix whose columns are stored by descending length
 // has long runs of columns of equal length, whose edge loops have a trip
 // count the branch predictor knows. Summed in column-id order, a power-law

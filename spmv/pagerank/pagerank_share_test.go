@@ -41,10 +41,10 @@ func TestPageRankShareSpreadInvariant(t *testing.T) {
 	for trial := range 12 {
 		edges := randomPRGraph(rng)
 		p := 1 + trial%4
-		cfg := DefaultPageRankConfig()
+		cfg := DefaultConfig()
 		cfg.Undirected = trial%3 == 2
-		cfg.Partition = []PageRankPartition{PartitionRandomEdge, PartitionBlock1D}[trial%2]
-		cfg.Allreduce = []PageRankAllreduce{AllreduceKylix, AllreduceDense, AllreduceBinary}[trial%3]
+		cfg.Partition = []Partition{PartitionRandomEdge, PartitionBlock1D}[trial%2]
+		cfg.Allreduce = []Allreduce{AllreduceKylix, AllreduceDense, AllreduceBinary}[trial%3]
 		byBlock := make([]graph.EdgeShare, p)
 		byStride := make([]graph.EdgeShare, p)
 		for r := range p {
@@ -82,14 +82,14 @@ func TestPageRankShareRoundsAndGrowth(t *testing.T) {
 	for i := range 10 {
 		edges = append(edges, graph.Edge{U: int64(1000 + i), V: 7})
 	}
-	want, _ := serialPageRank(edges, DefaultPageRankAlpha, 1e-12, 1000, 0)
-	for _, part := range []PageRankPartition{PartitionBlock1D, PartitionRandomEdge} {
+	want, _ := serialPageRank(edges, DefaultAlpha, 1e-12, 1000, 0)
+	for _, part := range []Partition{PartitionBlock1D, PartitionRandomEdge} {
 		const p = 4
 		shares := make([]graph.EdgeShare, p)
 		for r := range p {
 			shares[r] = graph.EdgeChunks{edges[len(edges)*r/p : len(edges)*(r+1)/p]}
 		}
-		cfg := DefaultPageRankConfig()
+		cfg := DefaultConfig()
 		cfg.Tol, cfg.Partition = 1e-12, part
 		res, got, _ := runShares(t, p, shares, cfg, 3)
 		if res.NumEdges != m/2+10 {
@@ -136,7 +136,7 @@ func TestPageRankShareChanged(t *testing.T) {
 				if c.Rank() == 0 {
 					s = &changingShare{first: base, later: later}
 				}
-				_, err := PageRankShare(ctx, c, s, DefaultPageRankConfig())
+				_, err := RunShare(ctx, c, s, DefaultConfig())
 				if errors.Is(err, graph.ErrShareChanged) {
 					changed.Store(true)
 				}
@@ -182,8 +182,8 @@ func TestTopScores(t *testing.T) {
 // set-up, and that the result does not change.
 func TestPageRankSetupDone(t *testing.T) {
 	edges := randomPRGraph(rand.New(rand.NewPCG(35, 36)))
-	for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDense} {
-		cfg := DefaultPageRankConfig()
+	for _, kind := range []Allreduce{AllreduceKylix, AllreduceDense} {
+		cfg := DefaultConfig()
 		cfg.Allreduce = kind
 		_, want, _ := runPageRank(t, 3, edges, cfg, 3)
 		var calls atomic.Int32

@@ -1,4 +1,4 @@
-// PageRank's per-vertex work of an iteration (paper 000 §VII: the update
+// PageRank's per-vertex work of an iteration (Kylix §VII: the update
 // the home ranks compute; REFERENCES.md), on the rank's threads: the new
 // rank r' = base + α·sum, its L1 change, the dangling mass and Σ r', and
 // r'/d for the next SpMV, in one pass over the vertex arrays. On one rank

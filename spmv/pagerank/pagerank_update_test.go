@@ -31,15 +31,15 @@ func kronPREdges(scale int) []graph.Edge {
 // two-rank runs agree up to rounding; on the sparse and the dense
 // allreduce.
 func TestPageRankThreadsInvariant(t *testing.T) {
-	for _, kind := range []PageRankAllreduce{AllreduceKylix, AllreduceDense} {
+	for _, kind := range []Allreduce{AllreduceKylix, AllreduceDense} {
 		t.Run(kind.String(), func(t *testing.T) {
-			cfg := DefaultPageRankConfig()
+			cfg := DefaultConfig()
 			cfg.Iterations, cfg.Allreduce = 12, kind
 			checkThreadsInvariant(t, kronPREdges(13), cfg)
 		})
 	}
 	t.Run("ids-local", func(t *testing.T) { // the one-rank order by id ranges
-		cfg := DefaultPageRankConfig()
+		cfg := DefaultConfig()
 		cfg.Iterations = 12
 		checkThreadsInvariant(t, gridPREdges(100), cfg)
 	})
@@ -110,8 +110,8 @@ func TestIDsLocal(t *testing.T) {
 	}
 }
 
-func checkThreadsInvariant(t *testing.T, edges []graph.Edge, cfg PageRankConfig) {
-	var one *PageRankResult
+func checkThreadsInvariant(t *testing.T, edges []graph.Edge, cfg Config) {
+	var one *Result
 	var oneScores map[int64]float64
 	for _, p := range []int{1, 2} {
 		cfg.Threads = 1
@@ -307,7 +307,7 @@ func TestFusedIterationMatchesUnfused(t *testing.T) {
 	cases := map[string][]graph.Edge{"directed": directed[:len(directed)/3], "symmetric": symmetric, "ids-local": gridPREdges(70)}
 	for name, edges := range cases {
 		for _, threads := range []int{1, 3} {
-			cfg := DefaultPageRankConfig()
+			cfg := DefaultConfig()
 			cfg.Threads = threads
 			err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
 				plain, res, err := preparePageRank(ctx, c, graph.EdgeChunks{edges}, cfg)

@@ -1,6 +1,6 @@
 package pagerank
 
-// Where a pagerank run's edges come from (paper 000 §VII runs PageRank on
+// Where a pagerank run's edges come from (Kylix §VII runs PageRank on
 // edge lists; REFERENCES.md): an edge list (edgelist.Input: a file every rank
 // reads its share of, or a stream rank 0 reads and spreads), or a Graph500
 // Kronecker graph every rank generates its share of, a chunk at a time.
@@ -55,7 +55,7 @@ func (s *Source) Input() Input {
 
 // JoinTag is the tag of a job on this source (JoinTag): the input's base
 // name and the configuration.
-func (s *Source) JoinTag(cfg PageRankConfig) string {
+func (s *Source) JoinTag(cfg Config) string {
 	input := s.Name()
 	if s.File != nil {
 		input = filepath.Base(s.File.Path)
@@ -81,8 +81,8 @@ func (s *Source) share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 	return s.File.Share(ctx, c)
 }
 
-// StdinForChildren is the standard input a --procs launcher hands to its
-// rank 0: its own when the input is "-", else none.
+// StdinForChildren is the standard input a launcher of child processes
+// hands to its rank 0: its own when the input is "-", else none.
 func (s *Source) StdinForChildren() io.Reader {
 	if s.File == nil {
 		return nil

@@ -1,8 +1,8 @@
-package pagerank
+package bench
 
 // The PageRank benchmark matrices (graphrun bench pagerank-allreduce and
 // bench pagerank): which runs they make, how a run's JSON is read back, and
-// their tables. paper 000 (Kylix) §VII compares the direct, binary and
+// their tables. Kylix §VII compares the direct, binary and
 // Kylix networks by messages, bytes and per-layer volume per iteration;
 // REFERENCES.md. Each run is a pagerank command line whose --json the caller
 // runs (in this process or a child process) and records.
@@ -17,27 +17,27 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// BenchRun is one run of a matrix: the pagerank command line below
+// PageRankBenchRun is one run of a matrix: the pagerank command line below
 // graphrun that makes it (ending in --json -), the JSON file that records
 // it, and its graph's name and rank count.
-type BenchRun struct {
+type PageRankBenchRun struct {
 	Args  []string
 	File  string
 	Graph string
 	Ranks int
 }
 
-// AllreduceMatrix is bench pagerank-allreduce: on the graph of graphArgs
+// pageRankAllreduceRuns is bench pagerank-allreduce: on the graph of graphArgs
 // (pagerank's FILE or --kron S), ranks in-process ranks, iterations
 // iterations, PageRank with the direct, binary and kylix (auto degrees)
 // allreduce, then kylix on each network of degrees ("8x8", ...).
-func AllreduceMatrix(graphArgs []string, ranks, iterations int, degrees []string) []BenchRun {
+func pageRankAllreduceRuns(graphArgs []string, ranks, iterations int, degrees []string) []PageRankBenchRun {
 	type method struct{ allreduce, degrees string }
 	methods := []method{{"direct", ""}, {"binary", ""}, {"kylix", ""}}
 	for _, d := range degrees {
 		methods = append(methods, method{"kylix", d})
 	}
-	var runs []BenchRun
+	var runs []PageRankBenchRun
 	for i, m := range methods {
 		name := m.allreduce
 		if m.degrees != "" {
@@ -48,53 +48,53 @@ func AllreduceMatrix(graphArgs []string, ranks, iterations int, degrees []string
 		if m.degrees != "" {
 			args = append(args, "--degrees", m.degrees)
 		}
-		runs = append(runs, BenchRun{Args: args, File: fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", ranks, i+1, name), Ranks: ranks})
+		runs = append(runs, PageRankBenchRun{Args: args, File: fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", ranks, i+1, name), Ranks: ranks})
 	}
 	return runs
 }
 
-// SpeedGraph is one graph of bench pagerank: its pagerank arguments, its
+// PageRankSpeedGraph is one graph of bench pagerank: its pagerank arguments, its
 // name in the table and in the JSON files' names.
-type SpeedGraph struct {
+type PageRankSpeedGraph struct {
 	Args       []string
 	Name, File string
 }
 
-// SpeedGraphs are bench pagerank's graphs: the edge lists of inputs,
+// pageRankSpeedGraphs are bench pagerank's graphs: the edge lists of inputs,
 // directed as in the files, then the symmetric Kronecker graphs of scales
 // (pagerank --kron S --undirected).
-func SpeedGraphs(inputs []string, scales []int) []SpeedGraph {
-	var graphs []SpeedGraph
+func pageRankSpeedGraphs(inputs []string, scales []int) []PageRankSpeedGraph {
+	var graphs []PageRankSpeedGraph
 	for _, in := range inputs {
 		base := filepath.Base(in)
-		graphs = append(graphs, SpeedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
+		graphs = append(graphs, PageRankSpeedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
 	}
 	for _, s := range scales {
-		graphs = append(graphs, SpeedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
+		graphs = append(graphs, PageRankSpeedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
 	}
 	return graphs
 }
 
-// SpeedMatrix is bench pagerank: every graph on every in-process rank
+// pageRankSpeedRuns is bench pagerank: every graph on every in-process rank
 // count, iterations iterations, no top list.
-func SpeedMatrix(graphs []SpeedGraph, ranks []int, iterations int) []BenchRun {
-	var runs []BenchRun
+func pageRankSpeedRuns(graphs []PageRankSpeedGraph, ranks []int, iterations int) []PageRankBenchRun {
+	var runs []PageRankBenchRun
 	for _, g := range graphs {
 		for _, p := range ranks {
 			args := append([]string{"pagerank"}, g.Args...)
 			args = append(args, "--ranks", fmt.Sprint(p), "--iterations", fmt.Sprint(iterations), "--top", "0", "--json", "-")
-			runs = append(runs, BenchRun{Args: args, File: fmt.Sprintf("pagerank-%s-p%d.json", g.File, p), Graph: g.Name, Ranks: p})
+			runs = append(runs, PageRankBenchRun{Args: args, File: fmt.Sprintf("pagerank-%s-p%d.json", g.File, p), Graph: g.Name, Ranks: p})
 		}
 	}
 	return runs
 }
 
-// RunMatrix runs a matrix: run returns the --json output of one run's
+// runPageRankMatrix runs a matrix: run returns the --json output of one run's
 // command line, which is written as the run's File into dir; then done
 // sees the run's results (a progress step). It returns every run's
 // results, in order; errors name the matrix.
-func RunMatrix(matrix string, runs []BenchRun, dir results.FileWriter, run func(args []string) ([]byte, error),
-	done func(br BenchRun, r *results.PageRankRun)) ([]*results.PageRankRun, error) {
+func runPageRankMatrix(matrix string, runs []PageRankBenchRun, dir results.FileWriter, run func(args []string) ([]byte, error),
+	done func(br PageRankBenchRun, r *results.PageRankRun)) ([]*results.PageRankRun, error) {
 	var out []*results.PageRankRun
 	for _, br := range runs {
 		data, err := run(br.Args)
@@ -114,10 +114,10 @@ func RunMatrix(matrix string, runs []BenchRun, dir results.FileWriter, run func(
 	return out, nil
 }
 
-// AllreduceTable renders bench pagerank-allreduce's runs per iteration:
+// pageRankAllreduceTable renders bench pagerank-allreduce's runs per iteration:
 // messages (and their ratio to the first run's), bytes, per-layer bytes,
 // time.
-func AllreduceTable(runs []*results.PageRankRun) string {
+func pageRankAllreduceTable(runs []*results.PageRankRun) string {
 	var b strings.Builder
 	b.WriteString("| allreduce | messages | × first | bytes | × first | per-layer bytes (layer 1 → last) | compute s | communication s |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")
@@ -144,16 +144,16 @@ func AllreduceTable(runs []*results.PageRankRun) string {
 	return b.String()
 }
 
-// SpeedRow is one run of bench pagerank, as its summary.json lists it.
-type SpeedRow struct {
+// PageRankSpeedRow is one run of bench pagerank, as its summary.json lists it.
+type PageRankSpeedRow struct {
 	Graph string               `json:"graph"`
 	Run   *results.PageRankRun `json:"run"`
 }
 
-// SpeedTable renders bench pagerank: per graph and rank count, the median
+// pageRankSpeedTable renders bench pagerank: per graph and rank count, the median
 // and fastest iteration (the slowest rank's), its ratio to the graph's
 // first row, the set-up and the peak memory.
-func SpeedTable(rows []SpeedRow) string {
+func pageRankSpeedTable(rows []PageRankSpeedRow) string {
 	var b strings.Builder
 	b.WriteString("| graph | edges | ranks × threads | iteration, median | fastest | × first row | set-up | peak memory |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|\n")

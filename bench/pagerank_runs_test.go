@@ -1,4 +1,4 @@
-package pagerank
+package bench
 
 import (
 	"errors"
@@ -11,62 +11,64 @@ import (
 )
 
 // TestBenchMatrices: the runs each matrix makes, their files, and that
-// RunMatrix reads every run's JSON and names the matrix in its errors.
+// runPageRankMatrix reads every run's JSON and names the matrix in its errors.
 func TestBenchMatrices(t *testing.T) {
-	m := AllreduceMatrix([]string{"--kron", "8"}, 8, 2, []string{"4x2"})
+	m := pageRankAllreduceRuns([]string{"--kron", "8"}, 8, 2, []string{"4x2"})
 	if len(m) != 4 || m[3].File != "pagerank-allreduce-p8-04-kylix-4x2.json" ||
 		!slices.Equal(m[0].Args, []string{"pagerank", "--kron", "8", "--ranks", "8", "--allreduce", "direct", "--iterations", "2", "--json", "-"}) ||
 		!slices.Equal(m[3].Args[len(m[3].Args)-2:], []string{"--degrees", "4x2"}) {
 		t.Fatalf("allreduce matrix %+v", m)
 	}
-	s := SpeedMatrix(SpeedGraphs([]string{"dir/g.txt"}, []int{9}), []int{1, 2}, 3)
+	s := pageRankSpeedRuns(pageRankSpeedGraphs([]string{"dir/g.txt"}, []int{9}), []int{1, 2}, 3)
 	if len(s) != 4 || s[0].File != "pagerank-g-txt-p1.json" || s[3].File != "pagerank-kron9-p2.json" || s[3].Graph != "Kronecker 9, symmetric" ||
 		!slices.Equal(s[2].Args, []string{"pagerank", "--kron", "9", "--undirected", "--ranks", "1", "--iterations", "3", "--top", "0", "--json", "-"}) {
 		t.Fatalf("speed matrix %+v", s)
 	}
 	doc := `{"input":"kron:8","vertices":256,"edges":4096,"num_ranks":8,"iterations":2,"allreduce":"direct"}`
-	files := fileNames{}
+	files := pageRankFileNames{}
 	var done []string
-	runs, err := RunMatrix("pagerank-allreduce", m[:2], files, func([]string) ([]byte, error) { return []byte(doc), nil },
-		func(br BenchRun, _ *results.PageRankRun) { done = append(done, br.File) })
+	runs, err := runPageRankMatrix("pagerank-allreduce", m[:2], files, func([]string) ([]byte, error) { return []byte(doc), nil },
+		func(br PageRankBenchRun, _ *results.PageRankRun) { done = append(done, br.File) })
 	if err != nil || len(runs) != 2 || runs[1].Vertices != 256 || len(done) != 2 || files[m[1].File] != doc {
-		t.Fatalf("RunMatrix: %v, %d runs, done %v, files %v", err, len(runs), done, files)
+		t.Fatalf("runPageRankMatrix: %v, %d runs, done %v, files %v", err, len(runs), done, files)
 	}
-	_, err = RunMatrix("pagerank", m[:1], files, func([]string) ([]byte, error) { return []byte("{"), nil }, func(BenchRun, *results.PageRankRun) {})
+	_, err = runPageRankMatrix("pagerank", m[:1], files, func([]string) ([]byte, error) { return []byte("{"), nil }, func(PageRankBenchRun, *results.PageRankRun) {})
 	if err == nil || !strings.HasPrefix(err.Error(), "bench pagerank: pagerank-allreduce-p8-01-direct.json: ") {
 		t.Fatalf("bad JSON: %v", err)
 	}
-	_, err = RunMatrix("pagerank", m[:1], fullDisk{}, func([]string) ([]byte, error) { return []byte(doc), nil }, func(BenchRun, *results.PageRankRun) {})
-	if !errors.Is(err, errFull) || !strings.HasPrefix(err.Error(), "bench pagerank: ") {
+	_, err = runPageRankMatrix("pagerank", m[:1], pageRankFullDisk{}, func([]string) ([]byte, error) { return []byte(doc), nil }, func(PageRankBenchRun, *results.PageRankRun) {})
+	if !errors.Is(err, errPageRankDiskFull) || !strings.HasPrefix(err.Error(), "bench pagerank: ") {
 		t.Fatalf("write error: %v", err)
 	}
 }
 
-// fileNames is a results.FileWriter keeping every file's contents.
-type fileNames map[string]string
+// pageRankFileNames is a results.FileWriter keeping every file's contents.
+type pageRankFileNames map[string]string
 
-func (f fileNames) WriteFile(name string, write func(io.Writer) error) (string, error) {
+func (f pageRankFileNames) WriteFile(name string, write func(io.Writer) error) (string, error) {
 	var b strings.Builder
 	err := write(&b)
 	f[name] = b.String()
 	return name, err
 }
 
-var errFull = errors.New("disk full")
+var errPageRankDiskFull = errors.New("disk full")
 
-// fullDisk is a results.FileWriter that writes nothing.
-type fullDisk struct{}
+// pageRankFullDisk is a results.FileWriter that writes nothing.
+type pageRankFullDisk struct{}
 
-func (fullDisk) WriteFile(string, func(io.Writer) error) (string, error) { return "", errFull }
+func (pageRankFullDisk) WriteFile(string, func(io.Writer) error) (string, error) {
+	return "", errPageRankDiskFull
+}
 
 // TestSpeedTableRatio: each graph's first row is its ratio's base.
 func TestSpeedTableRatio(t *testing.T) {
-	row := func(g string, med float64) SpeedRow {
+	row := func(g string, med float64) PageRankSpeedRow {
 		r := &results.PageRankRun{Edges: 4, NumRanks: 1, Threads: 1}
 		r.IterationTime.Median, r.IterationTime.Min = med, med
-		return SpeedRow{Graph: g, Run: r}
+		return PageRankSpeedRow{Graph: g, Run: r}
 	}
-	lines := strings.Split(strings.TrimSpace(SpeedTable([]SpeedRow{row("a", 0.002), row("a", 0.001), row("b", 0.004)})), "\n")
+	lines := strings.Split(strings.TrimSpace(pageRankSpeedTable([]PageRankSpeedRow{row("a", 0.002), row("a", 0.001), row("b", 0.004)})), "\n")
 	if len(lines) != 5 || !strings.Contains(lines[2], "| 1.00 |") || !strings.Contains(lines[3], "| 0.50 |") || !strings.Contains(lines[4], "| 1.00 |") {
 		t.Fatalf("table:\n%s", strings.Join(lines, "\n"))
 	}
