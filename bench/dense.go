@@ -25,9 +25,14 @@ type DenseConfig struct {
 	Algorithms []hypercube.Algorithm
 	Repeat     int // timed calls per algorithm
 	Options    hypercube.Options
-	Bandwidth  float64 // bytes/s of the modelled link (LinkComm), 0 for none
-	Latency    time.Duration
-	Stat       string // "median" or "min" of the timed calls
+	// Tasks, if positive, times shared variables (Li et al. §3): each of
+	// Tasks tasks per rank commits a vector, the rank reduces them locally
+	// and one allreduce of the algorithm runs across ranks. 0: every rank
+	// calls the allreduce on its vector.
+	Tasks     int
+	Bandwidth float64 // bytes/s of the modelled link (LinkComm), 0 for none
+	Latency   time.Duration
+	Stat      string // "median" or "min" of the timed calls
 }
 
 // DenseRow is one rank count and vector length: the time of each
@@ -56,76 +61,11 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 	if cfg.Bandwidth > 0 {
 		cc = &LinkComm{Comm: c, Bandwidth: cfg.Bandwidth, Latency: cfg.Latency}
 	}
-	me, p := c.Rank(), c.Size()
 	var rows []DenseRow
 	for _, n := range sizes {
-		vec := make([]float64, n)
-		fill := func() {
-			for i := range vec {
-				vec[i] = Value(me, i)
-			}
-		}
-		ds := make([]*hypercube.Dense[float64], len(cfg.Algorithms))
-		// This rank's bytes and messages in the warm-up call of each
-		// algorithm, then (after the allreduce) all ranks'.
-		volume := make([]int64, 2*len(cfg.Algorithms))
-		for a, alg := range cfg.Algorithms {
-			d, err := hypercube.New[float64](ctx, cc, alg, cfg.Options)
-			if err != nil {
-				return nil, err
-			}
-			ds[a] = d
-			// A warm-up call grows the buffers; its result is checked.
-			fill()
-			before := c.Stats().Total()
-			if err := d.Allreduce(ctx, vec, hypercube.Sum[float64]); err != nil {
-				return nil, err
-			}
-			used := c.Stats().Total().Sub(before)
-			volume[2*a], volume[2*a+1] = used.BytesSent, used.Messages
-			for j := range min(n, 1000) {
-				i := int(int64(j) * int64(n) / int64(min(n, 1000)))
-				want := 0.0
-				for r := range p {
-					want += Value(r, i)
-				}
-				if vec[i] != want {
-					return nil, fmt.Errorf("bench: %s on %d ranks: rank %d element %d is %v, want %v", alg, p, me, i, vec[i], want)
-				}
-			}
-		}
-		times := make([][]float64, len(cfg.Algorithms))
-		for range cfg.Repeat {
-			for a, d := range ds {
-				fill()
-				if err := c.Barrier(ctx, "bench.dense.barrier"); err != nil {
-					return nil, err
-				}
-				t0 := time.Now()
-				if err := d.Allreduce(ctx, vec, hypercube.Sum[float64]); err != nil {
-					return nil, err
-				}
-				v := []float64{time.Since(t0).Seconds()}
-				if err := c.AllreduceFloat64(ctx, "bench.dense.time", v, comm.Max); err != nil {
-					return nil, err
-				}
-				times[a] = append(times[a], v[0])
-			}
-		}
-		if err := c.AllreduceInt64(ctx, "bench.dense.volume", volume, comm.Sum); err != nil {
+		row, err := measureDenseSize(ctx, c, cc, n, cfg)
+		if err != nil {
 			return nil, err
-		}
-		row := DenseRow{Ranks: p, N: n}
-		for a, ts := range times {
-			row.Samples = append(row.Samples, slices.Clone(ts))
-			row.Bytes = append(row.Bytes, volume[2*a])
-			row.Messages = append(row.Messages, volume[2*a+1])
-			slices.Sort(ts)
-			if cfg.Stat == "min" {
-				row.Seconds = append(row.Seconds, ts[0])
-			} else {
-				row.Seconds = append(row.Seconds, ts[len(ts)/2])
-			}
 		}
 		rows = append(rows, row)
 		if onRow != nil {
@@ -133,12 +73,103 @@ func MeasureDense(ctx context.Context, c comm.Comm, sizes []int, cfg DenseConfig
 				return nil, err
 			}
 		}
-		ds, vec = nil, nil
 		if freeMemory {
 			debug.FreeOSMemory()
 		}
 	}
 	return rows, nil
+}
+
+// measureDenseSize measures the row of vectors of n elements; c counts
+// the traffic and agrees on the times, cc (c or its modelled link) carries
+// the allreduces.
+func measureDenseSize(ctx context.Context, c, cc comm.Comm, n int, cfg DenseConfig) (DenseRow, error) {
+	calls := make([]denseCall, len(cfg.Algorithms))
+	defer func() {
+		for _, call := range calls {
+			if call != nil {
+				call.close()
+			}
+		}
+	}()
+	// This rank's bytes and messages in the last warm-up call of each
+	// algorithm, then (after the allreduce) all ranks'.
+	volume := make([]int64, 2*len(cfg.Algorithms))
+	for a, alg := range cfg.Algorithms {
+		call, err := newDenseCall(ctx, cc, alg, n, cfg)
+		if err != nil {
+			return DenseRow{}, err
+		}
+		calls[a] = call
+		// Warm-up calls grow the buffers (the first shared variable also
+		// makes the manager's allreduce); the last one's result is checked.
+		for w := range call.warmups() {
+			before := c.Stats().Total()
+			if err := call.run(ctx); err != nil {
+				return DenseRow{}, err
+			}
+			if w == call.warmups()-1 {
+				used := c.Stats().Total().Sub(before)
+				volume[2*a], volume[2*a+1] = used.BytesSent, used.Messages
+			}
+		}
+		if err := checkDense(call.result(), c.Rank(), c.Size(), cfg.Tasks, alg); err != nil {
+			return DenseRow{}, err
+		}
+	}
+	times := make([][]float64, len(cfg.Algorithms))
+	for range cfg.Repeat {
+		for a, call := range calls {
+			call.refill()
+			if err := c.Barrier(ctx, "bench.dense.barrier"); err != nil {
+				return DenseRow{}, err
+			}
+			t0 := time.Now()
+			if err := call.run(ctx); err != nil {
+				return DenseRow{}, err
+			}
+			v := []float64{time.Since(t0).Seconds()}
+			if err := c.AllreduceFloat64(ctx, "bench.dense.time", v, comm.Max); err != nil {
+				return DenseRow{}, err
+			}
+			times[a] = append(times[a], v[0])
+		}
+	}
+	if err := c.AllreduceInt64(ctx, "bench.dense.volume", volume, comm.Sum); err != nil {
+		return DenseRow{}, err
+	}
+	row := DenseRow{Ranks: c.Size(), N: n}
+	for a, ts := range times {
+		row.Samples = append(row.Samples, slices.Clone(ts))
+		row.Bytes = append(row.Bytes, volume[2*a])
+		row.Messages = append(row.Messages, volume[2*a+1])
+		slices.Sort(ts)
+		if cfg.Stat == "min" {
+			row.Seconds = append(row.Seconds, ts[0])
+		} else {
+			row.Seconds = append(row.Seconds, ts[len(ts)/2])
+		}
+	}
+	return row, nil
+}
+
+// checkDense checks up to 1000 elements of rank me's result of alg on p
+// ranks: the sum of every rank's Value, or with tasks of every task's
+// (task t of rank r contributes Value(r·tasks+t, ·)).
+func checkDense(vec []float64, me, p, tasks int, alg hypercube.Algorithm) error {
+	n := len(vec)
+	sources := p * max(1, tasks)
+	for j := range min(n, 1000) {
+		i := int(int64(j) * int64(n) / int64(min(n, 1000)))
+		want := 0.0
+		for r := range sources {
+			want += Value(r, i)
+		}
+		if vec[i] != want {
+			return fmt.Errorf("bench: %s on %d ranks: rank %d element %d is %v, want %v", alg, p, me, i, vec[i], want)
+		}
+	}
+	return nil
 }
 
 // TreeOverChunked is the row's tree time divided by its chunked time, if
@@ -196,6 +227,9 @@ func WriteDenseTable(w io.Writer, what string, cfg DenseConfig, rows []DenseRow)
 	}
 	fmt.Fprintf(w, "Dense allreduce (float64 sum) over %s, %s; workers %d, pieces %d. ", what, network, cfg.Options.Workers, cfg.Options.Pieces)
 	fmt.Fprintf(w, "Time of one allreduce in ms: the slowest rank, %s of %d calls (the algorithms' calls alternate).", cfg.Stat, cfg.Repeat)
+	if cfg.Tasks > 0 {
+		fmt.Fprintf(w, " Shared variables: %d tasks per rank each commit a vector, the rank reduces them and one allreduce runs across ranks; a call lasts until every task has the sum.", cfg.Tasks)
+	}
 	tree, chunked := slices.Index(cfg.Algorithms, hypercube.AlgTree), slices.Index(cfg.Algorithms, hypercube.AlgChunked)
 	ratio := tree >= 0 && chunked >= 0
 	model := ratio && cfg.Bandwidth > 0

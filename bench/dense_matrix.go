@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"runtime/debug"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,25 +28,33 @@ import (
 	"github.com/graphrun/graphrun/results/report"
 )
 
-// TagPattern is what a matrix's tag (--tag) may be: one word that can
-// stand in a marker comment's key and a file name.
+// TagPattern is what a matrix's tag may be: one word that can stand in a
+// marker comment's key and a file name.
 var TagPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
-// DenseSpec is bench allreduce-dense's settings as the command line gives
-// them, each field named after its flag: lists, counts and rates as text.
+// DenseSpec configures the dense allreduce benchmark: lists, counts and
+// rates as text, checked by Parse, whose errors name the field at fault.
 type DenseSpec struct {
-	Ranks, Sizes, Algorithms string
-	Repeat                   int
-	Stat                     string // median or min
-	Workers, Pieces          int
-	Link                     string // --link-bandwidth: a rate, "" for no link model
-	Latency                  time.Duration
-	Force                    bool // run lengths above the memory estimate
-	Tag                      string
-	Replicas                 int // --replicas of a job of processes
-	// AlgorithmsGiven and LatencyGiven: --algorithms and --link-latency
-	// were given, so the table's key names them.
-	AlgorithmsGiven, LatencyGiven bool
+	Ranks      string // in-process rank counts, comma-separated
+	Sizes      string // vector lengths in float64 elements (ParseCounts)
+	Algorithms string // comma-separated hypercube.ParseAlgorithm names
+	Repeat     int    // timed calls per algorithm and row
+	Stat       string // median or min of the timed calls
+	Workers    int    // hypercube.Options.Workers
+	Pieces     int    // hypercube.Options.Pieces
+	// Tasks, if positive, is the number of tasks per rank that each commit
+	// a vector to a shared variable (Li et al. §3): the rank reduces them
+	// locally and one allreduce across ranks gives every task the sum. 0:
+	// every rank calls the allreduce directly.
+	Tasks         int
+	LinkBandwidth string        // a rate (units.ParseRate) of the modelled link, "" for none
+	LinkLatency   time.Duration // the modelled link's latency of a collective call
+	Force         bool          // run lengths above the memory estimate
+	Tag           string        // a word naming the setup (TagPattern)
+	Replicas      int           // replicas of a job of processes
+	// AlgorithmsGiven and LinkLatencyGiven: Algorithms and LinkLatency
+	// were set explicitly, so the table's key names them.
+	AlgorithmsGiven, LinkLatencyGiven bool
 }
 
 // DenseMatrix is a checked DenseSpec: the configuration every rank times
@@ -57,54 +64,60 @@ type DenseMatrix struct {
 	Config            DenseConfig
 	RankCounts, Sizes []int
 
-	avail  int64 // the memory available when Run started
-	memErr error // why avail is unknown
+	avail    int64  // the memory available when Run started
+	memErr   error  // why avail is unknown
+	skipNote string // DenseJob.SkipNote of the run
 }
 
-// Parse checks the settings; every error is a fielderr.Error of the flag
-// at fault.
+// Parse checks the settings; every error is a fielderr.Error naming the
+// field at fault.
 func (s DenseSpec) Parse() (*DenseMatrix, error) {
 	m := &DenseMatrix{Spec: s}
 	var err error
 	if m.Sizes, err = ParseCounts(s.Sizes); err != nil {
-		return nil, fielderr.Wrap("sizes", err)
+		return nil, fielderr.Wrap("Sizes", err)
 	}
 	if m.RankCounts, err = ParseCounts(s.Ranks); err != nil {
-		return nil, fielderr.Wrap("ranks", err)
+		return nil, fielderr.Wrap("Ranks", err)
 	}
 	if err := launch.CheckRanks(slices.Max(m.RankCounts)); err != nil {
+		if fe, ok := fielderr.As(err); ok { // the largest of Ranks
+			return nil, fielderr.New("Ranks", "%s", fe.Msg)
+		}
 		return nil, err
 	}
 	var algs []hypercube.Algorithm
 	for _, name := range strings.Split(s.Algorithms, ",") {
 		a, err := hypercube.ParseAlgorithm(strings.TrimSpace(name))
 		if err != nil {
-			return nil, fielderr.Wrap("algorithms", err)
+			return nil, fielderr.Wrap("Algorithms", err)
 		}
 		algs = append(algs, a)
 	}
 	switch {
 	case s.Repeat < 1:
-		return nil, fielderr.New("repeat", "%d is less than 1", s.Repeat)
+		return nil, fielderr.New("Repeat", "%d is less than 1", s.Repeat)
 	case s.Stat != "median" && s.Stat != "min":
-		return nil, fielderr.New("stat", "%q is neither median nor min", s.Stat)
+		return nil, fielderr.New("Stat", "%q is neither median nor min", s.Stat)
 	case s.Workers < 1:
-		return nil, fielderr.New("workers", "%d is less than 1", s.Workers)
+		return nil, fielderr.New("Workers", "%d is less than 1", s.Workers)
 	case s.Pieces < 1:
-		return nil, fielderr.New("pieces", "%d is less than 1", s.Pieces)
+		return nil, fielderr.New("Pieces", "%d is less than 1", s.Pieces)
+	case s.Tasks < 0:
+		return nil, fielderr.New("Tasks", "%d is negative", s.Tasks)
 	case s.Tag != "" && !TagPattern.MatchString(s.Tag):
-		return nil, fielderr.New("tag", "%q is not one word of letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", s.Tag)
+		return nil, fielderr.New("Tag", "%q is not one word of letters, digits, '.', '_' and '-' (at most 64, starting with a letter or digit)", s.Tag)
 	}
 	var bandwidth float64
-	if s.Link != "" {
-		if bandwidth, err = units.ParseRate(s.Link); err != nil {
-			return nil, fielderr.Wrap("link-bandwidth", err)
+	if s.LinkBandwidth != "" {
+		if bandwidth, err = units.ParseRate(s.LinkBandwidth); err != nil {
+			return nil, fielderr.Wrap("LinkBandwidth", err)
 		}
-		if s.Latency < 0 {
-			return nil, fielderr.New("link-latency", "%v is negative", s.Latency)
+		if s.LinkLatency < 0 {
+			return nil, fielderr.New("LinkLatency", "%v is negative", s.LinkLatency)
 		}
 	}
-	m.Config = DenseConfig{Algorithms: algs, Repeat: s.Repeat, Stat: s.Stat, Bandwidth: bandwidth, Latency: s.Latency,
+	m.Config = DenseConfig{Algorithms: algs, Repeat: s.Repeat, Stat: s.Stat, Tasks: s.Tasks, Bandwidth: bandwidth, Latency: s.LinkLatency,
 		Options: hypercube.Options{Phase: "bench.dense", Workers: s.Workers, Pieces: s.Pieces}}
 	return m, nil
 }
@@ -149,14 +162,15 @@ type DenseRun struct {
 	Repeat          int              `json:"repeat"`
 	Workers         int              `json:"workers"`
 	Pieces          int              `json:"pieces"`
+	Tasks           int              `json:"tasks,omitempty"`
 	LinkBandwidth   float64          `json:"link_bandwidth,omitempty"`
 	LinkLatency     float64          `json:"link_latency,omitempty"`
 	Tag             string           `json:"tag,omitempty"`
 	Skipped         string           `json:"skipped,omitempty"`
 	Algorithms      []DenseAlgorithm `json:"algorithms,omitempty"`
 	TreeOverChunked float64          `json:"tree_over_chunked,omitempty"`
-	// ModelTreeOverChunked is the link model's ratio (with
-	// --link-bandwidth): 2·⌈lg p⌉ vectors through the tree root's link
+	// ModelTreeOverChunked is the link model's ratio (with a modelled
+	// link): 2·⌈lg p⌉ vectors through the tree root's link
 	// against 2(p−1)/p through each chunked rank's.
 	ModelTreeOverChunked float64 `json:"model_tree_over_chunked,omitempty"`
 }
@@ -172,10 +186,10 @@ type DenseSummary struct {
 
 // Job is where a matrix that runs over a job of processes runs and what
 // it writes: the job's plan (in-process ranks, or one rank of a TCP or MPI
-// job; not a --procs launch), whether --procs started it (its table is
-// named after the --procs command line), the matrix's Output, and the
-// writers of its text and of standard error. Only the process that
-// reports (rank 0) prints and writes.
+// job; not a launch of local processes), whether such a launch started it
+// (its table is named after the launching command line), the matrix's
+// Output, and the writers of its text and of standard error. Only the
+// process that reports (rank 0) prints and writes.
 type Job struct {
 	Plan         launch.Plan
 	FromProcs    bool
@@ -184,11 +198,18 @@ type Job struct {
 }
 
 // DenseJob is a Job of allreduce-dense, with the process that reports'
-// --json timings and --plots chart (nil for none).
+// timings file and chart directory (nil for none) and the names the
+// caller gives the table: its marker key, the command line that
+// regenerates it and its heading.
 type DenseJob struct {
 	Job
 	JSON  *output.File
 	Plots *output.Dir
+
+	Key, Command, Title string
+	// SkipNote ends the reason a vector length is skipped for lack of
+	// memory: how to run it anyway.
+	SkipNote string
 }
 
 // Run times the matrix: over every in-process rank count, or over the
@@ -197,11 +218,11 @@ type DenseJob struct {
 // (rank 0) prints the table and writes the outputs.
 func (m *DenseMatrix) Run(ctx context.Context, job DenseJob) error {
 	plan, cfg, out := job.Plan, m.Config, job.Out
+	m.skipNote = job.SkipNote
 	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	if report {
-		key, command, title := m.Key(plan, job.FromProcs)
-		out.Title = title
-		out.Start("allreduce-dense", key, command)
+		out.Title = job.Title
+		out.Start("allreduce-dense", job.Key, job.Command)
 	}
 	m.avail, m.memErr = graph500.AvailableMemory()
 	what := DenseTransport(plan)
@@ -294,8 +315,8 @@ func (m *DenseMatrix) runInProcess(ctx context.Context, record func(DenseRow) er
 	return nil
 }
 
-// report prints the table of the rows and writes summary.json, the --json
-// timings, the --plots chart and the table in Doc.
+// report prints the table of the rows and writes summary.json, the
+// timings file, the chart and the table in Doc.
 func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary DenseSummary) error {
 	cfg := m.Config
 	slices.SortStableFunc(rows, func(a, b DenseRow) int {
@@ -333,7 +354,7 @@ func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary
 	if job.Plots != nil {
 		chart, err := report.AllreduceChart(timings)
 		if err != nil {
-			return fmt.Errorf("--plots: %w", err)
+			return fmt.Errorf("bench allreduce-dense: chart: %w", err)
 		}
 		chart.Plot.Title.Text = "Dense allreduce time against vector length (" + what + ")"
 		if _, err := chart.WriteFiles(job.Plots); err != nil {
@@ -355,11 +376,12 @@ func (m *DenseMatrix) fits(localRanks, n int) string {
 	// receipts: up to three vectors for the unsplittable hypercube, one
 	// for tree and butterfly, half for chunked), with room for the
 	// garbage collector.
-	need := int64(localRanks) * int64(n) * 8 * 8
+	// Tasks add a vector each.
+	need := int64(localRanks) * int64(n) * 8 * int64(8+m.Spec.Tasks)
 	if m.Spec.Force || m.memErr != nil || need <= m.avail/10*8 {
 		return ""
 	}
-	return fmt.Sprintf("skipped: needs about %.1f GB, %.1f GB available (--force runs it)", float64(need)/1e9, float64(m.avail)/1e9)
+	return fmt.Sprintf("skipped: needs about %.1f GB, %.1f GB available%s", float64(need)/1e9, float64(m.avail)/1e9, m.skipNote)
 }
 
 // DenseTransport says what the matrix runs over, for its table and JSON:
@@ -378,69 +400,11 @@ func DenseTransport(plan launch.Plan) string {
 	return fmt.Sprintf("tcp, %d processes", p)
 }
 
-// Key returns the marker key of the table, the command line that
-// regenerates it and the heading of its section. The key names every
-// parameter that changes the table: the ranks (in-process rank counts, or
-// the processes of a TCP or MPI job), the vector lengths, the repeats, and
-// the algorithms, statistic, workers, pieces, link model, replicas and tag
-// when they differ from the defaults.
-func (m *DenseMatrix) Key(plan launch.Plan, fromProcs bool) (key, command, title string) {
-	s := m.Spec
-	var keys, flags []string
-	add := func(name, value string) {
-		keys = append(keys, name+"="+value)
-		flags = append(flags, "--"+name+" "+value)
-	}
-	jobKeys, jobFlags, suffix, multi := JobSpec(plan, fromProcs)
-	if multi {
-		keys, flags = jobKeys, jobFlags
-	} else {
-		var rs []string
-		for _, r := range m.RankCounts {
-			rs = append(rs, strconv.Itoa(r))
-		}
-		add("ranks", strings.Join(rs, ","))
-	}
-	var ns []string
-	for _, n := range m.Sizes {
-		ns = append(ns, FormatElements(n))
-	}
-	add("sizes", strings.Join(ns, ","))
-	add("repeat", strconv.Itoa(s.Repeat))
-	if s.AlgorithmsGiven {
-		add("algorithms", strings.Join(m.Config.AlgorithmNames(), ","))
-	}
-	if s.Stat != "median" {
-		add("stat", s.Stat)
-	}
-	if s.Workers != 1 {
-		add("workers", strconv.Itoa(s.Workers))
-	}
-	if s.Pieces != 1 {
-		add("pieces", strconv.Itoa(s.Pieces))
-	}
-	if m.Config.Bandwidth > 0 {
-		add("link-bandwidth", units.FormatRate(m.Config.Bandwidth))
-		if s.LatencyGiven {
-			add("link-latency", s.Latency.String())
-		}
-	}
-	if plan.MultiProcess() && s.Replicas > 1 {
-		add("replicas", strconv.Itoa(s.Replicas))
-	}
-	if s.Tag != "" {
-		add("tag", s.Tag)
-	}
-	key = "allreduce-dense " + strings.Join(keys, " ")
-	command = "graphrun bench allreduce-dense " + strings.Join(flags, " ")
-	return key, command, "### `" + command + "`" + suffix
-}
-
 // runJSON is the JSON of one row.
 func (m *DenseMatrix) runJSON(what string, r DenseRow) DenseRun {
 	cfg := m.Config
 	run := DenseRun{Transport: what, Ranks: r.Ranks, Elements: r.N, Stat: cfg.Stat, Repeat: cfg.Repeat,
-		Workers: cfg.Options.Workers, Pieces: cfg.Options.Pieces, Tag: m.Spec.Tag, Skipped: r.Skipped}
+		Workers: cfg.Options.Workers, Pieces: cfg.Options.Pieces, Tasks: cfg.Tasks, Tag: m.Spec.Tag, Skipped: r.Skipped}
 	if cfg.Bandwidth > 0 {
 		run.LinkBandwidth, run.LinkLatency = cfg.Bandwidth, cfg.Latency.Seconds()
 	}

@@ -69,3 +69,21 @@ func BenchmarkDenseChunked1e5(b *testing.B) {
 		Options: hypercube.Options{Phase: "bench.dense", Workers: 1, Pieces: 1}}
 	runDense(b, 4, []int{100000}, cfg)
 }
+
+// TestMeasureDenseTasks: with tasks the rows come from shared variables
+// (MeasureDense checks every task's sum), and the allreduce across ranks
+// moves at least the vector's reduce-scatter and allgather.
+func TestMeasureDenseTasks(t *testing.T) {
+	cfg := DenseConfig{Algorithms: []hypercube.Algorithm{hypercube.AlgChunked, hypercube.AlgTree}, Repeat: 2, Stat: "median", Tasks: 3,
+		Options: hypercube.Options{Phase: "test.dense", Workers: 2, Pieces: 1}}
+	const p, n = 4, 1000
+	rows := runDense(t, p, []int{n}, cfg)
+	if len(rows) != 1 || len(rows[0].Samples[0]) != 2 {
+		t.Fatalf("rows %+v", rows)
+	}
+	for a, b := range rows[0].Bytes {
+		if b < 2*(p-1)*8*n {
+			t.Errorf("%s: %d bytes sent, want at least %d", cfg.Algorithms[a], b, 2*(p-1)*8*n)
+		}
+	}
+}

@@ -31,9 +31,9 @@
 //     back: rule 5 re-links it on return).
 //
 // The paper states these as incremental rules for addition and removal;
-// here every link is a function of the membership alone, recomputed on each
-// change, so that two processes that agree on the members agree on every
-// link without replaying a history. For the paper's examples (nodes 0–5
+// here every link is a function of the membership alone (TopologyOf), so
+// that two processes that agree on the members agree on every link without
+// replaying a history. For the paper's examples (nodes 0–5
 // added in order, Fig. 7; node 3 removed and added back, Fig. 8) both give
 // the same links, which the tests check. They differ only where a node's
 // preferred alternative y + 2^{d+1} joins later: the paper keeps the old
@@ -51,6 +51,17 @@
 // rebalances: the links are those of the dense hypercube on the members'
 // positions 0 … p−1 in id order, which always passes (tested up to
 // thousands of nodes). Ids do not change; Rebalanced reports the mode.
+//
+// # Membership changes (Zhang and Qiu §V)
+//
+// The paper's driver updates the topology when a task fails or joins and
+// keys the new one by an iteration number. In graphrun that update is the
+// elastic transport's (comm.Elastic Shrink and Grow, numbered by epoch; the
+// elastic PageRank run agrees on the iteration the survivors reached): the
+// survivors or the grown job keep their order and are renumbered 0 … p−1,
+// and the allreduce is rebuilt on the new Comm, whose topology is
+// NewTopology(p). Incremental Add and Remove on the ids would have no
+// caller, so membership changes are new topologies, not mutations.
 
 package hypercube
 
@@ -116,9 +127,9 @@ func (l Link) String() string {
 }
 
 // Topology is the membership of an elastic hypercube and its links. The
-// zero value is an empty topology; NewTopology makes one of n nodes.
-// Methods that change it are not safe for concurrent use; Clone gives an
-// independent copy.
+// zero value is an empty topology; NewTopology makes one of n nodes,
+// TopologyOf one of any members. A Topology does not change once built: a
+// membership change is a new Topology.
 type Topology struct {
 	members    []int    // present ids, increasing; rank k of a job is members[k]
 	present    []bool   // by id, up to the largest present id
@@ -236,57 +247,6 @@ func (t *Topology) Rank(id int) int {
 		return -1
 	}
 	return k
-}
-
-// Add adds a node with the smallest free id (a freed id, else MaxID+1) and
-// returns that id and the ids whose links changed, new node included
-// (the nodes a coordinator has to tell; Zhang and Qiu §V-C).
-func (t *Topology) Add() (id int, changed []int) {
-	id = len(t.members)
-	for i, m := range t.members {
-		if m != i {
-			id = i
-			break
-		}
-	}
-	before := t.Clone()
-	k, _ := slices.BinarySearch(t.members, id)
-	t.members = slices.Insert(t.members, k, id)
-	t.rebuild()
-	return id, t.changedSince(before)
-}
-
-// Remove takes node id out (its id becomes free) and returns the ids
-// whose links changed, the removed node included.
-func (t *Topology) Remove(id int) (changed []int, err error) {
-	k, ok := slices.BinarySearch(t.members, id)
-	if !ok {
-		return nil, fmt.Errorf("%w: node %d is not in the topology", ErrInvalid, id)
-	}
-	before := t.Clone()
-	t.members = slices.Delete(t.members, k, k+1)
-	t.rebuild()
-	return t.changedSince(before), nil
-}
-
-// changedSince lists the ids, present in t or in before, whose links differ.
-func (t *Topology) changedSince(before *Topology) []int {
-	var out []int
-	for id := 0; id < max(len(t.links), len(before.links)); id++ {
-		var a, b []Link
-		if id < len(t.links) {
-			a = t.links[id]
-		}
-		if id < len(before.links) {
-			b = before.links[id]
-		}
-		if !slices.EqualFunc(a, b, func(x, y Link) bool {
-			return x.Kind == y.Kind && x.Peer == y.Peer && slices.Equal(x.From, y.From)
-		}) || (a == nil) != (b == nil) {
-			out = append(out, id)
-		}
-	}
-	return out
 }
 
 // String writes one line per node: "id: link of dim 0 | link of dim 1 | …".

@@ -2,11 +2,14 @@ package main
 
 import (
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/units"
 )
@@ -29,6 +32,10 @@ func newBenchAllreduceCommand() *cobra.Command {
 	cmd.Long = `Times one allreduce (sum of float64 vectors, every rank ending with the sum)
 for every algorithm of --algorithms, every vector length of --sizes and every
 rank count of --ranks (in-process ranks), or over --procs N TCP processes.
+With --tasks T, T tasks per rank each commit a vector to a shared variable:
+the rank reduces them locally and one allreduce runs across ranks (the
+task-based allreduce of Li et al.); a call lasts until every task has the
+sum.
 Each time is the slowest rank's, the median (--stat) of --repeat calls after
 a warm-up call whose result is checked; the calls of the algorithms
 alternate, so that load from other jobs hits them alike. The last columns
@@ -60,8 +67,9 @@ are skipped (--force runs them).`
 	fl.StringVar(&f.spec.Stat, "stat", "median", "report the median or the min of the timed calls")
 	fl.IntVar(&f.spec.Workers, "workers", 1, "goroutines per rank that encode, decode and reduce")
 	fl.IntVar(&f.spec.Pieces, "pieces", 1, "pipeline pieces per round (1: no pipelining)")
-	fl.StringVar(&f.spec.Link, "link-bandwidth", "", "model a network link of this many bytes/s per rank, e.g. 1.25G, 125MB/s or 10Gbit/s ("+units.Help+")")
-	fl.DurationVar(&f.spec.Latency, "link-latency", 50*time.Microsecond, "with --link-bandwidth: the modelled latency of a collective call")
+	fl.IntVar(&f.spec.Tasks, "tasks", 0, "tasks per rank that each commit a vector to a shared variable, reduced locally before one allreduce across ranks (0: every rank calls the allreduce)")
+	fl.StringVar(&f.spec.LinkBandwidth, "link-bandwidth", "", "model a network link of this many bytes/s per rank, e.g. 1.25G, 125MB/s or 10Gbit/s ("+units.Help+")")
+	fl.DurationVar(&f.spec.LinkLatency, "link-latency", 50*time.Microsecond, "with --link-bandwidth: the modelled latency of a collective call")
 	fl.BoolVar(&f.spec.Force, "force", false, "run vector lengths that exceed the memory estimate")
 	fl.StringVar(&f.json, "json", "", "also write the measured times as JSON to this file")
 	fl.StringVar(&f.plots, "plots", "", "also draw time against vector length (SVG, PDF and PNG) into this directory")
@@ -72,7 +80,7 @@ are skipped (--force runs them).`
 
 func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	fl := cmd.Flags()
-	f.spec.Replicas, f.spec.AlgorithmsGiven, f.spec.LatencyGiven = f.Replicas, fl.Changed("algorithms"), fl.Changed("link-latency")
+	f.spec.Replicas, f.spec.AlgorithmsGiven, f.spec.LinkLatencyGiven = f.Replicas, fl.Changed("algorithms"), fl.Changed("link-latency")
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)
@@ -81,7 +89,8 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 	if err != nil {
 		return err
 	}
-	job := bench.DenseJob{}
+	job := bench.DenseJob{SkipNote: " (--force runs it)"}
+	job.Key, job.Command, job.Title = denseKey(m, plan, f.fromProcs)
 	job.Job, err = f.job(cmd, plan, &f.out, func(outs *output.Set) { job.JSON, job.Plots = outs.File("json", f.json), outs.Dir("plots", f.plots) })
 	if err != nil {
 		return err
@@ -90,4 +99,65 @@ func runBenchAllreduce(cmd *cobra.Command, f *benchAllreduceFlags) error {
 		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
 	return m.Run(cmd.Context(), job)
+}
+
+// denseKey returns the marker key of the table of m, the command line that
+// regenerates it and the heading of its section. The key names every
+// parameter that changes the table: the ranks (in-process rank counts, or
+// the processes of a TCP or MPI job), the vector lengths, the repeats, and
+// the algorithms, statistic, workers, pieces, tasks, link model, replicas
+// and tag when they differ from the defaults.
+func denseKey(m *bench.DenseMatrix, plan launch.Plan, fromProcs bool) (key, command, title string) {
+	s := m.Spec
+	var keys, flags []string
+	add := func(name, value string) {
+		keys = append(keys, name+"="+value)
+		flags = append(flags, "--"+name+" "+value)
+	}
+	jobKeys, jobFlags, suffix, multi := bench.JobSpec(plan, fromProcs)
+	if multi {
+		keys, flags = jobKeys, jobFlags
+	} else {
+		var rs []string
+		for _, r := range m.RankCounts {
+			rs = append(rs, strconv.Itoa(r))
+		}
+		add("ranks", strings.Join(rs, ","))
+	}
+	var ns []string
+	for _, n := range m.Sizes {
+		ns = append(ns, bench.FormatElements(n))
+	}
+	add("sizes", strings.Join(ns, ","))
+	add("repeat", strconv.Itoa(s.Repeat))
+	if s.AlgorithmsGiven {
+		add("algorithms", strings.Join(m.Config.AlgorithmNames(), ","))
+	}
+	if s.Stat != "median" {
+		add("stat", s.Stat)
+	}
+	if s.Workers != 1 {
+		add("workers", strconv.Itoa(s.Workers))
+	}
+	if s.Pieces != 1 {
+		add("pieces", strconv.Itoa(s.Pieces))
+	}
+	if s.Tasks > 0 {
+		add("tasks", strconv.Itoa(s.Tasks))
+	}
+	if m.Config.Bandwidth > 0 {
+		add("link-bandwidth", units.FormatRate(m.Config.Bandwidth))
+		if s.LinkLatencyGiven {
+			add("link-latency", s.LinkLatency.String())
+		}
+	}
+	if plan.MultiProcess() && s.Replicas > 1 {
+		add("replicas", strconv.Itoa(s.Replicas))
+	}
+	if s.Tag != "" {
+		add("tag", s.Tag)
+	}
+	key = "allreduce-dense " + strings.Join(keys, " ")
+	command = "graphrun bench allreduce-dense " + strings.Join(flags, " ")
+	return key, command, "### `" + command + "`" + suffix
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/bench"
-
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/results/report"
 )
 
@@ -174,5 +174,55 @@ func TestBenchAllreduceBadOutput(t *testing.T) {
 		if code != 2 || !strings.HasPrefix(errOut, fmt.Sprintf("graphrun: %s: ", c.flag)) || stdout != "" {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 naming %s", c.args, code, stdout, errOut, c.flag)
 		}
+	}
+}
+
+// TestBenchAllreduceTasks: with --tasks every rank's tasks commit to a
+// shared variable; the sums are checked by the benchmark itself, the
+// table says so, and the run JSON and the key carry the task count.
+func TestBenchAllreduceTasks(t *testing.T) {
+	clearJobEnv(t)
+	dir := t.TempDir()
+	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "3", "--sizes", "1e3", "--repeat", "2", "--tasks", "4",
+		"--dir", dir, "--doc", "")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if rows := denseRowLine.FindAllString(out, -1); len(rows) != 1 || !strings.Contains(out, "Shared variables: 4 tasks per rank") {
+		t.Fatalf("output:\n%s", out)
+	}
+	var run bench.DenseRun
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "allreduce-dense-p3-n1e3.json")), &run); err != nil {
+		t.Fatal(err)
+	}
+	if run.Tasks != 4 || len(run.Algorithms) != 4 || run.Algorithms[3].BytesSent == 0 {
+		t.Errorf("run JSON %+v", run)
+	}
+	if code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--tasks", "-1"); code != 2 || !strings.Contains(errOut, "--tasks") {
+		t.Errorf("--tasks -1: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// TestDenseKey: the marker key and command line of the table name the
+// parameters that change it, the defaults left out.
+func TestDenseKey(t *testing.T) {
+	spec := bench.DenseSpec{Ranks: "2,4,8,16", Sizes: "1e4,1e5,1e6,1e7", Algorithms: "tree,butterfly,hypercube-unsplittable,hypercube-chunked",
+		Repeat: 5, Stat: "median", Workers: 1, Pieces: 1}
+	inproc := launch.Plan{Ranks: 3}
+	m, err := spec.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, command, title := denseKey(m, inproc, false)
+	if key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5" ||
+		command != "graphrun bench allreduce-dense --ranks 2,4,8,16 --sizes 1e4,1e5,1e6,1e7 --repeat 5" || title != "### `"+command+"`" {
+		t.Errorf("dense defaults: %q, %q, %q", key, command, title)
+	}
+	spec.Algorithms, spec.AlgorithmsGiven, spec.Stat, spec.LinkBandwidth, spec.Tag, spec.Tasks = "tree", true, "min", "10Gbit/s", "netns", 8
+	if m, err = spec.Parse(); err != nil {
+		t.Fatal(err)
+	}
+	if key, _, _ := denseKey(m, inproc, false); key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5 algorithms=tree stat=min tasks=8 link-bandwidth=1.25G tag=netns" {
+		t.Errorf("dense with settings: %q", key)
 	}
 }
