@@ -81,9 +81,6 @@ func (s DenseSpec) Parse() (*DenseMatrix, error) {
 		return nil, fielderr.Wrap("Ranks", err)
 	}
 	if err := launch.CheckRanks(slices.Max(m.RankCounts)); err != nil {
-		if fe, ok := fielderr.As(err); ok { // the largest of Ranks
-			return nil, fielderr.New("Ranks", "%s", fe.Msg)
-		}
 		return nil, err
 	}
 	var algs []hypercube.Algorithm
