@@ -6,7 +6,7 @@ import (
 	"text/tabwriter"
 )
 
-// WriteBreakdown writes paper 004's time breakdown (its Fig. 7 and 10) of a
+// WriteBreakdown writes the time breakdown of Lv et al. Fig. 7 and 10 of a
 // run as a table: per BFS level, summed over all searches, the vertices
 // found, the bytes sent, the frontier bytes before and after encoding, and
 // the seconds spent traversing, reducing, communicating and compressing &

@@ -9,7 +9,7 @@
 // report and the BENCHMARKS tables are in results/report, so that a driver
 // does not depend on gonum's plot and its font and image stack.
 //
-// The performance metric is the one of paper 004 §VII (defined in §VII-A and
+// The performance metric is the one of Lv et al. §VII (defined in §VII-A and
 // used for every result of §VII-B): for a search that traverses a component
 // holding m input edge tuples in time seconds, TEPS = m/time. As in the
 // Graph500 reference, the figure of merit over several searches is the
@@ -40,7 +40,7 @@
 // searches, using [FormatG], a Go equivalent of C printf's %g and %.11g with
 // glibc's spelling of NaN and infinities ("nan", "-nan", "inf", "-inf"). A run
 // whose validation failed prints only "No results printed for invalid run.";
-// a run whose validation was skipped (--no-validate) prints validate times of
+// a run whose validation was skipped (configured without validation) prints validate times of
 // −1 for every search, as the reference does.
 //
 // # Run JSON
@@ -50,6 +50,7 @@
 // search that took zero seconds) are written as null and read back as NaN.
 // The keys, in the order they are written:
 //
+//	schema_version      int      2: the layout listed here ([SchemaVersion])
 //	command             string   "bfs" (the Envelope every graphrun JSON starts with)
 //	graphrun_version    string   version of the graphrun binary (set by the caller)
 //	vcs_revision        string   VCS revision of the binary (absent if not recorded)
@@ -64,14 +65,14 @@
 //	exchange            string   frontier exchange mode (for example "allgather" or "sieve")
 //	exchange_defaulted  bool     true if the exchange and codec are the transport's default
 //	                             (allgather in-process, packed with codec auto over processes)
-//	                             rather than given by --exchange or --algo; absent otherwise
+//	                             rather than chosen for the run; absent otherwise
 //	direction           string   direction policy: "auto", "top-down" or "bottom-up"
 //	codec               string   frontier codec of bottom-up levels (for example "wah")
 //	graph_generation    float    seconds to generate the graph (kernel 0)
 //	construction_time   float    seconds to build the distributed graph (kernel 1)
 //	harmonic_mean_TEPS  float    the Graph500 figure of merit (= statistics.TEPS.harmonic_mean)
 //	validated           bool     true only if every search was validated and passed
-//	validation_skipped  bool     true if validation was not run (--no-validate)
+//	validation_skipped  bool     true if validation was not run
 //	comm_bytes          int64    bytes sent by all ranks during the timed searches
 //	comm_messages       int64    messages sent by all ranks during the timed searches
 //	statistics          object   {"time", "nedge", "TEPS", "validate"}, each an object with
@@ -103,12 +104,12 @@
 //	        encoded_bytes int64  the same after sieve and codec
 //	        codec       string   encoding used (absent when nothing was published)
 //	        traversing, reducing, communication, compression_sieve
-//	                    float    paper 004's time breakdown of the level, in
+//	                    float    the time breakdown of Lv et al. Fig. 7, in
 //	                             seconds, each the slowest rank's
 //	partition           string   "1d" or "2d" (absent in files that predate it)
 //	grid                string   the 2D process grid, "RxC" (2d only); with
 //	                             blocks_per_rank, the block grid
-//	blocks_per_rank     int      2D blocks per rank when more than one (paper 003's
+//	blocks_per_rank     int      2D blocks per rank when more than one (NumS §4's
 //	                             over-decomposition; levels then count the
 //	                             traffic between blocks)
 //	placement           string   with blocks_per_rank: "lshs" or "round-robin"
@@ -118,9 +119,6 @@
 //	                             (process rows hold contiguous block rows)
 //	unpermuted_labels   bool     true when the Kronecker labels were not permuted
 //	                             (low ids are hubs): not a Graph500-conforming run
-//	validation_csr_time float    2d runs of versions whose validator read a 1D CSR:
-//	                             seconds to build that CSR (absent since: the 2D
-//	                             validator reads the blocks)
 //	validation_setup_time float  seconds (slowest rank) to prepare the validator once
 //	                             per run (the cross directory and directory row it
 //	                             does not share with the search engine)
@@ -140,7 +138,7 @@
 //	                             coding time, not waiting); with several blocks
 //	                             per rank, the sent bytes and messages count
 //	                             only what went to other ranks; when every rank
-//	                             is a process of its own (--procs, --rank),
+//	                             is a process of its own (one process per rank),
 //	                             "cpu_seconds": the CPU time (user + system) its
 //	                             process used in the timed searches
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
@@ -159,6 +157,31 @@
 // never sees a partial file. Every graphrun JSON document starts with the
 // keys of [Envelope]; the PageRank run JSON is [PageRankRun].
 //
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+// # Schema version
+//
+// Both run records carry "schema_version", an integer, 2 for the layouts
+// above and [PageRankRun]'s ([SchemaVersion]). Records written before the
+// key existed are version 1: they still read (ReadRunJSON and
+// ReadPageRankJSON ignore keys they do not know), but the keys that only
+// version 1 had are no longer read: a BFS run's "validation_csr_time" (the
+// seconds a 2D run's validator once spent building a 1D CSR) and a
+// PageRank run's "version" (graphrun's version before the envelope's
+// "graphrun_version"). Adding a key keeps the version; removing one, or
+// changing what a value means, makes the next. A record of a later version
+// is refused.
+//
+// Sources, cited in full in REFERENCES.md at the repository root:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
+//   - Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for Commodity
+//     Clusters", 43rd International Conference on Parallel Processing
+//     (ICPP), IEEE, 2014.
+//   - Melih Elibol, Vinamra Benara, Samyu Yagati, Lianmin Zheng, Alvin
+//     Cheung, Michael I. Jordan and Ion Stoica, "NumS: Scalable Array
+//     Programming for the Cloud", arXiv preprint, 2022.
+//   - "Graph500 Benchmark Specification", version 3.0, and its reference
+//     implementation's statistics (get_statistics).
 package results

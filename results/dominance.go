@@ -7,7 +7,7 @@ import (
 )
 
 // Harmonic mean dominance: the Graph500 figure of merit is the harmonic
-// mean of the per-search TEPS, 1/mean(time_i/nedge_i) (paper 004 §VII-A),
+// mean of the per-search TEPS, 1/mean(time_i/nedge_i) (Lv et al. §VII-A),
 // so one search whose key lies in a small component (at scale 22, seed 1,
 // a key whose component holds one edge) contributes time/1 to the mean
 // while the others contribute time/10^7, and the harmonic mean falls by

@@ -107,7 +107,6 @@ type runJSON struct {
 	Placement           string       `json:"placement,omitempty"`
 	Fused               string       `json:"fused,omitempty"`
 	Unpermuted          bool         `json:"unpermuted_labels,omitempty"`
-	ValidationCSRTime   float64      `json:"validation_csr_time,omitempty"`
 	ValidationSetupTime float64      `json:"validation_setup_time"`
 	ValidateBytes       int64        `json:"validate_bytes"`
 	ValidateMessages    int64        `json:"validate_messages"`
@@ -169,7 +168,6 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Placement:           r.Placement,
 		Fused:               r.Fused,
 		Unpermuted:          r.Unpermuted,
-		ValidationCSRTime:   r.ValidationCSRTime,
 		ValidationSetupTime: r.ValidationSetupTime,
 		ValidateBytes:       r.ValidateBytes,
 		ValidateMessages:    r.ValidateMessages,
@@ -249,7 +247,6 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Placement:           doc.Placement,
 		Fused:               doc.Fused,
 		Unpermuted:          doc.Unpermuted,
-		ValidationCSRTime:   doc.ValidationCSRTime,
 		ValidationSetupTime: doc.ValidationSetupTime,
 		ValidateBytes:       doc.ValidateBytes,
 		ValidateMessages:    doc.ValidateMessages,

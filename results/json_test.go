@@ -53,7 +53,7 @@ func TestJSONKeys(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	wantTop := []string{"command", "graphrun_version", "started_at", "command_line", "SCALE", "edgefactor", "NBFS", "num_ranks",
+	wantTop := []string{"schema_version", "command", "graphrun_version", "started_at", "command_line", "SCALE", "edgefactor", "NBFS", "num_ranks",
 		"threads", "seed", "exchange", "direction", "codec", "graph_generation", "construction_time", "harmonic_mean_TEPS",
 		"validated", "validation_skipped", "comm_bytes", "comm_messages", "statistics", "searches",
 		"validation_setup_time", "validate_bytes", "validate_messages",
@@ -61,7 +61,7 @@ func TestJSONKeys(t *testing.T) {
 	if got := sortedKeys(doc); !slices.Equal(got, sorted(wantTop)) {
 		t.Errorf("top-level keys %v, want %v", got, sorted(wantTop))
 	}
-	if doc["started_at"] != "2025-03-04T05:06:07.891011121Z" || doc["exchange"] != "sieve" ||
+	if doc["schema_version"] != 2.0 || doc["started_at"] != "2025-03-04T05:06:07.891011121Z" || doc["exchange"] != "sieve" ||
 		doc["validated"] != true || doc["NBFS"] != 8.0 || doc["comm_bytes"] != float64(1<<40) ||
 		doc["validate_bytes"] != 560000.0 || doc["validate_messages"] != 72.0 {
 		t.Errorf("unexpected values in %v", doc)
@@ -175,7 +175,7 @@ func sorted(s []string) []string {
 
 func TestJSONPartitionFields(t *testing.T) {
 	r := syntheticRun()
-	r.Partition, r.Grid, r.ValidationCSRTime = "2d", "2x2", 0.25
+	r.Partition, r.Grid = "2d", "2x2"
 	r.RankLoads = []RankLoad{{Edges: 10, MemoryBytes: 100, BytesSent: 1000, Messages: 4, PeakMemoryBytes: 7 << 20},
 		{Edges: 30, MemoryBytes: 100, BytesSent: 3000, Messages: 4, PeakMemoryBytes: 9 << 20}}
 	r.PeakMemoryBytes, r.ConstructionBytes, r.ConstructionMessages = 9<<20, 12345, 6
@@ -187,8 +187,11 @@ func TestJSONPartitionFields(t *testing.T) {
 	if err := json.Unmarshal(b.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if doc["partition"] != "2d" || doc["grid"] != "2x2" || doc["validation_csr_time"] != 0.25 {
-		t.Errorf("partition fields %v %v %v", doc["partition"], doc["grid"], doc["validation_csr_time"])
+	if doc["partition"] != "2d" || doc["grid"] != "2x2" {
+		t.Errorf("partition fields %v %v", doc["partition"], doc["grid"])
+	}
+	if _, ok := doc["validation_csr_time"]; ok {
+		t.Error("a schema_version 2 record has validation_csr_time")
 	}
 	if doc["peak_memory_bytes"] != float64(9<<20) || doc["construction_bytes"] != 12345.0 || doc["construction_messages"] != 6.0 {
 		t.Errorf("memory and kernel 1 fields %v %v %v", doc["peak_memory_bytes"], doc["construction_bytes"], doc["construction_messages"])

@@ -11,7 +11,7 @@ import (
 
 // ClusterModel estimates what a run's counted traffic would cost on a
 // cluster network: the α–β (latency–bandwidth) model, plus Kylix's minimum
-// efficient packet size (paper 000 §IV): a message shorter than MinPacket
+// efficient packet size (Kylix §II-A, Fig. 2): a message shorter than MinPacket
 // takes as long as one of MinPacket bytes, because below that size the
 // network does not reach its bandwidth.
 //

@@ -9,7 +9,7 @@ import (
 // The iteration methods of a PageRank run (PageRankRun.Method).
 const (
 	PageRankJacobi      = "jacobi"       // every vertex from the previous iteration's ranks
-	PageRankGaussSeidel = "gauss-seidel" // sweeps in place (pagerank --gauss-seidel)
+	PageRankGaussSeidel = "gauss-seidel" // sweeps in place, when the run was configured for Gauss-Seidel
 )
 
 // How a rank summed its long columns (PageRankRankLoad.ColumnSums), chosen
@@ -19,12 +19,13 @@ const (
 	PageRankColumnGathers = "gathers" // AVX2 gathers
 )
 
-// PageRankRun is the JSON of a `graphrun pagerank` run (--json): the
-// Envelope's keys, the run's parameters, its convergence, the per-iteration time split, the traffic
-// (configuration excluded) and the per-layer volume of the allreduce (paper
-// 000 Fig. 5). The CLI writes it and `graphrun report` reads it.
+// PageRankRun is the run record of a PageRank run (schema_version 2): the
+// Envelope's keys, the run's parameters, its convergence, the per-iteration
+// time split, the traffic (configuration excluded) and the per-layer volume
+// of the allreduce (Kylix Fig. 5). The CLI writes it and `graphrun report`
+// reads it.
 type PageRankRun struct {
-	Envelope                         // Version: "version" in files before graphrun 0.2, still read
+	Envelope
 	Input            string          `json:"input"`
 	NumRanks         int             `json:"num_ranks"`
 	Threads          int             `json:"threads"`
@@ -38,7 +39,7 @@ type PageRankRun struct {
 	TotalRank        float64         `json:"total_rank"`
 	Allreduce        string          `json:"allreduce"`
 	Partition        string          `json:"partition"`
-	Method           string          `json:"method,omitempty"` // PageRankJacobi or PageRankGaussSeidel; absent from older runs
+	Method           string          `json:"method"` // PageRankJacobi or PageRankGaussSeidel
 	Setup            PageRankSetup   `json:"setup"`
 	TimePerIteration PageRankTimes   `json:"time_per_iteration"`
 	IterationTime    PageRankSpread  `json:"iteration_time"`
@@ -49,12 +50,12 @@ type PageRankRun struct {
 
 	// L1Changes is the L1 change of the rank vector after each iteration,
 	// IterationTimes each iteration's wall time on the slowest rank in
-	// seconds (both absent from runs before graphrun 0.2).
+	// seconds (both absent when there was no iteration).
 	L1Changes      []float64 `json:"l1_changes,omitempty"`
 	IterationTimes []float64 `json:"iteration_times,omitempty"`
 
 	// InputEdges is the number of edges read (all ranks, before
-	// --undirected's reverses and deduplication); PeakMemoryBytes the
+	// the undirected view's reverses and deduplication); PeakMemoryBytes the
 	// largest peak resident set size of the job's processes (the whole
 	// process: set-up, iterations and report); RankLoads each rank's
 	// share of the matrix and its process's peak.
@@ -70,14 +71,14 @@ type PageRankRankLoad struct {
 	Rank            int    `json:"rank"`
 	Edges           int64  `json:"edges"`
 	PeakMemoryBytes int64  `json:"peak_memory_bytes"`
-	ColumnSums      string `json:"column_sums,omitempty"` // PageRankColumnLoop or PageRankColumnGathers; absent from older runs
+	ColumnSums      string `json:"column_sums"` // PageRankColumnLoop or PageRankColumnGathers
 }
 
 // PageRankSetup is the time before the first iteration in seconds, the
 // maximum over the ranks: all of it (reading or generating the input, in
 // two passes, relabel, route the edges, build the matrix, out-degrees,
 // configure the allreduce), and the allreduce's
-// configuration alone (paper 000 §V's "configuration").
+// configuration alone (Kylix §V's "configuration").
 type PageRankSetup struct {
 	Total         float64 `json:"total"`
 	Configuration float64 `json:"configuration"`
@@ -112,19 +113,13 @@ type TopVertex struct {
 	Score float64 `json:"score"`
 }
 
-// ReadPageRankJSON decodes a `graphrun pagerank --json` file and checks the
-// fields a report needs.
+// ReadPageRankJSON decodes a PageRank run record and checks the fields a
+// report needs. A record of a later schema_version than SchemaVersion is
+// refused.
 func ReadPageRankJSON(r io.Reader) (*PageRankRun, error) {
-	var doc struct {
-		PageRankRun
-		OldVersion string `json:"version"` // the key of graphrun_version before the Envelope
-	}
-	if err := json.NewDecoder(r).Decode(&doc); err != nil {
+	var run PageRankRun
+	if err := json.NewDecoder(r).Decode(&run); err != nil {
 		return nil, fmt.Errorf("results: pagerank JSON: %w", err)
-	}
-	run := doc.PageRankRun
-	if run.Version == "" {
-		run.Version = doc.OldVersion
 	}
 	switch {
 	case run.NumRanks < 1:

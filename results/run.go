@@ -12,8 +12,8 @@ import (
 
 // Level is what one BFS level of one search cost, summed over all ranks.
 //
-// The four times split Time as paper 004's breakdown does (its Fig. 7 and
-// 10): traversing, reducing, communication, and compression & sieve; each is
+// The four times split Time as the breakdown of Lv et al. Fig. 7 and 10
+// does: traversing, reducing, communication, and compression & sieve; each is
 // the slowest rank's.
 type Level struct {
 	Level     int     `json:"level"`               // level number, 0 for the root
@@ -48,7 +48,7 @@ type Search struct {
 }
 
 // TEPS returns the search's traversed edges per second, NEdge/Time
-// (paper 004 §VII-A).
+// (Lv et al. §VII-A).
 func (s Search) TEPS() float64 {
 	return float64(s.NEdge) / s.Time
 }
@@ -63,8 +63,8 @@ type Graph500Run struct {
 	Seed       uint64 // generator seed
 	Exchange   string // frontier exchange mode (allgather, sieve, push)
 	// ExchangeDefaulted: Exchange (and Codec) are the transport's default
-	// (allgather in-process, packed over processes), not --exchange's or
-	// --algo's.
+	// (allgather in-process, packed over processes), not chosen for the
+	// run.
 	ExchangeDefaulted bool
 	Direction         string  // direction policy (auto, top-down, bottom-up)
 	Codec             string  // frontier codec of bottom-up levels
@@ -73,7 +73,7 @@ type Graph500Run struct {
 	Searches          []Search
 
 	// ValidationSkipped is set when the searches were not validated
-	// (--no-validate). Every search then reports a validate time of −1,
+	// (the run was configured without validation). Every search then reports a validate time of −1,
 	// whatever its ValidateTime, and none may be marked Validated.
 	ValidationSkipped bool
 
@@ -84,8 +84,8 @@ type Graph500Run struct {
 	// process grid as "RxC".
 	Partition string
 	Grid      string
-	// BlocksPerRank is, in 2D runs with more blocks than ranks (paper 003's
-	// over-decomposition), the blocks each rank holds, Grid then being the
+	// BlocksPerRank is, in 2D runs with more blocks than ranks (the
+	// over-decomposition of NumS §4), the blocks each rank holds, Grid then being the
 	// block grid, and Placement how blocks were placed ("lshs" or
 	// "round-robin"); 0 and "" otherwise.
 	BlocksPerRank int
@@ -99,11 +99,6 @@ type Graph500Run struct {
 	// Unpermuted is set when the Kronecker labels were not permuted (low ids
 	// are the hubs): not a Graph500-conforming run.
 	Unpermuted bool
-	// ValidationCSRTime is, in 2D runs of graphrun versions whose validator
-	// read a 1D CSR, the seconds spent building that CSR (not part of
-	// ConstructionTime, which times the 2D blocks the searches use). 0 in
-	// runs since, whose validator reads the blocks.
-	ValidationCSRTime float64
 	// ValidationSetupTime is the seconds (slowest rank) spent preparing the
 	// validator once per run: the cross directory and directory row it did
 	// not share with the search engine.

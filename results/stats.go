@@ -70,7 +70,7 @@ type TEPSStats struct {
 }
 
 // ComputeTEPS returns the TEPS statistics of searches as the Graph500
-// reference computes them from s_i = time_i/nedge_i (TEPS = m/time, paper 004
+// reference computes them from s_i = time_i/nedge_i (TEPS = m/time, Lv et al.
 // §VII-A). A search with zero edges or zero time makes some statistics
 // infinite or NaN, as it would in the reference.
 func ComputeTEPS(searches []Search) TEPSStats {

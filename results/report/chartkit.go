@@ -58,7 +58,7 @@ const (
 )
 
 // DefaultDPI is the resolution of PNG charts unless a caller asks for
-// another (graphrun report --dpi).
+// another (the dpi of WriteCharts and Chart.WriteFilesDPI).
 const DefaultDPI = 150
 
 // ChartFormats are the file formats WriteFiles writes: SVG and PDF (vector,

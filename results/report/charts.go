@@ -15,11 +15,11 @@ import (
 )
 
 // Charts: the papers' pictures drawn from graphrun's own runs, with gonum's
-// plot package — the per-level frontier and bytes of a BFS (paper 004
-// Fig. 3 and Table II), the stacked time breakdown per algorithm (Fig. 7 and
-// 10), the TEPS of the searches and of whole runs (§VII), the per-layer
-// volume of a Kylix allreduce (paper 000 Fig. 5), allreduce time against
-// vector length (Fig. 2 and 8), and PageRank's convergence and iteration
+// plot package — the per-level frontier and bytes of a BFS (Lv et al.
+// Fig. 3 and Table II), the stacked time breakdown per algorithm (Lv et al.
+// Fig. 7 and 10), the TEPS of the searches and of whole runs (Lv et al.
+// §VII), the per-layer volume of a Kylix allreduce (Kylix Fig. 5),
+// allreduce time against vector length (Kylix Fig. 2 and 8), and PageRank's convergence and iteration
 // times. Each builder returns a Chart: the plot plus the table of the
 // numbers drawn, so a report can show both. chartkit.go holds the drawing
 // conventions.
@@ -161,14 +161,14 @@ func levelXs(n int) []float64 {
 }
 
 // FrontierChart draws, per BFS level, every run's mean frontier size in
-// vertices on a log scale (paper 004 Fig. 3).
+// vertices on a log scale (Lv et al. Fig. 3).
 func FrontierChart(runs []LabeledRun) (Chart, error) {
 	return levelChart(runs, "bfs-frontier", "BFS frontier size per level (mean over searches)",
 		"frontier (vertices, log scale)", "", "frontier (vertices)", func(f, _ []float64) []float64 { return f }, "no level was recorded")
 }
 
 // BytesChart draws, per BFS level, the mean bytes every run's ranks sent in
-// all on a log scale (paper 004 Table II). A run that sent nothing (one
+// all on a log scale (Lv et al. Table II). A run that sent nothing (one
 // rank) is named in the legend and the notes as not drawn.
 func BytesChart(runs []LabeledRun) (Chart, error) {
 	return levelChart(runs, "bfs-bytes", "Bytes sent per BFS level (mean over searches)",
@@ -214,7 +214,7 @@ func levelChart(runs []LabeledRun, name, title, ylabel, unit, column string, pic
 	return c, nil
 }
 
-// breakdownLabels are paper 004's four times, bottom to top of a bar.
+// breakdownLabels are the four times of Lv et al. Fig. 7, bottom to top of a bar.
 var breakdownLabels = [4]string{"traversing", "reducing", "communication", "compression & sieve"}
 
 // meanBreakdown returns a run's four times per search, summed over levels
@@ -253,7 +253,7 @@ func zeroLevels(ys []float64) string {
 }
 
 // BreakdownChart draws one stacked bar per run: the seconds per search spent
-// traversing, reducing, communicating and compressing & sieving (paper 004
+// traversing, reducing, communicating and compressing & sieving (Lv et al.
 // Fig. 7 and 10), each level's the slowest rank's.
 func BreakdownChart(runs []LabeledRun) (Chart, error) {
 	c, err := newChartOf(len(runs), "breakdown chart of no run", "breakdown", "Time per search by activity (mean over searches)",

@@ -13,12 +13,12 @@ import (
 )
 
 // Charts of PageRank runs and allreduce benchmarks: the per-layer volume of
-// a Kylix allreduce (paper 000 Fig. 5), allreduce time against vector length
-// (paper 000 Fig. 2 and 8), and PageRank's convergence (L1 change per
+// a Kylix allreduce (Kylix Fig. 5), allreduce time against vector length
+// (Kylix Fig. 2 and 8), and PageRank's convergence (L1 change per
 // iteration) and time per iteration.
 
 // LayerChart draws the bytes of each butterfly layer of a sparse allreduce,
-// the "Kylix shape" of paper 000 Fig. 5: with a well-designed degree vector
+// the "Kylix shape" of Kylix Fig. 5: with a well-designed degree vector
 // the volume falls layer by layer. The axis is linear (bars start at zero);
 // the table gives the bytes and the messages.
 func LayerChart(title string, layers []results.LayerVolume) (Chart, error) {
@@ -56,7 +56,7 @@ type AllreduceTiming struct {
 }
 
 // AllreduceChart draws allreduce time against vector length, one line per
-// method, on log–log axes (paper 000 Fig. 8, paper 002).
+// method, on log–log axes (Kylix Fig. 8; Zhang and Qiu's dense allreduce).
 func AllreduceChart(timings []AllreduceTiming) (Chart, error) {
 	c, err := newChartOf(len(timings), "allreduce chart with no timing", "allreduce", "Allreduce time against vector length",
 		"vector length (elements, log scale)", "time per allreduce, slowest rank (s, log scale)")
