@@ -1,9 +1,9 @@
 // Package enum is the one way graphrun's integer enums print and parse: a
 // table of names indexed by value (empty for a value with no name), read
-// by the type's String method and, for flag values (spmv.Exchange,
-// spmv.Direction, graph500.Placement, allreduce.Kind, hypercube.Algorithm,
-// pagerank.Partition, pagerank.Allreduce), its Parse function, so
-// that a name is written once.
+// by the type's String method and, for the enums a configuration takes by
+// name (spmv.Exchange, spmv.Direction, graph500.Placement, allreduce.Kind,
+// hypercube.Algorithm, pagerank.Partition, pagerank.Allreduce), its Parse
+// function, so that a name is written once.
 package enum
 
 import "fmt"
