@@ -8,7 +8,10 @@
 // reduction, the per-phase counters, and the failure contract (a failing,
 // panicking or cancelled rank, or ranks that disagree on a collective, make
 // every other rank's pending and later calls fail with comm.ErrAborted, and
-// nothing hangs).
+// nothing hangs). It implements no paper section: it pins down the
+// transport contract (package comm) that the papers' algorithms are
+// written against; the paper-mapped transport tests are comm/tcp's
+// tcp_paper_test.go.
 //
 // # What a backend must do beyond package comm's documentation
 //

@@ -1,6 +1,9 @@
 // Package inproc is graphrun's in-process comm backend: the P ranks of a job
 // run as goroutines of one process and exchange data through shared memory.
-// Tests and single-machine runs use it.
+// Tests and single-machine runs use it. It implements no paper section of
+// its own: it stands in, within one process, for the message-passing
+// collectives the papers' distributed algorithms assume (Lv et al. §III-B's
+// Allgatherv and Alltoallv of frontiers).
 //
 // It follows graphrun's DESIGN principle "One program, many ranks": a kernel
 // is one SPMD function written against comm.Comm only, and Run starts P copies
@@ -75,6 +78,13 @@
 // These are the logical volumes of the collective, the same on every backend,
 // so that summed over all ranks the bytes sent equal the bytes received. Calls
 // that fail record nothing.
+//
+// References:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
 package inproc
 
 import (

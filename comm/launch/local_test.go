@@ -61,7 +61,7 @@ func child(mode string, args []string) int {
 		return 0
 	case "blame": // rank 2 fails on its own, late; the others because of it, at once
 		if *rank == 2 {
-			time.Sleep(100 * time.Millisecond) // within testLocal's Grace
+			time.Sleep(100 * time.Millisecond) // within the test's Grace
 			fmt.Fprintln(os.Stderr, "g.txt:30001: bad line")
 			return 2
 		}
@@ -71,6 +71,7 @@ func child(mode string, args []string) int {
 		return ExitBlamed
 	case "stubborn": // ignores SIGTERM
 		signal.Ignore(syscall.SIGTERM)
+		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
 		time.Sleep(time.Minute)
 		return 0
 	case "tcp", "tcp-crash":
@@ -202,8 +203,18 @@ func TestLocalStopsTheOthersAfterAFailure(t *testing.T) {
 
 func TestLocalKillsRanksIgnoringSIGTERM(t *testing.T) {
 	l, _, _ := testLocal(t, "stubborn", 2)
+	// Interrupt the job once both ranks ignore SIGTERM (a loaded machine
+	// may take a while to start them).
+	ready := &lineCounter{want: "ignoring SIGTERM", n: 2, done: make(chan struct{})}
+	l.Stderr = ready
 	ctx, cancel := context.WithCancelCause(context.Background())
-	time.AfterFunc(200*time.Millisecond, func() { cancel(errors.New("interrupted")) })
+	go func() {
+		select {
+		case <-ready.done:
+		case <-time.After(20 * time.Second):
+		}
+		cancel(errors.New("interrupted"))
+	}()
 	err := l.Run(ctx)
 	var xe *ExitError
 	if !errors.As(err, &xe) || xe.ExitCode() != 128+int(syscall.SIGKILL) || len(xe.Others) != 1 {
@@ -212,6 +223,23 @@ func TestLocalKillsRanksIgnoringSIGTERM(t *testing.T) {
 	if !strings.Contains(err.Error(), "job stopped (interrupted)") || !strings.Contains(err.Error(), "killed by signal 9") {
 		t.Fatalf("error %q", err)
 	}
+}
+
+// lineCounter is a Local's Stderr that closes done once n of the lines
+// written to it contain want. Local writes whole lines, one at a time.
+type lineCounter struct {
+	want string
+	n    int
+	done chan struct{}
+}
+
+func (w *lineCounter) Write(b []byte) (int, error) {
+	if w.n > 0 && bytes.Contains(b, []byte(w.want)) {
+		if w.n--; w.n == 0 {
+			close(w.done)
+		}
+	}
+	return len(b), nil
 }
 
 func TestLocalBadProgram(t *testing.T) {
@@ -269,6 +297,7 @@ func TestBlame(t *testing.T) {
 // because of it exited first.
 func TestLocalNamesTheRankAtFault(t *testing.T) {
 	l, _, _ := testLocal(t, "blame", 3)
+	l.Grace = 10 * time.Second // rank 2 ends on its own, however loaded the machine
 	err := l.Run(context.Background())
 	var xe *ExitError
 	if !errors.As(err, &xe) {

@@ -1,7 +1,10 @@
 // Package mpi is graphrun's comm.Comm over MPI: each rank is one process of
 // an MPI job (mpirun, mpiexec, srun), and every collective travels as MPI
 // point-to-point messages, so that on a cluster graphrun uses the fabric and
-// the MPI library the site already runs.
+// the MPI library the site already runs. It is the transport Lv et al.
+// evaluate their BFS on (MPI's Allgatherv and Alltoallv, §III-B); the
+// elastic and replicated jobs of Zhang and Qiu §V and Kylix §V are comm/tcp's
+// only, since an MPI job's processes are fixed.
 //
 // The package carries its own small cgo binding (binding.go: about twenty
 // MPI functions) and is built only with the build tag mpi, which needs an
@@ -122,4 +125,17 @@
 // srun in a graphrun built with the tag). Launch runs a job on the first p
 // processes; it is the conformance suite's commtest.Launcher when the test
 // binary runs under mpirun (see mpi_test.go and .ci/mpi.sh).
+//
+// References:
+//
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun, "Compression
+//     and Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems", arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012.
+//   - Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for
+//     Commodity Clusters", 43rd International Conference on Parallel
+//     Processing (ICPP), IEEE, 2014.
+//   - Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+//     Allreduce Framework for Iterative Algorithms", Indiana University
+//     Bloomington, technical report (undated).
 package mpi

@@ -202,6 +202,17 @@ func (j *growJob) config(rank, size int) Config {
 // connectRanks connects the p ranks of the job; rank 0 opens its lobby.
 func (j *growJob) connectRanks(p int) []*Comm {
 	j.t.Helper()
+	comms := j.connectAll(p)
+	if err := comms[0].AcceptJoins(growTag); err != nil {
+		j.t.Fatal(err)
+	}
+	return comms
+}
+
+// connectAll connects the p ranks of the job, which are closed when the
+// test ends.
+func (j *growJob) connectAll(p int) []*Comm {
+	j.t.Helper()
 	comms := make([]*Comm, p)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
@@ -217,9 +228,6 @@ func (j *growJob) connectRanks(p int) []*Comm {
 		if err != nil {
 			j.t.Fatalf("rank %d: %v", r, err)
 		}
-	}
-	if err := comms[0].AcceptJoins(growTag); err != nil {
-		j.t.Fatal(err)
 	}
 	j.t.Cleanup(func() {
 		for _, c := range comms {

@@ -148,22 +148,8 @@ func TestFirstCopyWins_KylixVB(t *testing.T) {
 func TestShrinkPastAFailedRank_ZhangQiuVB(t *testing.T) {
 	const p, lost, after = 4, 2, 5
 	j := newGrowJob(t)
-	ranks := make([]*Comm, p)
-	errs := make([]error, p)
+	ranks := j.connectAll(p)
 	var wg sync.WaitGroup
-	for r := range p {
-		var cl net.Listener
-		if r == 0 {
-			cl = j.ln
-		}
-		wg.Go(func() { ranks[r], errs[r] = connect(j.ctx, j.config(r, p), cl) })
-	}
-	wg.Wait()
-	for r, err := range errs {
-		if err != nil {
-			t.Fatalf("rank %d: %v", r, err)
-		}
-	}
 	var problems commtest.Problems
 	for old, c := range ranks {
 		if old == lost {
