@@ -66,7 +66,7 @@ var ErrNoInput = errors.New("pagerank: no input: neither an edge list nor a Kron
 
 // CheckJoin checks the configuration of a process joining a running
 // elastic job (Join): it needs Elastic, and the degrees are the job's.
-// jobErr is the transport's verdict on the join (launch.CheckJoin),
+// jobErr is the transport's verdict on the join (launch.Config.CheckJoin),
 // returned between the two checks.
 func (jc JobConfig) CheckJoin(jobErr error) error {
 	if !jc.Elastic {
