@@ -1,10 +1,15 @@
 package allreduce
 
 import (
+	"context"
 	"errors"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 func TestParseDegrees(t *testing.T) {
@@ -215,5 +220,84 @@ func TestDivisors(t *testing.T) {
 	}
 	if got := divisors(1); !slices.Equal(got, []int{1}) {
 		t.Errorf("divisors(1) = %v", got)
+	}
+}
+
+// TestProposition41: on data drawn from the paper's model (Poisson counts
+// with power-law rates), the merged set sizes at each node layer match
+// PredictLayerBytes.
+func TestProposition41(t *testing.T) {
+	const p = 16
+	const n = 40000
+	const density = 0.05
+	lam := solveLambda(n, density)
+	rng := rand.New(rand.NewPCG(15, 16))
+	d := &dataset{p: p, n: n, ins: make([][]int64, p), outs: make([][]int64, p), vals: make([][]float64, p)}
+	for r := range p {
+		var s []int64
+		for i := int64(0); i < n; i++ {
+			if rng.Float64() < -math.Expm1(-lam*math.Pow(float64(i+1), -Alpha)) {
+				s = append(s, i)
+			}
+		}
+		d.ins[r], d.outs[r] = s, s
+	}
+	for _, deg := range [][]int{{4, 4}, {2, 2, 2, 2}, {8, 2}} {
+		sizes := make([][]int, p)
+		err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+			r := c.Rank()
+			s, err := New(ctx, c, KindKylix, deg, n, d.ins[r], d.outs[r])
+			if err != nil {
+				return err
+			}
+			pl := s.(*plan)
+			sizes[r] = append(sizes[r], len(d.outs[r]))
+			for l := 1; l <= len(deg); l++ {
+				sizes[r] = append(sizes[r], len(pl.outVals[l]))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred := PredictLayerBytes(n, density, deg)
+		for l := range pred {
+			mean := 0.0
+			for r := range p {
+				mean += float64(sizes[r][l])
+			}
+			mean = 8 * mean / p
+			if rel := math.Abs(mean-pred[l]) / pred[l]; rel > 0.05 {
+				t.Errorf("%s node layer %d: measured %.0f bytes per rank, Proposition 4.1 predicts %.0f (%.1f%% off)", FormatDegrees(deg), l, mean, pred[l], 100*rel)
+			}
+		}
+	}
+}
+
+// TestAutoDegrees: AutoDegrees measures the densities collectively and
+// every rank designs the same degrees, equal to DesignDegrees'.
+func TestAutoDegrees(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	const p = 64
+	d := randomDataset(rng, p, 20000)
+	var inTotal, outTotal int
+	for r := range p {
+		inTotal += len(d.ins[r])
+		outTotal += len(d.outs[r])
+	}
+	want := DesignDegrees(p, float64(inTotal)/(p*20000), float64(outTotal)/(p*20000), 20000, 4096)
+	got := make([][]int, p)
+	err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		deg, err := AutoDegrees(ctx, c, d.n, d.ins[c.Rank()], d.outs[c.Rank()], 4096)
+		got[c.Rank()] = deg
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range got {
+		if !slices.Equal(got[r], want) {
+			t.Fatalf("rank %d designed %v, want %v", r, got[r], want)
+		}
 	}
 }

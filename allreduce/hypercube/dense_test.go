@@ -296,16 +296,21 @@ func runErrs(p int, fn func(ctx context.Context, c comm.Comm) error) []error {
 	return errs
 }
 
-func TestDenseErrors(t *testing.T) {
-	const p = 4
-	expectAll := func(what string, errs []error, local error) {
-		t.Helper()
-		for r, err := range errs {
-			if err == nil || (!errors.Is(err, local) && !errors.Is(err, comm.ErrAborted)) {
-				t.Errorf("%s: rank %d: %v", what, r, err)
-			}
+// expectAll checks that every rank failed, with local or with the abort
+// another rank's failure caused.
+func expectAll(t *testing.T, what string, errs []error, local error) {
+	t.Helper()
+	for r, err := range errs {
+		if err == nil || (!errors.Is(err, local) && !errors.Is(err, comm.ErrAborted)) {
+			t.Errorf("%s: rank %d: %v", what, r, err)
 		}
 	}
+}
+
+// TestDenseErrors: invalid or disagreeing arguments fail on every rank
+// with ErrInvalid.
+func TestDenseErrors(t *testing.T) {
+	const p = 4
 	// Ranks disagree on the algorithm.
 	errs := runErrs(p, func(ctx context.Context, c comm.Comm) error {
 		alg := AlgChunked
@@ -315,7 +320,7 @@ func TestDenseErrors(t *testing.T) {
 		_, err := New[float64](ctx, c, alg, Options{})
 		return err
 	})
-	expectAll("disagreeing algorithms", errs, ErrInvalid)
+	expectAll(t, "disagreeing algorithms", errs, ErrInvalid)
 	// An unknown algorithm on one rank, a topology of the wrong size.
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
 		alg := AlgChunked
@@ -325,13 +330,13 @@ func TestDenseErrors(t *testing.T) {
 		_, err := New[float64](ctx, c, alg, Options{})
 		return err
 	})
-	expectAll("unknown algorithm", errs, ErrInvalid)
+	expectAll(t, "unknown algorithm", errs, ErrInvalid)
 	topo, _ := NewTopology(3)
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
 		_, err := New[float64](ctx, c, AlgHypercube, Options{Topology: topo})
 		return err
 	})
-	expectAll("topology of 3 nodes on 4 ranks", errs, ErrInvalid)
+	expectAll(t, "topology of 3 nodes on 4 ranks", errs, ErrInvalid)
 	// Vectors of different lengths, on every algorithm.
 	for _, alg := range Algorithms() {
 		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
@@ -341,9 +346,9 @@ func TestDenseErrors(t *testing.T) {
 			}
 			return d.Allreduce(ctx, make([]float64, 100+c.Rank()%2), Sum[float64])
 		})
-		expectAll(alg.String()+" with different lengths", errs, ErrInvalid)
+		expectAll(t, alg.String()+" with different lengths", errs, ErrInvalid)
 	}
-	// A nil reduction; a reduction that panics.
+	// A nil reduction.
 	errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
 		d, err := New[float64](ctx, c, AlgButterfly, Options{})
 		if err != nil {
@@ -351,9 +356,15 @@ func TestDenseErrors(t *testing.T) {
 		}
 		return d.Allreduce(ctx, make([]float64, 10), nil)
 	})
-	expectAll("nil reduction", errs, ErrInvalid)
+	expectAll(t, "nil reduction", errs, ErrInvalid)
+}
+
+// TestDenseFailures: a reduction that panics or a rank whose context ends
+// fails the call on every rank, and nobody hangs.
+func TestDenseFailures(t *testing.T) {
+	const p = 4
 	for _, opts := range []Options{{}, {Workers: 2, Pieces: 2}} {
-		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
+		errs := runErrs(p, func(ctx context.Context, c comm.Comm) error {
 			d, err := New[float64](ctx, c, AlgChunked, opts)
 			if err != nil {
 				return err
@@ -376,7 +387,7 @@ func TestDenseErrors(t *testing.T) {
 	}
 	// A rank whose context is cancelled mid-way: everyone fails, nobody hangs.
 	for _, opts := range []Options{{}, {Workers: 2, Pieces: 4}} {
-		errs = runErrs(p, func(ctx context.Context, c comm.Comm) error {
+		errs := runErrs(p, func(ctx context.Context, c comm.Comm) error {
 			d, err := New[float64](ctx, c, AlgTree, opts)
 			if err != nil {
 				return err
