@@ -1,48 +1,39 @@
-// Package spmv is graphrun's distributed level-synchronous engine: breadth-first
-// search as repeated sparse matrix-vector products over the (select, max)
-// semiring, on a 1D row-block or a 2D grid partition, its Graph500 validation,
-// and PageRank over the Kylix sparse allreduce.
+// Package spmv is graphrun's level-synchronous engine core: what every
+// kernel that advances a frontier level by level over the rows of a
+// distributed adjacency matrix shares, as GeminiGraph's toolkits share its
+// core. Each kernel is a subpackage over it: spmv/bfs (breadth-first search,
+// 1D and 2D, with its Graph500 validator) and spmv/pagerank.
 //
-// BFS follows paper 004 (Lv et al., "Compression and Sieve"), §III: with a 1D
-// row-block partition, rank i owns rows A_i of the adjacency matrix. One level
-// computes t_i = A_i ⊗ f masked by the visited set π_i, then exchanges the new
-// frontier. Because the semiring selects the largest frontier neighbour, the
-// parent of every vertex is deterministic: results are identical for any
-// number of ranks, threads, partitions and exchange modes.
+// One level is one sparse matrix-vector product t = A ⊗ f ⊙ ¬π over a
+// semiring (Lv et al. §III), then a reduction of the level's counts and the
+// exchange of the next frontier. The package holds:
 //
-// The exchanges (bfs.go, publish.go):
+//   - Levels and Engine (levels.go): the level loop. Levels.Run calls the
+//     engine once per search or per level (Start, Traverse, Settle), never
+//     per vertex or edge, so a kernel's hot loops stay its own concrete
+//     code; Levels times and counts every step (LevelStats).
+//   - The direction rule of Beamer et al. (nextDirection, DirectionAuto with
+//     DefaultAlpha and DefaultBeta), which switches per level between
+//     top-down expansion and bottom-up scans from the reduced counts.
+//   - The frontier exchanges a kernel may choose (Exchange: Lv et al.'s
+//     Allgatherv of the bitmap, Alg. 1–2, and its sieve, Alg. 3, graphrun's
+//     packed sieve, and the top-down records of the Graph500 reference
+//     code), TimedAlltoallv, and the compact (vertex, parent) record codec
+//     (records.go) that top-down steps use with a codec.
 //
-//   - allgather ("BIT", paper 004 Alg. 1; with a codec, Alg. 2): each rank
-//     scans its unvisited owned vertices for a frontier neighbour (rows are
-//     sorted in descending order, so the first hit is the max), and the
-//     ranks' new-frontier bitmaps are concatenated by Allgatherv.
-//   - sieve (Alg. 3): each rank sends every peer only the frontier vertices
-//     with an edge into that peer's rows (the cross directory, package
-//     sieve), encoded, by Alltoallv.
-//   - packed: the sieve without the positions both ends know are clear
-//     (sieve.Packer), graphrun's step past the paper.
-//   - push: the top-down scheme of the Graph500 reference code: (vertex,
-//     parent) records to the vertices' owners by Alltoallv; owners keep the
-//     largest parent among the candidates of a level.
+// What stays out: anything one kernel alone needs. The BFS result, its
+// configuration (codec, threads, vertex order), its 1D and 2D traversals and
+// their publish steps live in spmv/bfs, whose engines plug into Levels.Run
+// through small adapters. A second level-synchronous kernel (SSSP) would
+// reuse Levels, Engine, the direction rule, the exchanges and the record
+// codec; that is the test applied to every type here.
 //
-// Direction optimisation (Beamer et al.) switches per level between top-down
-// push records and bottom-up scans of the exchanged bitmap. Each level ends
-// with an allreduce of the counts (the "reducing" phase of paper 004 Fig. 7).
-// Every phase is timed and every byte counted per level. bfs2d.go is the same
-// search on the 2D grid (expand along processor columns, fold along rows).
+// # References
 //
-// Validation (validate.go, validate_rows.go, validate_ghosts.go,
-// validate2d.go) checks a result against the Graph500 specification's five
-// rules with the claimed levels as the certificate: one exchange of the
-// levels of the boundary vertices (the cross directory says which), one
-// threaded pass over the rows or blocks, two small allreduces. A Validator
-// (Validator2D) is made once per run and reused for every search.
-//
-// PageRank (pagerank.go, pagerank_matrix.go) pulls over a per-rank matrix of
-// local uint32 ids and sums partial vectors with package allreduce (paper 000),
-// whose up pass also carries the iteration's L1 change, dangling mass and
-// total rank.
-//
-// The sources cited here (paper 000 to paper 004 and the other keys) are
-// listed in full in REFERENCES.md at the repository root.
+//   - Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui Sun. "Compression and
+//     Sieve: Reducing Communication in Parallel Breadth First Search on
+//     Distributed Memory Systems". arXiv preprint (Institute of Computing
+//     Technology, CAS), 2012. Cited as Lv et al.
+//   - Scott Beamer, Krste Asanović and David Patterson. "Direction-Optimizing
+//     Breadth-First Search". SC'12, 2012. Cited as Beamer et al.
 package spmv

@@ -11,13 +11,13 @@ type Exchange int
 
 // Exchange modes.
 const (
-	// ExchangeAllgather is paper 004's baseline BIT (Alg. 1): bottom-up scan,
+	// ExchangeAllgather is Lv et al.'s baseline BIT (Alg. 1): bottom-up scan,
 	// bitmap frontier exchanged by Allgatherv.
 	ExchangeAllgather Exchange = iota
 	// ExchangePush is top-down expansion with (vertex, parent) pairs sent to
 	// owners by Alltoallv, as the Graph500 reference code does.
 	ExchangePush
-	// ExchangeSieve is paper 004's Alg. 3: before a bottom-up step each rank
+	// ExchangeSieve is Lv et al.'s Alg. 3: before a bottom-up step each rank
 	// sieves its new frontier with the cross directory of every peer and
 	// sends each peer only what it can use, by Alltoallv.
 	ExchangeSieve
@@ -28,19 +28,18 @@ const (
 	ExchangePacked
 )
 
-// exchangeNames are the flag values accepted by ParseExchange.
+// exchangeNames are the names ParseExchange accepts.
 var exchangeNames = [...]string{ExchangeAllgather: "allgather", ExchangePush: "push", ExchangeSieve: "sieve", ExchangePacked: "packed"}
 
 func (e Exchange) String() string { return enum.Name(exchangeNames[:], "exchange", e) }
 
-// ParseExchange turns a flag value into an Exchange.
+// ParseExchange turns an exchange's name (its String) into the Exchange.
 func ParseExchange(s string) (Exchange, error) {
 	return enum.Parse[Exchange](exchangeNames[:], "exchange", "allgather, sieve, packed or push", s)
 }
 
-// Direction is the traversal direction of a level (Beamer et al.,
-// "Direction-optimizing breadth-first search", SC'12; paper 004 §IX names it
-// as the step to combine with its exchange).
+// Direction is the traversal direction of a level (Beamer et al.; Lv et
+// al. §IX names it as the step to combine with their exchange).
 type Direction int
 
 // Directions.
@@ -53,7 +52,7 @@ const (
 	// records to the owners at every level.
 	DirectionTopDown
 	// DirectionBottomUp scans the unvisited vertices for a frontier neighbour
-	// at every level: paper 004's Algorithm 1 as written.
+	// at every level: Lv et al.'s Algorithm 1 as written.
 	DirectionBottomUp
 )
 
@@ -61,7 +60,7 @@ var directionNames = [...]string{DirectionAuto: "auto", DirectionTopDown: "top-d
 
 func (d Direction) String() string { return enum.Name(directionNames[:], "direction", d) }
 
-// ParseDirection turns a flag value into a Direction.
+// ParseDirection turns a direction's name (its String) into the Direction.
 func ParseDirection(s string) (Direction, error) {
 	return enum.Parse[Direction](directionNames[:], "direction", "auto, top-down or bottom-up", s)
 }
@@ -77,7 +76,7 @@ const (
 
 // LevelStats describes one level-synchronous step on this rank.
 //
-// The four times are paper 004's breakdown (Fig. 7 and 10): traversing,
+// The four times are Lv et al.'s breakdown (Fig. 7 and 10): traversing,
 // reducing, communication, and compression & sieve.
 type LevelStats struct {
 	Level     int       // BFS level of the vertices discovered in this step
@@ -86,8 +85,8 @@ type LevelStats struct {
 	BytesSent int64     // bytes this rank sent to other ranks in this step
 	Messages  int64     // messages this rank sent in this step
 	// Scanned is the adjacency entries this rank's traversal read in this
-	// step: edges checked bottom-up, edges expanded top-down (the work paper
-	// 003's load simulation places). Counted by the 2D engine; 0 in 1D.
+	// step: edges checked bottom-up, edges expanded top-down (the work NumS §4's
+	// load simulation places). Counted by the 2D engine; 0 in 1D.
 	Scanned int64
 	// RawBytes and EncodedBytes are the frontier bitmap bytes this rank
 	// published for the next bottom-up step, before and after the codec (and

@@ -12,6 +12,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/spmv"
 )
@@ -28,7 +29,7 @@ type Config struct {
 	Exchange  spmv.Exchange
 	Direction spmv.Direction // ignored by ExchangePush, which is always top-down
 	// Codec names the frontier codec of bottom-up exchanges (frontier.New);
-	// "" means "raw", the plain bitmap of paper 004's BIT.
+	// "" means "raw", the plain bitmap of Lv et al.'s BIT.
 	Codec   string
 	Threads int // goroutines for local traversal and encoding (≥ 1)
 	// Order, when not nil (2D engine only), says that the vertices are a
@@ -109,11 +110,11 @@ func New(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg Config) (*BFS, e
 		return nil, err
 	}
 	if cfg.Order != nil {
-		return nil, fmt.Errorf("spmv: a vertex order is for the 2D engine only")
+		return nil, fielderr.New("Order", "is for the 2D engine only")
 	}
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
-		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
+		return nil, fmt.Errorf("bfs: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
 	}
 	n := g.NumLocal
 	b := &BFS{c: c, cfg: cfg, lv: spmv.NewLevels(c, cfg.Direction, part.N), g: g, part: part, rank: r,
@@ -222,7 +223,7 @@ func (b *BFS) traverse(ctx context.Context, lvl int32, dir spmv.Direction) (foun
 
 // publish turns the vertices this rank discovered into the form the next
 // step needs: the global frontier bitmap before a bottom-up step (exchanged
-// through the publisher: paper 004 Alg. 1 line 7, Alg. 2, Alg. 3), the owned
+// through the publisher: Lv et al. Alg. 1 line 7, Alg. 2, Alg. 3), the owned
 // queue before a top-down step.
 func (b *BFS) publish(ctx context.Context, current, next spmv.Direction) error {
 	if next == spmv.DirectionBottomUp {
@@ -467,16 +468,17 @@ func (b *BFS) candidate(l uint32, p int64, lvl int32) {
 }
 
 // check validates cfg and returns it with the defaults filled in: the raw
-// codec when none is named, top-down for the push exchange.
+// codec when none is named, top-down for the push exchange. Its errors are
+// fielderr.Errors naming the field at fault.
 func (cfg Config) check() (Config, error) {
 	if cfg.Threads < 1 {
-		return cfg, fmt.Errorf("spmv: threads %d < 1", cfg.Threads)
+		return cfg, fielderr.New("Threads", "%d < 1", cfg.Threads)
 	}
 	if cfg.Exchange < spmv.ExchangeAllgather || cfg.Exchange > spmv.ExchangePacked {
-		return cfg, fmt.Errorf("spmv: unknown exchange %d", cfg.Exchange)
+		return cfg, fielderr.New("Exchange", "unknown exchange %d", cfg.Exchange)
 	}
 	if cfg.Direction < spmv.DirectionAuto || cfg.Direction > spmv.DirectionBottomUp {
-		return cfg, fmt.Errorf("spmv: unknown direction %d", cfg.Direction)
+		return cfg, fielderr.New("Direction", "unknown direction %d", cfg.Direction)
 	}
 	if cfg.Exchange == spmv.ExchangePush {
 		cfg.Direction = spmv.DirectionTopDown

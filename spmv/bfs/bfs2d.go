@@ -1,4 +1,4 @@
-// This file is the 2D BFS engine: paper 004's level-synchronous SpMV (§III,
+// This file is the 2D BFS engine: Lv et al.'s level-synchronous SpMV (§III,
 // t = A ⊗ f masked by the visited set, over the (select, max) semiring) on
 // the 2D grid partition its §VIII–IX name as the next step (partition.Grid,
 // graph.Block2D), with the frontier codecs of §IV and the sieve of §V on
@@ -34,7 +34,7 @@
 //     non-empty column in its block (the 2D cross directory); packed sends
 //     those positions not sent before in this search.
 //
-// The codec (--codec) is that of bottom-up levels, as in 1D: the exchanges
+// The codec (Config.Codec) is that of bottom-up levels, as in 1D: the exchanges
 // of a top-down level (its fold, and the row update and expand after it,
 // which run before the next direction is known) carry few vertices and use
 // the list codec, as 1D top-down levels send vertex records. Steps 4 and 5
@@ -63,6 +63,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/spmv"
@@ -138,10 +139,10 @@ func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS
 	}
 	grid := g.Grid
 	if grid.P() != c.Size() || g.Rank != c.Rank() {
-		return nil, fmt.Errorf("spmv: block of rank %d on a %s grid does not fit rank %d of %d", g.Rank, grid, c.Rank(), c.Size())
+		return nil, fmt.Errorf("bfs: block of rank %d on a %s grid does not fit rank %d of %d", g.Rank, grid, c.Rank(), c.Size())
 	}
 	if o := cfg.Order; o != nil && o.N != grid.Part.N {
-		return nil, fmt.Errorf("spmv: a vertex order of %d vertices for a graph of %d", o.N, grid.Part.N)
+		return nil, fielderr.New("Order", "a vertex order of %d vertices for a graph of %d", o.N, grid.Part.N)
 	}
 	b := &BFS2D{c: c, cfg: cfg, lv: spmv.NewLevels(c, cfg.Direction, grid.Part.N), g: g, grid: grid, rank: c.Rank(), gi: g.Row, gj: g.Col,
 		pw:         int(grid.Part.Block / 64),
@@ -150,10 +151,10 @@ func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS
 		packed:     cfg.Exchange == spmv.ExchangePacked,
 	}
 	if b.row, err = comm.NewSub(c, grid.RowMembers(b.gi)); err != nil {
-		return nil, fmt.Errorf("spmv: %w", err)
+		return nil, fmt.Errorf("bfs: %w", err)
 	}
 	if b.col, err = comm.NewSub(c, grid.ColMembers(b.gj)); err != nil {
-		return nil, fmt.Errorf("spmv: %w", err)
+		return nil, fmt.Errorf("bfs: %w", err)
 	}
 	own := grid.Part.Words(b.rank)
 	rowSpan, colSpan := grid.RowSpan(), grid.ColSpan()
@@ -180,12 +181,12 @@ func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS
 	for t := 0; t < cfg.Threads; t++ {
 		codec, err := frontier.New(cfg.Codec)
 		if err != nil {
-			return nil, fmt.Errorf("spmv: %w", err)
+			return nil, fmt.Errorf("bfs: %w", fielderr.Wrap("Codec", err))
 		}
 		b.codecs = append(b.codecs, codec)
 		list, err := frontier.New("list")
 		if err != nil {
-			return nil, fmt.Errorf("spmv: %w", err)
+			return nil, fmt.Errorf("bfs: %w", err)
 		}
 		b.lists = append(b.lists, list)
 		b.scratch = append(b.scratch, make(frontier.Bitmap, b.pw))
@@ -237,13 +238,13 @@ func exchangeDirectories2D(ctx context.Context, g *graph.Block2D, row, col *comm
 	load := func(sub *comm.Sub, send [][]byte) ([]frontier.Bitmap, error) {
 		recv, err := sub.Alltoallv(ctx, PhaseSetup2D, send, nil)
 		if err != nil {
-			return nil, fmt.Errorf("spmv: exchanging the 2D directories: %w", err)
+			return nil, fmt.Errorf("bfs: exchanging the 2D directories: %w", err)
 		}
 		out := make([]frontier.Bitmap, len(recv))
 		for k, m := range recv {
 			out[k] = make(frontier.Bitmap, own)
 			if err := out[k].LoadBytes(m); err != nil {
-				return nil, fmt.Errorf("spmv: directory from rank %d: %w", sub.Members()[k], err)
+				return nil, fmt.Errorf("bfs: directory from rank %d: %w", sub.Members()[k], err)
 			}
 		}
 		return out, nil

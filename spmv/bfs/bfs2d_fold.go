@@ -1,6 +1,6 @@
 // Step 2 of the 2D engine's level (see bfs2d.go): the fold of every block's
 // candidates along its processor row to the vertices' owners, who keep the
-// largest parent per vertex (paper 004 §III's (select, max) semiring, on the
+// largest parent per vertex (Lv et al. §III's (select, max) semiring, on the
 // 2D partition of its §VIII–IX).
 
 package bfs
@@ -109,7 +109,7 @@ func (b *BFS2D) fold(ctx context.Context, lvl int32, dir spmv.Direction) (found,
 // codecsFor returns the codecs of an exchange that serves a level of
 // direction dir: the configured codec for bottom-up levels, the list codec
 // for top-down ones. Like the 1D engine, whose top-down levels send vertex
-// records whatever --codec says, the codec is that of bottom-up levels:
+// records whatever Config.Codec says, the codec is that of bottom-up levels:
 // top-down levels move few vertices, and a raw bitmap of a whole piece per
 // message would cost more than the 1D records.
 func (b *BFS2D) codecsFor(dir spmv.Direction) []frontier.Codec {

@@ -1,5 +1,5 @@
 // Steps 3 to 5 of the 2D engine's level (see bfs2d.go): the row update and
-// the expand, which carry the level's counts, with paper 004's codecs (§IV)
+// the expand, which carry the level's counts, with Lv et al.'s codecs (§IV)
 // and sieve (§V), and the packed sieve's gather and scatter
 // (sieve.PackBits, sieve.UnpackBits) per peer.
 
@@ -42,89 +42,24 @@ func (b *BFS2D) settle(ctx context.Context, dir spmv.Direction, counts []int64, 
 // the row update carries counts, the expand the row's sums, and counts
 // gets the sums over all ranks.
 func (b *BFS2D) publish(ctx context.Context, dir spmv.Direction, counts []int64) error {
-	grid := b.grid
 	b.use = b.codecsFor(dir)
-	threads := len(b.codecs)
-	rawPiece := int64(len(b.next)) * 8
 	clear(b.choices)
 
 	// Encode, after room for the counts.
 	t0 := time.Now()
-	empty := true
-	for _, w := range b.next {
-		if w != 0 {
-			empty = false
-			break
-		}
-	}
-	var zero [countsSize]byte
+	empty := !anySet(b.next)
 	if !b.sieve {
-		b.shared = append(b.shared[:0], zero[:]...)
-		if !empty {
-			enc, err := b.use[0].Encode(b.shared, b.next)
-			if err != nil {
-				return fmt.Errorf("encoding the frontier: %w", err)
-			}
-			b.shared = enc
-			b.lv.Step.RawBytes += rawPiece * int64(grid.R+grid.C-2)
-			b.lv.Step.EncodedBytes += int64(len(enc)-countsSize) * int64(grid.R+grid.C-2)
-			b.lv.Step.Codec = choiceOf(b.use[0])
-		}
-	} else {
-		parallel.For(threads, func(t int) {
-			b.errs[t] = nil
-			sc := &b.scratch[t]
-			for d := t; d < grid.R+grid.C; d += threads {
-				var dst *[]byte
-				var dir frontier.Bitmap
-				var extra frontier.Bitmap // bits the peer knows already
-				if d < grid.C {
-					if d == b.gj {
-						continue
-					}
-					dst, dir, extra = &b.sendRow[d], b.rowDirOut[d], b.foundFrom[d]
-				} else {
-					a := d - grid.C
-					if a == b.gi {
-						continue
-					}
-					dst, dir = &b.sendCol[a], b.colDirOut[a]
-				}
-				*dst = append((*dst)[:0], zero[:]...)
-				if empty {
-					continue
-				}
-				var bm frontier.Bitmap
-				if b.packed {
-					*sc, b.open[t] = packOpen(*sc, b.open[t], b.next, b.ownVisited, dir, extra)
-				} else {
-					*sc = sieveOut(*sc, b.next, dir, extra)
-				}
-				bm = *sc
-				if !anySet(bm) {
-					continue
-				}
-				enc, err := b.use[t].Encode(*dst, bm)
-				if err != nil {
-					b.errs[t] = fmt.Errorf("encoding the frontier: %w", err)
-					return
-				}
-				*dst = enc
-				b.rawT[t] += rawPiece
-				b.encT[t] += int64(len(enc) - countsSize)
-				if d >= grid.C {
-					b.choices[d-grid.C] = choiceOf(b.use[t])
-				}
-			}
-		})
-		if err := b.threadsDone(); err != nil {
+		if err := b.encodeShared(empty); err != nil {
 			return err
 		}
+	} else if err := b.encodeSieved(empty); err != nil {
+		return err
 	}
 	t1 := time.Now()
 
 	// Exchange along the row with this rank's counts, then along the column
 	// with the row's sums.
+	grid := b.grid
 	sums, err := b.countsAlong(ctx, b.row, PhaseVisited, b.sendRow, &b.recvSync, b.gj, [2]int64{counts[0], counts[1]},
 		func(d int) int { return grid.Rank(b.gi, d) })
 	if err != nil {
@@ -134,15 +69,107 @@ func (b *BFS2D) publish(ctx context.Context, dir spmv.Direction, counts []int64)
 		func(a int) int { return grid.Rank(a, b.gj) }); err != nil {
 		return err
 	}
-	recvRow, recvCol := b.recvSync, b.recvCol
 	counts[0], counts[1] = sums[0], sums[1]
 	if b.sieve && !empty {
 		b.lv.Step.Codec = mostCommon(b.choices[:grid.R], b.gi)
 	}
 	t2 := time.Now()
 
-	// Apply. Own piece first: its rows are done, it is this rank's part of
-	// the frontier on C_j.
+	if err := b.apply(b.recvSync, b.recvCol); err != nil {
+		return err
+	}
+	t3 := time.Now()
+	b.lv.Step.Compress += t1.Sub(t0) + t3.Sub(t2)
+	b.lv.Step.Communicate += t2.Sub(t1)
+	return nil
+}
+
+// encodeShared is the allgather mode's encoding: the new frontier piece,
+// encoded once after room for the counts, goes to every row and column
+// peer (nothing after the counts when empty).
+func (b *BFS2D) encodeShared(empty bool) error {
+	var zero [countsSize]byte
+	b.shared = append(b.shared[:0], zero[:]...)
+	if empty {
+		return nil
+	}
+	enc, err := b.use[0].Encode(b.shared, b.next)
+	if err != nil {
+		return fmt.Errorf("encoding the frontier: %w", err)
+	}
+	b.shared = enc
+	peers := int64(b.grid.R + b.grid.C - 2)
+	b.lv.Step.RawBytes += int64(len(b.next)) * 8 * peers
+	b.lv.Step.EncodedBytes += int64(len(enc)-countsSize) * peers
+	b.lv.Step.Codec = choiceOf(b.use[0])
+	return nil
+}
+
+// encodeSieved is the sieve's and the packed sieve's encoding: per row peer
+// the new vertices it did not find itself and whose row it stores, per
+// column peer those whose column it stores (packed: only the positions
+// still open), each encoded after room for the counts, by the threads.
+func (b *BFS2D) encodeSieved(empty bool) error {
+	grid := b.grid
+	threads := len(b.codecs)
+	rawPiece := int64(len(b.next)) * 8
+	var zero [countsSize]byte
+	parallel.For(threads, func(t int) {
+		b.errs[t] = nil
+		sc := &b.scratch[t]
+		for d := t; d < grid.R+grid.C; d += threads {
+			var dst *[]byte
+			var dir frontier.Bitmap
+			var extra frontier.Bitmap // bits the peer knows already
+			if d < grid.C {
+				if d == b.gj {
+					continue
+				}
+				dst, dir, extra = &b.sendRow[d], b.rowDirOut[d], b.foundFrom[d]
+			} else {
+				a := d - grid.C
+				if a == b.gi {
+					continue
+				}
+				dst, dir = &b.sendCol[a], b.colDirOut[a]
+			}
+			*dst = append((*dst)[:0], zero[:]...)
+			if empty {
+				continue
+			}
+			var bm frontier.Bitmap
+			if b.packed {
+				*sc, b.open[t] = packOpen(*sc, b.open[t], b.next, b.ownVisited, dir, extra)
+			} else {
+				*sc = sieveOut(*sc, b.next, dir, extra)
+			}
+			bm = *sc
+			if !anySet(bm) {
+				continue
+			}
+			enc, err := b.use[t].Encode(*dst, bm)
+			if err != nil {
+				b.errs[t] = fmt.Errorf("encoding the frontier: %w", err)
+				return
+			}
+			*dst = enc
+			b.rawT[t] += rawPiece
+			b.encT[t] += int64(len(enc) - countsSize)
+			if d >= grid.C {
+				b.choices[d-grid.C] = choiceOf(b.use[t])
+			}
+		}
+	})
+	return b.threadsDone()
+}
+
+// apply takes in what the row peers (recvRow) and the column peers
+// (recvCol) sent, after their counts: the own piece first (its rows are
+// done, it is this rank's part of the frontier on C_j), then, by the
+// threads, the peers' new vertices and frontier pieces.
+func (b *BFS2D) apply(recvRow, recvCol [][]byte) error {
+	grid := b.grid
+	threads := len(b.codecs)
 	ownRows := b.piece(b.rowDone, b.gj, b.rank)
 	for w, m := range b.next {
 		ownRows[w] |= m
@@ -180,9 +207,6 @@ func (b *BFS2D) publish(ctx context.Context, dir spmv.Direction, counts []int64)
 			b.colSeen[w] |= m
 		}
 	}
-	t3 := time.Now()
-	b.lv.Step.Compress += t1.Sub(t0) + t3.Sub(t2)
-	b.lv.Step.Communicate += t2.Sub(t1)
 	return nil
 }
 

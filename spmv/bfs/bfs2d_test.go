@@ -14,6 +14,7 @@ import (
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
@@ -195,11 +196,11 @@ func TestBFS2DRejects(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if _, err := New2D(ctx, c, blk, Config{Threads: 0}); err == nil {
-			return fmt.Errorf("0 threads accepted")
+		if _, err := New2D(ctx, c, blk, Config{Threads: 0}); fielderr.Field(err) != "Threads" {
+			return fmt.Errorf("0 threads: %v, want an error of Threads", err)
 		}
-		if _, err := New2D(ctx, c, blk, Config{Threads: 1, Codec: "nonsense"}); err == nil {
-			return fmt.Errorf("bad codec accepted")
+		if _, err := New2D(ctx, c, blk, Config{Threads: 1, Codec: "nonsense"}); fielderr.Field(err) != "Codec" {
+			return fmt.Errorf("bad codec: %v, want an error of Codec", err)
 		}
 		b, err := New2D(ctx, c, blk, Config{Threads: 1})
 		if err != nil {

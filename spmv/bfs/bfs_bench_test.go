@@ -17,7 +17,7 @@ import (
 // clearing the previous search (Prepare), which the Graph500 driver does
 // outside its clock.
 //
-//	go test -run '^$' -bench BFS ./spmv/
+//	go test -run '^$' -bench BFS ./spmv/bfs/
 func BenchmarkBFS(b *testing.B) {
 	params := kronecker.DefaultParams(18)
 	const ranks = 2

@@ -10,9 +10,11 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/testgraph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // TestBFSMatchesSerialReference: ≥ 200 random graphs of every nasty shape, on
@@ -99,6 +101,27 @@ func TestBFSRankAndThreadInvariance(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestBFSConfigErrorsNameTheField: a bad configuration is refused with a
+// fielderr.Error naming the Config field at fault.
+func TestBFSConfigErrorsNameTheField(t *testing.T) {
+	g := csrtest.Graph{Name: "pair", N: 2, Edges: []graph.Edge{{U: 0, V: 1}}}
+	bad := map[string]Config{
+		"Threads":   {Threads: 0},
+		"Exchange":  {Threads: 1, Exchange: spmv.ExchangePacked + 1},
+		"Direction": {Threads: 1, Direction: spmv.DirectionBottomUp + 1},
+		"Codec":     {Threads: 1, Codec: "nonsense"},
+		"Order":     {Threads: 1, Order: &partition.SegmentOrder{}},
+	}
+	for field, cfg := range bad {
+		csrtest.OnRanks(t, g, 2, 1, func(ctx context.Context, c comm.Comm, csr *graph.CSR, part partition.Block1D) error {
+			if _, err := New(c, csr, part, cfg); fielderr.Field(err) != field {
+				return fmt.Errorf("%+v: %v, want an error of %s", cfg, err, field)
+			}
+			return nil
+		})
 	}
 }
 

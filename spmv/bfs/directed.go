@@ -1,6 +1,6 @@
-// Breadth-first search that follows out-edges only (graphrun bfs FILE
-// --directed): the level-synchronous top-down search of paper 004 §III-A
-// with the push exchange, over a CSR whose rows hold each owned vertex's
+// Breadth-first search that follows out-edges only (the Graph500 driver's
+// directed run on a file): the level-synchronous top-down search of Lv et
+// al. §III-A with the push exchange, over a CSR whose rows hold each owned vertex's
 // out-neighbours (graph500 builds it from a file's tuples). Unlike the
 // undirected engine (bfs.go) it has no bottom-up step, which would need the
 // in-edges, and no vertex is settled up front for lack of a row: a vertex
@@ -41,10 +41,10 @@ type Directed struct {
 func NewDirected(c comm.Comm, g *graph.CSR, part partition.Block1D) (*Directed, error) {
 	r := c.Rank()
 	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
-		return nil, fmt.Errorf("spmv: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
+		return nil, fmt.Errorf("bfs: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
 	}
 	if g.Cols32 == nil && g.NumEdges() > 0 {
-		return nil, fmt.Errorf("spmv: the directed search needs 32-bit columns")
+		return nil, fmt.Errorf("bfs: the directed search needs 32-bit columns")
 	}
 	return &Directed{c: c, g: g, part: part,
 		parent: make([]int64, g.NumLocal), level: make([]int32, g.NumLocal),
@@ -70,7 +70,7 @@ func (b *Directed) Prepare() {
 // smallest, so the tree is the same on any rank count.
 func (b *Directed) Run(ctx context.Context, root int64) (*Result, error) {
 	if root < 0 || root >= b.part.N {
-		return nil, fmt.Errorf("spmv: root %d out of range [0, %d)", root, b.part.N)
+		return nil, fmt.Errorf("bfs: root %d out of range [0, %d)", root, b.part.N)
 	}
 	b.Prepare()
 	rank := b.c.Rank()
@@ -110,19 +110,19 @@ func (b *Directed) Run(ctx context.Context, root int64) (*Result, error) {
 		t1 := time.Now()
 		var err error
 		if b.recv, err = b.c.Alltoallv(ctx, PhaseDirected, b.send, b.recv); err != nil {
-			return nil, fmt.Errorf("spmv: directed search: %w", err)
+			return nil, fmt.Errorf("bfs: directed search: %w", err)
 		}
 		st.Communicate = time.Since(t1)
 		t2 := time.Now()
 		b.next = b.next[:0]
 		for src, m := range b.recv {
 			if len(m)%8 != 0 {
-				return nil, fmt.Errorf("spmv: directed search: a message of %d bytes from rank %d", len(m), src)
+				return nil, fmt.Errorf("bfs: directed search: a message of %d bytes from rank %d", len(m), src)
 			}
 			for i := 0; i < len(m); i += 8 {
 				v, p := int64(binary.LittleEndian.Uint32(m[i:])), int64(binary.LittleEndian.Uint32(m[i+4:]))
 				if b.part.Owner(v) != rank || p >= b.part.N {
-					return nil, fmt.Errorf("spmv: directed search: record (%d, %d) from rank %d", v, p, src)
+					return nil, fmt.Errorf("bfs: directed search: record (%d, %d) from rank %d", v, p, src)
 				}
 				l := b.part.Local(v)
 				switch {
@@ -138,7 +138,7 @@ func (b *Directed) Run(ctx context.Context, root int64) (*Result, error) {
 		t3 := time.Now()
 		count := []int64{int64(len(b.next))}
 		if err := b.c.AllreduceInt64(ctx, PhaseDirected, count, comm.Sum); err != nil {
-			return nil, fmt.Errorf("spmv: directed search: %w", err)
+			return nil, fmt.Errorf("bfs: directed search: %w", err)
 		}
 		st.Reduce = time.Since(t3)
 		st.Frontier = count[0]

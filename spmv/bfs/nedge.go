@@ -1,7 +1,7 @@
 package bfs
 
 // nedge, the Graph500 specification's count of the edges a search traversed
-// (TEPS = nedge / time; paper 004 §VII-A): the input tuples with both ends in
+// (TEPS = nedge / time; Lv et al. §VII-A): the input tuples with both ends in
 // the searched component, from the per-vertex tuple counts kernel 1 keeps.
 
 import (

@@ -8,6 +8,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/frontier"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/sieve"
@@ -15,7 +16,7 @@ import (
 )
 
 // publisher carries a rank's new frontier to the other ranks before a
-// bottom-up step, as paper 004's three algorithms do:
+// bottom-up step, as Lv et al.'s three algorithms do:
 //
 //   - allgather + raw codec: Alg. 1 (BIT), the bitmap by Allgatherv;
 //   - allgather + another codec: Alg. 2, the bitmap compressed before and
@@ -44,7 +45,7 @@ func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg Config) (p
 	for t := 0; t < cfg.Threads; t++ {
 		c, err := frontier.New(cfg.Codec)
 		if err != nil {
-			return publisher{}, fmt.Errorf("spmv: %w", err)
+			return publisher{}, fmt.Errorf("bfs: %w", fielderr.Wrap("Codec", err))
 		}
 		p.codecs = append(p.codecs, c)
 		p.scratch = append(p.scratch, frontier.NewBitmap(part.Block)) // any rank's words
@@ -52,12 +53,12 @@ func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg Config) (p
 	if p.sieve {
 		dir, err := sieve.Build(g, part, rank, cfg.Threads)
 		if err != nil {
-			return publisher{}, fmt.Errorf("spmv: building the cross directory: %w", err)
+			return publisher{}, fmt.Errorf("bfs: building the cross directory: %w", err)
 		}
 		p.dir = dir
 		if cfg.Exchange == spmv.ExchangePacked {
 			if p.packer, err = sieve.NewPacker(dir, g, cfg.Threads); err != nil {
-				return publisher{}, fmt.Errorf("spmv: building the packed sieve: %w", err)
+				return publisher{}, fmt.Errorf("bfs: building the packed sieve: %w", err)
 			}
 		}
 	}
@@ -79,11 +80,48 @@ func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Blo
 	if size == 1 {
 		return nil
 	}
-	threads := len(p.codecs)
 	raw := int64(len(next)) * 8
 
-	// Sieve and encode.
 	t0 := time.Now()
+	if err := p.encode(next, rank, size); err != nil {
+		return err
+	}
+	t1 := time.Now()
+
+	// Exchange.
+	var recv [][]byte
+	var err error
+	if p.sieve {
+		recv, err = c.Alltoallv(ctx, PhaseFrontier, p.send, p.recv)
+		for d := range p.send {
+			step.EncodedBytes += int64(len(p.send[d]))
+		}
+	} else {
+		recv, err = c.Allgatherv(ctx, PhaseFrontier, p.send[0], p.recv)
+		step.EncodedBytes = int64(len(p.send[0])) * int64(size-1)
+	}
+	if err != nil {
+		return err
+	}
+	p.recv = recv
+	step.RawBytes = raw * int64(size-1)
+	step.Codec = mostCommon(p.choices, rank)
+	t2 := time.Now()
+
+	if err := p.decode(part, global, recv, rank, size); err != nil {
+		return err
+	}
+	t3 := time.Now()
+	step.Compress += t1.Sub(t0) + t3.Sub(t2)
+	step.Communicate += t2.Sub(t1)
+	return nil
+}
+
+// encode fills p.send from next: sieved (or packed) for every peer and
+// encoded, by the threads, when sieving (Alg. 3); else encoded once into
+// p.send[0] for the Allgatherv (Alg. 1 and 2).
+func (p *publisher) encode(next frontier.Bitmap, rank, size int) error {
+	threads := len(p.codecs)
 	if p.sieve {
 		parallel.For(threads, func(t int) {
 			p.errs[t] = nil
@@ -115,34 +153,14 @@ func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Blo
 			p.choices[d] = choiceOf(p.codecs[0])
 		}
 	}
-	for _, err := range p.errs {
-		if err != nil {
-			return err
-		}
-	}
-	t1 := time.Now()
+	return firstError(p.errs)
+}
 
-	// Exchange.
-	var recv [][]byte
-	var err error
-	if p.sieve {
-		recv, err = c.Alltoallv(ctx, PhaseFrontier, p.send, p.recv)
-		for d := range p.send {
-			step.EncodedBytes += int64(len(p.send[d]))
-		}
-	} else {
-		recv, err = c.Allgatherv(ctx, PhaseFrontier, p.send[0], p.recv)
-		step.EncodedBytes = int64(len(p.send[0])) * int64(size-1)
-	}
-	if err != nil {
-		return err
-	}
-	p.recv = recv
-	step.RawBytes = raw * int64(size-1)
-	step.Codec = mostCommon(p.choices, rank)
-	t2 := time.Now()
-
-	// Decode every other rank's piece into its range of the global frontier.
+// decode writes every other rank's piece of recv into its range of the
+// global frontier, by the threads (unpacking it first for the packed
+// sieve).
+func (p *publisher) decode(part partition.Block1D, global frontier.Bitmap, recv [][]byte, rank, size int) error {
+	threads := len(p.codecs)
 	parallel.For(threads, func(t int) {
 		p.errs[t] = nil
 		for src := t; src < size; src += threads {
@@ -169,15 +187,7 @@ func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Blo
 			}
 		}
 	})
-	for _, err := range p.errs {
-		if err != nil {
-			return err
-		}
-	}
-	t3 := time.Now()
-	step.Compress += t1.Sub(t0) + t3.Sub(t2)
-	step.Communicate += t2.Sub(t1)
-	return nil
+	return firstError(p.errs)
 }
 
 // choiceOf names the encoding a codec used last (its own name unless it

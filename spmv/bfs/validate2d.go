@@ -1,6 +1,6 @@
 package bfs
 
-// The validator on the 2D grid partition (paper 004 §VIII–IX; the engine is
+// The validator on the 2D grid partition (Lv et al. §VIII–IX; the engine is
 // bfs2d.go): the same Graph500 checks and the same argument as in 1D
 // (validate.go), read from the blocks the search ran on, so that a 2D run
 // needs no 1D copy of the graph.

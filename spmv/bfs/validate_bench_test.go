@@ -23,7 +23,7 @@ import (
 // allocations it reports are per validation, all ranks together: a few
 // goroutine closures, nothing in proportion to the graph.
 //
-//	go test -run '^$' -bench Validate ./spmv/
+//	go test -run '^$' -bench Validate ./spmv/bfs/
 func BenchmarkValidate(b *testing.B) {
 	params := kronecker.DefaultParams(18)
 	for _, ranks := range []int{1, 2, 4} {

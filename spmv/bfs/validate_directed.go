@@ -1,6 +1,6 @@
-// Validation of a directed search (graphrun bfs FILE --directed): the
-// Graph500 specification's checks (paper 004 §VII-A) adapted to a graph
-// whose edges have a direction. A result passes when
+// Validation of a directed search (the Graph500 driver's directed run on
+// a file): the Graph500 specification's checks (Lv et al. §VII-A) adapted
+// to a graph whose edges have a direction. A result passes when
 //
 //   - the root has level 0 and is its own parent;
 //   - every other reached vertex v has a reached parent p with

@@ -2,7 +2,7 @@ package bfs
 
 // The validator's one exchange per search (Graph500 specification, BFS
 // validation: checks 2 and 3 compare the levels of both ends of every tree
-// edge and input edge; paper 004 §V-A's cross directory says which ends live
+// edge and input edge; Lv et al. §V-A's cross directory says which ends live
 // on which rank): every rank sends each peer the levels of its own vertices
 // with a neighbour on that peer — the positions of the cross directory vector
 // V(peer, rank) — and receives, from each peer, the levels of the peer's

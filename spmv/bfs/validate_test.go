@@ -47,44 +47,80 @@ func adjacency(g csrtest.Graph) []map[int64]bool {
 	return adj
 }
 
-// TestValidatorRejectsMutations: every class of corrupt result is rejected,
-// with the check that catches it named, on 1, 3 and 4 ranks.
-func TestValidatorRejectsMutations(t *testing.T) {
+// mutation is a corruption of a correct result: apply changes the parents
+// p and the levels l in place and returns the nedge to claim; want is the
+// check (or words of the message) that must report it.
+type mutation struct {
+	name, want string
+	apply      func(p []int64, l []int32) (claimed int64)
+}
+
+// mutationCase is the correct search of mutationGraph from its root, which
+// the mutations corrupt.
+type mutationCase struct {
+	t      *testing.T
+	g      csrtest.Graph
+	root   int64
+	parent []int64
+	level  []int32
+	nedge  int64
+	adj    []map[int64]bool
+}
+
+func newMutationCase(t *testing.T) *mutationCase {
 	g, root := mutationGraph()
 	parent, level, nedge := serialBFS(g, root)
-	adj := adjacency(g)
+	return &mutationCase{t: t, g: g, root: root, parent: parent, level: level, nedge: nedge, adj: adjacency(g)}
+}
 
-	// findVertex returns the first vertex satisfying ok.
-	findVertex := func(ok func(v int64) bool) int64 {
-		for v := int64(0); v < g.N; v++ {
-			if ok(v) {
-				return v
-			}
+// find returns the first vertex satisfying ok.
+func (mc *mutationCase) find(ok func(v int64) bool) int64 {
+	for v := int64(0); v < mc.g.N; v++ {
+		if ok(v) {
+			return v
 		}
-		t.Fatal("test graph has no vertex for this mutation")
-		return -1
 	}
-	reachedNonRoot := func(v int64) bool { return v != root && level[v] > 0 }
+	mc.t.Fatal("test graph has no vertex for this mutation")
+	return -1
+}
 
-	type mutation struct {
-		name, want string
-		apply      func(p []int64, l []int32) (claimed int64)
+func (mc *mutationCase) reachedNonRoot(v int64) bool { return v != mc.root && mc.level[v] > 0 }
+
+// isLeaf reports whether no vertex but v itself has v as its parent in p.
+func (mc *mutationCase) isLeaf(p []int64, v int64) bool {
+	for w := int64(0); w < mc.g.N; w++ {
+		if p[w] == v && w != v {
+			return false
+		}
 	}
-	mutations := []mutation{
+	return true
+}
+
+// mutations is every corruption the validator must reject: those of
+// ruleMutations, then those of certificateMutations.
+func (mc *mutationCase) mutations() []mutation {
+	return append(mc.ruleMutations(), mc.certificateMutations()...)
+}
+
+// ruleMutations break one rule of the Graph500 spec each (checks 1 to 5,
+// the root, the ranges, nedge).
+func (mc *mutationCase) ruleMutations() []mutation {
+	g, root, level, nedge, adj := mc.g, mc.root, mc.level, mc.nedge, mc.adj
+	return []mutation{
 		{"parent is not a neighbour", "check 5", func(p []int64, l []int32) int64 {
-			v := findVertex(func(v int64) bool { return level[v] >= 2 })
-			w := findVertex(func(w int64) bool { return level[w] == level[v]-1 && !adj[v][w] })
+			v := mc.find(func(v int64) bool { return level[v] >= 2 })
+			w := mc.find(func(w int64) bool { return level[w] == level[v]-1 && !adj[v][w] })
 			p[v] = w
 			return nedge
 		}},
 		{"two vertices are each other's parent", "check 1", func(p []int64, l []int32) int64 {
-			a := findVertex(func(v int64) bool { return level[v] >= 2 })
-			b := findVertex(func(w int64) bool { return adj[a][w] && w != root && level[w] > 0 })
+			a := mc.find(func(v int64) bool { return level[v] >= 2 })
+			b := mc.find(func(w int64) bool { return adj[a][w] && w != root && level[w] > 0 })
 			p[a], p[b] = b, a
 			return nedge
 		}},
 		{"level off by one", "check 2", func(p []int64, l []int32) int64 {
-			v := findVertex(reachedNonRoot)
+			v := mc.find(mc.reachedNonRoot)
 			l[v]++
 			return nedge
 		}},
@@ -92,16 +128,8 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			// v is a leaf with a neighbour u on its own level. Hanging v under
 			// u with a matching level keeps checks 1, 2 and 5 happy, but the
 			// edge to v's old parent now spans two levels.
-			isLeaf := func(v int64) bool {
-				for w := int64(0); w < g.N; w++ {
-					if p[w] == v && w != v {
-						return false
-					}
-				}
-				return true
-			}
-			v := findVertex(func(v int64) bool {
-				if !reachedNonRoot(v) || !isLeaf(v) {
+			v := mc.find(func(v int64) bool {
+				if !mc.reachedNonRoot(v) || !mc.isLeaf(p, v) {
 					return false
 				}
 				for u := range adj[v] {
@@ -121,17 +149,8 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			return nedge
 		}},
 		{"reached vertex claimed unreached", "check 4", func(p []int64, l []int32) int64 {
-			v := findVertex(func(v int64) bool {
-				if !reachedNonRoot(v) {
-					return false
-				}
-				for w := int64(0); w < g.N; w++ {
-					if p[w] == v && w != v {
-						return false // a leaf, so that nothing else breaks first
-					}
-				}
-				return true
-			})
+			// A leaf, so that nothing else breaks first.
+			v := mc.find(func(v int64) bool { return mc.reachedNonRoot(v) && mc.isLeaf(p, v) })
 			p[v], l[v] = -1, -1
 			return -1
 		}},
@@ -143,15 +162,15 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			return nedge
 		}},
 		{"parent out of range", "out of range", func(p []int64, l []int32) int64 {
-			p[findVertex(reachedNonRoot)] = g.N + 5
+			p[mc.find(mc.reachedNonRoot)] = g.N + 5
 			return nedge
 		}},
 		{"negative parent other than -1", "out of range", func(p []int64, l []int32) int64 {
-			p[findVertex(reachedNonRoot)] = -7
+			p[mc.find(mc.reachedNonRoot)] = -7
 			return nedge
 		}},
 		{"unreached vertex claims a level", "reached and unreached", func(p []int64, l []int32) int64 {
-			l[findVertex(func(v int64) bool { return level[v] < 0 })] = 2
+			l[mc.find(func(v int64) bool { return level[v] < 0 })] = 2
 			return nedge
 		}},
 		{"vertex of another component hung on its neighbour", "check 1", func(p []int64, l []int32) int64 {
@@ -159,30 +178,35 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			return nedge
 		}},
 		{"vertex is its own parent", "check 1", func(p []int64, l []int32) int64 {
-			v := findVertex(reachedNonRoot)
+			v := mc.find(mc.reachedNonRoot)
 			p[v] = v
 			return nedge
 		}},
 		{"wrong nedge", "nedge", func(p []int64, l []int32) int64 { return nedge + 1 }},
+	}
+}
 
-		// The validator trusts no level: it checks that every parent is one
-		// level up and that only the root is at level 0, which together make
-		// the parents a tree whose depths are the levels. These results are
-		// consistent wherever a shortcut would look.
+// certificateMutations are results consistent wherever a shortcut would
+// look. The validator trusts no level: it checks that every parent is one
+// level up and that only the root is at level 0, which together make the
+// parents a tree whose depths are the levels.
+func (mc *mutationCase) certificateMutations() []mutation {
+	level, nedge, adj := mc.level, mc.nedge, mc.adj
+	return []mutation{
 		{"three-cycle whose levels fall along two of its edges", "check 1", func(p []int64, l []int32) int64 {
-			a, b, c := findTriangle(t, adj, func(v int64) bool { return reachedNonRoot(v) })
+			a, b, c := findTriangle(mc.t, adj, mc.reachedNonRoot)
 			p[a], p[b], p[c] = b, c, a
 			l[c] = level[c]
 			l[b], l[a] = l[c]+1, l[c]+2
 			return nedge
 		}},
 		{"a second vertex at level 0, hung on the root", "check 1", func(p []int64, l []int32) int64 {
-			v := findVertex(func(v int64) bool { return level[v] == 1 })
+			v := mc.find(func(v int64) bool { return level[v] == 1 })
 			l[v] = 0
 			return nedge
 		}},
 		{"a second root: its own parent at level 0", "check 1", func(p []int64, l []int32) int64 {
-			v := findVertex(func(v int64) bool { return level[v] == 1 })
+			v := mc.find(func(v int64) bool { return level[v] == 1 })
 			p[v], l[v] = v, 0
 			return nedge
 		}},
@@ -197,7 +221,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 		{"a subtree one level deeper, its top hung one level too high", "check 2", func(p []int64, l []int32) int64 {
 			// Below w every parent is still one level up; only w's own
 			// tree edge spans two levels.
-			w := findVertex(func(v int64) bool { return level[v] == 2 })
+			w := mc.find(func(v int64) bool { return level[v] == 2 })
 			deepen(p, l, w)
 			return nedge
 		}},
@@ -214,6 +238,28 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			return -1
 		}},
 	}
+}
+
+// requireRejected fails t unless err is a ValidationError that reports m's
+// violation.
+func requireRejected(t *testing.T, where string, err error, m mutation) {
+	t.Helper()
+	var verr *ValidationError
+	if !errors.As(err, &verr) {
+		t.Fatalf("%s, %s: got %v, want a ValidationError", where, m.name, err)
+	}
+	if verr.Counts[m.want] == 0 && !strings.Contains(err.Error(), m.want) {
+		t.Errorf("%s, %s: no violation of %q:\n%v", where, m.name, m.want, err)
+	}
+}
+
+// TestValidatorRejectsMutations: every class of corrupt result is rejected,
+// with the check that catches it named, on 1, 3 and 4 ranks and on 2D
+// grids, with every ghost layout.
+func TestValidatorRejectsMutations(t *testing.T) {
+	mc := newMutationCase(t)
+	g, root, parent, level, nedge := mc.g, mc.root, mc.parent, mc.level, mc.nedge
+	mutations := mc.mutations()
 	variants := []struct {
 		name string
 		cfg  ValidatorConfig
@@ -242,13 +288,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 			p, l := slices.Clone(parent), slices.Clone(level)
 			claimed := m.apply(p, l)
 			err := validateGlobal2D(t, g, v2.r, v2.c, root, p, l, claimed, v2.cfg)
-			var verr *ValidationError
-			if !errors.As(err, &verr) {
-				t.Fatalf("%dx%d grid, %s: got %v, want a ValidationError", v2.r, v2.c, m.name, err)
-			}
-			if verr.Counts[m.want] == 0 && !strings.Contains(err.Error(), m.want) {
-				t.Errorf("%dx%d grid, %s: no violation of %q:\n%v", v2.r, v2.c, m.name, m.want, err)
-			}
+			requireRejected(t, fmt.Sprintf("%dx%d grid", v2.r, v2.c), err, m)
 		}
 	}
 	for _, ranks := range []int{1, 3, 4} {
@@ -263,13 +303,7 @@ func TestValidatorRejectsMutations(t *testing.T) {
 				p, l := slices.Clone(parent), slices.Clone(level)
 				claimed := m.apply(p, l)
 				err := validateGlobalWith(t, g, ranks, root, p, l, claimed, vc.cfg)
-				var verr *ValidationError
-				if !errors.As(err, &verr) {
-					t.Fatalf("%d ranks, %s, %s: got %v, want a ValidationError", ranks, vc.name, m.name, err)
-				}
-				if verr.Counts[m.want] == 0 && !strings.Contains(err.Error(), m.want) {
-					t.Errorf("%d ranks, %s, %s: no violation of %q:\n%v", ranks, vc.name, m.name, m.want, err)
-				}
+				requireRejected(t, fmt.Sprintf("%d ranks, %s", ranks, vc.name), err, m)
 			}
 		}
 	}
