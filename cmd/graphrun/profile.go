@@ -28,7 +28,7 @@ func (p *profileFlags) register(root *cobra.Command) {
 // begins the CPU profile.
 func (p *profileFlags) start(outs *output.Set) error {
 	var err error
-	p.running, err = profile.Start(outs, p.cpu, p.mem)
+	p.running, err = profile.Start(outs, outs.File("cpuprofile", p.cpu), outs.File("memprofile", p.mem))
 	var oe *output.Error
 	if err != nil && !errors.As(err, &oe) {
 		return usageError{err}

@@ -1,8 +1,7 @@
 // Package output is the one writer of graphrun's output files. Every
-// command's outputs go through it — bfs and pagerank --out and --json,
-// generate -o, report -o, every --plots folder, bench --dir, --doc and
-// --json, and the root's --cpuprofile and --memprofile — so that one piece
-// of code decides how a path is written:
+// command's outputs go through it — results and run records, generated
+// graphs, reports, folders of plots and of benchmark runs, profiles — so
+// that one piece of code decides how a path is written:
 //
 //   - "-" is standard output.
 //   - An existing file that is not a regular file (a character device such
@@ -16,9 +15,10 @@
 //     The new file keeps the old one's mode (and, where the process may,
 //     its owner); a new file gets 0644 minus the umask.
 //
-// A command declares its outputs and inputs in a Set and calls Check before
-// any work. Check refuses, with an *Error naming the flag and the user's
-// path (the CLI exits 2): a path whose directory is missing or not
+// A command declares its outputs and inputs in a Set, each under the name
+// of the command-line option that gave its path, and calls Check before any
+// work. Check refuses, with an *Error naming the option and the user's path
+// (the CLI exits 2): a path whose directory is missing or not
 // writable, a path that is a directory, an output that is one of the
 // command's input files (same device and inode, also through links), two
 // outputs that are the same file, two outputs on standard output, and a
@@ -46,7 +46,8 @@ import (
 const Stdout = "-"
 
 // Error is an output or input path found unusable before any work. Flag is
-// the flag's name without dashes ("out"), Path the path as the user gave it.
+// the name of the option that gave the path, without dashes, as declared in
+// the Set; Path the path as the user gave it.
 type Error struct {
 	Flag, Path string
 	Err        error

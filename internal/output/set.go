@@ -38,8 +38,9 @@ func NewSet(ctx context.Context, stdout io.Writer) *Set {
 	return &Set{ctx: ctx, reg: registryFrom(ctx), stdout: stdout}
 }
 
-// File declares the output file that flag names. An empty path declares
-// nothing and returns nil.
+// File declares the output file at path, given by the command-line option
+// called flag (without dashes). An empty path declares nothing and returns
+// nil.
 func (s *Set) File(flag, path string) *File {
 	if path == "" {
 		return nil
@@ -49,8 +50,9 @@ func (s *Set) File(flag, path string) *File {
 	return f
 }
 
-// Dir declares the output folder that flag names (--plots, bench --dir).
-// An empty path declares nothing and returns nil.
+// Dir declares the output folder at path, given by the command-line option
+// called flag (a folder of plots, of benchmark runs). An empty path declares
+// nothing and returns nil.
 func (s *Set) Dir(flag, path string) *Dir {
 	if path == "" {
 		return nil
@@ -169,7 +171,7 @@ type File struct {
 // Path is the path as the user gave it.
 func (f *File) Path() string { return f.path }
 
-// Flag is the name of the flag that names the file.
+// Flag is the name of the option that gave the file's path.
 func (f *File) Flag() string { return f.flag }
 
 // usage is a check's error about f.

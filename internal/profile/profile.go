@@ -1,6 +1,6 @@
 // Package profile writes the CPU and heap profiles of a graphrun command
-// (--cpuprofile, --memprofile; `go tool pprof` reads them) as outputs of
-// the command like its own (internal/output): checked with them before any
+// (`go tool pprof` reads them) as outputs of the command like its own
+// (internal/output): checked with them before any
 // work, and not written when the command fails on bad input or is
 // interrupted. It implements no paper: it is how graphrun's own time and
 // allocations are measured.
@@ -23,10 +23,11 @@ type Profiles struct {
 	memFile *output.File
 }
 
-// Start declares the profiles cpu and mem (paths; "" for none) among the
-// command's outputs outs, checks them and begins the CPU profile.
-func Start(outs *output.Set, cpu, mem string) (*Profiles, error) {
-	p := &Profiles{outs: outs, cpuFile: outs.File("cpuprofile", cpu), memFile: outs.File("memprofile", mem)}
+// Start takes the CPU and heap profiles cpu and mem, declared among the
+// command's outputs outs by the caller (nil for none), checks the outputs
+// and begins the CPU profile.
+func Start(outs *output.Set, cpu, mem *output.File) (*Profiles, error) {
+	p := &Profiles{outs: outs, cpuFile: cpu, memFile: mem}
 	if p.memFile != nil {
 		runtime.MemProfileRate = 512 * 1024 // the default, set explicitly: the heap profile relies on it
 	}
@@ -40,7 +41,7 @@ func Start(outs *output.Set, cpu, mem string) (*Profiles, error) {
 		if err := pprof.StartCPUProfile(p.cpuFile); err != nil {
 			p.cpuFile.Abort()
 			p.cpuFile = nil
-			return p, fmt.Errorf("--cpuprofile: %w", err)
+			return p, fmt.Errorf("--%s: %w", cpu.Flag(), err)
 		}
 	}
 	return p, nil

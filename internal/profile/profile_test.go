@@ -17,7 +17,8 @@ import (
 func TestProfiles(t *testing.T) {
 	dir := t.TempDir()
 	cpu, mem := filepath.Join(dir, "cpu.prof"), filepath.Join(dir, "mem.prof")
-	p, err := Start(output.NewSet(context.Background(), io.Discard), cpu, mem)
+	outs := output.NewSet(context.Background(), io.Discard)
+	p, err := Start(outs, outs.File("cpu", cpu), outs.File("mem", mem))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,8 @@ func TestProfiles(t *testing.T) {
 		}
 	}
 	bad := filepath.Join(dir, "bad.prof")
-	p, err = Start(output.NewSet(context.Background(), io.Discard), bad, "")
+	outs = output.NewSet(context.Background(), io.Discard)
+	p, err = Start(outs, outs.File("cpu", bad), outs.File("mem", ""))
 	if err != nil {
 		t.Fatal(err)
 	}

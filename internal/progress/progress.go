@@ -1,7 +1,7 @@
 // Package progress draws graphrun's progress bars on a terminal: the
 // stages of a Graph500 run (generation, construction, each search; the
-// benchmark of Lv et al. §VII, REFERENCES.md), PageRank's iterations and
-// their L1 change (Kylix §VII), and a benchmark matrix run by run. A bar is
+// Graph500 spec's benchmark, REFERENCES.md), PageRank's iterations and
+// their L1 change (Kylix §VII-D), and a benchmark matrix run by run. A bar is
 // drawn only when its writer is a terminal, so that logs and pipes stay
 // clean; a matrix prints one line per finished run there instead.
 package progress
