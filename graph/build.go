@@ -33,7 +33,7 @@ func BuildUndirected(ctx context.Context, c comm.Comm, part partition.Block1D, e
 
 // BuildUndirectedFrom is Graph500 kernel 1 for one rank: it turns the input
 // tuples of every rank into the CSR of the vertices this rank owns under the
-// 1D block partition part (paper 004 §III-B: rank i stores the row block A_i
+// 1D block partition part (Lv et al. §III-B: rank i stores the row block A_i
 // of the adjacency matrix; its neighbours are global ids). Every rank of c
 // must call it with the same part; part.P must equal c.Size().
 //
@@ -50,7 +50,7 @@ func BuildUndirected(ctx context.Context, c comm.Comm, part partition.Block1D, e
 // descending order of neighbour id and deduplicated in place (TupleDegree
 // keeps the row length before that), and the columns stored as Cols32 when
 // part.N ≤ 2^32, as Cols64 otherwise. TupleDegree and SelfLoops let the
-// driver count traversed edges as paper 004 §VII-B and Graph500 do: input
+// driver count traversed edges as Lv et al. §VII-B and Graph500 do: input
 // tuples, duplicates and self-loops included.
 //
 // Memory per rank: the CSR at its final size before deduplication (one 4-

@@ -1,4 +1,4 @@
-// This file is kernel 1 for the 2D partition (partition.Grid; paper 004
+// This file is kernel 1 for the 2D partition (partition.Grid; Lv et al.
 // §VIII–IX name 2D partitioning as the step after compression and sieve, and
 // §III gives the SpMV formulation the blocks serve). Rank (i, j) of an r×c
 // grid stores the block A[R_i, C_j] twice: by rows, for the bottom-up scan

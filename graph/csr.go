@@ -5,7 +5,7 @@ package graph
 //
 // Rows are sorted in descending order of neighbour id and hold no duplicates
 // and no self-loops, so a (select, max) scan can stop at the first frontier
-// neighbour (paper 004 §III-A) and edge membership is a binary search.
+// neighbour (Lv et al. §III-A) and edge membership is a binary search.
 // Exactly one of Cols32 (when every global id fits in 32 bits) and Cols64 is
 // set; kernels dispatch on that once per block, never per edge.
 type CSR struct {

@@ -1,4 +1,4 @@
-// This file is the dense relabelling of PageRank's set-up (paper 000 §VII
+// This file is the dense relabelling of PageRank's set-up (Kylix §VII
 // runs on the Twitter and Yahoo graphs, whose vertex ids are sparse) in
 // memory proportional to the distinct ids, not to the edges: one pass over
 // a rank's share (EdgeShare) collects its distinct ids, the distributed
@@ -261,16 +261,9 @@ func (l *Labels) index(c *idCollector, ids []uint64, dense []uint32) {
 // collective. A negative id on any rank, or more than
 // MaxLabelledVertices vertices, makes every rank return an error.
 func RelabelShare(ctx context.Context, c comm.Comm, share EdgeShare) (*Labels, error) {
-	col := newIDCollector()
-	if err := share.Scan(ctx, func(es []Edge) error { col.add(es); return nil }); err != nil {
+	col, ids, err := collectIDs(ctx, share)
+	if err != nil {
 		return nil, err
-	}
-	var ids []uint64
-	if col.list {
-		col.merge()
-		ids, col.ids = col.ids, nil
-	} else {
-		ids = bitmapIDs(col.bits, nil)
 	}
 	l := &Labels{Edges: col.edges}
 	dense, original, n, err := relabelIDs(ctx, c, ids, col)
@@ -280,6 +273,60 @@ func RelabelShare(ctx context.Context, c comm.Comm, share EdgeShare) (*Labels, e
 	l.N, l.Original = n, original
 	l.index(col, ids, dense)
 	return l, nil
+}
+
+// RelabelLocal labels the vertices of share, a whole input read by one
+// process, as RelabelShare labels them in a job of one rank but with no
+// communicator: the distinct ids get the dense ids 0..N−1 in increasing
+// order, Original being the sorted distinct ids. It is the labelling a .grb
+// graph stores (edgelist.WriteGRB). A negative id, or more than
+// MaxLabelledVertices vertices, is an error.
+func RelabelLocal(ctx context.Context, share EdgeShare) (*Labels, error) {
+	col, ids, err := collectIDs(ctx, share)
+	if err != nil {
+		return nil, err
+	}
+	if col.bad >= 0 {
+		return nil, col.negativeID()
+	}
+	n := int64(len(ids))
+	if n > MaxLabelledVertices {
+		return nil, fmt.Errorf("relabel: %d vertices: at most 2^32 are supported", n)
+	}
+	l := &Labels{Edges: col.edges, N: n}
+	dense := make([]uint32, len(ids))
+	if n > 0 {
+		l.Original = make([]int64, len(ids))
+		for i, x := range ids {
+			dense[i], l.Original[i] = uint32(i), int64(x)
+		}
+	}
+	l.index(col, ids, dense)
+	return l, nil
+}
+
+// collectIDs reads share once and returns its collector and its sorted
+// distinct ids (the collector keeps its bitmap, if it has one, for
+// Labels.index).
+func collectIDs(ctx context.Context, share EdgeShare) (*idCollector, []uint64, error) {
+	col := newIDCollector()
+	if err := share.Scan(ctx, func(es []Edge) error { col.add(es); return nil }); err != nil {
+		return nil, nil, err
+	}
+	var ids []uint64
+	if col.list {
+		col.merge()
+		ids, col.ids = col.ids, nil
+	} else {
+		ids = bitmapIDs(col.bits, nil)
+	}
+	return col, ids, nil
+}
+
+// negativeID is the error of the collector's first edge with a negative id.
+func (c *idCollector) negativeID() error {
+	e := c.badEdge
+	return fmt.Errorf("relabel: edge %d (%d, %d): negative vertex id", c.bad, e.U, e.V)
 }
 
 // Relabel phase names.
@@ -301,19 +348,50 @@ const relabelOversample = 16
 // rank's share of the inverse map and the vertex count.
 //
 // It is a distributed sample sort: the ranks allgather weighted samples and
-// cut the id range at the same splitters, send each id to the owner of its
-// range (Alltoallv), which merges what it receives; an allreduce of the
-// per-owner counts gives each owner its first dense id, and the owners
-// answer the ids they received, in the order received, as 32-bit dense ids
-// written over the ids (a second Alltoallv). A last Alltoallv moves the
-// inverse map to the block partition.
+// cut the id range at the same splitters (relabelSample), send each id to
+// the owner of its range (Alltoallv), which merges what it receives
+// (sendToOwners); an allreduce of the per-owner counts gives each owner its
+// first dense id (ownerOffsets), and the owners answer the ids they
+// received, in the order received, as 32-bit dense ids written over the ids
+// (a second Alltoallv, answerIDs). A last Alltoallv moves the inverse map to
+// the block partition (moveOriginal).
 func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector) (dense []uint32, original []int64, numVertices int64, err error) {
-	p, rank := c.Size(), c.Rank()
 	if col.bad >= 0 {
 		ids = nil
 	}
-	// Weighted samples: each covers a run of the rank's ids and carries its
-	// last id and its length. The first byte flags bad input.
+	splitters, err := relabelSample(ctx, c, ids, col)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	x, err := sendToOwners(ctx, c, ids, splitters)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	first, numVertices, err := ownerOffsets(ctx, c, len(x.mine))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	dense, got, err := answerIDs(ctx, c, x, first, len(ids))
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if numVertices == 0 {
+		return dense, nil, 0, nil
+	}
+	original, err = moveOriginal(ctx, c, x, got, first, numVertices)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	return dense, original, numVertices, nil
+}
+
+// relabelSample allgathers each rank's weighted samples of its ids and
+// returns the splitters every rank computes from them (relabelSplitters).
+// Each sample covers a run of the rank's ids and carries its last id and
+// its length; the first byte of a rank's message flags bad input, which
+// fails every rank.
+func relabelSample(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector) ([]int64, error) {
+	p, rank := c.Size(), c.Rank()
 	k := min(len(ids), relabelOversample*p)
 	msg := make([]byte, 1, 1+16*k)
 	if col.bad >= 0 {
@@ -326,43 +404,54 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 	}
 	all, err := c.Allgatherv(ctx, relabelSamplePhase, msg, nil)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return nil, fmt.Errorf("relabel: %w", err)
 	}
 	for r, m := range all {
 		if len(m) == 0 || (len(m)-1)%16 != 0 {
-			return nil, nil, 0, fmt.Errorf("relabel: corrupt sample message from rank %d (%d bytes)", r, len(m))
+			return nil, fmt.Errorf("relabel: corrupt sample message from rank %d (%d bytes)", r, len(m))
 		}
 		if m[0] != 0 {
 			if r == rank {
-				e := col.badEdge
-				return nil, nil, 0, fmt.Errorf("relabel: edge %d (%d, %d): negative vertex id", col.bad, e.U, e.V)
+				return nil, col.negativeID()
 			}
-			return nil, nil, 0, fmt.Errorf("relabel: rank %d has an edge with a negative vertex id", r)
+			return nil, fmt.Errorf("relabel: rank %d has an edge with a negative vertex id", r)
 		}
 	}
-	splitters := relabelSplitters(all, p)
-	all = nil
+	return relabelSplitters(all, p), nil
+}
 
-	// Send every id to the owner of its range.
-	bounds := make([]int, p+1)
+// ownersExchange is the rank's side of the ids sent to their range owners:
+// bounds[d]..bounds[d+1] are the rank's ids sent to owner d (send[d]),
+// recv[s] the ids rank s sent it, mine their sorted distinct union.
+type ownersExchange struct {
+	bounds     []int
+	send, recv [][]byte
+	mine       []uint64
+}
+
+// sendToOwners sends every id to the owner of its range (rank d owns
+// (splitters[d−1], splitters[d]]) and merges what the rank receives.
+func sendToOwners(ctx context.Context, c comm.Comm, ids []uint64, splitters []int64) (*ownersExchange, error) {
+	p := c.Size()
+	x := &ownersExchange{bounds: make([]int, p+1), send: make([][]byte, p)}
 	for d, s := range splitters {
-		bounds[d+1] = sort.Search(len(ids), func(i int) bool { return ids[i] > uint64(s) })
+		x.bounds[d+1] = sort.Search(len(ids), func(i int) bool { return ids[i] > uint64(s) })
 	}
 	for d := len(splitters) + 1; d <= p; d++ {
-		bounds[d] = len(ids)
+		x.bounds[d] = len(ids)
 	}
-	send := make([][]byte, p)
 	for d := range p {
-		send[d] = appendUint64s(nil, ids[bounds[d]:bounds[d+1]])
+		x.send[d] = appendUint64s(nil, ids[x.bounds[d]:x.bounds[d+1]])
 	}
-	recv, err := c.Alltoallv(ctx, relabelIDsPhase, send, nil)
+	recv, err := c.Alltoallv(ctx, relabelIDsPhase, x.send, nil)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return nil, fmt.Errorf("relabel: %w", err)
 	}
+	x.recv = recv
 	total := 0
 	for s, m := range recv {
 		if len(m)%8 != 0 {
-			return nil, nil, 0, fmt.Errorf("relabel: ids from rank %d: message of %d bytes is not a list of 64-bit ids", s, len(m))
+			return nil, fmt.Errorf("relabel: ids from rank %d: message of %d bytes is not a list of 64-bit ids", s, len(m))
 		}
 		total += len(m) / 8
 	}
@@ -373,15 +462,19 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 		}
 	}
 	radix.Sort(mine, 64, 1)
-	mine = radix.Dedupe(mine)
+	x.mine = radix.Dedupe(mine)
+	return x, nil
+}
 
-	// The owners' first dense ids.
-	counts := make([]int64, p)
-	counts[rank] = int64(len(mine))
+// ownerOffsets returns, from the count of distinct ids each owner holds
+// (an allreduce), the rank's first dense id and the vertex count.
+func ownerOffsets(ctx context.Context, c comm.Comm, owned int) (first, numVertices int64, err error) {
+	rank := c.Rank()
+	counts := make([]int64, c.Size())
+	counts[rank] = int64(owned)
 	if err := c.AllreduceInt64(ctx, relabelCountsPhase, counts, comm.Sum); err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return 0, 0, fmt.Errorf("relabel: %w", err)
 	}
-	var first int64
 	for r, n := range counts {
 		if r < rank {
 			first += n
@@ -389,11 +482,17 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 		numVertices += n
 	}
 	if numVertices > MaxLabelledVertices {
-		return nil, nil, 0, fmt.Errorf("relabel: %d vertices: at most 2^32 are supported", numVertices)
+		return 0, 0, fmt.Errorf("relabel: %d vertices: at most 2^32 are supported", numVertices)
 	}
+	return first, numVertices, nil
+}
 
-	// Answer every rank's ids with their dense ids, in the order received,
-	// over the ids themselves (4 bytes of the 8 each took).
+// answerIDs answers every rank's ids with their dense ids, in the order
+// received, over the ids themselves (4 bytes of the 8 each took), and
+// returns the dense ids of the rank's own n ids, in their order, with the
+// buffers of the answers it received (for moveOriginal to reuse).
+func answerIDs(ctx context.Context, c comm.Comm, x *ownersExchange, first int64, n int) ([]uint32, [][]byte, error) {
+	mine, recv := x.mine, x.recv
 	for s, m := range recv {
 		q := len(m) / 8
 		if q == 0 {
@@ -402,43 +501,47 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 		walk := q*bits.Len(uint(len(mine))) > q+len(mine)
 		pos := 0
 		for i := range q {
-			x := binary.LittleEndian.Uint64(m[8*i:])
+			v := binary.LittleEndian.Uint64(m[8*i:])
 			if walk {
-				for pos < len(mine) && mine[pos] < x {
+				for pos < len(mine) && mine[pos] < v {
 					pos++
 				}
 			} else {
-				pos, _ = slices.BinarySearch(mine, x)
+				pos, _ = slices.BinarySearch(mine, v)
 			}
-			if pos == len(mine) || mine[pos] != x {
-				return nil, nil, 0, fmt.Errorf("relabel: ids from rank %d are not sorted", s)
+			if pos == len(mine) || mine[pos] != v {
+				return nil, nil, fmt.Errorf("relabel: ids from rank %d are not sorted", s)
 			}
 			binary.LittleEndian.PutUint32(m[4*i:], uint32(first+int64(pos)))
 		}
 		recv[s] = m[:4*q]
 	}
-	got, err := c.Alltoallv(ctx, relabelAnswerPhase, recv, send)
+	got, err := c.Alltoallv(ctx, relabelAnswerPhase, recv, x.send)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return nil, nil, fmt.Errorf("relabel: %w", err)
 	}
-	dense = make([]uint32, 0, len(ids))
+	dense := make([]uint32, 0, n)
 	for d, m := range got {
-		want := bounds[d+1] - bounds[d]
+		want := x.bounds[d+1] - x.bounds[d]
 		if len(m) != 4*want {
-			return nil, nil, 0, fmt.Errorf("relabel: corrupt answer from rank %d: %d bytes for %d ids", d, len(m), want)
+			return nil, nil, fmt.Errorf("relabel: corrupt answer from rank %d: %d bytes for %d ids", d, len(m), want)
 		}
 		for i := 0; i < len(m); i += 4 {
 			dense = append(dense, binary.LittleEndian.Uint32(m[i:]))
 		}
 	}
+	return dense, got, nil
+}
 
-	// Move the inverse map, held by the range owners, to the block owners.
-	if numVertices == 0 {
-		return dense, nil, 0, nil
-	}
+// moveOriginal moves the inverse map, held by the range owners (the rank
+// holds dense ids first.. of its ids x.mine), to the owners of the
+// partition.Block1D of numVertices, and returns the rank's share of it.
+// got and x.recv are reused as the send and receive buffers.
+func moveOriginal(ctx context.Context, c comm.Comm, x *ownersExchange, got [][]byte, first, numVertices int64) ([]int64, error) {
+	p, rank, mine := c.Size(), c.Rank(), x.mine
 	part, err := partition.NewBlock1D(numVertices, p)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return nil, fmt.Errorf("relabel: %w", err)
 	}
 	for b := range p {
 		lo := max(part.First(b), first)
@@ -448,23 +551,23 @@ func relabelIDs(ctx context.Context, c comm.Comm, ids []uint64, col *idCollector
 			got[b] = appendUint64s(got[b], mine[lo-first:hi-first])
 		}
 	}
-	back, err := c.Alltoallv(ctx, relabelOriginalPhase, got, recv)
+	back, err := c.Alltoallv(ctx, relabelOriginalPhase, got, x.recv)
 	if err != nil {
-		return nil, nil, 0, fmt.Errorf("relabel: %w", err)
+		return nil, fmt.Errorf("relabel: %w", err)
 	}
-	original = make([]int64, 0, part.Count(rank))
+	original := make([]int64, 0, part.Count(rank))
 	for s, m := range back {
 		if len(m)%8 != 0 {
-			return nil, nil, 0, fmt.Errorf("relabel: original ids from rank %d: message of %d bytes is not a list of 64-bit ids", s, len(m))
+			return nil, fmt.Errorf("relabel: original ids from rank %d: message of %d bytes is not a list of 64-bit ids", s, len(m))
 		}
 		for i := 0; i < len(m); i += 8 {
 			original = append(original, int64(binary.LittleEndian.Uint64(m[i:])))
 		}
 	}
 	if len(original) != part.Count(rank) {
-		return nil, nil, 0, fmt.Errorf("relabel: received %d original ids, own %d vertices", len(original), part.Count(rank))
+		return nil, fmt.Errorf("relabel: received %d original ids, own %d vertices", len(original), part.Count(rank))
 	}
-	return dense, original, numVertices, nil
+	return original, nil
 }
 
 // Relabel gives the vertices of a distributed edge list dense ids. Every

@@ -1,3 +1,8 @@
+// Tests of the dense relabelling (labels.go): the id collector, the
+// distributed sample sort against the serial labelling on 1 to 6 ranks,
+// Labels.Map, negative ids, the splitters, and RelabelLocal against a
+// one-rank RelabelShare.
+
 package graph
 
 import (
@@ -255,5 +260,49 @@ func TestLabelsMap(t *testing.T) {
 		if err != nil {
 			t.Fatalf("sparse %v: %v", sparse, err)
 		}
+	}
+}
+
+// TestRelabelLocalIsOneRankRelabelShare: labelling a whole input in one
+// process gives the labels RelabelShare gives on a job of one rank (dense
+// and sparse ids, and none), and the same errors.
+func TestRelabelLocalIsOneRankRelabelShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, spread := range []int64{0, 900, 1 << 60} {
+		var edges []Edge
+		if spread > 0 {
+			edges = make([]Edge, 3000)
+			for i := range edges {
+				edges[i] = Edge{U: rng.Int64N(spread), V: rng.Int64N(900)}
+			}
+		}
+		share := EdgeChunks{edges}
+		local, err := RelabelLocal(context.Background(), share)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var shared *Labels
+		err = inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
+			shared, err = RelabelShare(ctx, c, share)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if local.N != shared.N || local.Edges != shared.Edges || !slices.Equal(local.Original, shared.Original) ||
+			(local.Original == nil) != (shared.Original == nil) {
+			t.Fatalf("spread %d: local %d vertices %d edges, shared %d %d", spread, local.N, local.Edges, shared.N, shared.Edges)
+		}
+		a, b := make([]uint64, len(edges)), make([]uint64, len(edges))
+		if err := local.Map(edges, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := shared.Map(edges, b); err != nil || !slices.Equal(a, b) {
+			t.Fatalf("spread %d: the maps differ (%v)", spread, err)
+		}
+	}
+	_, err := RelabelLocal(context.Background(), EdgeChunks{{{U: 1, V: 2}, {U: 3, V: -4}}})
+	if err == nil || !strings.Contains(err.Error(), "edge 1 (3, -4): negative vertex id") {
+		t.Fatalf("negative id: %v", err)
 	}
 }

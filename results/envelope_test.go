@@ -12,7 +12,7 @@ import (
 // keys, schema_version first.
 func TestEnvelopeKeys(t *testing.T) {
 	r := syntheticRun()
-	r.Revision, r.StartedAt, r.CommandLine = "0123456789ab", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), []string{"graphrun", "bfs", "--scale", "12"}
+	r.Revision, r.StartedAt, r.CommandLine = "0123456789ab", time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), []string{"graphrun", "bfs", "graph.el"}
 	var bfs bytes.Buffer
 	if err := r.WriteJSON(&bfs); err != nil {
 		t.Fatal(err)
@@ -40,7 +40,7 @@ func TestEnvelopeKeys(t *testing.T) {
 		}
 	}
 	back, err := ReadRunJSON(&bfs)
-	if err != nil || strings.Join(back.CommandLine, " ") != "graphrun bfs --scale 12" || back.Revision != r.Revision {
+	if err != nil || strings.Join(back.CommandLine, " ") != "graphrun bfs graph.el" || back.Revision != r.Revision {
 		t.Fatalf("bfs read back: %v, %+v", err, back)
 	}
 	cur, err := ReadPageRankJSON(bytes.NewReader(prJSON))

@@ -1,5 +1,5 @@
-// The conversions of `graphrun convert` and `graphrun generate -o x.grb`:
-// an edge list relabelled once (labels.go) and written as a binary graph
+// The conversions of `graphrun convert` and of `graphrun generate` to a .grb:
+// an edge list relabelled once (graph.RelabelLocal) and written as a binary graph
 // (grb.go) that later runs read without parsing or relabelling.
 
 package edgelist
@@ -10,9 +10,6 @@ import (
 	"io"
 
 	"github.com/graphrun/graphrun/graph"
-
-	"github.com/graphrun/graphrun/comm"
-	"github.com/graphrun/graphrun/comm/inproc"
 )
 
 // WriteGRB relabels the edges of share, a whole input (a one-rank share,
@@ -21,12 +18,7 @@ import (
 // (EdgeFile.Directed and Symmetric, as ReadEntries reads it;
 // Input.IDOffset). It returns the header it wrote.
 func WriteGRB(ctx context.Context, w io.Writer, share graph.EdgeShare, directed, symmetric bool, idOffset int64) (GRBHeader, error) {
-	var labels *graph.Labels
-	err := inproc.Run(ctx, 1, func(ctx context.Context, c comm.Comm) error {
-		var err error
-		labels, err = graph.RelabelShare(ctx, c, share)
-		return err
-	})
+	labels, err := graph.RelabelLocal(ctx, share)
 	if err != nil {
 		return GRBHeader{}, err
 	}

@@ -1,5 +1,5 @@
-// This file holds the edge-list file formats that `graphrun generate -o FILE`
-// writes: their streaming writer, which never leaves a half-written output
+// This file holds the edge-list file formats that `graphrun generate`
+// writes to a file: their streaming writer, which never leaves a half-written output
 // file. They are read by the one edge-list reader (read.go: ReadEdges,
 // ReadEdgesRange, FileShare), whose .el grammar is SNAP text's.
 //

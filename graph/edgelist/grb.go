@@ -1,8 +1,8 @@
-// graphrun's binary graph, .grb (`graphrun convert IN -o OUT.grb`,
-// `graphrun generate -o OUT.grb`): a graph relabelled once, so that every
+// graphrun's binary graph, .grb (what `graphrun convert` and `graphrun
+// generate` write to a .grb file): a graph relabelled once, so that every
 // later run reads its share with positioned reads and no parsing. It
-// serves the edge-list runs of paper 000 §VII (PageRank) and of graphrun
-// bfs FILE, whose relabelling (labels.go) it stores.
+// serves the edge-list runs of Kylix §VII (PageRank) and of graphrun
+// bfs FILE, whose relabelling (package graph's labels.go) it stores.
 //
 // # Layout (version 1)
 //

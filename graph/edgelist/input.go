@@ -1,5 +1,5 @@
 // Where a distributed run's edges come from when they are the user's, as
-// for PageRank (paper 000 §VII runs on edge lists) and BFS on a file
+// for PageRank (Kylix §VII runs on edge lists) and BFS on a file
 // (graphrun bfs FILE): an edge-list file every rank reads its share of, or
 // a stream (standard input, a pipe, a FIFO, a device) that only rank 0
 // can read and spreads over the ranks. Input is that choice, made once
@@ -22,7 +22,7 @@ import (
 
 // ErrStreamFormat is the error of NewInput for a stream whose format was
 // not named: a stream's name does not say its format.
-var ErrStreamFormat = errors.New("is read as a stream (standard input, a pipe, a FIFO or a device), whose name does not say its format: give it, e.g. --format snap or --format snap.gz")
+var ErrStreamFormat = errors.New("is read as a stream (standard input, a pipe, a FIFO or a device), whose name does not say its format: name the format, e.g. snap or snap.gz")
 
 // PhaseInput is the phase of the allreduce by which the ranks take rank
 // 0's view of whether an Input is a stream.

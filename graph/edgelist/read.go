@@ -1,11 +1,11 @@
-// This file reads the real-world edge lists that PageRank runs on, as paper
-// 000 §VII does with the Twitter and Yahoo graphs given as edge lists: a
+// This file reads the real-world edge lists that PageRank runs on, as
+// Kylix §VII does with the Twitter and Yahoo graphs given as edge lists: a
 // single-process reader (ReadEdges) and a per-rank parallel reader that
 // splits the file between the ranks (ReadEdgesRange). The same readers
 // stream a rank's share in chunks for PageRank's set-up (FileShare,
-// share.go) and read a pipe or standard input once (spread.go); the
+// fileshare.go) and read a pipe or standard input once (spread.go); the
 // distributed dense relabelling of the sparse original vertex ids to
-// 0..n−1 is in labels.go (Relabel, RelabelShare).
+// 0..n−1 is package graph's (graph.Relabel, graph.RelabelShare).
 //
 // # Formats
 //

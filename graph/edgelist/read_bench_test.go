@@ -1,5 +1,5 @@
 // Benchmarks of the real-edge-list readers (read.go) used for the PageRank
-// runs of paper 000 §VII: parse throughput in MB/s on a synthetic 50 MB
+// runs of Kylix §VII: parse throughput in MB/s on a synthetic 50 MB
 // SNAP-style file, whole and split between ranks, the wall time of reading
 // the shared soc-Slashdot0902.txt.gz, and Relabel on it.
 //

@@ -1,5 +1,5 @@
 // Fuzz test of the real-edge-list parsers (read.go) behind the PageRank runs
-// of paper 000 §VII: arbitrary bytes read as SNAP, .el, .wel and Matrix
+// of Kylix §VII: arbitrary bytes read as SNAP, .el, .wel and Matrix
 // Market give edges or an *EdgeListError, never a panic, and the same answer
 // whole, split by byte ranges, split by line shares, streamed in two passes
 // as FileShare reads (PageRank's set-up), and with tiny buffers.

@@ -1,7 +1,8 @@
 // Tests of the real-edge-list readers (read.go): the two shared graphs of
-// paper 000 §VII-style PageRank runs with their traps, byte-range and gzip
+// Kylix §VII-style PageRank runs with their traps, byte-range and gzip
 // line-share splitting that concatenates to the whole file for any rank
-// count, every malformed input, and the distributed dense relabelling.
+// count, and every malformed input. The relabelling of the Slashdot graph
+// is graph's labels_slashdot_test.go.
 
 package edgelist
 

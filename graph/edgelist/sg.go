@@ -1,6 +1,6 @@
 // The reader of gapbs's serialized graphs (.sg, and .wsg with weights), so
-// that gapbs users can bring theirs (gapbs's converter writes them with
-// -b; graphrun convert IN -o OUT.el goes the other way). The layout, as
+// that gapbs users can bring theirs (gapbs's converter writes them;
+// graphrun convert to a .el file goes the other way). The layout, as
 // gapbs's writer.h (WriteSerializedGraph) and reader.h
 // (ReadSerializedGraph) write and read it, on a little-endian machine:
 //

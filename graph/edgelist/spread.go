@@ -1,6 +1,6 @@
 // This file reads an edge list that cannot be read twice or by several
 // ranks — standard input, a pipe, a FIFO, a character device — for a
-// distributed run such as PageRank's (paper 000 §VII): rank 0 reads it as
+// distributed run such as PageRank's (Kylix §VII): rank 0 reads it as
 // one stream and spreads its edges over the ranks in rounds, each rank
 // keeping what it receives (EdgeChunks), which later passes read from
 // memory.
