@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Elastic ramp-up (paper 002 §III ramp-up mode, §V-C adding tasks): a
+# Elastic ramp-up (Zhang and Qiu §III ramp-up mode, §V-C adding tasks): a
 # 3-process elastic PageRank on Slashdot started by hand (--rank/--size,
 # GRAPHRUN_COORDINATOR, GRAPHRUN_TOKEN), and a 4th process started with
 # --join once the job is up. It must join between two iterations (rank 0

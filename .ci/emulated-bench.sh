@@ -9,7 +9,7 @@
 #   pagerank  graphrun pagerank --iterations EMU_ITERATIONS (10) with the
 #             direct, binary and kylix (--degrees auto) allreduce, and kylix
 #             on the network EMU_KYLIX names for the process count
-#             ("8:4x2 16:4x4 32:8x4", paper 000's heterogeneous degrees),
+#             ("8:4x2 16:4x4 32:8x4", Kylix's heterogeneous degrees),
 #             on Slashdot (testdata/) and the undirected Kronecker
 #             scales EMU_SCALES, on EMU_PROCS processes (8 16 32).
 # Usage: bash .ci/emulated-bench.sh bfs|pagerank OUTDIR
@@ -128,7 +128,7 @@ else
     done
   done
   {
-    echo "Emulated cluster ($settings): \`graphrun pagerank GRAPH --iterations $iterations --allreduce A\` (kylix: \`--degrees auto\`; Kronecker: \`--kron S --undirected\`). Iteration: the median iteration's time (× direct: divided by the direct allreduce's on the same graph and processes), and the mean compute and communication time; messages and MB: all processes, per iteration, and MB per layer of the allreduce network (paper 000 Fig. 5's \"Kylix shape\"); peak: the largest process's resident memory; wall: the whole job including loading. Load average at the start: \`$load_start\`; at the end: \`$(uptime)\`."
+    echo "Emulated cluster ($settings): \`graphrun pagerank GRAPH --iterations $iterations --allreduce A\` (kylix: \`--degrees auto\`; Kronecker: \`--kron S --undirected\`). Iteration: the median iteration's time (× direct: divided by the direct allreduce's on the same graph and processes), and the mean compute and communication time; messages and MB: all processes, per iteration, and MB per layer of the allreduce network (Kylix Fig. 5's \"Kylix shape\"); peak: the largest process's resident memory; wall: the whole job including loading. Load average at the start: \`$load_start\`; at the end: \`$(uptime)\`."
     echo
     echo "| graph | processes | allreduce | iteration ms | × direct | compute ms | communication ms | messages | MB | MB per layer | peak MB | wall s |"
     echo "|---|---:|---|---:|---:|---:|---:|---:|---:|---|---:|---:|"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replication with packet racing (paper 000 §V): PageRank on Slashdot with
+# Replication with packet racing (Kylix §V): PageRank on Slashdot with
 # 4 logical ranks × --replicas 2 over TCP (8 processes under --procs). One
 # run is left alone; in a second one process is SIGKILLed mid-run. Both must
 # print what an unreplicated --procs 4 run prints (top-k lines, iterations,
@@ -71,7 +71,7 @@ for r in 0 1 3; do
     { cat "$TCP_TMP/group.err" >&2; tcp_fail "process $r does not name the lost rank 2"; }
 done
 
-# Elastic recovery (paper 002 §II, §V): --procs 4 --elastic, no replicas;
+# Elastic recovery (Zhang and Qiu §II, §V): --procs 4 --elastic, no replicas;
 # process 2 SIGKILLed mid-run. The survivors shrink to 3 ranks and finish:
 # the launcher exits 0 and the top 20 equal the unkilled reference's (same
 # ids in the same order, scores within a relative 1e-9: the restart takes
