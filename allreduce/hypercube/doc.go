@@ -7,10 +7,14 @@
 // links and freed ids (Zhang and Qiu §IV-A–D, topology.go), and its two
 // allreduces, unsplittable objects exchanged whole along each dimension and
 // chunked arrays by reduce-scatter then allgather (§IV-E, schedule.go). The
-// tree reduce + broadcast and the binary butterfly of Li et al. §2 (Fig. 1a)
+// tree reduce + broadcast and the binary butterfly of Li et al. §2.2 (Fig. 1)
 // are compiled into the same schedules and run on the same executor
 // (dense.go), which cuts vectors into chunks that workers encode, decode and
-// reduce while the transport carries others (Li et al. §3.3).
+// reduce while the transport carries others (Li et al. §3.3). A call that
+// fails returns an error on every rank, never a partial result as if it
+// were the sum (the failure exposure of Zhang and Qiu §II); the topology
+// update after a failure or a join is the elastic transport's (§V; see
+// topology.go).
 //
 // On top of it, shared.go is the shared-variable API of Li et al. §3: many
 // tasks in one process Commit vectors to a variable (Init), the process

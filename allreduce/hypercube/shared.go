@@ -70,7 +70,9 @@ type ManagerOptions struct {
 
 // Manager is one rank's all-reduce manager (Li et al. §3.1): it keeps the
 // rank's shared variables and runs their global reductions on its Comm,
-// which nothing else may use while the Manager is open. Its methods are
+// which nothing else may use while a variable is pending: from its Init
+// until every Get of this rank's tasks has returned (between variables
+// the rank may run collectives of its own on the Comm). Its methods are
 // safe for concurrent use, but Init must be called in the same order, with
 // the same keys, on every rank (the variables are reduced in that order).
 type Manager struct {
