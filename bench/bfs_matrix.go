@@ -3,7 +3,7 @@ package bench
 // bench bfs-codecs and bench bfs-scaling as a whole: the matrix's
 // settings checked, every configuration run by graph500.Run (validation
 // skipped: the test suite validates every mode), a JSON per run,
-// summary.json and the table (paper 004 Table V's comparison, REFERENCES.md).
+// summary.json and the table (Lv et al. Table V's comparison).
 
 import (
 	"context"
@@ -28,18 +28,13 @@ const (
 	BFSScaling = "bfs-scaling" // ScalingMatrix
 )
 
-// Setting is a flag given on a matrix's command line, named in its key.
-type Setting struct{ Name, Value string }
-
 // BFSMatrix is a BFS matrix on one Kronecker graph.
 type BFSMatrix struct {
 	Name         string // BFSCodecs or BFSScaling
 	Graph        kronecker.Params
-	Ranks, Roots int // in-process ranks (bfs-scaling: the largest count), search keys per run
-	Threads      int // goroutines per rank; 0: CPUs / ranks, at least 1
-	// Given are the graph's edgefactor, seed and the threads when they
-	// were given: the key and the heading name them.
-	Given []Setting
+	Ranks, Roots int    // in-process ranks (bfs-scaling: the largest count), search keys per run
+	Threads      int    // goroutines per rank; 0: CPUs / ranks, at least 1
+	Caption      string // under the table: how its runs were made
 }
 
 // Check checks the ranks and roots; its errors are fielderr.Errors.
@@ -48,22 +43,9 @@ func (m *BFSMatrix) Check() error {
 		return err
 	}
 	if m.Roots < 1 {
-		return fielderr.New("roots", "%d is less than 1", m.Roots)
+		return fielderr.New("Roots", "%d is less than 1", m.Roots)
 	}
 	return nil
-}
-
-// Key returns the marker key of the table and the command line that
-// regenerates it: the parameters that change the table, the graph's
-// edgefactor, seed and threads only when they were given.
-func (m *BFSMatrix) Key() (key, command string) {
-	key = fmt.Sprintf("%s scale=%d ranks=%d roots=%d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
-	command = fmt.Sprintf("graphrun bench %s --scale %d --ranks %d --roots %d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
-	for _, s := range m.Given {
-		key += " " + s.Name + "=" + s.Value
-		command += " --" + s.Name + " " + s.Value
-	}
-	return key, command
 }
 
 // BFSSummary is summary.json of a BFS matrix.
@@ -145,5 +127,5 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 		summary.Meta = meta
 		return summary
 	}
-	return out.Complete(bar, text, stderr, report.BFSMatrixTable(rows, base), withMeta, "in-process ranks, `--no-validate`", "")
+	return out.Complete(bar, text, stderr, report.BFSMatrixTable(rows, base), withMeta, m.Caption, "")
 }

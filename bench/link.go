@@ -1,6 +1,6 @@
 package bench
 
-// The modelled network of bench allreduce-dense --link-bandwidth: a link
+// The modelled network of the dense allreduce matrix (its LinkBandwidth): a link
 // per rank on top of a real Comm (Kylix §IV's α–β cost of a message).
 
 import (

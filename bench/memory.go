@@ -21,10 +21,14 @@ import (
 
 // Kinds of run MeasureMemory measures.
 const (
-	MemoryBFS      = "bfs"      // graphrun bfs --roots R (validated)
-	MemoryBFS2D    = "bfs-2d"   // the same with --partition 2d
-	MemoryPageRank = "pagerank" // graphrun pagerank --kron S --undirected --iterations 5
+	MemoryBFS      = "bfs"      // a validated Graph500 run of R keys, 1D
+	MemoryBFS2D    = "bfs-2d"   // the same on the 2D partition
+	MemoryPageRank = "pagerank" // 5 iterations of PageRank on the undirected Kronecker graph
 )
+
+// MemoryCommand returns the process that runs one configuration of kind on
+// scale and ranks (roots keys for bfs) and writes its JSON report to json.
+type MemoryCommand func(ctx context.Context, kind string, scale, ranks, roots int, json string) *exec.Cmd
 
 // MemoryRun is one measured run: a row of the table and of summary.json.
 type MemoryRun struct {
@@ -46,44 +50,36 @@ func MemoryUnit(kind string) string {
 	return "tuple"
 }
 
-// MeasureMemory runs one configuration as a child process of the graphrun
-// binary self, its JSON written into dir, and returns its peak resident
+// MeasureMemory runs one configuration as a child process (command), its
+// JSON written into dir, and returns its peak resident
 // set size (getrusage's maximum, or the run's own report where getrusage
 // says nothing).
-func MeasureMemory(ctx context.Context, self, dir, kind string, scale, ranks, roots int) (MemoryRun, error) {
+func MeasureMemory(ctx context.Context, command MemoryCommand, dir, kind string, scale, ranks, roots int) (MemoryRun, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	file := fmt.Sprintf("memory-%s-s%d-p%d.json", kind, scale, ranks)
 	r := MemoryRun{Kind: kind, Scale: scale, Ranks: ranks, File: file}
 	tuples := int64(16) << scale
-	var args []string
 	switch kind {
 	case MemoryBFS, MemoryBFS2D:
 		r.Units = tuples
-		args = []string{"bfs", "--scale", fmt.Sprint(scale), "--ranks", fmt.Sprint(ranks), "--roots", fmt.Sprint(roots)}
 		cfg := graph500.MemoryConfig{Scale: scale, EdgeFactor: 16, Ranks: ranks, Validate: true,
-			Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionAuto}
-		if kind == MemoryBFS2D {
-			args = append(args, "--partition", "2d")
-			cfg.Partition2D = true
-		}
+			Exchange: spmv.ExchangeAllgather, Direction: spmv.DirectionAuto, Partition2D: kind == MemoryBFS2D}
 		if est, err := graph500.EstimateMemory(cfg); err == nil {
 			r.Model = est.Machine
 		}
 	case MemoryPageRank:
 		r.Units = 2 * tuples
-		args = []string{"pagerank", "--kron", fmt.Sprint(scale), "--undirected", "--iterations", "5", "--ranks", fmt.Sprint(ranks)}
 	default:
 		return r, fmt.Errorf("unknown kind %q (want %s, %s or %s)", kind, MemoryBFS, MemoryBFS2D, MemoryPageRank)
 	}
-	args = append(args, "--json", filepath.Join(dir, file))
-	c := exec.CommandContext(ctx, self, args...)
+	c := command(ctx, kind, scale, ranks, roots, filepath.Join(dir, file))
 	var errOut bytes.Buffer
 	c.Stderr = &errOut
 	t0 := time.Now()
 	if err := c.Run(); err != nil {
-		return r, fmt.Errorf("graphrun %s: %w\n%s", strings.Join(args, " "), err, errOut.String())
+		return r, fmt.Errorf("%s: %w\n%s", strings.Join(c.Args, " "), err, errOut.String())
 	}
 	r.Seconds = time.Since(t0).Seconds()
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -100,7 +96,7 @@ func MeasureMemory(ctx context.Context, self, dir, kind string, scale, ranks, ro
 		}
 	}
 	if r.PeakBytes == 0 {
-		return r, fmt.Errorf("graphrun %s: its peak memory is not known on this system", strings.Join(args, " "))
+		return r, fmt.Errorf("%s: its peak memory is not known on this system", strings.Join(c.Args, " "))
 	}
 	return r, nil
 }

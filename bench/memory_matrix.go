@@ -22,8 +22,8 @@ import (
 // matrices take.
 const MaxMatrixScale = 32
 
-// MemorySpec is bench memory's settings as the command line gives them,
-// each field named after its flag.
+// MemorySpec configures the memory matrix: lists as text, checked by
+// Parse, whose errors name the field at fault.
 type MemorySpec struct {
 	Scales, Ranks, Kinds string // a range "A-B" or a list; rank counts; kinds, comma-separated
 	Roots                int    // bfs search keys per run
@@ -36,13 +36,13 @@ type MemoryMatrix struct {
 	Kinds              []string
 }
 
-// Parse checks the settings; every error is a fielderr.Error of the flag
-// at fault.
+// Parse checks the settings; every error is a fielderr.Error naming the
+// field at fault.
 func (s MemorySpec) Parse() (*MemoryMatrix, error) {
 	m := &MemoryMatrix{Spec: s}
 	var err error
 	if m.Scales, err = ParseScales(s.Scales); err != nil {
-		return nil, fielderr.Wrap("scales", err)
+		return nil, fielderr.Wrap("Scales", err)
 	}
 	if m.RankCounts, err = ParseRankCounts(s.Ranks); err != nil {
 		return nil, err
@@ -50,11 +50,11 @@ func (s MemorySpec) Parse() (*MemoryMatrix, error) {
 	m.Kinds = strings.Split(s.Kinds, ",")
 	for _, k := range m.Kinds {
 		if k != MemoryBFS && k != MemoryBFS2D && k != MemoryPageRank {
-			return nil, fielderr.New("kinds", "unknown kind %q (want bfs, bfs-2d or pagerank)", k)
+			return nil, fielderr.New("Kinds", "unknown kind %q (want bfs, bfs-2d or pagerank)", k)
 		}
 	}
 	if s.Roots < 1 {
-		return nil, fielderr.New("roots", "%d is less than 1", s.Roots)
+		return nil, fielderr.New("Roots", "%d is less than 1", s.Roots)
 	}
 	return m, nil
 }
@@ -99,11 +99,11 @@ func ParseScales(s string) ([]int, error) {
 
 // ParseRankCounts parses a list of in-process rank counts
 // (ParseIntList), each checked by launch.CheckRanks; its errors are
-// fielderr.Errors of "ranks".
+// fielderr.Errors of "Ranks".
 func ParseRankCounts(s string) ([]int, error) {
 	ranks, err := ParseIntList(s)
 	if err != nil {
-		return nil, fielderr.Wrap("ranks", err)
+		return nil, fielderr.Wrap("Ranks", err)
 	}
 	for _, p := range ranks {
 		if err := launch.CheckRanks(p); err != nil {
@@ -113,19 +113,10 @@ func ParseRankCounts(s string) ([]int, error) {
 	return ranks, nil
 }
 
-// Key returns the marker key of the table and the command line that
-// regenerates it.
-func (m *MemoryMatrix) Key() (key, command string) {
-	s := m.Spec
-	key = fmt.Sprintf("memory scales=%s ranks=%s kinds=%s roots=%d", s.Scales, s.Ranks, s.Kinds, s.Roots)
-	command = fmt.Sprintf("graphrun bench memory --scales %s --ranks %s --kinds %s --roots %d", s.Scales, s.Ranks, s.Kinds, s.Roots)
-	return key, command
-}
-
-// Run measures every kind, scale and rank count, each a run of the
-// graphrun binary self, records each run's JSON in out, prints the table
+// Run measures every kind, scale and rank count, each a process command
+// starts (MeasureMemory), records each run's JSON in out, prints the table
 // on text and regenerates it in out's Doc. out must be started.
-func (m *MemoryMatrix) Run(ctx context.Context, self string, out *Output, text, stderr io.Writer) error {
+func (m *MemoryMatrix) Run(ctx context.Context, command MemoryCommand, out *Output, text, stderr io.Writer) error {
 	// The runs write their JSON into a scratch folder; each is then copied
 	// into Dir through the output writer.
 	scratch, err := os.MkdirTemp("", "graphrun-bench-memory-")
@@ -138,7 +129,7 @@ func (m *MemoryMatrix) Run(ctx context.Context, self string, out *Output, text, 
 	for _, kind := range m.Kinds {
 		for _, s := range m.Scales {
 			for _, p := range m.RankCounts {
-				r, err := MeasureMemory(ctx, self, scratch, kind, s, p, m.Spec.Roots)
+				r, err := MeasureMemory(ctx, command, scratch, kind, s, p, m.Spec.Roots)
 				if err != nil {
 					return fmt.Errorf("bench memory: %w", err)
 				}

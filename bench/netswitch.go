@@ -17,34 +17,34 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 )
 
-// SwitchSpec is bench net-switch's settings, each field named after its
-// flag.
+// SwitchSpec configures the emulated switch; Serve checks it, naming the
+// field at fault.
 type SwitchSpec struct {
-	Delay time.Duration // one-way latency added to every frame
-	Ports string        // the interfaces to join, comma-separated
-	Every time.Duration // --stats-every: how often to print the statistics
+	Delay      time.Duration // one-way latency added to every frame
+	Ports      string        // the interfaces to join, comma-separated
+	StatsEvery time.Duration // how often to print the statistics
 }
 
 // Serve checks the settings, opens every port with open (e.g.
 // netemu.OpenPacketPort) and forwards frames until ctx ends, printing the
-// statistics on out every s.Every. It returns nil when ctx ended; its
+// statistics on out every s.StatsEvery. It returns nil when ctx ended; its
 // errors about the settings are fielderr.Errors.
 func (s SwitchSpec) Serve(ctx context.Context, open func(name string) (netemu.Port, error), out io.Writer) error {
 	if s.Delay < 0 {
-		return fielderr.New("delay", "%v is negative", s.Delay)
+		return fielderr.New("Delay", "%v is negative", s.Delay)
 	}
-	if s.Every <= 0 {
-		return fielderr.New("stats-every", "%v is not a positive duration", s.Every)
+	if s.StatsEvery <= 0 {
+		return fielderr.New("StatsEvery", "%v is not a positive duration", s.StatsEvery)
 	}
 	names := strings.Split(s.Ports, ",")
 	if len(names) < 2 {
-		return fielderr.New("ports", "%q: want at least two interfaces, comma-separated", s.Ports)
+		return fielderr.New("Ports", "%q: want at least two interfaces, comma-separated", s.Ports)
 	}
 	var ports []netemu.Port
 	for _, name := range names {
 		p, err := open(strings.TrimSpace(name))
 		if err != nil {
-			return fielderr.Wrap("ports", err)
+			return fielderr.Wrap("Ports", err)
 		}
 		ports = append(ports, p)
 	}
@@ -54,7 +54,7 @@ func (s SwitchSpec) Serve(ctx context.Context, open func(name string) (netemu.Po
 	}
 	done := make(chan error, 1)
 	go func() { done <- sw.Run(ctx) }()
-	tick := time.NewTicker(s.Every)
+	tick := time.NewTicker(s.StatsEvery)
 	defer tick.Stop()
 	fmt.Fprintf(out, "net-switch: %d ports, delay %v\n", len(ports), s.Delay)
 	for {

@@ -25,7 +25,7 @@ func (p idlePort) Read([]byte) (int, error) {
 
 func (idlePort) Write([]byte) error { return nil }
 
-// TestSwitchSpec: bad settings name their flag; a switch whose context
+// TestSwitchSpec: bad settings name their field; a switch whose context
 // ends returns nil after its header line; a failing port is the switch's
 // error.
 func TestSwitchSpec(t *testing.T) {
@@ -37,15 +37,15 @@ func TestSwitchSpec(t *testing.T) {
 			return idlePort{broken}, nil
 		}
 	}
-	ok := SwitchSpec{Delay: time.Millisecond, Ports: "a, b", Every: time.Hour}
+	ok := SwitchSpec{Delay: time.Millisecond, Ports: "a, b", StatsEvery: time.Hour}
 	for _, tc := range []struct {
 		change func(*SwitchSpec)
 		field  string
 	}{
-		{func(s *SwitchSpec) { s.Delay = -time.Second }, "delay"},
-		{func(s *SwitchSpec) { s.Every = 0 }, "stats-every"},
-		{func(s *SwitchSpec) { s.Ports = "a" }, "ports"},
-		{func(s *SwitchSpec) { s.Ports = "a,missing" }, "ports"},
+		{func(s *SwitchSpec) { s.Delay = -time.Second }, "Delay"},
+		{func(s *SwitchSpec) { s.StatsEvery = 0 }, "StatsEvery"},
+		{func(s *SwitchSpec) { s.Ports = "a" }, "Ports"},
+		{func(s *SwitchSpec) { s.Ports = "a,missing" }, "Ports"},
 	} {
 		s := ok
 		tc.change(&s)

@@ -1,7 +1,7 @@
 package bench
 
-// Where a bench matrix records itself (--dir, --doc) and how its table
-// names a multi-process job.
+// Where a bench matrix records itself: a folder of JSON and a Markdown
+// file its table is regenerated in.
 
 import (
 	"fmt"
@@ -52,16 +52,15 @@ type Meta struct {
 	LoadEnd    *report.LoadAverage `json:"load_average_end,omitempty"`
 }
 
-// Declare adds Dir and Doc, when given, to a command's outputs (their
-// flags "dir" and "doc"); outs.Check then checks them with the others,
-// before the matrix runs. Doc cannot be standard output (a fielderr.Error
-// of "doc").
-func (o *Output) Declare(outs *output.Set) error {
+// Declare takes Dir and Doc as the caller's output set declares them
+// (dir and doc; the set's Check checks them with its other outputs before
+// the matrix runs). Doc cannot be standard output (a fielderr.Error of
+// "Doc").
+func (o *Output) Declare(dir *output.Dir, doc *output.File) error {
 	if o.Doc == output.Stdout {
-		return fielderr.New("doc", "the table is regenerated inside a Markdown file, which standard output is not")
+		return fielderr.New("Doc", "the table is regenerated inside a Markdown file, which standard output is not")
 	}
-	o.dirOut = outs.Dir("dir", o.Dir)
-	o.docOut = outs.File("doc", o.Doc)
+	o.dirOut, o.docOut = dir, doc
 	return nil
 }
 

@@ -27,13 +27,13 @@ const DefaultTransportSizes = "256,1Ki,4Ki,16Ki,64Ki,256Ki,1Mi,4Mi,16Mi"
 // one send buffer and a receive buffer per peer of this size).
 const MaxTransportSize = 1 << 30
 
-// TransportSpec is bench transport's settings as the command line gives
-// them, each field named after its flag.
+// TransportSpec configures the transport matrix, checked by Parse, whose
+// errors name the field at fault.
 type TransportSpec struct {
 	Ranks    int // in-process ranks
 	Sizes    string
 	MinTime  time.Duration
-	Replicas int // --replicas of a job of processes
+	Replicas int // replicas of every rank of a job of processes
 }
 
 // TransportMatrix is a checked TransportSpec.
@@ -42,33 +42,20 @@ type TransportMatrix struct {
 	Sizes []int
 }
 
-// Parse checks the settings; every error is a fielderr.Error of the flag
-// at fault.
+// Parse checks the settings; every error is a fielderr.Error naming the
+// field at fault.
 func (s TransportSpec) Parse() (*TransportMatrix, error) {
 	sizes, err := ParseSizes(s.Sizes)
 	if err != nil {
-		return nil, fielderr.Wrap("sizes", err)
+		return nil, fielderr.Wrap("Sizes", err)
 	}
 	if s.MinTime <= 0 {
-		return nil, fielderr.New("min-time", "%v is not a positive duration", s.MinTime)
+		return nil, fielderr.New("MinTime", "%v is not a positive duration", s.MinTime)
 	}
 	if err := launch.CheckRanks(s.Ranks); err != nil {
 		return nil, err
 	}
 	return &TransportMatrix{Spec: s, Sizes: sizes}, nil
-}
-
-// CheckJob refuses a job of fewer than two ranks, naming --procs for a
-// --procs launch and --ranks otherwise.
-func (m *TransportMatrix) CheckJob(plan launch.Plan) error {
-	if plan.TotalRanks() >= 2 {
-		return nil
-	}
-	flag := "ranks"
-	if plan.Procs > 0 {
-		flag = "procs"
-	}
-	return fielderr.New(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.TotalRanks())
 }
 
 // ParseSizes parses a comma-separated list of message sizes from 1 byte
@@ -106,7 +93,7 @@ type TransportSummary struct {
 }
 
 // Run measures every message size over the job's ranks; rank 0 prints the
-// table and writes the outputs.
+// table and writes the outputs, which it has started (Output.Start).
 func (m *TransportMatrix) Run(ctx context.Context, job Job) error {
 	plan, out := job.Plan, job.Out
 	report := plan.Reports() // only rank 0 (its first replica) prints and writes
@@ -121,9 +108,6 @@ func (m *TransportMatrix) Run(ctx context.Context, job Job) error {
 	var bar *progress.Matrix
 	summary := TransportSummary{Transport: what, Ranks: ranks, MinTime: m.Spec.MinTime.Seconds()}
 	if report {
-		key, command, title := m.Key(plan, job.FromProcs)
-		out.Title = title
-		out.Start("transport", key, command)
 		bar = progress.NewMatrix(job.Stderr, "transport", len(m.Sizes))
 	}
 	// record keeps a measured size: its JSON in Dir and a progress step.
@@ -170,31 +154,4 @@ func (m *TransportMatrix) Run(ctx context.Context, job Job) error {
 		return err
 	}
 	return out.Regenerate(job.Stderr, what, "", table.String())
-}
-
-// Key returns the marker key of the table, the command line that
-// regenerates it and the heading of its section: the ranks (in-process, or
-// the processes of a TCP or MPI job), the message sizes and the minimum
-// time.
-func (m *TransportMatrix) Key(plan launch.Plan, fromProcs bool) (key, command, title string) {
-	keys, flags, suffix, multi := JobSpec(plan, fromProcs)
-	if !multi {
-		p := plan.TotalRanks()
-		keys = append(keys, fmt.Sprintf("ranks=%d", p))
-		flags = append(flags, fmt.Sprintf("--ranks %d", p))
-	}
-	var ss []string
-	for _, n := range m.Sizes {
-		ss = append(ss, units.FormatBytes(int64(n)))
-	}
-	minTime := m.Spec.MinTime.String()
-	keys = append(keys, "sizes="+strings.Join(ss, ","), "min-time="+minTime)
-	flags = append(flags, "--sizes "+strings.Join(ss, ","), "--min-time "+minTime)
-	if plan.MultiProcess() && m.Spec.Replicas > 1 {
-		keys = append(keys, fmt.Sprintf("replicas=%d", m.Spec.Replicas))
-		flags = append(flags, fmt.Sprintf("--replicas %d", m.Spec.Replicas))
-	}
-	key = "transport " + strings.Join(keys, " ")
-	command = "graphrun bench transport " + strings.Join(flags, " ")
-	return key, command, "### `" + command + "`" + suffix
 }

@@ -15,7 +15,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
-	"slices"
 	"sync"
 	"time"
 
@@ -41,7 +40,7 @@ var placementNames = [...]string{PlaceLSHS: "lshs", PlaceRoundRobin: "round-robi
 
 func (p Placement) String() string { return enum.Name(placementNames[:], "placement", p) }
 
-// ParsePlacement turns a flag value into a Placement.
+// ParsePlacement returns the Placement named s (its String).
 func ParsePlacement(s string) (Placement, error) {
 	return enum.Parse[Placement](placementNames[:], "placement", "lshs or round-robin", s)
 }
@@ -93,7 +92,7 @@ func runPlaced(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid
 	if c.Rank() != 0 {
 		return nil, nil
 	}
-	head := runs[0] // block 0 is on rank 0 (placeCounted sees to it)
+	head := runs[0] // block 0 is on rank 0 (partition.PlaceGridBlocks sees to it)
 	head.NumRanks, head.Threads, head.BlocksPerRank, head.Placement = c.Size(), cfg.Threads, cfg.BlocksPerRank, cfg.Placement.String()
 	head.RankLoads = loadsPerRank(head.RankLoads, owner, c.Size())
 	for r := range head.RankLoads {
@@ -207,14 +206,11 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 }
 
 // placeBlocks returns the rank of every block of grid (row-major, = its
-// block-rank): round-robin, or LSHS over the blocks' edge counts, which one
-// pass over this rank's share of the tuples counts and an allreduce sums,
-// and their work, measured by a pilot run (pilotWork) — grid-aligned
-// (partition.PlaceLSHSGrid) when the block grid refines the most square
-// process grid, else free (partition.PlaceLSHS). Every rank computes
-// the same placement. Ranks are then renamed so that
-// block 0 (whose block-rank reports the run) is on rank 0, and a rank LSHS
-// left empty takes the smallest block of the fullest rank.
+// rank in the multiplexed job), placed by partition.PlaceGridBlocks:
+// round-robin, or LSHS over the blocks' edge counts, which one pass over
+// this rank's share of the tuples counts and an allreduce sums, and their
+// work, measured by a pilot run (pilotWork). Every rank computes the same
+// placement, with block 0 (whose rank reports the run) on rank 0.
 func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Grid) ([]int, error) {
 	counts, err := blockEdges(ctx, c, cfg.Graph.Share(c.Rank(), c.Size(), cfg.Threads), grid)
 	if err != nil {
@@ -226,77 +222,7 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 			return nil, err
 		}
 	}
-	return placeCounted(c.Size(), cfg.Placement, grid, counts, work)
-}
-
-// placeCounted is placeBlocks on p ranks once every block's entries
-// (counts) and, if measured, work are known; without work LSHS balances
-// the blocks' memory, as NumS §5's Algorithm 1 does.
-func placeCounted(p int, placement Placement, grid partition.Grid, counts, work []int64) ([]int, error) {
-	pb, err := placementProblem(p, grid, counts, work)
-	if err != nil {
-		return nil, err
-	}
-	var pl partition.Placement
-	pr, pc, _ := partition.AutoGrid(p)
-	switch {
-	case placement == PlaceLSHS && grid.R%pr == 0 && grid.C%pc == 0:
-		// Every block row on one process row, every block column on one
-		// process column: each process's row and column exchanges reach
-		// its process row and column only (partition/lshs_grid.go).
-		pl, err = partition.PlaceLSHSGrid(pb, pr, pc)
-	case placement == PlaceLSHS:
-		pl, err = partition.PlaceLSHS(pb, partition.OrderLargestFirst, 0)
-	default:
-		pl, err = partition.PlaceRoundRobin(pb)
-	}
-	if err != nil {
-		return nil, err
-	}
-	owner := pl.Owner
-	held := make([]int, p)
-	for _, r := range owner {
-		held[r]++
-	}
-	for r := range p {
-		for held[r] == 0 {
-			full := slices.Index(held, slices.Max(held))
-			small := -1
-			for k, o := range owner {
-				if o == full && (small < 0 || counts[k] < counts[small]) {
-					small = k
-				}
-			}
-			owner[small] = r
-			held[full]--
-			held[r]++
-		}
-	}
-	if z := owner[0]; z != 0 {
-		for k, o := range owner {
-			switch o {
-			case z:
-				owner[k] = 0
-			case 0:
-				owner[k] = z
-			}
-		}
-	}
-	return owner, nil
-}
-
-// placementProblem is the placement of grid's blocks on p ranks, with
-// their entries (counts), memory and, if measured, work.
-func placementProblem(p int, grid partition.Grid, counts, work []int64) (partition.PlacementProblem, error) {
-	blocks := make([]partition.PlacementBlock, grid.P())
-	rows, cols := grid.RowSpan(), grid.ColSpan()
-	for k, e := range counts {
-		blocks[k] = partition.PlacementBlock{Edges: e, Memory: partition.BlockMemory(e, rows, cols, min(rows, e), min(cols, e))}
-		if work != nil {
-			blocks[k].Work = work[k]
-		}
-	}
-	return partition.GridProblem(grid.Part.N, grid.R, grid.C, p, blocks)
+	return partition.PlaceGridBlocks(c.Size(), cfg.Placement == PlaceLSHS, grid, counts, work)
 }
 
 // Pilot runs: the work of each block is measured on the same Kronecker

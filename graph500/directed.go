@@ -1,4 +1,4 @@
-// The directed run on a file (graphrun bfs FILE --directed): kernel 1
+// The directed run on a file (FileConfig.Directed): kernel 1
 // builds the rows of out-edges instead of the undirected view, the search
 // follows out-edges only (bfs.Directed) and the validation is the
 // directed one (bfs.ValidateDirected). nedge counts the out-tuples of the

@@ -69,7 +69,7 @@ func TestRun2DMatchesRun1D(t *testing.T) {
 }
 
 func TestRun2DTree(t *testing.T) {
-	// --out writes the same tree from a 2D run as from a 1D run.
+	// Config.Tree receives the same tree from a 2D run as from a 1D run.
 	trees := make([][]byte, 2)
 	for k, twoD := range []bool{false, true} {
 		cfg := testConfig(8, 4)

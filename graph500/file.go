@@ -1,4 +1,4 @@
-// The Graph500 run on the user's own graph (graphrun bfs FILE), beside the
+// The Graph500 run on the user's own graph (RunFile), beside the
 // Kronecker one (driver.go): the Graph500 specification's procedure — 64
 // search keys of degree ≥ 1, timed searches, validation, TEPS over the
 // input tuples of the searched component — on an edge list read as
@@ -482,7 +482,7 @@ func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 			return nil, err
 		}
 	}
-	owner, err := placeCounted(c.Size(), cfg.Placement, grid, counts, work)
+	owner, err := partition.PlaceGridBlocks(c.Size(), cfg.Placement == PlaceLSHS, grid, counts, work)
 	if err != nil {
 		return nil, err
 	}
@@ -497,7 +497,7 @@ func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 // pilot's blocks are then dropped, and the run builds its own where LSHS
 // places them: one more kernel 1 and pilotRoots searches, not timed.
 func fileBlockWork(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile, grid partition.Grid, counts []int64) ([]int64, error) {
-	owner, err := placeCounted(c.Size(), PlaceRoundRobin, grid, counts, nil)
+	owner, err := partition.PlaceGridBlocks(c.Size(), false, grid, counts, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func serialBFS(t *testing.T, path string, offset, root int64, directed bool) map
 	return testgraph.Levels(adj, root)
 }
 
-// treeLine is one "vertex parent level" line of --out.
+// treeLine is one "vertex parent level" line of Config.Tree.
 type treeLine struct {
 	v, p  int64
 	level int32

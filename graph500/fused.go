@@ -89,7 +89,7 @@ func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.G
 	if err != nil {
 		return nil, err
 	}
-	pb, err := placementProblem(c.Size(), blocks, counts, work)
+	pb, err := partition.GridBlocksProblem(c.Size(), blocks, counts, work)
 	if err != nil {
 		return nil, err
 	}

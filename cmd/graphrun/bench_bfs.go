@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
@@ -28,7 +30,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if err != nil {
 		return err
 	}
-	m := bench.BFSMatrix{Name: matrix, Graph: params, Ranks: f.ranks, Roots: f.roots}
+	m := bench.BFSMatrix{Name: matrix, Graph: params, Ranks: f.ranks, Roots: f.roots, Caption: "in-process ranks, `--no-validate`"}
 	if err := m.Check(); err != nil {
 		return usage(err)
 	}
@@ -37,15 +39,25 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 			return err
 		}
 	}
-	for _, name := range []string{"edgefactor", "seed", "threads"} {
-		if fl := cmd.Flags().Lookup(name); fl.Changed {
-			m.Given = append(m.Given, bench.Setting{Name: name, Value: fl.Value.String()})
-		}
-	}
-	key, command := m.Key()
+	key, command := bfsMatrixKey(cmd, &m)
 	outs, err := startBench(cmd, &f.out, matrix, key, command)
 	if err != nil {
 		return err
 	}
 	return m.Run(cmd.Context(), &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
+}
+
+// bfsMatrixKey returns the marker key of m's table and the command line
+// that regenerates it: the parameters that change the table, the graph's
+// --edgefactor and --seed and --threads only when they were given.
+func bfsMatrixKey(cmd *cobra.Command, m *bench.BFSMatrix) (key, command string) {
+	key = fmt.Sprintf("%s scale=%d ranks=%d roots=%d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
+	command = fmt.Sprintf("graphrun bench %s --scale %d --ranks %d --roots %d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
+	for _, name := range []string{"edgefactor", "seed", "threads"} {
+		if fl := cmd.Flags().Lookup(name); fl.Changed {
+			key += " " + name + "=" + fl.Value.String()
+			command += " --" + name + " " + fl.Value.String()
+		}
+	}
+	return key, command
 }

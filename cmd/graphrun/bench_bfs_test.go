@@ -5,8 +5,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/comm/launch"
+	"github.com/graphrun/graphrun/gen/kronecker"
 )
 
 // TestBenchBFSCodecsRegeneratesItsTable: the matrix writes one JSON per run
@@ -89,5 +92,27 @@ func TestBenchBFSKeyNamesGraphFlags(t *testing.T) {
 	want := "### `graphrun bench bfs-scaling --scale 7 --ranks 1 --roots 1 --edgefactor 8 --seed 3`\n\n<!-- bench:bfs-scaling scale=7 ranks=1 roots=1 edgefactor=8 seed=3 -->\n"
 	if !strings.Contains(string(data), want) || !strings.Contains(string(data), "(in-process ranks, `--no-validate`; `uptime` load average ") {
 		t.Fatalf("no %q in:\n%s", want, data)
+	}
+}
+
+// TestBenchKeys: the marker key and command line of the BFS and transport
+// matrices name the parameters that change their tables, the graph's
+// settings only when given.
+func TestBenchKeys(t *testing.T) {
+	cmd := newBenchBFSCommand(bench.BFSCodecs, "")
+	if err := cmd.Flags().Set("seed", "7"); err != nil {
+		t.Fatal(err)
+	}
+	bm := bench.BFSMatrix{Name: bench.BFSCodecs, Graph: kronecker.DefaultParams(10), Ranks: 4, Roots: 2}
+	if key, command := bfsMatrixKey(cmd, &bm); key != "bfs-codecs scale=10 ranks=4 roots=2 seed=7" || command != "graphrun bench bfs-codecs --scale 10 --ranks 4 --roots 2 --seed 7" {
+		t.Errorf("bfs: %q, %q", key, command)
+	}
+	tm, err := bench.TransportSpec{Ranks: 2, Sizes: "256,1Ki", MinTime: time.Second}.Parse()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if key, command, _ := transportKey(tm, launch.Plan{Ranks: 2}, false); key != "transport ranks=2 sizes=256,1Ki min-time=1s" ||
+		command != "graphrun bench transport --ranks 2 --sizes 256,1Ki --min-time 1s" {
+		t.Errorf("transport: %q, %q", key, command)
 	}
 }

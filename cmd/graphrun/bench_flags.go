@@ -37,7 +37,7 @@ func startBench(cmd *cobra.Command, o *bench.Output, matrix, key, command string
 	for _, in := range inputs {
 		outs.Input(in)
 	}
-	if err := o.Declare(outs); err != nil {
+	if err := declareBenchOutput(outs, o); err != nil {
 		return nil, usage(err)
 	}
 	if err := outs.Check(); err != nil {
@@ -81,7 +81,7 @@ func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output,
 		return job, nil
 	}
 	outs := outputsOf(cmd)
-	if err := out.Declare(outs); err != nil {
+	if err := declareBenchOutput(outs, out); err != nil {
 		return job, usage(err)
 	}
 	if declare != nil {
@@ -89,4 +89,10 @@ func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output,
 	}
 	job.Text = textOut(cmd, outs)
 	return job, outs.Check()
+}
+
+// declareBenchOutput declares a matrix's --dir and --doc among the
+// command's outputs (bench.Output.Declare).
+func declareBenchOutput(outs *output.Set, o *bench.Output) error {
+	return o.Declare(outs.Dir("dir", o.Dir), outs.File("doc", o.Doc))
 }

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 
 	"github.com/spf13/cobra"
 
@@ -41,9 +43,32 @@ func runBenchMemory(cmd *cobra.Command, f *matrixFlags[bench.MemorySpec]) error 
 	if err != nil {
 		return fmt.Errorf("bench memory: %w", err)
 	}
-	key, command := m.Key()
+	s := m.Spec
+	key := fmt.Sprintf("memory scales=%s ranks=%s kinds=%s roots=%d", s.Scales, s.Ranks, s.Kinds, s.Roots)
+	command := fmt.Sprintf("graphrun bench memory --scales %s --ranks %s --kinds %s --roots %d", s.Scales, s.Ranks, s.Kinds, s.Roots)
 	if _, err := startBench(cmd, &f.out, "memory", key, command); err != nil {
 		return err
 	}
-	return m.Run(cmd.Context(), self, &f.out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+	return m.Run(cmd.Context(), memoryCommand(self), &f.out, cmd.OutOrStdout(), cmd.ErrOrStderr())
+}
+
+// memoryCommand runs a configuration of bench memory as a graphrun process
+// of the binary self: "bfs --scale S --ranks P --roots R" (with
+// --partition 2d for bfs-2d) or "pagerank --kron S --undirected
+// --iterations 5 --ranks P", its JSON written with --json.
+func memoryCommand(self string) bench.MemoryCommand {
+	return func(ctx context.Context, kind string, scale, ranks, roots int, json string) *exec.Cmd {
+		var args []string
+		switch kind {
+		case bench.MemoryBFS, bench.MemoryBFS2D:
+			args = []string{"bfs", "--scale", fmt.Sprint(scale), "--ranks", fmt.Sprint(ranks), "--roots", fmt.Sprint(roots)}
+			if kind == bench.MemoryBFS2D {
+				args = append(args, "--partition", "2d")
+			}
+		case bench.MemoryPageRank:
+			args = []string{"pagerank", "--kron", fmt.Sprint(scale), "--undirected", "--iterations", "5", "--ranks", fmt.Sprint(ranks)}
+		}
+		args = append(args, "--json", json)
+		return exec.CommandContext(ctx, self, args...)
+	}
 }

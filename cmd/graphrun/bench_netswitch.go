@@ -34,6 +34,6 @@ frame was held, which the script reads back.`,
 	fl := cmd.Flags()
 	fl.DurationVar(&s.Delay, "delay", time.Millisecond, "one-way latency added to every frame")
 	fl.StringVar(&s.Ports, "ports", "", "the interfaces to join, comma-separated")
-	fl.DurationVar(&s.Every, "stats-every", time.Second, "how often to print the statistics")
+	fl.DurationVar(&s.StatsEvery, "stats-every", time.Second, "how often to print the statistics")
 	return cmd
 }

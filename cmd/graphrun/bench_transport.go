@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/units"
 )
 
@@ -78,8 +79,12 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if err != nil {
 		return err
 	}
-	if err := m.CheckJob(plan); err != nil {
-		return usage(err)
+	if plan.TotalRanks() < 2 {
+		flag := "ranks"
+		if plan.Procs > 0 {
+			flag = "procs"
+		}
+		return flagError(flag, "an Alltoallv benchmark needs at least 2 ranks, the job has %d", plan.TotalRanks())
 	}
 	job, err := f.job(cmd, plan, &f.out, nil)
 	if err != nil {
@@ -88,5 +93,37 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 	if plan.Procs > 0 {
 		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
+	if plan.Reports() {
+		key, command, title := transportKey(m, plan, f.fromProcs)
+		f.out.Title = title
+		f.out.Start("transport", key, command)
+	}
 	return m.Run(cmd.Context(), job)
+}
+
+// transportKey returns the marker key of m's table, the command line that
+// regenerates it and the heading of its section: the ranks (in-process, or
+// the processes of a TCP or MPI job), the message sizes and the minimum
+// time.
+func transportKey(m *bench.TransportMatrix, plan launch.Plan, fromProcs bool) (key, command, title string) {
+	keys, flags, suffix, multi := bench.JobSpec(plan, fromProcs)
+	if !multi {
+		p := plan.TotalRanks()
+		keys = append(keys, fmt.Sprintf("ranks=%d", p))
+		flags = append(flags, fmt.Sprintf("--ranks %d", p))
+	}
+	var ss []string
+	for _, n := range m.Sizes {
+		ss = append(ss, units.FormatBytes(int64(n)))
+	}
+	minTime := m.Spec.MinTime.String()
+	keys = append(keys, "sizes="+strings.Join(ss, ","), "min-time="+minTime)
+	flags = append(flags, "--sizes "+strings.Join(ss, ","), "--min-time "+minTime)
+	if plan.MultiProcess() && m.Spec.Replicas > 1 {
+		keys = append(keys, fmt.Sprintf("replicas=%d", m.Spec.Replicas))
+		flags = append(flags, fmt.Sprintf("--replicas %d", m.Spec.Replicas))
+	}
+	key = "transport " + strings.Join(keys, " ")
+	command = "graphrun bench transport " + strings.Join(flags, " ")
+	return key, command, "### `" + command + "`" + suffix
 }

@@ -143,7 +143,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 	bench := newBenchCommand()
 	bench.AddCommand(
-		newBenchBFSCommand("bfs-codecs", "Paper 004's algorithms, the packed sieve and direction-optimised runs on one graph: bytes, TEPS, breakdown"),
+		newBenchBFSCommand("bfs-codecs", "Lv et al.'s algorithms, the packed sieve and direction-optimised runs on one graph: bytes, TEPS, breakdown"),
 		newBenchBFSCommand("bfs-scaling", "The default and the packed exchange on 1, 2, 4, ... up to --ranks ranks"),
 		newBenchPageRankCommand(),
 		newBenchPageRankSpeedCommand())
