@@ -8,7 +8,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
@@ -151,24 +150,4 @@ func (o *Output) Complete(bar *progress.Matrix, text, stderr io.Writer, table st
 		return err
 	}
 	return o.Regenerate(stderr, what, caption, table)
-}
-
-// JobSpec is how a bench table names a multi-process job: the transport
-// and logical rank count for its marker key, the flags that start the job
-// again for its command line, and the suffix of its heading. A job started
-// by hand (--rank R --size N, N counting every replica process) differs
-// from one started by --procs (fromProcs). multi is false for an
-// in-process run, whose rank counts each matrix names itself.
-func JobSpec(plan launch.Plan, fromProcs bool) (keys, flags []string, suffix string, multi bool) {
-	p := plan.TotalRanks()
-	switch {
-	case plan.MPI():
-		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, fmt.Sprintf(" on %d MPI processes", p), true
-	case plan.TCP() && fromProcs:
-		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, "", true
-	case plan.TCP():
-		n := p * plan.Replication()
-		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, fmt.Sprintf(", R = 0 … %d", n-1), true
-	}
-	return nil, nil, "", false
 }

@@ -114,7 +114,7 @@ func denseKey(m *bench.DenseMatrix, plan launch.Plan, fromProcs bool) (key, comm
 		keys = append(keys, name+"="+value)
 		flags = append(flags, "--"+name+" "+value)
 	}
-	jobKeys, jobFlags, suffix, multi := bench.JobSpec(plan, fromProcs)
+	jobKeys, jobFlags, suffix, multi := jobSpec(plan, fromProcs)
 	if multi {
 		keys, flags = jobKeys, jobFlags
 	} else {

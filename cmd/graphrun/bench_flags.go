@@ -5,10 +5,13 @@ package main
 // processes, the transport flags with the hidden --from-procs.
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/graphrun/graphrun/bench"
+	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/internal/output"
 )
 
@@ -95,4 +98,24 @@ func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output,
 // command's outputs (bench.Output.Declare).
 func declareBenchOutput(outs *output.Set, o *bench.Output) error {
 	return o.Declare(outs.Dir("dir", o.Dir), outs.File("doc", o.Doc))
+}
+
+// jobSpec is how a bench table names a multi-process job: the transport
+// and logical rank count for its marker key, the flags that start the job
+// again for its command line, and the suffix of its heading. A job started
+// by hand (--rank R --size N, N counting every replica process) differs
+// from one started by --procs (fromProcs). multi is false for an
+// in-process run, whose rank counts each matrix names itself.
+func jobSpec(plan launch.Plan, fromProcs bool) (keys, flags []string, suffix string, multi bool) {
+	p := plan.TotalRanks()
+	switch {
+	case plan.MPI():
+		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, fmt.Sprintf(" on %d MPI processes", p), true
+	case plan.TCP() && fromProcs:
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, "", true
+	case plan.TCP():
+		n := p * plan.Replication()
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, fmt.Sprintf(", R = 0 … %d", n-1), true
+	}
+	return nil, nil, "", false
 }

@@ -106,7 +106,7 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 // the processes of a TCP or MPI job), the message sizes and the minimum
 // time.
 func transportKey(m *bench.TransportMatrix, plan launch.Plan, fromProcs bool) (key, command, title string) {
-	keys, flags, suffix, multi := bench.JobSpec(plan, fromProcs)
+	keys, flags, suffix, multi := jobSpec(plan, fromProcs)
 	if !multi {
 		p := plan.TotalRanks()
 		keys = append(keys, fmt.Sprintf("ranks=%d", p))
