@@ -67,10 +67,10 @@ func TestConvertCLI(t *testing.T) {
 }
 
 // TestBFSGapbsSerialized is issue 18's gapbs check: the .sg files gapbs's
-// converter made (graph/testdata/gapbs) give the BFS levels of the text
+// converter made (graph/edgelist/testdata/gapbs) give the BFS levels of the text
 // they came from.
 func TestBFSGapbsSerialized(t *testing.T) {
-	dir := filepath.Join("..", "..", "graph", "testdata", "gapbs")
+	dir := filepath.Join("..", "..", "graph", "edgelist", "testdata", "gapbs")
 	want := reachedLevels(bfsTree(t, nil, filepath.Join(dir, "small.el"), "--root", "11"))
 	for _, name := range []string{"small.sg", "small-directed.sg", "small.wsg"} {
 		if got := reachedLevels(bfsTree(t, nil, filepath.Join(dir, name), "--root", "11", "--ranks", "3")); strings.Join(got, ",") != strings.Join(want, ",") {
