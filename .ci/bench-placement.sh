@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Paper 003's question on graphrun's 2D BFS: with more blocks than ranks,
+# NumS's question on graphrun's 2D BFS: with more blocks than ranks,
 # does LSHS placement (partition.PlaceLSHS over the blocks' work: a pilot's
 # entries read plus a per-block fixed cost, graph500/blocks.go) beat
 # round-robin (block k on rank k mod p)? Runs, on the unpermuted (skewed)

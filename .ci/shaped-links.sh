@@ -5,8 +5,8 @@
 # in both directions (egress of the rank's eth0: what it sends; egress of
 # its bridge port: what it receives), so each process owns a full-duplex
 # link of RATE, as each node of a cluster owns its NIC on a non-blocking
-# switch (the setting of Zhang and Qiu Fig. 10, Li et al. Fig. 4/5 and paper
-# 000 §V's replication costs). The bytes really cross the kernel's TCP
+# switch (the setting of Zhang and Qiu Fig. 10, Li et al. Fig. 4/5 and Kylix
+# §V's replication costs). The bytes really cross the kernel's TCP
 # stack and the shaped links; nothing is modelled.
 #
 # Usage: bash .ci/shaped-links.sh [GRAPHRUN ARGS...]
