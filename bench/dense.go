@@ -3,6 +3,14 @@ package bench
 // Dense allreduce timings: Li et al. Fig. 4/5 (tree against butterfly)
 // and Zhang and Qiu Fig. 10 (the hypercube for unsplittable and chunked
 // vectors), one rank count and vector length per row.
+//
+// References: Zhenyu Li, James A. Davis and Stephen A. Jarvis, "An
+// Efficient Task-based All-Reduce for Machine Learning Applications",
+// Machine Learning on HPC Environments workshop (MLHPC'17), ACM, 2017;
+// Bingjing Zhang and Judy Qiu, "Efficient, Fault-tolerant and Elastic
+// Allreduce Framework for Iterative Algorithms", Indiana University
+// Bloomington, technical report (undated). dense_call.go and
+// dense_matrix.go cite them by these short forms.
 
 import (
 	"context"
