@@ -18,8 +18,6 @@ package graph500
 
 import (
 	"context"
-	"strconv"
-	"strings"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
@@ -27,56 +25,21 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// fusedLayout is a fusable LSHS layout run fused: the process grid
-// over the renumbered graph, the renumbering, and per process column the
-// block columns it holds.
-type fusedLayout struct {
-	grid    partition.Grid
-	order   *partition.SegmentOrder
-	columns [][]int
-}
-
-// String names the block columns of every process column, as
-// "0+7 4+6 2+3 1+5" (process row i holds the i-th contiguous group of
-// block rows).
-func (f *fusedLayout) String() string {
-	var sb strings.Builder
-	for g, cols := range f.columns {
-		if g > 0 {
-			sb.WriteByte(' ')
-		}
-		for k, s := range cols {
-			if k > 0 {
-				sb.WriteByte('+')
-			}
-			sb.WriteString(strconv.Itoa(s))
-		}
-	}
-	return sb.String()
-}
-
 // fusable returns the process grid of a run whose blocks can be fused
-// (LSHS placement, not Unfused, the most square process grid refined by
-// the block grid, and every block row and vertex piece of both grids an
-// equal range of the vertices), and whether there is one.
+// (LSHS placement, not Unfused, and partition.FusableGrid), and whether
+// there is one.
 func fusable(cfg Config, blocks partition.Grid, p int) (partition.Grid, bool) {
-	pr, pc, _ := partition.AutoGrid(p)
-	if cfg.Placement != PlaceLSHS || cfg.Unfused || blocks.R%pr != 0 || blocks.C%pc != 0 {
+	if cfg.Placement != PlaceLSHS || cfg.Unfused {
 		return partition.Grid{}, false
 	}
-	procs, err := partition.NewGrid(blocks.Part.N, pr, pc)
-	n := blocks.Part.N
-	if err != nil || blocks.Part.Block*int64(blocks.P()) != n || procs.Part.Block*int64(p) != n {
-		return partition.Grid{}, false
-	}
-	return procs, true
+	return partition.FusableGrid(blocks, p)
 }
 
 // fuseBlocks returns the fused layout of a run on c over the block grid
 // blocks, or nil when its blocks cannot be fused: LSHS over the blocks'
 // entries and the pilot's work, as placeBlocks measures them, restricted to
 // the fusable layouts.
-func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.Grid) (*fusedLayout, error) {
+func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.Grid) (*partition.FusedLayout, error) {
 	procs, ok := fusable(cfg, blocks, c.Size())
 	if !ok {
 		return nil, nil
@@ -97,46 +60,23 @@ func fuseBlocks(ctx context.Context, c comm.Comm, cfg Config, blocks partition.G
 	if err != nil {
 		return nil, err
 	}
-	return newFusedLayout(procs, blocks, col)
-}
-
-// newFusedLayout returns the fused layout of the block grid blocks on the
-// process grid procs that puts block column c on process column col[c]:
-// vertex piece (a, c) of the block grid, block row a and block column c,
-// goes to piece (a·pr/br, col[c]) of the process grid, and the pieces that
-// share one keep their order.
-func newFusedLayout(procs, blocks partition.Grid, col []int) (*fusedLayout, error) {
-	pieces := make([][]int, procs.P())
-	columns := make([][]int, procs.C)
-	for k := range blocks.P() {
-		a, c := k/blocks.C, k%blocks.C
-		t := procs.Rank(a/(blocks.R/procs.R), col[c])
-		pieces[t] = append(pieces[t], k)
-	}
-	for c, g := range col {
-		columns[g] = append(columns[g], c)
-	}
-	order, err := partition.NewSegmentOrder(blocks.Part.N, pieces)
-	if err != nil {
-		return nil, err
-	}
-	return &fusedLayout{grid: procs, order: order, columns: columns}, nil
+	return partition.NewFusedLayout(procs, blocks, col)
 }
 
 // runFused is RunRank for a fused layout: kernel 1 builds the renumbered
-// graph's block of this process on f.grid, and the searches run on it with
+// graph's block of this process on f.Grid, and the searches run on it with
 // one block per process. On rank 0 the report names the block grid, the
 // blocks per rank, the placement and the groups.
-func runFused(ctx context.Context, c comm.Comm, cfg Config, blocks partition.Grid, f *fusedLayout) (*results.Graph500Run, error) {
+func runFused(ctx context.Context, c comm.Comm, cfg Config, blocks partition.Grid, f *partition.FusedLayout) (*results.Graph500Run, error) {
 	params := cfg.Graph
 	fcfg := cfg
-	fcfg.BlocksPerRank, fcfg.GridRows, fcfg.GridCols = 1, f.grid.R, f.grid.C
-	share := renumberedShare{params.Share(c.Rank(), c.Size(), cfg.Threads), f.order}
-	g, blk, times, err := buildGraph(ctx, c, fcfg, f.grid.Part, f.grid, share)
+	fcfg.BlocksPerRank, fcfg.GridRows, fcfg.GridCols = 1, f.Grid.R, f.Grid.C
+	share := renumberedShare{params.Share(c.Rank(), c.Size(), cfg.Threads), f.Order}
+	g, blk, times, err := buildGraph(ctx, c, fcfg, f.Grid.Part, f.Grid, share)
 	if err != nil {
 		return nil, err
 	}
-	b := &builtGraph{g: g, blocks: blk, part: f.grid.Part, grid: f.grid, times: times, tuples: params.NumEdges(), order: f.order}
+	b := &builtGraph{g: g, blocks: blk, part: f.Grid.Part, grid: f.Grid, times: times, tuples: params.NumEdges(), order: f.Order}
 	var head *results.Graph500Run
 	if c.Rank() == 0 {
 		head = &results.Graph500Run{Scale: params.Scale, EdgeFactor: params.EdgeFactor, Seed: params.Seed, Unpermuted: params.Unpermuted}

@@ -8,10 +8,14 @@
 // like a bridge and forwards every frame Delay after it arrived. The
 // frames are the real TCP traffic of the ranks; only the wait is added.
 //
-// The setting is that of paper 000 (Zhao and Canny, Kylix) §VII-A and
-// Fig. 6: many nodes, each with its own link, where the number of messages
-// and their latency, not only the bytes, decide which allreduce network
-// (direct, binary or heterogeneous butterfly) wins.
+// The setting is that of Kylix §VII-A and Fig. 6: many nodes, each with
+// its own link, where the number of messages and their latency, not only
+// the bytes, decide which allreduce network (direct, binary or
+// heterogeneous butterfly) wins.
+//
+// Source: Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for
+// Commodity Clusters", 43rd International Conference on Parallel
+// Processing (ICPP), IEEE, 2014.
 package netemu
 
 import (
