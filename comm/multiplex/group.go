@@ -110,11 +110,6 @@ func (b *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 		b.full, b.fullRecv = make([][]byte, n), make([][]byte, n)
 	}
 	full, fullRecv := b.full, b.fullRecv
-	defer func() {
-		for _, w := range members {
-			full[w], fullRecv[w] = nil, nil
-		}
-	}()
 	reuse := len(recv) == len(members)
 	for k, w := range members {
 		full[w] = send[k]
@@ -124,6 +119,10 @@ func (b *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 	}
 	got, err := b.call(ctx, "alltoallv-group", phase, full, fullRecv, members)
 	if err != nil {
+		// A failed call may return (its context ended) while the local
+		// rank that runs the round still reads these lists: leave them
+		// to it, untouched, and take fresh ones next time.
+		b.full, b.fullRecv = nil, nil
 		return nil, err
 	}
 	out := recv
@@ -132,6 +131,7 @@ func (b *Comm) AlltoallvGroup(ctx context.Context, phase string, members []int, 
 	}
 	for k, w := range members {
 		out[k] = got[w]
+		full[w], fullRecv[w] = nil, nil
 	}
 	return out, nil
 }
