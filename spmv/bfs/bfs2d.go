@@ -66,6 +66,7 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/sieve"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -74,7 +75,6 @@ const (
 	PhaseFold    = "bfs2d.fold"    // candidates along processor rows
 	PhaseVisited = "bfs2d.visited" // new vertices along processor rows
 	PhaseExpand  = "bfs2d.expand"  // new frontier along processor columns
-	PhaseSetup2D = "bfs2d.setup"   // the directories, once per engine
 )
 
 // BFS2D is one rank's reusable 2D breadth-first search engine.
@@ -201,7 +201,7 @@ func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS
 	b.sendRow = make([][]byte, grid.C)
 	b.sendCol = make([][]byte, grid.R)
 	if b.sieve {
-		if b.colDirOut, b.rowDirOut, err = exchangeDirectories2D(ctx, g, b.row, b.col); err != nil {
+		if b.colDirOut, b.rowDirOut, err = sieve.Exchange2D(ctx, g, b.row, b.col); err != nil {
 			return nil, err
 		}
 	}
@@ -212,50 +212,6 @@ func New2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Config) (*BFS
 // at position k of the row or column, for a piece of rank `owner`.
 func (b *BFS2D) piece(bm frontier.Bitmap, k, owner int) frontier.Bitmap {
 	return bm[k*b.pw : k*b.pw+b.grid.Part.Words(owner)]
-}
-
-// exchangeDirectories2D sends every column peer a the columns of block g
-// that fall in a's piece (the vertices of a's piece that this block can
-// use), and every row peer s the rows of this block in s's piece (the
-// vertices of s's piece this block can discover), as raw bitmaps, and
-// returns what the peers sent: per column peer a the own vertices with an
-// entry in block (a, j), per row peer s those with a row in block (i, s).
-// The 2D engine's sieve and the 2D validator's ghost exchange read them.
-func exchangeDirectories2D(ctx context.Context, g *graph.Block2D, row, col *comm.Sub) (colDirOut, rowDirOut []frontier.Bitmap, err error) {
-	grid := g.Grid
-	pw := int(grid.Part.Block / 64)
-	piece := func(bm frontier.Bitmap, k, owner int) frontier.Bitmap {
-		return bm[k*pw : k*pw+grid.Part.Words(owner)]
-	}
-	sendCol, sendRow := make([][]byte, grid.R), make([][]byte, grid.C)
-	for a := range grid.R {
-		sendCol[a] = piece(g.ColMask, a, grid.Rank(a, g.Col)).AppendBytes(nil)
-	}
-	for s := range grid.C {
-		sendRow[s] = piece(g.RowMask, s, grid.Rank(g.Row, s)).AppendBytes(nil)
-	}
-	own := grid.Part.Words(g.Rank)
-	load := func(sub *comm.Sub, send [][]byte) ([]frontier.Bitmap, error) {
-		recv, err := sub.Alltoallv(ctx, PhaseSetup2D, send, nil)
-		if err != nil {
-			return nil, fmt.Errorf("bfs: exchanging the 2D directories: %w", err)
-		}
-		out := make([]frontier.Bitmap, len(recv))
-		for k, m := range recv {
-			out[k] = make(frontier.Bitmap, own)
-			if err := out[k].LoadBytes(m); err != nil {
-				return nil, fmt.Errorf("bfs: directory from rank %d: %w", sub.Members()[k], err)
-			}
-		}
-		return out, nil
-	}
-	if colDirOut, err = load(col, sendCol); err != nil {
-		return nil, nil, err
-	}
-	if rowDirOut, err = load(row, sendRow); err != nil {
-		return nil, nil, err
-	}
-	return colDirOut, rowDirOut, nil
 }
 
 // Prepare clears the previous search's state (see BFS.Prepare).

@@ -10,7 +10,7 @@ package bfs
 // non-empty rows and columns: the owners of R_i's pieces (its processor row)
 // send the levels of their vertices whose row in block (i, j) is not empty,
 // the owners of C_j's pieces (its processor column) those whose column is not
-// empty — the 2D sieve's directories say which (exchangeDirectories2D), and
+// empty — the 2D sieve's directories say which (sieve.Exchange2D), and
 // Block2D's masks and per-word ranks say where each value goes: the row and
 // column ghosts are one value per non-empty row and column, found by the
 // masks' popcount index. Each undirected edge {x, y} is stored in block
@@ -135,7 +135,7 @@ func NewValidator2D(ctx context.Context, c comm.Comm, g *graph.Block2D, cfg Vali
 		}
 	}
 	if rowDirOut == nil {
-		if colDirOut, rowDirOut, err = exchangeDirectories2D(ctx, g, v.row, v.col); err != nil {
+		if colDirOut, rowDirOut, err = sieve.Exchange2D(ctx, g, v.row, v.col); err != nil {
 			return nil, fmt.Errorf("validate: %w", err)
 		}
 		v.ownDirs = true
