@@ -7,11 +7,11 @@
 // elastic growth (§II, §III, §V).
 //
 // Like graph500/ for BFS, the driver is SPMD code: RunRank and
-// RunElasticRank are what one rank runs; the caller describes the job
-// with a JobConfig, which checks itself into a Source and a Job, starts
-// the ranks on a transport and prints the Report. The driver holds no
-// algorithm of its own: the matrix, the iterations and the allreduce are
-// the kernel's (pagerank.go) and package allreduce's.
+// RunElasticRank are what one rank runs; the caller checks a JobConfig
+// into a Source and a Job, starts the ranks on a transport and prints the
+// Report. The driver holds no algorithm of its own: the matrix, the
+// iterations and the allreduce are the kernel's (pagerank.go) and package
+// allreduce's.
 
 package pagerank
 
