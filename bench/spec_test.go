@@ -76,9 +76,10 @@ func defaultDense() DenseSpec {
 		Repeat: 5, Stat: "median", Workers: 1, Pieces: 1, LinkLatency: 50 * time.Microsecond}
 }
 
-// TestSpecsNameTheFlagAtFault: every bad setting of a matrix is refused
-// with the error of its flag, so that the command line names it.
-func TestSpecsNameTheFlagAtFault(t *testing.T) {
+// TestSpecsNameTheFieldAtFault: every bad setting of a matrix is refused
+// with a fielderr.Error naming the Spec's field, which a command line maps
+// to its own option.
+func TestSpecsNameTheFieldAtFault(t *testing.T) {
 	dense := func(change func(*DenseSpec)) error {
 		s := defaultDense()
 		change(&s)
