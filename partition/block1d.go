@@ -11,7 +11,8 @@
 // of Kylix §II-B, and PlaceLSHS, PlaceLSHSGrid and PlaceLSHSFusable place
 // the blocks of a finer block grid on ranks by NumS's load-simulated
 // hierarchical scheduling (§5, Alg. 1; objective eq. 2 of §5.1);
-// PlaceGridBlocks chooses among them for a 2D run.
+// PlaceGridBlocks chooses among them for a 2D run, and FusedLayout runs a
+// grid-aligned placement as one block per process.
 //
 // # References
 //

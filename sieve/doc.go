@@ -52,12 +52,20 @@
 // directory vectors to their peers once, at initialisation): rank i marks,
 // from its rows, every neighbour of its vertices, cuts that n-bit map into
 // the p bitmaps V(i,j) and sends each to rank j in one Alltoallv (phase
-// PhaseBuild). It does not need symmetry,
-// but costs an exchange of (p−1)/p·n bits per rank, an n-bit scratch map with
-// atomic updates per stored edge and the receive buffers. For undirected
-// graphs the two give identical directories (the tests check it); graphrun
-// uses Build, and keeps BuildExchanged as Lv et al.'s reference and for
-// matrices that are not stored symmetrically.
+// PhaseBuild). It does not need symmetry, but costs an exchange of
+// (p−1)/p·n bits per rank, an n-bit scratch map with atomic updates per
+// stored edge and the receive buffers. For undirected graphs the two give
+// identical directories (the tests check it); graphrun uses Build, and keeps
+// BuildExchanged as Lv et al.'s reference and for matrices that are not
+// stored symmetrically.
+//
+// # The 2D grid
+//
+// Exchange2D carries the directory to the 2D partition that Lv et al.
+// §VIII–IX name as the next step: once, at set-up, every rank of an R×C grid
+// learns from its column peers which of its vertices have an entry in their
+// blocks and from its row peers which have a row there. The 2D BFS engine
+// sieves with it, and the 2D validator exchanges its ghosts along it.
 //
 // # Memory
 //
