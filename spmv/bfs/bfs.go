@@ -62,17 +62,6 @@ func (r *Result) Work() (busy time.Duration, scanned int64) {
 	return busy, scanned
 }
 
-// Depth returns the number of non-empty levels (the eccentricity of the root + 1).
-func (r *Result) Depth() int {
-	n := 0
-	for _, s := range r.Steps {
-		if s.Frontier > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // BFS is one rank's reusable breadth-first search engine over its CSR rows.
 type BFS struct {
 	c    comm.Comm // the whole job

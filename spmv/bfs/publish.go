@@ -68,9 +68,6 @@ func newPublisher(g *graph.CSR, part partition.Block1D, rank int, cfg Config) (p
 	return p, nil
 }
 
-// Directory returns the cross directory (nil unless the exchange sieves).
-func (b *BFS) Directory() *sieve.Directory { return b.pub.dir }
-
 // publish fills global with every rank's new frontier (sieved for this rank
 // when sieving) and records sizes and times in step.
 func (p *publisher) publish(ctx context.Context, c comm.Comm, part partition.Block1D, next, global frontier.Bitmap, step *spmv.LevelStats) error {
