@@ -292,7 +292,7 @@ func TestPageRankCLIJoinBadUse(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"", []string{"--join"}, "--join: needs an elastic job"},
+		{"", []string{"--join"}, "--join: only an elastic job takes processes in"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--procs", "2"}, coord...), "--procs: cannot be combined with --join"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--rank", "1", "--size", "2"}, coord...), "cannot be combined with --join"},
 		{strings.Repeat("ab", 32), append([]string{"--elastic", "--join", "--ranks", "2"}, coord...), "--ranks: cannot be combined with --join"},

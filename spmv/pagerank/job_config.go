@@ -70,7 +70,7 @@ var ErrNoInput = errors.New("pagerank: no input: neither an edge list nor a Kron
 // returned between the two checks.
 func (jc JobConfig) CheckJoin(jobErr error) error {
 	if !jc.Elastic {
-		return fielderr.New("Join", "needs an elastic job: only an elastic job takes processes in")
+		return fielderr.New("Join", "only an elastic job takes processes in")
 	}
 	if jobErr != nil {
 		return jobErr
