@@ -2,8 +2,7 @@ package bfs
 
 // The golden graphs of internal/testgraph, each with references made by
 // NetworkX (testdata/make_refs.py there): BFS level sizes of the undirected
-// view and every vertex's PageRank, on several rank counts, exchanges and
-// allreduces.
+// view, on several rank counts and exchanges (PageRank's: spmv/pagerank).
 
 import (
 	"slices"
