@@ -9,7 +9,7 @@ import (
 )
 
 // Alpha is the power-law exponent of the density model used by DesignDegrees
-// and PredictLayerBytes. Paper 000 §IV notes that the density curve depends
+// and PredictLayerBytes. Kylix §IV notes that the density curve depends
 // only mildly on α (real data sets have 0.5 ≤ α ≤ 2); α = 1 is Zipf's law.
 const Alpha = 1.0
 

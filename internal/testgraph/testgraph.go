@@ -7,7 +7,8 @@
 // The golden graphs, each with a G.bfs.txt and a G.pagerank.tsv:
 //   - small-undirected.el: a path, a triangle, a bridge, duplicates in both
 //     directions, self-loops and a separate component;
-//   - kron8.el: `graphrun generate --scale 8 --edgefactor 8 -o kron8.el`;
+//   - kron8.el: the Graph500 Kronecker graph of scale 8 and edge factor 8,
+//     as graphrun's generate command writes it;
 //   - web-directed.el: a directed graph with sparse ids, hubs, dangling
 //     vertices, a self-loop and a duplicate (seeded: testdata/make_graphs.py);
 //   - grid-7x5.mtx: a 7×5 grid as Matrix Market, symmetric, one triangle

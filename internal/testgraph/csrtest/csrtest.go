@@ -1,6 +1,6 @@
 // Package csrtest builds test graphs as distributed CSRs on in-process ranks
 // for the tests and benchmarks of the kernels that take a graph.CSR (sieve's
-// directory, spmv's searches and validator; paper 004 §III, kernel 1 of the
+// directory, the BFS searches and validator; Lv et al. §III, kernel 1 of the
 // Graph500 specification): the random shapes of internal/testgraph as
 // edge lists, and the launchers that build a graph on p ranks, each rank
 // given a different slice of the tuples (1D blocks: OnRanks, Build; a 2D
