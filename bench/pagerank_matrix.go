@@ -2,17 +2,15 @@ package bench
 
 // bench pagerank-allreduce (Kylix §VII's comparison of the direct,
 // binary and Kylix networks; REFERENCES.md) and bench pagerank (time per
-// iteration) as a whole: their settings checked, every run made by a
-// pagerank command line whose JSON is recorded (runPageRankMatrix),
-// summary.json and the tables.
+// iteration) as a whole: their settings checked, every run made by the
+// caller's PageRankRunner and its JSON recorded (runPageRankMatrix),
+// summary.json and the tables. The marker keys and the command lines are
+// the caller's.
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -23,30 +21,13 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// Runner runs one graphrun command line (the arguments below graphrun)
-// and returns its standard output: the run's JSON.
-type Runner func(args []string) ([]byte, error)
+// PageRankRunner makes one run of a PageRank matrix as the caller does
+// PageRank (in this process or in a child process) and returns the run's
+// JSON, as results.ReadPageRankJSON reads it.
+type PageRankRunner func(run PageRankBenchRun) ([]byte, error)
 
-// ChildRunner runs each command line as a child process of the graphrun
-// binary self, so that its peak memory is its own; its errors name the
-// matrix and carry the child's standard error.
-func ChildRunner(ctx context.Context, self, matrix string) Runner {
-	return func(args []string) ([]byte, error) {
-		var data, errOut bytes.Buffer
-		c := exec.CommandContext(ctx, self, args...)
-		c.Stdout, c.Stderr = &data, &errOut
-		if err := c.Run(); err != nil {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("bench %s: graphrun %s: %w: %s", matrix, strings.Join(args, " "), err, strings.TrimSpace(errOut.String()))
-		}
-		return data.Bytes(), nil
-	}
-}
-
-// PageRankAllreduceSpec is bench pagerank-allreduce's settings as the
-// command line gives them, each field named after its flag.
+// PageRankAllreduceSpec configures bench pagerank-allreduce, checked by
+// Parse, whose errors name the field at fault.
 type PageRankAllreduceSpec struct {
 	Scale             int    // Kronecker scale, unless Input
 	Input             string // an edge-list file
@@ -60,21 +41,21 @@ type PageRankAllreduceMatrix struct {
 	Degrees []string // the networks of Degrees, formatted
 }
 
-// Parse checks the settings; every error is a fielderr.Error of the flag
-// at fault.
+// Parse checks the settings; every error is a fielderr.Error naming the
+// field at fault.
 func (s PageRankAllreduceSpec) Parse() (*PageRankAllreduceMatrix, error) {
 	if err := launch.CheckRanks(s.Ranks); err != nil {
 		return nil, err
 	}
 	switch {
 	case s.Iterations < 1:
-		return nil, fielderr.New("iterations", "%d is less than 1", s.Iterations)
+		return nil, fielderr.New("Iterations", "%d is less than 1", s.Iterations)
 	case s.Input == "" && (s.Scale < 1 || s.Scale > MaxMatrixScale):
-		return nil, fielderr.New("scale", "%d is outside 1..%d", s.Scale, MaxMatrixScale)
+		return nil, fielderr.New("Scale", "%d is outside 1..%d", s.Scale, MaxMatrixScale)
 	}
 	if s.Input != "" {
 		if _, err := os.Stat(s.Input); err != nil {
-			return nil, fielderr.Wrap("input", err)
+			return nil, fielderr.Wrap("Input", err)
 		}
 	}
 	m := &PageRankAllreduceMatrix{Spec: s}
@@ -85,42 +66,25 @@ func (s PageRankAllreduceSpec) Parse() (*PageRankAllreduceMatrix, error) {
 		d = strings.TrimSpace(d)
 		deg, err := allreduce.ParseDegrees(d, s.Ranks)
 		if err != nil {
-			return nil, fielderr.Wrap("degrees", err)
+			return nil, fielderr.Wrap("Degrees", err)
 		}
 		if deg == nil {
-			return nil, fielderr.New("degrees", "%q: the matrix always runs kylix with auto degrees; list explicit networks such as 8x8", d)
+			return nil, fielderr.New("Degrees", "%q: the matrix always runs kylix with auto degrees; list explicit networks such as 8x8", d)
 		}
 		m.Degrees = append(m.Degrees, allreduce.FormatDegrees(deg))
 	}
 	return m, nil
 }
 
-// Key returns the marker key of the table and the command line that
-// regenerates it.
-func (m *PageRankAllreduceMatrix) Key() (key, command string) {
-	s := m.Spec
-	graphFlag, graphKey := fmt.Sprintf("--scale %d", s.Scale), fmt.Sprintf("scale=%d", s.Scale)
-	if s.Input != "" {
-		graphFlag, graphKey = "--input "+filepath.Base(s.Input), "input="+filepath.Base(s.Input)
-	}
-	key = fmt.Sprintf("pagerank-allreduce %s ranks=%d iterations=%d", graphKey, s.Ranks, s.Iterations)
-	command = fmt.Sprintf("graphrun bench pagerank-allreduce %s --ranks %d --iterations %d", graphFlag, s.Ranks, s.Iterations)
-	if len(m.Degrees) > 0 {
-		key += " degrees=" + strings.Join(m.Degrees, ",")
-		command += " --degrees " + strings.Join(m.Degrees, ",")
-	}
-	return key, command
-}
-
 // Run makes every run of the matrix with run, records each in out, prints
 // the table on text and regenerates it in out's Doc. out must be started.
-func (m *PageRankAllreduceMatrix) Run(run Runner, out *Output, text, stderr io.Writer) error {
+func (m *PageRankAllreduceMatrix) Run(run PageRankRunner, out *Output, text, stderr io.Writer) error {
 	s := m.Spec
-	graphArgs, graphName := []string{"--kron", fmt.Sprint(s.Scale)}, fmt.Sprintf("Kronecker scale %d", s.Scale)
+	graph, graphName := PageRankGraph{Scale: s.Scale}, fmt.Sprintf("Kronecker scale %d", s.Scale)
 	if s.Input != "" {
-		graphArgs, graphName = []string{s.Input}, filepath.Base(s.Input)
+		graph, graphName = PageRankGraph{Input: s.Input}, filepath.Base(s.Input)
 	}
-	matrix := pageRankAllreduceRuns(graphArgs, s.Ranks, s.Iterations, m.Degrees)
+	matrix := pageRankAllreduceRuns(graph, s.Ranks, s.Iterations, m.Degrees)
 	bar := progress.NewMatrix(stderr, "pagerank-allreduce", len(matrix))
 	var files []string
 	runs, err := runPageRankMatrix("pagerank-allreduce", matrix, out, run, func(br PageRankBenchRun, r *results.PageRankRun) {
@@ -143,8 +107,8 @@ func (m *PageRankAllreduceMatrix) Run(run Runner, out *Output, text, stderr io.W
 	return out.Complete(bar, text, stderr, pageRankAllreduceTable(runs), summary, graphName+", in-process ranks", "Per iteration, all ranks:")
 }
 
-// PageRankSpeedSpec is bench pagerank's settings as the command line
-// gives them, each field named after its flag.
+// PageRankSpeedSpec configures bench pagerank: lists as text, checked by
+// Parse, whose errors name the field at fault.
 type PageRankSpeedSpec struct {
 	Inputs, Scales, Ranks string // comma-separated files; scales (a list or a range); rank counts
 	Iterations            int
@@ -158,15 +122,15 @@ type PageRankSpeedMatrix struct {
 	RankCounts []int
 }
 
-// Parse checks the settings; every error is a fielderr.Error of the flag
-// at fault.
+// Parse checks the settings; every error is a fielderr.Error naming the
+// field at fault.
 func (s PageRankSpeedSpec) Parse() (*PageRankSpeedMatrix, error) {
 	m := &PageRankSpeedMatrix{Spec: s}
 	if strings.TrimSpace(s.Inputs) != "" {
 		for _, in := range strings.Split(s.Inputs, ",") {
 			in = strings.TrimSpace(in)
 			if _, err := os.Stat(in); err != nil {
-				return nil, fielderr.Wrap("inputs", err)
+				return nil, fielderr.Wrap("Inputs", err)
 			}
 			m.Inputs = append(m.Inputs, in)
 		}
@@ -175,45 +139,32 @@ func (s PageRankSpeedSpec) Parse() (*PageRankSpeedMatrix, error) {
 	if strings.TrimSpace(s.Scales) != "" {
 		var err error
 		if scales, err = ParseScales(s.Scales); err != nil {
-			return nil, fielderr.Wrap("scales", err)
+			return nil, fielderr.Wrap("Scales", err)
 		}
 	}
 	if m.Graphs = pageRankSpeedGraphs(m.Inputs, scales); len(m.Graphs) == 0 {
-		return nil, fielderr.New("inputs", "no graph: give --inputs or --scales")
+		return nil, fielderr.New("Inputs", "no graph: no edge-list files and no Kronecker scales")
 	}
 	var err error
 	if m.RankCounts, err = ParseRankCounts(s.Ranks); err != nil {
 		return nil, err
 	}
 	if s.Iterations < 1 {
-		return nil, fielderr.New("iterations", "%d is less than 1", s.Iterations)
+		return nil, fielderr.New("Iterations", "%d is less than 1", s.Iterations)
 	}
 	return m, nil
 }
 
-// Key returns the marker key of the table (the inputs by their base
-// names) and the command line that regenerates it.
-func (m *PageRankSpeedMatrix) Key() (key, command string) {
-	s := m.Spec
-	var names []string
-	for _, in := range m.Inputs {
-		names = append(names, filepath.Base(in))
-	}
-	key = fmt.Sprintf("pagerank inputs=%s scales=%s ranks=%s iterations=%d", strings.Join(names, ","), s.Scales, s.Ranks, s.Iterations)
-	command = fmt.Sprintf("graphrun bench pagerank --inputs %s --scales %s --ranks %s --iterations %d", strings.Join(m.Inputs, ","), s.Scales, s.Ranks, s.Iterations)
-	return key, command
-}
-
 // Run makes every run of the matrix with run, records each in out, prints
 // the table on text and regenerates it in out's Doc. out must be started.
-func (m *PageRankSpeedMatrix) Run(run Runner, out *Output, text, stderr io.Writer) error {
+func (m *PageRankSpeedMatrix) Run(run PageRankRunner, out *Output, text, stderr io.Writer) error {
 	matrix := pageRankSpeedRuns(m.Graphs, m.RankCounts, m.Spec.Iterations)
 	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
 	var rows []PageRankSpeedRow
 	var files []string
 	_, err := runPageRankMatrix("pagerank", matrix, out, run, func(br PageRankBenchRun, r *results.PageRankRun) {
-		rows, files = append(rows, PageRankSpeedRow{Graph: br.Graph, Run: r}), append(files, br.File)
-		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.Graph, br.Ranks, r.IterationTime.Median*1e3))
+		rows, files = append(rows, PageRankSpeedRow{Graph: br.GraphName, Run: r}), append(files, br.File)
+		bar.Step(fmt.Sprintf("%s, %d ranks: %.3f ms per iteration", br.GraphName, br.Ranks, r.IterationTime.Median*1e3))
 	})
 	if err != nil {
 		return err

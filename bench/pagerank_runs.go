@@ -4,8 +4,9 @@ package bench
 // bench pagerank): which runs they make, how a run's JSON is read back, and
 // their tables. Kylix §VII compares the direct, binary and
 // Kylix networks by messages, bytes and per-layer volume per iteration;
-// REFERENCES.md. Each run is a pagerank command line whose --json the caller
-// runs (in this process or a child process) and records.
+// REFERENCES.md. Each run is a PageRankBenchRun, which the caller's
+// PageRankRunner makes (in this process or a child process) and whose
+// JSON the matrix records.
 
 import (
 	"bytes"
@@ -17,21 +18,32 @@ import (
 	"github.com/graphrun/graphrun/results"
 )
 
-// PageRankBenchRun is one run of a matrix: the pagerank command line below
-// graphrun that makes it (ending in --json -), the JSON file that records
-// it, and its graph's name and rank count.
-type PageRankBenchRun struct {
-	Args  []string
-	File  string
-	Graph string
-	Ranks int
+// PageRankGraph is the graph of a PageRank run: an edge-list file, or a
+// Kronecker graph.
+type PageRankGraph struct {
+	Input      string // an edge-list file, ranked directed as in the file; "" for the Kronecker graph
+	Scale      int    // the Kronecker graph's scale, unless Input
+	Undirected bool   // the Kronecker graph made symmetric
 }
 
-// pageRankAllreduceRuns is bench pagerank-allreduce: on the graph of graphArgs
-// (pagerank's FILE or --kron S), ranks in-process ranks, iterations
-// iterations, PageRank with the direct, binary and kylix (auto degrees)
-// allreduce, then kylix on each network of degrees ("8x8", ...).
-func pageRankAllreduceRuns(graphArgs []string, ranks, iterations int, degrees []string) []PageRankBenchRun {
+// PageRankBenchRun is one run of a matrix: the PageRank job that makes it
+// (its graph, in-process ranks, iterations, allreduce and JSON without
+// the top vertices), the JSON file that records it, and its graph's name.
+type PageRankBenchRun struct {
+	Graph             PageRankGraph
+	Ranks, Iterations int
+	Allreduce         string // the allreduce method; "" for PageRank's default
+	Degrees           string // kylix's network ("8x8"); "" for auto degrees
+	NoTop             bool   // no top vertices in the JSON
+	File              string
+	GraphName         string
+}
+
+// pageRankAllreduceRuns is bench pagerank-allreduce: on graph, ranks
+// in-process ranks, iterations iterations, PageRank with the direct,
+// binary and kylix (auto degrees) allreduce, then kylix on each network
+// of degrees ("8x8", ...).
+func pageRankAllreduceRuns(graph PageRankGraph, ranks, iterations int, degrees []string) []PageRankBenchRun {
 	type method struct{ allreduce, degrees string }
 	methods := []method{{"direct", ""}, {"binary", ""}, {"kylix", ""}}
 	for _, d := range degrees {
@@ -43,61 +55,55 @@ func pageRankAllreduceRuns(graphArgs []string, ranks, iterations int, degrees []
 		if m.degrees != "" {
 			name += "-" + m.degrees
 		}
-		args := append([]string{"pagerank"}, graphArgs...)
-		args = append(args, "--ranks", fmt.Sprint(ranks), "--allreduce", m.allreduce, "--iterations", fmt.Sprint(iterations), "--json", "-")
-		if m.degrees != "" {
-			args = append(args, "--degrees", m.degrees)
-		}
-		runs = append(runs, PageRankBenchRun{Args: args, File: fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", ranks, i+1, name), Ranks: ranks})
+		runs = append(runs, PageRankBenchRun{Graph: graph, Ranks: ranks, Iterations: iterations, Allreduce: m.allreduce, Degrees: m.degrees,
+			File: fmt.Sprintf("pagerank-allreduce-p%d-%02d-%s.json", ranks, i+1, name)})
 	}
 	return runs
 }
 
-// PageRankSpeedGraph is one graph of bench pagerank: its pagerank arguments, its
-// name in the table and in the JSON files' names.
+// PageRankSpeedGraph is one graph of bench pagerank: the graph, its name in
+// the table and in the JSON files' names.
 type PageRankSpeedGraph struct {
-	Args       []string
+	Graph      PageRankGraph
 	Name, File string
 }
 
 // pageRankSpeedGraphs are bench pagerank's graphs: the edge lists of inputs,
-// directed as in the files, then the symmetric Kronecker graphs of scales
-// (pagerank --kron S --undirected).
+// directed as in the files, then the symmetric Kronecker graphs of scales.
 func pageRankSpeedGraphs(inputs []string, scales []int) []PageRankSpeedGraph {
 	var graphs []PageRankSpeedGraph
 	for _, in := range inputs {
 		base := filepath.Base(in)
-		graphs = append(graphs, PageRankSpeedGraph{[]string{in}, base, strings.NewReplacer(".", "-").Replace(base)})
+		graphs = append(graphs, PageRankSpeedGraph{PageRankGraph{Input: in}, base, strings.NewReplacer(".", "-").Replace(base)})
 	}
 	for _, s := range scales {
-		graphs = append(graphs, PageRankSpeedGraph{[]string{"--kron", fmt.Sprint(s), "--undirected"}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
+		graphs = append(graphs, PageRankSpeedGraph{PageRankGraph{Scale: s, Undirected: true}, fmt.Sprintf("Kronecker %d, symmetric", s), fmt.Sprintf("kron%d", s)})
 	}
 	return graphs
 }
 
 // pageRankSpeedRuns is bench pagerank: every graph on every in-process rank
-// count, iterations iterations, no top list.
+// count, iterations iterations, no top vertices.
 func pageRankSpeedRuns(graphs []PageRankSpeedGraph, ranks []int, iterations int) []PageRankBenchRun {
 	var runs []PageRankBenchRun
 	for _, g := range graphs {
 		for _, p := range ranks {
-			args := append([]string{"pagerank"}, g.Args...)
-			args = append(args, "--ranks", fmt.Sprint(p), "--iterations", fmt.Sprint(iterations), "--top", "0", "--json", "-")
-			runs = append(runs, PageRankBenchRun{Args: args, File: fmt.Sprintf("pagerank-%s-p%d.json", g.File, p), Graph: g.Name, Ranks: p})
+			runs = append(runs, PageRankBenchRun{Graph: g.Graph, Ranks: p, Iterations: iterations, NoTop: true,
+				File: fmt.Sprintf("pagerank-%s-p%d.json", g.File, p), GraphName: g.Name})
 		}
 	}
 	return runs
 }
 
-// runPageRankMatrix runs a matrix: run returns the --json output of one run's
-// command line, which is written as the run's File into dir; then done
+// runPageRankMatrix runs a matrix: run returns one run's JSON, which is
+// written as the run's File into dir; then done
 // sees the run's results (a progress step). It returns every run's
 // results, in order; errors name the matrix.
-func runPageRankMatrix(matrix string, runs []PageRankBenchRun, dir results.FileWriter, run func(args []string) ([]byte, error),
+func runPageRankMatrix(matrix string, runs []PageRankBenchRun, dir results.FileWriter, run PageRankRunner,
 	done func(br PageRankBenchRun, r *results.PageRankRun)) ([]*results.PageRankRun, error) {
 	var out []*results.PageRankRun
 	for _, br := range runs {
-		data, err := run(br.Args)
+		data, err := run(br)
 		if err != nil {
 			return nil, err
 		}

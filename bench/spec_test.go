@@ -137,31 +137,19 @@ func TestSpecsNameTheFieldAtFault(t *testing.T) {
 		{"memory kinds", "Kinds", memory(func(s *MemorySpec) { s.Kinds = "bfs,sssp" })},
 		{"memory roots", "Roots", memory(func(s *MemorySpec) { s.Roots = 0 })},
 		{"pagerank-allreduce defaults", "", allreduce(func(*PageRankAllreduceSpec) {})},
-		{"pagerank-allreduce scale", "scale", allreduce(func(s *PageRankAllreduceSpec) { s.Scale = 33 })},
-		{"pagerank-allreduce iterations", "iterations", allreduce(func(s *PageRankAllreduceSpec) { s.Iterations = 0 })},
-		{"pagerank-allreduce input", "input", allreduce(func(s *PageRankAllreduceSpec) { s.Input = "/nonexistent/graph.el" })},
-		{"pagerank-allreduce degrees", "degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "8x4" })},
-		{"pagerank-allreduce auto degrees", "degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "auto" })},
+		{"pagerank-allreduce scale", "Scale", allreduce(func(s *PageRankAllreduceSpec) { s.Scale = 33 })},
+		{"pagerank-allreduce iterations", "Iterations", allreduce(func(s *PageRankAllreduceSpec) { s.Iterations = 0 })},
+		{"pagerank-allreduce input", "Input", allreduce(func(s *PageRankAllreduceSpec) { s.Input = "/nonexistent/graph.el" })},
+		{"pagerank-allreduce degrees", "Degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "8x4" })},
+		{"pagerank-allreduce auto degrees", "Degrees", allreduce(func(s *PageRankAllreduceSpec) { s.Degrees = "auto" })},
 		{"pagerank speed defaults", "", speed(func(*PageRankSpeedSpec) {})},
-		{"pagerank speed no graph", "inputs", speed(func(s *PageRankSpeedSpec) { s.Scales = "" })},
-		{"pagerank speed scales", "scales", speed(func(s *PageRankSpeedSpec) { s.Scales = "40" })},
+		{"pagerank speed no graph", "Inputs", speed(func(s *PageRankSpeedSpec) { s.Scales = "" })},
+		{"pagerank speed scales", "Scales", speed(func(s *PageRankSpeedSpec) { s.Scales = "40" })},
 		{"pagerank speed ranks", "Ranks", speed(func(s *PageRankSpeedSpec) { s.Ranks = "0" })},
-		{"pagerank speed iterations", "iterations", speed(func(s *PageRankSpeedSpec) { s.Iterations = 0 })},
+		{"pagerank speed iterations", "Iterations", speed(func(s *PageRankSpeedSpec) { s.Iterations = 0 })},
 	} {
 		if got := fielderr.Field(tc.err); got != tc.field {
 			t.Errorf("%s: error %v names %q, want %q", tc.name, tc.err, got, tc.field)
 		}
-	}
-}
-
-// TestMatrixKeys: the marker key and command line of each matrix name the
-// parameters that change its table, the defaults left out.
-func TestMatrixKeys(t *testing.T) {
-	pm, err := PageRankAllreduceSpec{Scale: 12, Ranks: 8, Iterations: 3, Degrees: "4x2, 2x2x2"}.Parse()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if key, _ := pm.Key(); key != "pagerank-allreduce scale=12 ranks=8 iterations=3 degrees=4x2,2x2x2" {
-		t.Errorf("pagerank-allreduce: %q", key)
 	}
 }

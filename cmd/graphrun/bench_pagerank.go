@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -34,23 +32,13 @@ func runBenchPageRank(cmd *cobra.Command, f *matrixFlags[bench.PageRankAllreduce
 	if err != nil {
 		return usage(err)
 	}
-	key, command := m.Key()
+	key, command := pageRankAllreduceKey(m)
 	outs, err := startBench(cmd, &f.out, "pagerank-allreduce", key, command, f.spec.Input)
 	if err != nil {
 		return err
 	}
 	// Each run is graphrun pagerank in this process.
-	run := func(args []string) ([]byte, error) {
-		var data, errOut bytes.Buffer
-		if code := runContext(cmd.Context(), args, &data, &errOut); code != 0 {
-			if err := cmd.Context().Err(); err != nil {
-				return nil, err
-			}
-			return nil, fmt.Errorf("bench pagerank-allreduce: graphrun %s: exit %d: %s", strings.Join(args, " "), code, strings.TrimSpace(errOut.String()))
-		}
-		return data.Bytes(), nil
-	}
-	return m.Run(run, &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
+	return m.Run(inProcessPageRank(cmd.Context(), "pagerank-allreduce"), &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
 // newBenchPageRankSpeedCommand is `graphrun bench pagerank`: PageRank's
@@ -79,11 +67,11 @@ func runBenchPageRankSpeed(cmd *cobra.Command, f *matrixFlags[bench.PageRankSpee
 	if err != nil {
 		return fmt.Errorf("bench pagerank: %w", err)
 	}
-	key, command := m.Key()
+	key, command := pageRankSpeedKey(m)
 	outs, err := startBench(cmd, &f.out, "pagerank", key, command, m.Inputs...)
 	if err != nil {
 		return err
 	}
 	// A child process per run, so that its peak memory is its own.
-	return m.Run(bench.ChildRunner(cmd.Context(), self, "pagerank"), &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
+	return m.Run(childPageRank(cmd.Context(), self, "pagerank"), &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
 }
