@@ -5,7 +5,7 @@ Run from this folder: python3 make_refs.py (needs NetworkX; made with 3.6.1).
 For each graph G it writes
   G.bfs.txt       BFS over the undirected view from the first id of the
                   first edge line: reached vertices, eccentricity, level sizes
-                  (the format of ../shared/data/*.bfs.txt);
+                  (the format of the repository's testdata/*.bfs.txt);
   G.pagerank.tsv  PageRank, alpha 0.85 (a power iteration with NetworkX's
                   semantics, checked against NetworkX's own to 1e-9), of the directed graph (Matrix Market
                   symmetric files: both directions), every vertex that occurs
