@@ -30,8 +30,8 @@ type graphFlags struct {
 }
 
 func (f *graphFlags) register(cmd *cobra.Command) {
-	cmd.Flags().IntVar(&f.scale, "scale", 16, "log2 of the number of vertices (1..40)")
-	cmd.Flags().IntVar(&f.edgefactor, "edgefactor", kronecker.DefaultEdgeFactor, "edge tuples per vertex")
+	cmd.Flags().IntVarP(&f.scale, "scale", "s", 16, "log2 of the number of vertices (1..40)")
+	cmd.Flags().IntVarP(&f.edgefactor, "edgefactor", "e", kronecker.DefaultEdgeFactor, "edge tuples per vertex")
 	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same seed gives the same graph on any number of ranks)")
 	cmd.Flags().IntVar(&f.threads, "threads", 0, threadsUsage(cmd))
 }
@@ -71,6 +71,11 @@ func newBFSCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bfs [FILE|-]",
 		Short: "Run the Graph500 BFS benchmark on a Kronecker graph or on an edge list",
+		Example: `  graphrun bfs -s 20                        # Graph500: scale 20, 64 validated searches
+  graphrun bfs -s 22 --ranks 4 -j run.json  # four in-process ranks, the run as JSON
+  graphrun bfs -s 16 -r 0 -o tree.txt       # one search from vertex 0, its tree to a file
+  graphrun bfs testdata/road-luxembourg-osm.mtx --ranks 2
+  mpirun -np 16 graphrun bfs -s 26          # a cluster (a graphrun built with -tags mpi)`,
 		Long: `Generates a Graph500 Kronecker graph, builds it (kernel 1), and runs validated
 breadth-first searches from 64 sampled keys (kernel 2), printing the Graph500
 statistics block. With --root, runs one search from that vertex instead.
@@ -87,9 +92,9 @@ are relabelled densely, and --root and --out use the file's ids.`,
 	fl := cmd.Flags()
 	f.runOutputFlags.register(fl, "the text block", "frontier and bytes per level, time breakdown, TEPS")
 	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
-	fl.IntVar(&f.s.Roots, "roots", graph500.DefaultRoots, "number of search keys")
-	fl.Int64Var(&f.s.Root, "root", -1, "run one search from this vertex instead of sampled keys")
-	fl.StringVar(&f.s.Out, "out", "", `with --root: write "vertex parent level" lines to this file`)
+	fl.IntVarP(&f.s.Roots, "roots", "n", graph500.DefaultRoots, "number of search keys")
+	fl.Int64VarP(&f.s.Root, "root", "r", -1, "run one search from this vertex instead of sampled keys")
+	fl.StringVarP(&f.s.Out, "out", "o", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.s.NoValidate, "no-validate", false, "skip validation of the searches")
 	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather (Lv et al. Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
 		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")

@@ -274,3 +274,26 @@ func TestBFS2DBadFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestBFSShortFlags: the short flags a gapbs or Graph500 user types (-s
+// scale, -e edge factor, -n keys, -r root, -o tree, -j JSON) mean what
+// their long forms do.
+func TestBFSShortFlags(t *testing.T) {
+	dir := t.TempDir()
+	short, _ := mustRun(t, "bfs", "-s", "9", "-e", "8", "-n", "3", "--no-validate")
+	for _, want := range []string{"SCALE:                          9\n", "edgefactor:                     8\n", "NBFS:                           3\n"} {
+		if !strings.Contains(short, want) {
+			t.Errorf("bfs -s 9 -e 8 -n 3: output lacks %q:\n%s", want, short)
+		}
+	}
+	shortTree, longTree := filepath.Join(dir, "short.txt"), filepath.Join(dir, "long.txt")
+	mustRun(t, "bfs", "-s", "9", "-r", "4", "-o", shortTree, "-j", filepath.Join(dir, "run.json"))
+	mustRun(t, "bfs", "--scale", "9", "--root", "4", "--out", longTree)
+	if a, b := readFile(t, shortTree), readFile(t, longTree); len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("bfs -r 4 -o wrote %d bytes, --root 4 --out %d: the trees differ", len(a), len(b))
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "run.json")), &rec); err != nil || rec["SCALE"] != 9.0 {
+		t.Errorf("bfs -j: %v, SCALE %v", err, rec["SCALE"])
+	}
+}

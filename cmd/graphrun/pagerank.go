@@ -43,6 +43,10 @@ func newPageRankCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pagerank [FILE|-]",
 		Short: "Run PageRank on an edge list over the Kylix sparse allreduce",
+		Example: `  graphrun pagerank testdata/soc-Slashdot0902.txt.gz --ranks 4
+  graphrun pagerank testdata/road-luxembourg-osm.mtx --undirected -o scores.tsv
+  graphrun pagerank --kron 20 --iterations 20 -j pr.json
+  graphrun pagerank web.el --procs 4          # four processes over TCP on this machine`,
 		Long: `Reads a directed edge list (SNAP text, .el, .wel, Matrix Market, .bel, optionally
 gzipped; - or a pipe, FIFO or device is read once by rank 0, and needs
 --format), or generates a Graph500 Kronecker graph with --kron, and runs
@@ -72,7 +76,7 @@ and the total rank.`,
 	fl.BoolVar(&f.jc.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
 	fl.StringVar(&f.jc.Partition, "partition", def.Partition, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.jc.Top, "top", def.Top, "print this many top vertices")
-	fl.StringVar(&f.out, "out", "", `write every vertex as "id<TAB>score" to this file`)
+	fl.StringVarP(&f.out, "out", "o", "", `write every vertex as "id<TAB>score" to this file`)
 	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")
 	fl.IntVar(&f.jc.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
 	fl.BoolVar(&f.jc.Elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (Zhang and Qiu §V); the result equals a fault-free run's within --tol")

@@ -95,7 +95,7 @@ type runOutputFlags struct {
 // register adds the flags; text is what goes to stderr when the JSON goes
 // to stdout, charts the run's charts.
 func (r *runOutputFlags) register(fl *pflag.FlagSet, text, charts string) {
-	fl.StringVar(&r.json, "json", "", `write the run as JSON to this file ("-" for stdout; `+text+` then goes to stderr)`)
+	fl.StringVarP(&r.json, "json", "j", "", `write the run as JSON to this file ("-" for stdout; `+text+` then goes to stderr)`)
 	fl.StringVar(&r.plots, "plots", "", "write the run's charts ("+charts+") as SVG, PDF and PNG into this directory")
 	addDPIFlag(fl, &r.dpi)
 }
