@@ -5,11 +5,12 @@
 // collectives the papers' distributed algorithms assume (Lv et al. §III-B's
 // Allgatherv and Alltoallv of frontiers).
 //
-// It follows graphrun's DESIGN principle "One program, many ranks": a kernel
-// is one SPMD function written against comm.Comm only, and Run starts P copies
-// of it, exactly as a TCP or MPI launcher starts P processes, so a kernel that
-// passes its tests here runs unchanged on a cluster. The conformance suite in
-// comm/commtest pins down the behaviour every backend shares.
+// It follows the principle "One program, many ranks" of graphrun's design
+// (docs/design.md): a kernel is one SPMD function written against comm.Comm
+// only, and Run starts P copies of it, exactly as a TCP or MPI launcher
+// starts P processes, so a kernel that passes its tests here runs unchanged
+// on a cluster. The conformance suite in comm/commtest pins down the
+// behaviour every backend shares.
 //
 // # Rendezvous
 //
