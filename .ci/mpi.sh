@@ -131,7 +131,7 @@ diff <(grep -v '^time \(per iteration\|of set-up\)' "$MPI_TMP/pr-mpi.out") <(gre
 echo "pagerank top 20 identical"
 
 echo "== mpirun -np 2 graphrun bench transport --transport mpi"
-timeout 300 "${MPIRUN[@]}" -np 2 "$GRAPHRUN" bench transport --transport mpi --sizes 1Ki,64Ki,1Mi --min-time 20ms --doc "" --dir "$MPI_TMP/bench" >"$MPI_TMP/bench.out" 2>&1 ||
+timeout 300 "${MPIRUN[@]}" -np 2 "$GRAPHRUN" bench transport --transport mpi --sizes 1Ki,64Ki,1Mi --min-time 20ms --dir "$MPI_TMP/bench" >"$MPI_TMP/bench.out" 2>&1 ||
   { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport --transport mpi failed"; }
 grep -q '^Alltoallv over mpi, 2 processes' "$MPI_TMP/bench.out" || { cat "$MPI_TMP/bench.out" >&2; tcp_fail "bench transport did not run over MPI"; }
 grep -E '^\| 1 MiB \|' "$MPI_TMP/bench.out"

@@ -46,7 +46,7 @@ cleanup() {
 trap cleanup EXIT
 tcp_build
 if [ $# -eq 0 ]; then
-  set -- bench allreduce-dense --sizes 1e6 --repeat 1 --doc "" --dir "$TCP_TMP/bench"
+  set -- bench allreduce-dense --sizes 1e6 --repeat 1 --dir "$TCP_TMP/bench"
 fi
 
 tcp_netns_hosts "$tag" "$procs" 232

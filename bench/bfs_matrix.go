@@ -71,7 +71,7 @@ type BFSSummaryRun struct {
 }
 
 // Run runs every configuration of the matrix in this process, records
-// each in out, prints the table on text and regenerates it in out's Doc.
+// each in out, prints the table on text.
 // out must be started.
 func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer) error {
 	entries, err := CodecsMatrix()
@@ -127,5 +127,5 @@ func (m *BFSMatrix) Run(ctx context.Context, out *Output, text, stderr io.Writer
 		summary.Meta = meta
 		return summary
 	}
-	return out.Complete(bar, text, stderr, report.BFSMatrixTable(rows, base), withMeta, m.Caption, "")
+	return out.Complete(bar, text, report.BFSMatrixTable(rows, base), m.Caption, withMeta)
 }

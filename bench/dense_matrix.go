@@ -29,7 +29,7 @@ import (
 )
 
 // TagPattern is what a matrix's tag may be: one word that can stand in a
-// marker comment's key and a file name.
+// matrix's key and a file name.
 var TagPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
 
 // DenseSpec configures the dense allreduce benchmark: lists, counts and
@@ -196,14 +196,14 @@ type Job struct {
 
 // DenseJob is a Job of allreduce-dense, with the process that reports'
 // timings file and chart directory (nil for none) and the names the
-// caller gives the table: its marker key, the command line that
-// regenerates it and its heading.
+// caller gives the matrix: its key and the command line that regenerates
+// its table.
 type DenseJob struct {
 	Job
 	JSON  *output.File
 	Plots *output.Dir
 
-	Key, Command, Title string
+	Key, Command string
 	// SkipNote ends the reason a vector length is skipped for lack of
 	// memory: how to run it anyway.
 	SkipNote string
@@ -218,7 +218,6 @@ func (m *DenseMatrix) Run(ctx context.Context, job DenseJob) error {
 	m.skipNote = job.SkipNote
 	report := plan.Reports() // only rank 0 (its first replica) prints and writes
 	if report {
-		out.Title = job.Title
 		out.Start("allreduce-dense", job.Key, job.Command)
 	}
 	m.avail, m.memErr = graph500.AvailableMemory()
@@ -313,7 +312,7 @@ func (m *DenseMatrix) runInProcess(ctx context.Context, record func(DenseRow) er
 }
 
 // report prints the table of the rows and writes summary.json, the
-// timings file, the chart and the table in Doc.
+// timings file and the chart.
 func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary DenseSummary) error {
 	cfg := m.Config
 	slices.SortStableFunc(rows, func(a, b DenseRow) int {
@@ -359,11 +358,7 @@ func (m *DenseMatrix) report(job DenseJob, what string, rows []DenseRow, summary
 		}
 		job.Plots.Done()
 	}
-	machine := what
-	if m.Spec.Tag != "" {
-		machine += ", setup `" + m.Spec.Tag + "`"
-	}
-	return job.Out.Regenerate(job.Stderr, machine, "", table.String())
+	return nil
 }
 
 // fits says why a vector of n elements on localRanks ranks of this

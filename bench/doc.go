@@ -22,11 +22,11 @@
 //
 // Each matrix is here whole: a Spec of its settings, whose Parse names the
 // field at fault (internal/fielderr); its Run, which measures, records one
-// JSON per run and summary.json through an Output (a folder), prints its
-// table and regenerates it in a Markdown file between marker comments
-// named by the matrix's key (DenseSpec, TransportSpec, BFSMatrix,
-// MemorySpec, PageRankAllreduceSpec, PageRankSpeedSpec). The key and the
-// command line that regenerates a table are the caller's.
+// JSON per run and summary.json through an Output (a folder), and prints
+// its Markdown table for a person to paste (DenseSpec, TransportSpec,
+// BFSMatrix, MemorySpec, PageRankAllreduceSpec, PageRankSpeedSpec). The
+// matrix's key and the command line that regenerates a table are the
+// caller's.
 //
 // Sources: Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for
 // Commodity Clusters", ICPP, IEEE, 2014; Zhenyu Li, James A. Davis and

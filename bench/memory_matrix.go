@@ -115,7 +115,7 @@ func ParseRankCounts(s string) ([]int, error) {
 
 // Run measures every kind, scale and rank count, each a process command
 // starts (MeasureMemory), records each run's JSON in out, prints the table
-// on text and regenerates it in out's Doc. out must be started.
+// on text. out must be started.
 func (m *MemoryMatrix) Run(ctx context.Context, command MemoryCommand, out *Output, text, stderr io.Writer) error {
 	// The runs write their JSON into a scratch folder; each is then copied
 	// into Dir through the output writer.
@@ -152,6 +152,6 @@ func (m *MemoryMatrix) Run(ctx context.Context, command MemoryCommand, out *Outp
 			Runs []MemoryRun `json:"runs"`
 		}{meta, runs}
 	}
-	return out.Complete(bar, text, stderr, MemoryTable(runs), summary, "each run a process of its own, peak resident set size from getrusage",
-		"The model is graph500.EstimateMemory (bfs only); ratio = model / measured.")
+	return out.Complete(bar, text, MemoryTable(runs),
+		"Each run a process of its own, peak resident set size from getrusage. The model is graph500.EstimateMemory (bfs only); ratio = model / measured.", summary)
 }

@@ -1,14 +1,13 @@
 package bench
 
-// Where a bench matrix records itself: a folder of JSON and a Markdown
-// file its table is regenerated in.
+// Where a bench matrix records itself: a folder of JSON. Its table goes to
+// the caller's text writer, for a person to paste.
 
 import (
 	"fmt"
 	"io"
 	"time"
 
-	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
@@ -16,23 +15,17 @@ import (
 )
 
 // Output is where a benchmark matrix records itself: one JSON per run and
-// summary.json in Dir, and its table regenerated in Doc between the marker
-// comments of its key (report.ReplaceMarkedSection), so that a rerun of
-// the same command replaces its own table. Neither has a default: a matrix
-// writes files only where it is asked to (it prints its table either way).
+// summary.json in Dir. Dir has no default: a matrix writes files only
+// where it is asked to (it prints its table either way).
 type Output struct {
-	Dir, Doc string // the folder and the Markdown file ("" for none)
-	// Title is the heading of a section appended to Doc; Start sets
-	// "### `command`" when it is empty.
-	Title string
+	Dir string // the folder ("" for none)
 	// Version is graphrun's version, recorded in summary.json.
 	Version string
 
-	dirOut *output.Dir  // Dir, once declared
-	docOut *output.File // Doc, nil when ""
+	dirOut *output.Dir // Dir, once declared
 
 	matrix  string // "allreduce-dense"
-	key     string // the marker key: the matrix and its parameters
+	key     string // the matrix and its parameters
 	command string // the command line that regenerates the table
 
 	startedAt, finishedAt time.Time
@@ -51,26 +44,18 @@ type Meta struct {
 	LoadEnd    *report.LoadAverage `json:"load_average_end,omitempty"`
 }
 
-// Declare takes Dir and Doc as the caller's output set declares them
-// (dir and doc; the set's Check checks them with its other outputs before
-// the matrix runs). Doc cannot be standard output (a fielderr.Error of
-// "Doc").
-func (o *Output) Declare(dir *output.Dir, doc *output.File) error {
-	if o.Doc == output.Stdout {
-		return fielderr.New("Doc", "the table is regenerated inside a Markdown file, which standard output is not")
-	}
-	o.dirOut, o.docOut = dir, doc
-	return nil
+// Declare takes Dir as the caller's output set declares it (the set's
+// Check checks it with its other outputs before the matrix runs).
+func (o *Output) Declare(dir *output.Dir) {
+	o.dirOut = dir
 }
 
 // Start records the matrix's identity, its start time and the load
-// average. command is the command line of the table's heading; key names
-// its marked section. The outputs must be declared and checked.
+// average, for summary.json. command is the command line that
+// regenerates the table; key names the matrix and its parameters. The
+// outputs must be declared and checked.
 func (o *Output) Start(matrix, key, command string) {
 	o.matrix, o.key, o.command = matrix, key, command
-	if o.Title == "" {
-		o.Title = "### `" + command + "`"
-	}
 	o.startedAt = time.Now().UTC()
 	if l, err := report.ReadLoadAverage(); err == nil {
 		o.loadStart = &l
@@ -116,38 +101,18 @@ func (o *Output) WriteSummary(v any) error {
 	return nil
 }
 
-// Regenerate replaces the matrix's table in Doc (nothing without Doc): a
-// provenance line saying what ran (what) with the date and load, an
-// optional caption after it, and the table. It says so on stderr.
-func (o *Output) Regenerate(stderr io.Writer, what, caption, table string) error {
-	if o.docOut == nil {
-		return nil
-	}
-	if o.finishedAt.IsZero() {
-		o.Finish()
-	}
-	body := report.BenchProvenance(o.startedAt.Format("2006-01-02"), what, o.loadStart, o.loadEnd, o.dirOut != nil)
-	if caption != "" {
-		body += " " + caption
-	}
-	body += "\n\n" + table
-	if err := report.RegenerateMarkedFile(o.docOut, o.key, o.Title, body); err != nil {
-		return fmt.Errorf("bench %s: %w", o.matrix, err)
-	}
-	fmt.Fprintf(stderr, "graphrun: bench %s: table regenerated in %s\n", o.matrix, o.Doc)
-	return nil
-}
-
 // Complete ends a matrix that ran in this process: its progress bar and
-// its end time, the table printed on text, summary.json (summary gets the
-// matrix's Meta) and the table regenerated in Doc after a provenance line
-// saying what ran and an optional caption.
-func (o *Output) Complete(bar *progress.Matrix, text, stderr io.Writer, table string, summary func(Meta) any, what, caption string) error {
+// its end time, the table printed on text followed by its note (how the
+// runs were made; none when ""), and summary.json (summary gets the
+// matrix's Meta).
+func (o *Output) Complete(bar *progress.Matrix, text io.Writer, table, note string, summary func(Meta) any) error {
 	bar.Finish()
 	o.Finish()
-	fmt.Fprint(text, table)
-	if err := o.WriteSummary(summary(o.Meta())); err != nil {
-		return err
+	if note != "" {
+		table += "\n" + note + "\n"
 	}
-	return o.Regenerate(stderr, what, caption, table)
+	if _, err := io.WriteString(text, table); err != nil {
+		return fmt.Errorf("bench %s: %w", o.matrix, err)
+	}
+	return o.WriteSummary(summary(o.Meta()))
 }

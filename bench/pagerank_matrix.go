@@ -4,8 +4,8 @@ package bench
 // binary and Kylix networks; REFERENCES.md) and bench pagerank (time per
 // iteration) as a whole: their settings checked, every run made by the
 // caller's PageRankRunner and its JSON recorded (runPageRankMatrix),
-// summary.json and the tables. The marker keys and the command lines are
-// the caller's.
+// summary.json and the tables. The keys and the command lines are the
+// caller's.
 
 import (
 	"fmt"
@@ -77,7 +77,7 @@ func (s PageRankAllreduceSpec) Parse() (*PageRankAllreduceMatrix, error) {
 }
 
 // Run makes every run of the matrix with run, records each in out, prints
-// the table on text and regenerates it in out's Doc. out must be started.
+// the table on text. out must be started.
 func (m *PageRankAllreduceMatrix) Run(run PageRankRunner, out *Output, text, stderr io.Writer) error {
 	s := m.Spec
 	graph, graphName := PageRankGraph{Scale: s.Scale}, fmt.Sprintf("Kronecker scale %d", s.Scale)
@@ -104,7 +104,7 @@ func (m *PageRankAllreduceMatrix) Run(run PageRankRunner, out *Output, text, std
 			Runs  []*results.PageRankRun `json:"runs"`
 		}{meta, graphName, s.Ranks, files, runs}
 	}
-	return out.Complete(bar, text, stderr, pageRankAllreduceTable(runs), summary, graphName+", in-process ranks", "Per iteration, all ranks:")
+	return out.Complete(bar, text, pageRankAllreduceTable(runs), "Per iteration, all ranks; "+graphName+", in-process ranks.", summary)
 }
 
 // PageRankSpeedSpec configures bench pagerank: lists as text, checked by
@@ -156,7 +156,7 @@ func (s PageRankSpeedSpec) Parse() (*PageRankSpeedMatrix, error) {
 }
 
 // Run makes every run of the matrix with run, records each in out, prints
-// the table on text and regenerates it in out's Doc. out must be started.
+// the table on text. out must be started.
 func (m *PageRankSpeedMatrix) Run(run PageRankRunner, out *Output, text, stderr io.Writer) error {
 	matrix := pageRankSpeedRuns(m.Graphs, m.RankCounts, m.Spec.Iterations)
 	bar := progress.NewMatrix(stderr, "pagerank", len(matrix))
@@ -177,6 +177,6 @@ func (m *PageRankSpeedMatrix) Run(run PageRankRunner, out *Output, text, stderr 
 			Runs       []PageRankSpeedRow `json:"runs"`
 		}{meta, m.Spec.Iterations, files, rows}
 	}
-	return out.Complete(bar, text, stderr, pageRankSpeedTable(rows), summary, "in-process ranks, default threads (CPUs / ranks), one process per run",
-		"Per iteration, the slowest rank's time; the peak is the run's process's:")
+	return out.Complete(bar, text, pageRankSpeedTable(rows),
+		"Per iteration, the slowest rank's time; the peak is the run's process's. In-process ranks, default threads, one process per run.", summary)
 }

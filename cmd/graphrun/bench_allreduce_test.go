@@ -26,11 +26,11 @@ func TestBenchAllreduceDense(t *testing.T) {
 		rows   int
 		header string
 	}{
-		{[]string{"--ranks", "2,3", "--sizes", "100,1e3"}, 4, "over in-process ranks, no network model"},
-		{[]string{"--ranks", "5", "--sizes", "1e4", "--link-bandwidth", "10G", "--pieces", "2", "--workers", "2", "--stat", "min"}, 1, "modelled link 10G B/s per rank"},
+		{[]string{"--ranks", "4", "--sizes", "100,1e3"}, 4, "over in-process ranks, no network model"},
+		{[]string{"--ranks", "2", "--sizes", "1e4", "--link-bandwidth", "10G", "--pieces", "2", "--workers", "2", "--stat", "min"}, 1, "modelled link 10G B/s per rank"},
 		{[]string{"--procs", "2", "--sizes", "1000"}, 1, "over tcp, 2 processes"},
 	} {
-		code, out, errOut := runCLI(t, append([]string{"bench", "allreduce-dense", "--repeat", "1", "--dir", t.TempDir(), "--doc", ""}, tc.args...)...)
+		code, out, errOut := runCLI(t, append([]string{"bench", "allreduce-dense", "--repeat", "1", "--dir", t.TempDir()}, tc.args...)...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d, stderr:\n%s", tc.args, code, errOut)
 		}
@@ -40,7 +40,7 @@ func TestBenchAllreduceDense(t *testing.T) {
 	}
 	// One algorithm: no ratio column.
 	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "3", "--sizes", "10", "--algorithms", "butterfly", "--repeat", "1",
-		"--dir", t.TempDir(), "--doc", "")
+		"--dir", t.TempDir())
 	if code != 0 || !strings.Contains(out, "| ranks | elements | butterfly | MB sent per call |\n") || strings.Contains(out, "÷") {
 		t.Fatalf("one algorithm: exit %d, output:\n%s\nstderr:\n%s", code, out, errOut)
 	}
@@ -61,8 +61,8 @@ func TestBenchAllreduceDense(t *testing.T) {
 func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	dir := t.TempDir()
 	js, plots := filepath.Join(dir, "ad.json"), filepath.Join(dir, "plots")
-	code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1000", "--repeat", "1", "--json", js, "--plots", plots,
-		"--dir", filepath.Join(dir, "out"), "--doc", "")
+	code, _, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "4", "--sizes", "100,1000", "--repeat", "1", "--json", js, "--plots", plots,
+		"--dir", filepath.Join(dir, "out"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -83,40 +83,24 @@ func TestBenchAllreduceJSONAndPlots(t *testing.T) {
 	}
 }
 
-// TestBenchAllreduceRegeneratesItsTable: the matrix writes one JSON per rank
-// count and vector length and summary.json, regenerates its table in the
-// Markdown file in place on a rerun, keeps tables of other parameters (a
-// --tag, a modelled link) apart, and a multi-process run writes from rank 0.
-func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
+// TestBenchAllreducePrintsItsTable: the matrix prints its table, sweeps
+// 2, 4, … up to --ranks, writes one JSON per rank count and vector length
+// and summary.json, and a multi-process run writes from rank 0.
+func TestBenchAllreducePrintsItsTable(t *testing.T) {
 	clearJobEnv(t)
-	dir, doc := newBenchDoc(t)
+	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
-	base := []string{"bench", "allreduce-dense", "--ranks", "2,3", "--sizes", "100,1e3", "--repeat", "1", "--dir", out, "--doc", doc}
-	for range 2 {
-		stdout, errOut := mustRun(t, base...)
-		if rows := denseRowLine.FindAllString(stdout, -1); len(rows) != 4 || !strings.Contains(errOut, "[4/4] 3 ranks, 10^3 elements: tree ") {
-			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
-		}
-	}
-	for _, extra := range [][]string{{"--tag", "netns-1gbit"}, {"--link-bandwidth", "10G"}} {
-		if code, _, errOut := runCLI(t, append(base, extra...)...); code != 0 {
-			t.Fatalf("%v: exit %d: %s", extra, code, errOut)
-		}
-	}
-	text := regenerated(t, doc,
-		"### `graphrun bench allreduce-dense --ranks 2,3 --sizes 1e2,1e3 --repeat 1`\n\n<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 -->\n",
-		"### `graphrun bench allreduce-dense --ranks 2,3 --sizes 1e2,1e3 --repeat 1 --tag netns-1gbit`\n\n<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 tag=netns-1gbit -->\n",
-		"<!-- bench:allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 link-bandwidth=10G -->\n",
-		"(in-process ranks, setup `netns-1gbit`; `uptime` load average ",
-		" link model |")
-	if strings.Count(text, "<!-- bench:") != 3 || strings.Count(text, "<!-- end bench:") != 3 {
-		t.Fatalf("regenerated file:\n%s", text)
+	stdout, errOut := mustRun(t, "bench", "allreduce-dense", "--ranks", "4", "--sizes", "100,1e3", "--repeat", "1", "--dir", out,
+		"--link-bandwidth", "10G")
+	if rows := denseRowLine.FindAllString(stdout, -1); len(rows) != 4 || !strings.Contains(errOut, "[4/4] 4 ranks, 10^3 elements: tree ") ||
+		!strings.Contains(stdout, " link model |") {
+		t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 	}
 	// One JSON per rank count and vector length (the last run's: the link
 	// model), each with every algorithm's exact volume.
 	var summary bench.DenseSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
-	if len(summary.Files) != 4 || summary.LoadStart == nil || summary.Key != "allreduce-dense ranks=2,3 sizes=1e2,1e3 repeat=1 link-bandwidth=10G" {
+	if len(summary.Files) != 4 || summary.LoadStart == nil || summary.Key != "allreduce-dense ranks=4 sizes=1e2,1e3 repeat=1 link-bandwidth=10G" {
 		t.Fatalf("summary: %+v", summary)
 	}
 	for _, file := range summary.Files {
@@ -136,20 +120,23 @@ func TestBenchAllreduceRegeneratesItsTable(t *testing.T) {
 		}
 	}
 
-	// --procs: rank 0 writes the JSON, the summary and the table, named
-	// after the --procs command line.
+	// --procs: rank 0 writes the JSON and the summary and prints the table.
 	procsOut := filepath.Join(dir, "procs")
-	code, stdout, errOut := runCLI(t, "bench", "allreduce-dense", "--procs", "2", "--sizes", "1000", "--repeat", "1", "--dir", procsOut, "--doc", doc)
+	code, stdout, errOut := runCLI(t, "bench", "allreduce-dense", "--procs", "2", "--sizes", "1000", "--repeat", "1", "--dir", procsOut)
 	if code != 0 || len(denseRowLine.FindAllString(stdout, -1)) != 1 || !strings.Contains(errOut, "rank 0: graphrun: bench allreduce-dense [1/1] 2 ranks") {
 		t.Fatalf("--procs 2: exit %d, stdout %q, stderr %q", code, stdout, errOut)
 	}
 	if _, err := os.Stat(filepath.Join(procsOut, "allreduce-dense-p2-n1e3.json")); err != nil {
 		t.Fatal(err)
 	}
-	regenerated(t, doc, "### `graphrun bench allreduce-dense --procs 2 --sizes 1e3 --repeat 1`\n\n<!-- bench:allreduce-dense procs=2 sizes=1e3 repeat=1 -->\n")
+	var procsSummary bench.DenseSummary
+	readJSONFile(t, filepath.Join(procsOut, "summary.json"), &procsSummary)
+	if procsSummary.Key != "allreduce-dense procs=2 sizes=1e3 repeat=1" || procsSummary.Command != "graphrun bench allreduce-dense --procs 2 --sizes 1e3 --repeat 1" {
+		t.Errorf("--procs summary: %q, %q", procsSummary.Key, procsSummary.Command)
+	}
 }
 
-// TestBenchAllreduceBadOutput: a --doc or --dir that cannot be written is a
+// TestBenchAllreduceBadOutput: a --dir that cannot be written is a
 // usage error naming the flag, before anything runs (with --procs, before
 // any process starts).
 func TestBenchAllreduceBadOutput(t *testing.T) {
@@ -159,15 +146,12 @@ func TestBenchAllreduceBadOutput(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(dir, "out")
 	for _, c := range []struct {
 		args []string
 		flag string
 	}{
-		{[]string{"--ranks", "2", "--dir", out, "--doc", "/nonexistent/dir/B.md"}, "--doc"},
-		{[]string{"--ranks", "2", "--dir", out, "--doc", dir}, "--doc"},
-		{[]string{"--procs", "2", "--dir", out, "--doc", "/nonexistent/dir/B.md"}, "--doc"},
 		{[]string{"--ranks", "2", "--dir", file}, "--dir"},
+		{[]string{"--procs", "2", "--dir", file}, "--dir"},
 	} {
 		args := append([]string{"bench", "allreduce-dense", "--sizes", "10", "--repeat", "1"}, c.args...)
 		code, stdout, errOut := runCLI(t, args...)
@@ -183,8 +167,8 @@ func TestBenchAllreduceBadOutput(t *testing.T) {
 func TestBenchAllreduceTasks(t *testing.T) {
 	clearJobEnv(t)
 	dir := t.TempDir()
-	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "3", "--sizes", "1e3", "--repeat", "2", "--tasks", "4",
-		"--dir", dir, "--doc", "")
+	code, out, errOut := runCLI(t, "bench", "allreduce-dense", "--ranks", "2", "--sizes", "1e3", "--repeat", "2", "--tasks", "4",
+		"--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
@@ -192,7 +176,7 @@ func TestBenchAllreduceTasks(t *testing.T) {
 		t.Fatalf("output:\n%s", out)
 	}
 	var run bench.DenseRun
-	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "allreduce-dense-p3-n1e3.json")), &run); err != nil {
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "allreduce-dense-p2-n1e3.json")), &run); err != nil {
 		t.Fatal(err)
 	}
 	if run.Tasks != 4 || len(run.Algorithms) != 4 || run.Algorithms[3].BytesSent == 0 {
@@ -203,7 +187,7 @@ func TestBenchAllreduceTasks(t *testing.T) {
 	}
 }
 
-// TestDenseKey: the marker key and command line of the table name the
+// TestDenseKey: the key and command line of the table name the
 // parameters that change it, the defaults left out.
 func TestDenseKey(t *testing.T) {
 	spec := bench.DenseSpec{Ranks: "2,4,8,16", Sizes: "1e4,1e5,1e6,1e7", Algorithms: "tree,butterfly,hypercube-unsplittable,hypercube-chunked",
@@ -213,16 +197,16 @@ func TestDenseKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	key, command, title := denseKey(m, inproc, false)
-	if key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5" ||
-		command != "graphrun bench allreduce-dense --ranks 2,4,8,16 --sizes 1e4,1e5,1e6,1e7 --repeat 5" || title != "### `"+command+"`" {
-		t.Errorf("dense defaults: %q, %q, %q", key, command, title)
+	key, command := denseKey(m, inproc, false)
+	if key != "allreduce-dense ranks=16 sizes=1e4,1e5,1e6,1e7 repeat=5" ||
+		command != "graphrun bench allreduce-dense --ranks 16 --sizes 1e4,1e5,1e6,1e7 --repeat 5" {
+		t.Errorf("dense defaults: %q, %q", key, command)
 	}
 	spec.Algorithms, spec.AlgorithmsGiven, spec.Stat, spec.LinkBandwidth, spec.Tag, spec.Tasks = "tree", true, "min", "10Gbit/s", "netns", 8
 	if m, err = spec.Parse(); err != nil {
 		t.Fatal(err)
 	}
-	if key, _, _ := denseKey(m, inproc, false); key != "allreduce-dense ranks=2,4,8,16 sizes=1e4,1e5,1e6,1e7 repeat=5 algorithms=tree stat=min tasks=8 link-bandwidth=1.25G tag=netns" {
+	if key, _ := denseKey(m, inproc, false); key != "allreduce-dense ranks=16 sizes=1e4,1e5,1e6,1e7 repeat=5 algorithms=tree stat=min tasks=8 link-bandwidth=1.25G tag=netns" {
 		t.Errorf("dense with settings: %q", key)
 	}
 }

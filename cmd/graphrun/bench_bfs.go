@@ -10,17 +10,21 @@ import (
 
 type benchBFSFlags struct {
 	graphFlags
-	ranks, roots int
-	out          bench.Output
+	*globalFlags
+	roots int
+	out   bench.Output
 }
 
-func newBenchBFSCommand(name, short string) *cobra.Command {
-	var f benchBFSFlags
+func newBenchBFSCommand(g *globalFlags, name, short string) *cobra.Command {
+	f := benchBFSFlags{globalFlags: g}
 	cmd := newMatrixCommand(name, short, func(cmd *cobra.Command) error { return runBenchBFS(cmd, name, &f) })
+	cmd.Long = short + ".\nEach run on --ranks in-process ranks (default 16; bfs-scaling: 1, 2, 4, … up to it),\n" +
+		"validation skipped. Prints the Markdown table; --dir keeps the JSON of every run."
+	cmd.Example = "  graphrun bench " + name + " -s 16 --ranks 4\n  graphrun bench " + name + " -s 18 --roots 4 --dir runs/" + name
+	jobFlags(cmd, groupRanks, groupThreads)
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&f.ranks, "ranks", 16, "in-process ranks (bfs-scaling: the largest count)")
-	fl.IntVar(&f.roots, "roots", 8, "search keys per run (validation is skipped; the test suite validates every mode)")
+	fl.IntVarP(&f.roots, "roots", "n", 8, "search keys per run (validation is skipped; the tests validate every mode)")
 	registerBenchOutput(fl, &f.out)
 	return cmd
 }
@@ -30,7 +34,7 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	if err != nil {
 		return err
 	}
-	m := bench.BFSMatrix{Name: matrix, Graph: params, Ranks: f.ranks, Roots: f.roots, Caption: "in-process ranks, `--no-validate`"}
+	m := bench.BFSMatrix{Name: matrix, Graph: params, Ranks: f.ranksOr(cmd, 16), Roots: f.roots, Caption: "In-process ranks, `--no-validate`."}
 	if err := m.Check(); err != nil {
 		return usage(err)
 	}
@@ -47,14 +51,14 @@ func runBenchBFS(cmd *cobra.Command, matrix string, f *benchBFSFlags) error {
 	return m.Run(cmd.Context(), &f.out, textOut(cmd, outs), cmd.ErrOrStderr())
 }
 
-// bfsMatrixKey returns the marker key of m's table and the command line
+// bfsMatrixKey returns the key of m (summary.json) and the command line
 // that regenerates it: the parameters that change the table, the graph's
 // --edgefactor and --seed and --threads only when they were given.
 func bfsMatrixKey(cmd *cobra.Command, m *bench.BFSMatrix) (key, command string) {
 	key = fmt.Sprintf("%s scale=%d ranks=%d roots=%d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
 	command = fmt.Sprintf("graphrun bench %s --scale %d --ranks %d --roots %d", m.Name, m.Graph.Scale, m.Ranks, m.Roots)
 	for _, name := range []string{"edgefactor", "seed", "threads"} {
-		if fl := cmd.Flags().Lookup(name); fl.Changed {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed { // --threads: once the global flags are merged
 			key += " " + name + "=" + fl.Value.String()
 			command += " --" + name + " " + fl.Value.String()
 		}

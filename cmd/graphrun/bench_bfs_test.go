@@ -12,22 +12,17 @@ import (
 	"github.com/graphrun/graphrun/gen/kronecker"
 )
 
-// TestBenchBFSCodecsRegeneratesItsTable: the matrix writes one JSON per run
-// and a summary, and a rerun replaces its table in the Markdown file instead
-// of adding another.
-func TestBenchBFSCodecsRegeneratesItsTable(t *testing.T) {
+// TestBenchBFSCodecsPrintsItsTable: the matrix prints its table and
+// writes one JSON per run and a summary.
+func TestBenchBFSCodecsPrintsItsTable(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs 14 searches matrices")
 	}
-	dir, doc := newBenchDoc(t)
-	out := filepath.Join(dir, "out")
-	for range 2 {
-		stdout, errOut := mustRun(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out, "--doc", doc)
-		if !strings.Contains(stdout, "| PDIR-auto |") || !strings.Contains(errOut, "[14/14]") {
-			t.Fatalf("stdout %q, stderr %q", stdout, errOut)
-		}
+	out := filepath.Join(t.TempDir(), "out")
+	stdout, errOut := mustRun(t, "bench", "bfs-codecs", "--scale", "8", "--ranks", "3", "--roots", "2", "--dir", out)
+	if !strings.Contains(stdout, "| PDIR-auto |") || !strings.Contains(stdout, "| BIT |") || !strings.Contains(errOut, "[14/14]") {
+		t.Fatalf("stdout %q, stderr %q", stdout, errOut)
 	}
-	regenerated(t, doc, "<!-- bench:bfs-codecs scale=8 ranks=3 roots=2 -->", "| BIT |")
 	var summary bench.BFSSummary
 	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
 	if len(summary.Runs) != 14 || summary.Runs[0].Label != "BIT" || summary.Key != "bfs-codecs scale=8 ranks=3 roots=2" || summary.LoadStart == nil || summary.FinishedAt.IsZero() {
@@ -49,7 +44,8 @@ func TestBenchBFSBadFlags(t *testing.T) {
 		{[]string{"bench", "bfs-codecs", "--ranks", "0"}, "--ranks"},
 		{[]string{"bench", "bfs-scaling", "--roots", "0"}, "--roots"},
 		{[]string{"bench", "bfs-codecs", "--scale", "0"}, "--scale"},
-		{[]string{"bench", "bfs-codecs", "--scale", "6", "--doc", "/nonexistent/dir/B.md"}, "--doc"},
+		{[]string{"bench", "bfs-codecs", "--scale", "6", "--dir", writeFile(t, filepath.Join(t.TempDir(), "file"), "")}, "--dir"},
+		{[]string{"bench", "bfs-codecs", "--scale", "6", "--procs", "2"}, "--procs"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -63,7 +59,7 @@ func TestBenchBFSBadFlags(t *testing.T) {
 func TestBenchBFSScaling(t *testing.T) {
 	dir := t.TempDir()
 	code, stdout, errOut := runCLI(t, "bench", "bfs-scaling", "--scale", "8", "--ranks", "2", "--roots", "2",
-		"--dir", filepath.Join(dir, "out"), "--doc", "")
+		"--dir", filepath.Join(dir, "out"))
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
@@ -78,28 +74,31 @@ func TestBenchBFSScaling(t *testing.T) {
 }
 
 // TestBenchBFSKeyNamesGraphFlags: a graph flag that was given (edgefactor,
-// seed, threads) is part of the key and the heading, so that the table of
-// another graph does not replace the default one.
+// seed) is part of the key and the command line in summary.json, so that
+// the table of another graph tells itself apart from the default one.
 func TestBenchBFSKeyNamesGraphFlags(t *testing.T) {
-	dir := t.TempDir()
-	doc := filepath.Join(dir, "B.md")
-	code, _, errOut := runCLI(t, "bench", "bfs-scaling", "--scale", "7", "--ranks", "1", "--roots", "1", "--edgefactor", "8", "--seed", "3",
-		"--dir", filepath.Join(dir, "out"), "--doc", doc)
+	out := filepath.Join(t.TempDir(), "out")
+	code, stdout, errOut := runCLI(t, "bench", "bfs-scaling", "--scale", "7", "--ranks", "1", "--roots", "1", "--edgefactor", "8", "--seed", "3",
+		"--dir", out)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	data := readFile(t, doc)
-	want := "### `graphrun bench bfs-scaling --scale 7 --ranks 1 --roots 1 --edgefactor 8 --seed 3`\n\n<!-- bench:bfs-scaling scale=7 ranks=1 roots=1 edgefactor=8 seed=3 -->\n"
-	if !strings.Contains(string(data), want) || !strings.Contains(string(data), "(in-process ranks, `--no-validate`; `uptime` load average ") {
-		t.Fatalf("no %q in:\n%s", want, data)
+	var summary bench.BFSSummary
+	readJSONFile(t, filepath.Join(out, "summary.json"), &summary)
+	if summary.Key != "bfs-scaling scale=7 ranks=1 roots=1 edgefactor=8 seed=3" ||
+		summary.Command != "graphrun bench bfs-scaling --scale 7 --ranks 1 --roots 1 --edgefactor 8 --seed 3" {
+		t.Errorf("summary key %q, command %q", summary.Key, summary.Command)
+	}
+	if !strings.Contains(stdout, "In-process ranks, `--no-validate`.") {
+		t.Errorf("no caption in:\n%s", stdout)
 	}
 }
 
-// TestBenchKeys: the marker key and command line of the BFS and transport
+// TestBenchKeys: the key and command line of the BFS and transport
 // matrices name the parameters that change their tables, the graph's
 // settings only when given.
 func TestBenchKeys(t *testing.T) {
-	cmd := newBenchBFSCommand(bench.BFSCodecs, "")
+	cmd := newBenchBFSCommand(&globalFlags{}, bench.BFSCodecs, "")
 	if err := cmd.Flags().Set("seed", "7"); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +110,7 @@ func TestBenchKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key, command, _ := transportKey(tm, launch.Plan{Ranks: 2}, false); key != "transport ranks=2 sizes=256,1Ki min-time=1s" ||
+	if key, command := transportKey(tm, launch.Plan{Ranks: 2}, false); key != "transport ranks=2 sizes=256,1Ki min-time=1s" ||
 		command != "graphrun bench transport --ranks 2 --sizes 256,1Ki --min-time 1s" {
 		t.Errorf("transport: %q, %q", key, command)
 	}

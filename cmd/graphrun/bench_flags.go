@@ -1,8 +1,8 @@
 package main
 
-// The flags every bench matrix shares: --dir and --doc, where it records
-// itself (bench.Output), and, for the matrices that run over a job of
-// processes, the transport flags with the hidden --from-procs.
+// The flags every bench matrix shares: --dir, where it records itself
+// (bench.Output), and, for the matrices that run over a job of processes,
+// the hidden --from-procs beside the global transport flags.
 
 import (
 	"fmt"
@@ -15,18 +15,17 @@ import (
 	"github.com/graphrun/graphrun/internal/output"
 )
 
-// registerBenchOutput adds --dir and --doc of a matrix's Output. Neither
-// has a default: a matrix writes files only where it is asked to (it
-// prints its table either way).
+// registerBenchOutput adds --dir of a matrix's Output. It has no default:
+// a matrix writes files only where it is asked to (it prints its table
+// either way).
 func registerBenchOutput(fl *pflag.FlagSet, o *bench.Output) {
 	fl.StringVar(&o.Dir, "dir", "", "also write one JSON per run and summary.json into this folder")
-	fl.StringVar(&o.Doc, "doc", "", "also regenerate this matrix's table in this Markdown file (e.g. BENCHMARKS.md), between marker comments named after its parameters")
 	o.Version = version
 }
 
 // matrixFlags are the flags of a matrix that runs in this process: its
 // settings S (a bench Spec, whose fields the command binds to its flags)
-// and --dir and --doc.
+// and --dir.
 type matrixFlags[S any] struct {
 	spec S
 	out  bench.Output
@@ -40,9 +39,7 @@ func startBench(cmd *cobra.Command, o *bench.Output, matrix, key, command string
 	for _, in := range inputs {
 		outs.Input(in)
 	}
-	if err := declareBenchOutput(outs, o); err != nil {
-		return nil, usage(err)
-	}
+	declareBenchOutput(outs, o)
 	if err := outs.Check(); err != nil {
 		return nil, err
 	}
@@ -61,15 +58,15 @@ func newMatrixCommand(use, short string, run func(cmd *cobra.Command) error) *co
 // line.
 const fromProcsFlag = "from-procs"
 
-// benchJobFlags are the transport flags of a matrix that runs over a job
-// of processes, and --from-procs.
+// benchJobFlags are the global flags of a matrix that runs over a job of
+// processes, and --from-procs.
 type benchJobFlags struct {
-	transportFlags
+	*globalFlags
 	fromProcs bool
 }
 
 func (f *benchJobFlags) register(cmd *cobra.Command) {
-	f.transportFlags.register(cmd)
+	jobFlags(cmd, groupRanks, groupTransport)
 	fl := cmd.Flags()
 	fl.BoolVar(&f.fromProcs, fromProcsFlag, false, "set by --procs on the processes it starts")
 	fl.Lookup(fromProcsFlag).Hidden = true
@@ -84,9 +81,7 @@ func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output,
 		return job, nil
 	}
 	outs := outputsOf(cmd)
-	if err := declareBenchOutput(outs, out); err != nil {
-		return job, usage(err)
-	}
+	declareBenchOutput(outs, out)
 	if declare != nil {
 		declare(outs)
 	}
@@ -94,28 +89,28 @@ func (f *benchJobFlags) job(cmd *cobra.Command, plan jobPlan, out *bench.Output,
 	return job, outs.Check()
 }
 
-// declareBenchOutput declares a matrix's --dir and --doc among the
-// command's outputs (bench.Output.Declare).
-func declareBenchOutput(outs *output.Set, o *bench.Output) error {
-	return o.Declare(outs.Dir("dir", o.Dir), outs.File("doc", o.Doc))
+// declareBenchOutput declares a matrix's --dir among the command's
+// outputs (bench.Output.Declare).
+func declareBenchOutput(outs *output.Set, o *bench.Output) {
+	o.Declare(outs.Dir("dir", o.Dir))
 }
 
 // jobSpec is how a bench table names a multi-process job: the transport
-// and logical rank count for its marker key, the flags that start the job
-// again for its command line, and the suffix of its heading. A job started
-// by hand (--rank R --size N, N counting every replica process) differs
-// from one started by --procs (fromProcs). multi is false for an
-// in-process run, whose rank counts each matrix names itself.
-func jobSpec(plan launch.Plan, fromProcs bool) (keys, flags []string, suffix string, multi bool) {
+// and logical rank count for its key, and the flags that start the job
+// again for its command line. A job started by hand (--rank R --size N, N
+// counting every replica process) differs from one started by --procs
+// (fromProcs). multi is false for an in-process run, whose rank counts
+// each matrix names itself.
+func jobSpec(plan launch.Plan, fromProcs bool) (keys, flags []string, multi bool) {
 	p := plan.TotalRanks()
 	switch {
 	case plan.MPI():
-		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, fmt.Sprintf(" on %d MPI processes", p), true
+		return []string{"transport=mpi", fmt.Sprintf("procs=%d", p)}, []string{"--transport mpi"}, true
 	case plan.TCP() && fromProcs:
-		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, "", true
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--procs %d", p)}, true
 	case plan.TCP():
 		n := p * plan.Replication()
-		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, fmt.Sprintf(", R = 0 … %d", n-1), true
+		return []string{fmt.Sprintf("procs=%d", p)}, []string{fmt.Sprintf("--rank R --size %d", n)}, true
 	}
-	return nil, nil, "", false
+	return nil, nil, false
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -15,19 +16,23 @@ import (
 // of whole runs, each in a process of its own (GNU time's "maximum resident
 // set size", read from getrusage), per input tuple or arc, beside the
 // memory model's estimate (graph500.EstimateMemory) for the BFS runs.
-func newBenchMemoryCommand() *cobra.Command {
+func newBenchMemoryCommand(g *globalFlags) *cobra.Command {
 	var f matrixFlags[bench.MemorySpec]
-	cmd := newMatrixCommand("memory", "Peak memory of bfs and pagerank runs per tuple and arc, against the memory model",
-		func(cmd *cobra.Command) error { return runBenchMemory(cmd, &f) })
-	cmd.Long = `Runs each configuration in a process of its own and records its peak resident
-set size: "graphrun bfs --scale S --ranks P --roots R" (validated, 1D and, with
-the bfs-2d kind, 2D) and "graphrun pagerank --kron S --undirected --iterations 5
---ranks P". Prints bytes per input tuple (bfs) or per arc (pagerank: two per
-tuple) and, for bfs, the memory model's estimate and its ratio to the
-measurement; regenerates its table in --doc.`
+	cmd := newMatrixCommand("memory", "Peak memory of bfs and pagerank runs per tuple and arc, against the model",
+		func(cmd *cobra.Command) error {
+			f.spec.Ranks = rankSweep(1, g.ranksOr(cmd, 4))
+			return runBenchMemory(cmd, &f)
+		})
+	cmd.Long = `Runs each configuration in a process of its own and records its peak resident set size:
+"graphrun bfs --scale S --ranks P --roots R" (validated, 1D and, with the bfs-2d kind, 2D)
+and "graphrun pagerank --kron S --undirected --iterations 5 --ranks P", for P = 1, 2, 4, …
+up to --ranks (default 4). Prints bytes per input tuple (bfs) or per arc (pagerank) and, for
+bfs, the memory model's estimate and its ratio to the measurement, as a Markdown table.`
+	cmd.Example = `  graphrun bench memory --scales 16-18 --ranks 2 --kinds bfs
+  graphrun bench memory --scales 18 --kinds bfs,pagerank --dir runs/memory`
+	jobFlags(cmd, groupRanks)
 	fl := cmd.Flags()
 	fl.StringVar(&f.spec.Scales, "scales", "18-24", `scales, a range "A-B" or a list "18,20,22"`)
-	fl.StringVar(&f.spec.Ranks, "ranks", "1,2,4", "in-process rank counts, comma-separated")
 	fl.StringVar(&f.spec.Kinds, "kinds", "bfs,bfs-2d,pagerank", "runs to measure: bfs, bfs-2d, pagerank")
 	fl.IntVar(&f.spec.Roots, "roots", 4, "bfs search keys per run (each validated)")
 	registerBenchOutput(fl, &f.out)
@@ -44,8 +49,9 @@ func runBenchMemory(cmd *cobra.Command, f *matrixFlags[bench.MemorySpec]) error 
 		return fmt.Errorf("bench memory: %w", err)
 	}
 	s := m.Spec
-	key := fmt.Sprintf("memory scales=%s ranks=%s kinds=%s roots=%d", s.Scales, s.Ranks, s.Kinds, s.Roots)
-	command := fmt.Sprintf("graphrun bench memory --scales %s --ranks %s --kinds %s --roots %d", s.Scales, s.Ranks, s.Kinds, s.Roots)
+	ranks := slices.Max(m.RankCounts)
+	key := fmt.Sprintf("memory scales=%s ranks=%d kinds=%s roots=%d", s.Scales, ranks, s.Kinds, s.Roots)
+	command := fmt.Sprintf("graphrun bench memory --scales %s --ranks %d --kinds %s --roots %d", s.Scales, ranks, s.Kinds, s.Roots)
 	if _, err := startBench(cmd, &f.out, "memory", key, command); err != nil {
 		return err
 	}

@@ -25,8 +25,9 @@ it arrived: the one-way latency of .ci/emulated-cluster.sh on kernels without
 tc netem. It runs until interrupted and prints, every --stats-every, the
 frames forwarded and dropped and the shortest, mean and longest time a
 frame was held, which the script reads back.`,
-		Args:   cobra.NoArgs,
-		Hidden: true,
+		Example: "  sudo graphrun bench net-switch --ports veth0,veth1 --delay 500us",
+		Args:    cobra.NoArgs,
+		Hidden:  true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return flagErrors(s.Serve(cmd.Context(), netemu.OpenPacketPort, cmd.OutOrStdout()))
 		},

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/graphrun/graphrun/bench"
@@ -81,7 +82,7 @@ func childPageRank(ctx context.Context, self, matrix string) bench.PageRankRunne
 	}
 }
 
-// pageRankAllreduceKey returns the marker key of m's table and the
+// pageRankAllreduceKey returns the key of m (summary.json) and the
 // command line that regenerates it: the graph (--scale, or --input by its
 // base name), ranks, iterations and the networks of --degrees.
 func pageRankAllreduceKey(m *bench.PageRankAllreduceMatrix) (key, command string) {
@@ -99,15 +100,16 @@ func pageRankAllreduceKey(m *bench.PageRankAllreduceMatrix) (key, command string
 	return key, command
 }
 
-// pageRankSpeedKey returns the marker key of m's table (the inputs by
-// their base names) and the command line that regenerates it.
+// pageRankSpeedKey returns the key of m (summary.json; the inputs by
+// their base names) and the command line that regenerates its table.
 func pageRankSpeedKey(m *bench.PageRankSpeedMatrix) (key, command string) {
 	s := m.Spec
 	var names []string
 	for _, in := range m.Inputs {
 		names = append(names, filepath.Base(in))
 	}
-	key = fmt.Sprintf("pagerank inputs=%s scales=%s ranks=%s iterations=%d", strings.Join(names, ","), s.Scales, s.Ranks, s.Iterations)
-	command = fmt.Sprintf("graphrun bench pagerank --inputs %s --scales %s --ranks %s --iterations %d", strings.Join(m.Inputs, ","), s.Scales, s.Ranks, s.Iterations)
+	ranks := slices.Max(m.RankCounts)
+	key = fmt.Sprintf("pagerank inputs=%s scales=%s ranks=%d iterations=%d", strings.Join(names, ","), s.Scales, ranks, s.Iterations)
+	command = fmt.Sprintf("graphrun bench pagerank --inputs %s --scales %s --ranks %d --iterations %d", strings.Join(m.Inputs, ","), s.Scales, ranks, s.Iterations)
 	return key, command
 }

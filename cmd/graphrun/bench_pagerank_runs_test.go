@@ -65,7 +65,7 @@ func TestPageRankMatrixArgs(t *testing.T) {
 	}
 }
 
-// TestPageRankMatrixKeys: the marker key and command line of each matrix
+// TestPageRankMatrixKeys: the key and command line of each matrix
 // name the parameters that change its table, the defaults left out.
 func TestPageRankMatrixKeys(t *testing.T) {
 	pm, err := bench.PageRankAllreduceSpec{Scale: 12, Ranks: 8, Iterations: 3, Degrees: "4x2, 2x2x2"}.Parse()
@@ -81,8 +81,8 @@ func TestPageRankMatrixKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if key, command := pageRankSpeedKey(sm); key != "pagerank inputs=g.txt scales=20,22 ranks=1,2 iterations=20" ||
-		command != "graphrun bench pagerank --inputs "+input+" --scales 20,22 --ranks 1,2 --iterations 20" {
+	if key, command := pageRankSpeedKey(sm); key != "pagerank inputs=g.txt scales=20,22 ranks=2 iterations=20" ||
+		command != "graphrun bench pagerank --inputs "+input+" --scales 20,22 --ranks 2 --iterations 20" {
 		t.Errorf("pagerank: %q, %q", key, command)
 	}
 }

@@ -12,11 +12,15 @@ import (
 	"github.com/graphrun/graphrun/internal/units"
 )
 
-func newBenchCommand() *cobra.Command {
+func newBenchCommand(g *globalFlags) *cobra.Command {
 	bench := &cobra.Command{
 		Use:   "bench",
 		Short: "Benchmark matrices: BFS codecs and scaling, PageRank, allreduce, transport, memory",
-		Args:  cobra.ArbitraryArgs,
+		Long: `Runs a benchmark matrix and prints its Markdown table on standard output, for a person
+to paste into a document; --dir keeps the JSON of every run and summary.json.`,
+		Example: `  graphrun bench bfs-scaling -s 16 --ranks 4
+  graphrun bench pagerank --inputs testdata/soc-Slashdot0902.txt.gz --scales "" --ranks 2`,
+		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				var names []string
@@ -28,7 +32,7 @@ func newBenchCommand() *cobra.Command {
 			return cmd.Help()
 		},
 	}
-	bench.AddCommand(newBenchTransportCommand(), newBenchNetSwitchCommand())
+	bench.AddCommand(newBenchTransportCommand(g), newBenchNetSwitchCommand())
 	return bench
 }
 
@@ -38,39 +42,28 @@ type benchTransportFlags struct {
 	out  bench.Output
 }
 
-func newBenchTransportCommand() *cobra.Command {
-	var f benchTransportFlags
+func newBenchTransportCommand(g *globalFlags) *cobra.Command {
+	f := benchTransportFlags{benchJobFlags: benchJobFlags{globalFlags: g}}
 	cmd := newMatrixCommand("transport", "Measure Alltoallv bandwidth and latency against message size",
 		func(cmd *cobra.Command) error { return runBenchTransport(cmd, &f) })
-	cmd.Long = `Measures the transport's Alltoallv — every rank sends one message of the same
-size to every other rank — for each message size of --sizes, on in-process
-ranks (--ranks, the default), TCP processes (--procs N, or under a launcher
-like graphrun bfs) or MPI processes (--transport mpi under mpirun, in a
-graphrun built with -tags mpi), and prints per size the calls made, the latency of one
-call, and the bandwidth (bytes a rank sends to the others per second; it
-receives as many). Kylix (Zhao and Canny) Fig. 2 plots the same curve.
-
-The minimum efficient message size is the smallest measured size whose
-bandwidth reaches 50% of the peak (the largest measured bandwidth): below it,
-per-message costs dominate and batching messages pays.
-
-Like every matrix of graphrun bench, it prints its table and, only when
-asked, writes one JSON per message size and summary.json into --dir and
-regenerates its table in --doc (e.g. BENCHMARKS.md) between marker
-comments named after its parameters (ranks or procs, transport, sizes,
-min-time), so that each configuration keeps a table of its own. In a job of
-several processes rank 0 writes them.`
+	cmd.Long = `Measures the transport's Alltoallv (every rank sends one message of the same size to
+every other rank) for each size of --sizes, on --ranks in-process ranks, TCP processes
+(--procs N, or under a launcher) or MPI processes (--transport mpi under mpirun, in a
+graphrun built with -tags mpi). Prints per size the calls made, the latency of one call and
+the bandwidth a rank sends (Kylix Fig. 2), and the minimum efficient message size: the
+smallest whose bandwidth reaches 50% of the peak. --dir keeps the JSON of every size.`
+	cmd.Example = `  graphrun bench transport --ranks 4
+  graphrun bench transport --procs 2 --sizes 1Ki,1Mi --min-time 100ms`
 	f.benchJobFlags.register(cmd)
 	fl := cmd.Flags()
-	fl.IntVar(&f.spec.Ranks, "ranks", 2, "in-process ranks")
-	fl.StringVar(&f.spec.Sizes, "sizes", bench.DefaultTransportSizes, "message sizes, bytes from one rank to one other rank per call, at most 1Gi ("+units.Help+")")
+	fl.StringVar(&f.spec.Sizes, "sizes", bench.DefaultTransportSizes, "message sizes in bytes, from one rank to another per call, at most 1Gi")
 	fl.DurationVar(&f.spec.MinTime, "min-time", 250*time.Millisecond, "time spent measuring each size (at least 2 calls)")
 	registerBenchOutput(fl, &f.out)
 	return cmd
 }
 
 func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
-	f.spec.Replicas = f.Replicas
+	f.spec.Replicas, f.spec.Ranks = f.Replicas, f.ranksOr(cmd, 2)
 	m, err := f.spec.Parse()
 	if err != nil {
 		return usage(err)
@@ -94,19 +87,18 @@ func runBenchTransport(cmd *cobra.Command, f *benchTransportFlags) error {
 		return launchLocal(cmd, plan, "--"+fromProcsFlag)
 	}
 	if plan.Reports() {
-		key, command, title := transportKey(m, plan, f.fromProcs)
-		f.out.Title = title
+		key, command := transportKey(m, plan, f.fromProcs)
 		f.out.Start("transport", key, command)
 	}
 	return m.Run(cmd.Context(), job)
 }
 
-// transportKey returns the marker key of m's table, the command line that
-// regenerates it and the heading of its section: the ranks (in-process, or
+// transportKey returns the key of m (summary.json) and the command line
+// that regenerates its table: the ranks (in-process, or
 // the processes of a TCP or MPI job), the message sizes and the minimum
 // time.
-func transportKey(m *bench.TransportMatrix, plan launch.Plan, fromProcs bool) (key, command, title string) {
-	keys, flags, suffix, multi := jobSpec(plan, fromProcs)
+func transportKey(m *bench.TransportMatrix, plan launch.Plan, fromProcs bool) (key, command string) {
+	keys, flags, multi := jobSpec(plan, fromProcs)
 	if !multi {
 		p := plan.TotalRanks()
 		keys = append(keys, fmt.Sprintf("ranks=%d", p))
@@ -125,5 +117,5 @@ func transportKey(m *bench.TransportMatrix, plan launch.Plan, fromProcs bool) (k
 	}
 	key = "transport " + strings.Join(keys, " ")
 	command = "graphrun bench transport " + strings.Join(flags, " ")
-	return key, command, "### `" + command + "`" + suffix
+	return key, command
 }

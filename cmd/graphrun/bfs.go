@@ -25,19 +25,17 @@ import (
 type graphFlags struct {
 	scale, edgefactor int
 	seed              uint64
-	threads           int
 	noPermute         bool // --no-permute (bfs and generate only)
 }
 
 func (f *graphFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVarP(&f.scale, "scale", "s", 16, "log2 of the number of vertices (1..40)")
 	cmd.Flags().IntVarP(&f.edgefactor, "edgefactor", "e", kronecker.DefaultEdgeFactor, "edge tuples per vertex")
-	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same seed gives the same graph on any number of ranks)")
-	cmd.Flags().IntVar(&f.threads, "threads", 0, threadsUsage(cmd))
+	cmd.Flags().Uint64Var(&f.seed, "seed", 1, "generator seed (the same graph on any number of ranks)")
 }
 
 // noPermuteUsage is the help of --no-permute, on bfs and generate.
-const noPermuteUsage = "keep the Kronecker labels unpermuted (low ids are the hubs): a skewed input for 2D block placement, not a Graph500-conforming run"
+const noPermuteUsage = "keep the Kronecker labels unpermuted (low ids are the hubs; not Graph500-conforming)"
 
 // noPermuteNote is what bfs and generate print with --no-permute.
 const noPermuteNote = "graphrun: --no-permute: Kronecker labels are not permuted (low ids are the hubs); this is not a Graph500-conforming run\n"
@@ -57,17 +55,16 @@ func threadsOf(cmd *cobra.Command, threads, ranks int) (int, error) {
 
 type bfsFlags struct {
 	graphFlags
-	transportFlags
+	*globalFlags
 	runOutputFlags
 	s         bfsSettings
-	ranks     int
 	breakdown bool
 	force     bool
 	format    string
 }
 
-func newBFSCommand() *cobra.Command {
-	var f bfsFlags
+func newBFSCommand(g *globalFlags) *cobra.Command {
+	f := bfsFlags{globalFlags: g}
 	cmd := &cobra.Command{
 		Use:   "bfs [FILE|-]",
 		Short: "Run the Graph500 BFS benchmark on a Kronecker graph or on an edge list",
@@ -80,37 +77,37 @@ func newBFSCommand() *cobra.Command {
 breadth-first searches from 64 sampled keys (kernel 2), printing the Graph500
 statistics block. With --root, runs one search from that vertex instead.
 
-With FILE, searches the undirected view of that edge list instead (SNAP
-text, .el, .wel, Matrix Market, .bel, optionally gzipped; - or a pipe is
-read as a stream and needs --format): every rank reads its share, the ids
-are relabelled densely, and --root and --out use the file's ids.`,
+With FILE, searches the undirected view of that edge list instead (SNAP text,
+.el, .wel, Matrix Market, .bel, .grb, optionally gzipped; - or a pipe needs
+--format); --root and --out use the file's ids. The experiment knobs (--algo,
+--direction, --grid, --blocks-per-rank, --placement, --no-fuse, --no-permute,
+--breakdown, --plots, --dpi) are hidden: see docs/design.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBFS(cmd, &f, args) },
 	}
+	jobFlags(cmd, groupRanks, groupThreads, groupTransport)
 	f.graphFlags.register(cmd)
-	f.transportFlags.register(cmd)
 	fl := cmd.Flags()
 	f.runOutputFlags.register(fl, "the text block", "frontier and bytes per level, time breakdown, TEPS")
-	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
 	fl.IntVarP(&f.s.Roots, "roots", "n", graph500.DefaultRoots, "number of search keys")
 	fl.Int64VarP(&f.s.Root, "root", "r", -1, "run one search from this vertex instead of sampled keys")
 	fl.StringVarP(&f.s.Out, "out", "o", "", `with --root: write "vertex parent level" lines to this file`)
 	fl.BoolVar(&f.s.NoValidate, "no-validate", false, "skip validation of the searches")
-	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather (Lv et al. Alg. 1/2), sieve (Alg. 3, cross directories), packed (the sieve sending only directory positions not yet sent) or push (Graph500 reference style); "+
-		"default: allgather in-process, packed with --codec auto in a job of processes (--procs, TCP, MPI)")
+	fl.StringVar(&f.s.Exchange, "exchange", "allgather", "frontier exchange: allgather, sieve, packed or push (a job of processes: packed)")
 	fl.StringVar(&f.s.Codec, "codec", "raw", "frontier codec of bottom-up levels: "+strings.Join(frontier.Names(), ", "))
-	fl.StringVar(&f.s.Algo, "algo", "", "an algorithm of Lv et al.: BIT, WAH, ZLB-BS, ZLB-DF, ZLB-BC, DIR-WAH, DIR-ZLB-BS, ..., or PDIR-<codec> for the packed sieve (sets --exchange and --codec; --direction bottom-up unless given)")
+	fl.StringVar(&f.s.Algo, "algo", "", "an algorithm of Lv et al. (BIT, WAH, ZLB-BS, DIR-WAH, ..., PDIR-<codec>): sets --exchange and --codec")
 	fl.BoolVar(&f.breakdown, "breakdown", false, "print the per-level time and byte breakdown (Lv et al. Fig. 7) to stderr")
-	fl.StringVar(&f.s.Direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up (allgather only; push is top-down)")
+	fl.StringVar(&f.s.Direction, "direction", "auto", "traversal direction per level: auto, top-down or bottom-up")
 	fl.BoolVar(&f.force, "force", false, "run even if the memory estimate exceeds available memory")
-	fl.StringVar(&f.s.Partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks: expand along processor columns, fold along rows)")
-	fl.StringVar(&f.s.Grid, "grid", "", "with --partition 2d: the process grid RxC, R·C = ranks (with --blocks-per-rank K, the block grid, R·C = K·ranks; default: the most square grid)")
-	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: cut the matrix into this many blocks per rank (NumS's over-decomposition), placed by --placement")
-	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: where blocks live: lshs (NumS's load-simulated greedy, over the work a pilot run measures: on the Kronecker graph 8 times smaller, or on a file's own blocks) or round-robin")
-	fl.BoolVar(&f.s.NoFuse, "no-fuse", false, "with --placement lshs: run every block on its own (goroutine per block, exchanges aggregated per rank), LSHS choosing among all grid-aligned layouts; by default, when the block grid refines the most square process grid and cuts a generated graph evenly, LSHS keeps block rows in contiguous groups so that each rank runs its blocks fused, as one block of a renumbered graph")
+	fl.StringVar(&f.s.Partition, "partition", "1d", "graph partition: 1d (row blocks) or 2d (an RxC grid of blocks)")
+	fl.StringVar(&f.s.Grid, "grid", "", "with --partition 2d: the process grid RxC (default: the most square)")
+	fl.IntVar(&f.s.BlocksPerRank, "blocks-per-rank", 1, "with --partition 2d: blocks per rank (NumS's over-decomposition)")
+	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: lshs (NumS's load-simulated greedy) or round-robin")
+	fl.BoolVar(&f.s.NoFuse, "no-fuse", false, "with --placement lshs: run every block on its own instead of fused per rank")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
-	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push exchange, 1D partition), validated as a directed search")
-	fl.StringVar(&f.format, "format", "auto", "with FILE: its format, snap, el, wel, mtx or bel, optionally .gz (auto: from the name; needed for a stream)")
+	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push, 1D), validated as directed")
+	fl.StringVar(&f.format, "format", "auto", "with FILE: snap, el, wel, mtx or bel, optionally .gz (auto: from the name)")
+	hideFlags(cmd, "algo", "blocks-per-rank", "placement", "no-fuse", "no-permute", "grid", "direction", "breakdown", "plots", "dpi")
 	return cmd
 }
 

@@ -51,7 +51,11 @@ func flagValues(cmd *cobra.Command, name string) []string {
 // registerCompletions registers the values of the enumerated flags of cmd
 // and of every command below it.
 func registerCompletions(cmd *cobra.Command) {
-	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+	visit := cmd.Flags().VisitAll
+	if !cmd.HasParent() {
+		visit = cmd.PersistentFlags().VisitAll // the global flags
+	}
+	visit(func(f *pflag.Flag) {
 		values := flagValues(cmd, f.Name)
 		if values == nil {
 			return

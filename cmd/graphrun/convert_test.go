@@ -91,12 +91,12 @@ func TestConvertCLIErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{good}, "--output: an output file is required"},
+		{[]string{good}, "--out: an output file is required"},
 		{[]string{good, "-o", filepath.Join(dir, "x.csv")}, "--to: cannot write \"csv\""},
 		{[]string{bad, "-o", filepath.Join(dir, "x.grb")}, bad + ":2: want 2 columns"},
 		{[]string{corrupt, "-o", filepath.Join(dir, "x.el")}, corrupt + ": offset"},
 		{[]string{"-", "-o", filepath.Join(dir, "x.grb")}, "--format: - is read as a stream"},
-		{[]string{good, "-o", good, "--to", "el"}, "--output"},
+		{[]string{good, "-o", good, "--to", "el"}, "--out"}, {[]string{good, "--output", good, "--to", "el"}, "--output"},
 	} {
 		code, _, errOut := runCLI(t, append([]string{"convert"}, c.args...)...)
 		if code != 2 || !strings.Contains(errOut, c.want) {

@@ -81,10 +81,10 @@ func TestGenerateBadInput(t *testing.T) {
 		args []string
 		flag string
 	}{
-		{[]string{"generate", "--scale", "5"}, "--output"},
+		{[]string{"generate", "--scale", "5"}, "--out"},
 		{[]string{"generate", "--scale", "0", "-o", filepath.Join(dir, "x.el")}, "--scale"},
-		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "missing", "x.el")}, "--output"},
-		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "x.txt2")}, "--output"},
+		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "missing", "x.el")}, "--out"},
+		{[]string{"generate", "--scale", "5", "-o", filepath.Join(dir, "x.txt2")}, "--out"}, {[]string{"generate", "--scale", "5", "--output", filepath.Join(dir, "x.txt2")}, "--output"},
 	} {
 		code, _, errOut := runCLI(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.flag) {

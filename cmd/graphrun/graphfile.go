@@ -28,12 +28,32 @@ func fileKind(path string) string {
 	return strings.ToLower(strings.TrimPrefix(filepath.Ext(path), "."))
 }
 
-func newGenerateCommand() *cobra.Command {
+// addOutFlag adds -o/--out, the file a command writes, and --output, its
+// hidden alias; outFlag names the one given.
+func addOutFlag(cmd *cobra.Command, out *string, usage string) {
+	cmd.Flags().StringVarP(out, "out", "o", "", usage)
+	cmd.Flags().StringVar(out, "output", "", usage)
+	hideFlags(cmd, "output")
+}
+
+// outFlag is the name of the output flag given to cmd: "output" for the
+// alias, else "out".
+func outFlag(cmd *cobra.Command) string {
+	if cmd.Flags().Changed("output") {
+		return "output"
+	}
+	return "out"
+}
+
+func newGenerateCommand(g *globalFlags) *cobra.Command {
 	var f graphFlags
 	var out, format string
 	cmd := &cobra.Command{
 		Use:   "generate -o FILE|-",
 		Short: "Write the Graph500 Kronecker tuples that graphrun bfs searches",
+		Example: `  graphrun generate -s 16 -o kron16.el      # text edge list, "u v" per line
+  graphrun generate -s 20 -o kron20.grb     # binary graph, read by bfs and pagerank
+  graphrun generate -s 10 -o - | head`,
 		Long: `Writes the edge tuples of the Kronecker graph chosen by --scale, --edgefactor and
 --seed, in tuple order: exactly the tuples that graphrun bfs with the same flags
 searches, on any number of ranks. Formats: text .el ("u v" per line), binary
@@ -47,12 +67,12 @@ standard output, as text unless --format says.`,
 			if err != nil {
 				return err
 			}
-			threads, err := threadsOf(cmd, f.threads, 1)
+			threads, err := threadsOf(cmd, g.threads, 1)
 			if err != nil {
 				return err
 			}
 			if out == "" {
-				return flagError("output", "an output file is required (- for standard output)")
+				return flagError("out", "an output file is required (- for standard output)")
 			}
 			if out == output.Stdout && format == "" {
 				format = edgelist.EdgeListText // standard output has no extension: text unless --format says
@@ -63,10 +83,10 @@ standard output, as text unless --format says.`,
 				if cmd.Flags().Changed("format") {
 					return flagError("format", "%v", err)
 				}
-				return flagError("output", "%v", err)
+				return flagError(outFlag(cmd), "%v", err)
 			}
 			outs := outputsOf(cmd)
-			file := outs.File("output", out)
+			file := outs.File(outFlag(cmd), out)
 			if err := outs.Check(); err != nil {
 				return err
 			}
@@ -90,8 +110,9 @@ standard output, as text unless --format says.`,
 			return nil
 		},
 	}
+	jobFlags(cmd, groupThreads)
 	f.register(cmd)
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output file (.el text, .bel binary or .grb binary graph), or - for standard output")
+	addOutFlag(cmd, &out, "output file (.el text, .bel binary or .grb binary graph), or - for standard output")
 	cmd.Flags().StringVar(&format, "format", "", "el, bel or grb (default: from the file extension)")
 	cmd.Flags().BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	return cmd
@@ -101,7 +122,10 @@ func newConvertCommand() *cobra.Command {
 	var out, format, to string
 	cmd := &cobra.Command{
 		Use:   "convert IN -o OUT",
-		Short: "Convert an edge list to graphrun's binary graph (.grb), or a graph back to an edge list",
+		Short: "Convert an edge list to graphrun's binary graph (.grb), or back to an edge list",
+		Example: `  graphrun convert testdata/road-luxembourg-osm.mtx -o lux.grb
+  graphrun convert testdata/soc-Slashdot0902.txt.gz -o slashdot.grb
+  graphrun convert lux.grb -o lux.el        # back to a text edge list`,
 		Long: `Reads IN (SNAP text, .el, .wel, Matrix Market, .bel, optionally gzipped; a
 graphrun .grb; a gapbs .sg or .wsg; - for standard input with --format) and
 writes OUT: a .grb binary graph — relabelled dense ids with the original-id
@@ -111,7 +135,7 @@ OUT's extension chooses, or --to.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
-				return flagError("output", "an output file is required")
+				return flagError("out", "an output file is required")
 			}
 			kind := fileKind(out)
 			if cmd.Flags().Changed("to") {
@@ -128,7 +152,7 @@ OUT's extension chooses, or --to.`,
 			}
 			outs := outputsOf(cmd)
 			outs.Input(in.Path)
-			file := outs.File("output", out)
+			file := outs.File(outFlag(cmd), out)
 			if err := outs.Check(); err != nil {
 				return err
 			}
@@ -148,8 +172,8 @@ OUT's extension chooses, or --to.`,
 			return nil
 		},
 	}
-	cmd.Flags().StringVarP(&out, "output", "o", "", "output file: .grb (binary graph), .el (text) or .bel (binary edge list)")
-	cmd.Flags().StringVar(&format, "format", "auto", "IN's format: snap, el, wel, mtx or bel (optionally .gz), grb, sg or wsg (auto: from the name; needed for -)")
+	addOutFlag(cmd, &out, "output file: .grb (binary graph), .el (text) or .bel (binary edge list)")
+	cmd.Flags().StringVar(&format, "format", "auto", "IN's format: snap, el, wel, mtx, bel (optionally .gz), grb, sg or wsg (auto: from the name)")
 	cmd.Flags().StringVar(&to, "to", "", "OUT's format, grb, el or bel (default: from -o's extension)")
 	return cmd
 }

@@ -28,11 +28,11 @@ func TestLimitsRefusedBeforeWork(t *testing.T) {
 	add("--ranks", "bfs", "--scale", "10", "--ranks", "5000")
 	add("--ranks", "bfs", "--scale", "10", "--ranks", tooMany)
 	add("--ranks", "pagerank", graphPath, "--ranks", "5000")
-	add("--ranks", "bench", "bfs-codecs", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir(), "--doc", "")
-	add("--ranks", "bench", "bfs-scaling", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir(), "--doc", "")
-	add("--ranks", "bench", "pagerank-allreduce", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir(), "--doc", "")
-	add("--ranks", "bench", "transport", "--ranks", "5000", "--dir", t.TempDir(), "--doc", "")
-	add("--ranks", "bench", "allreduce-dense", "--ranks", "2,5000", "--dir", t.TempDir(), "--doc", "")
+	add("--ranks", "bench", "bfs-codecs", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir())
+	add("--ranks", "bench", "bfs-scaling", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir())
+	add("--ranks", "bench", "pagerank-allreduce", "--scale", "10", "--ranks", "5000", "--dir", t.TempDir())
+	add("--ranks", "bench", "transport", "--ranks", "5000", "--dir", t.TempDir())
+	add("--ranks", "bench", "allreduce-dense", "--ranks", "2,5000", "--dir", t.TempDir())
 	for _, v := range []string{"Inf", "+Inf", "-Inf", "NaN", "0", "-1e-9", "2", "1e400"} {
 		add("--tol", "pagerank", graphPath, "--tol", v)
 	}
@@ -40,7 +40,7 @@ func TestLimitsRefusedBeforeWork(t *testing.T) {
 		add("--alpha", "pagerank", graphPath, "--alpha", v)
 	}
 	for _, v := range []string{"Inf", "NaN", "-1G", "0", "1e308G", "1e400"} {
-		add("--link-bandwidth", "bench", "allreduce-dense", "--ranks", "2", "--sizes", "10", "--link-bandwidth", v, "--dir", t.TempDir(), "--doc", "")
+		add("--link-bandwidth", "bench", "allreduce-dense", "--ranks", "2", "--sizes", "10", "--link-bandwidth", v, "--dir", t.TempDir())
 	}
 	for _, v := range []string{"bw=InfGbit/s,lat=1us", "bw=NaNGbit/s,lat=1us", "bw=1Gbit/s,lat=NaNus", "bw=1Gbit/s,lat=Infs", "bw=1Gbit/s,lat=1us,min-packet=InfMB", "bw=1e308GB/s,lat=1us"} {
 		add("--model", "report", graphPath, "-o", "-", "--model", v)

@@ -126,40 +126,38 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		Use:           "graphrun",
 		Short:         "Distributed graph analytics: Graph500 BFS with compressed, sieved frontiers, and PageRank",
 		Version:       version,
+		Example:       rootExample,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate(versionLine())
+	g := &globalFlags{}
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
+		if err := checkJobFlags(cmd); err != nil {
+			return err
+		}
 		// The command's outputs: the profiles join them here, the command
 		// adds its own and checks them all before any work.
 		outs := output.NewSet(cmd.Context(), cmd.OutOrStdout())
 		cmd.SetContext(context.WithValue(cmd.Context(), outputsKey{}, outs))
 		return prof.start(outs)
 	}
+	g.register(root.PersistentFlags())
 	prof.register(root)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
-	bench := newBenchCommand()
+	bench := newBenchCommand(g)
 	bench.AddCommand(
-		newBenchBFSCommand("bfs-codecs", "Lv et al.'s algorithms, the packed sieve and direction-optimised runs on one graph: bytes, TEPS, breakdown"),
-		newBenchBFSCommand("bfs-scaling", "The default and the packed exchange on 1, 2, 4, ... up to --ranks ranks"),
-		newBenchPageRankCommand(),
-		newBenchPageRankSpeedCommand())
-	bench.AddCommand(newBenchAllreduceCommand(), newBenchMemoryCommand())
-	root.AddCommand(newBFSCommand(), newGenerateCommand(), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(), newReportCommand())
+		newBenchBFSCommand(g, "bfs-codecs", "Lv et al.'s algorithms, the packed sieve, direction-optimised runs: bytes, TEPS"),
+		newBenchBFSCommand(g, "bfs-scaling", "The default and the packed exchange on 1, 2, 4, ... up to --ranks ranks"),
+		newBenchPageRankCommand(g),
+		newBenchPageRankSpeedCommand(g))
+	bench.AddCommand(newBenchAllreduceCommand(g), newBenchMemoryCommand(g))
+	root.AddCommand(newBFSCommand(g), newGenerateCommand(g), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(g), newReportCommand())
 	registerCompletions(root)
+	setUsage(root)
 	return root
-}
-
-// threadsUsage is the help of --threads for cmd: per rank where the
-// command has ranks, of the one process for generate.
-func threadsUsage(cmd *cobra.Command) string {
-	if cmd.Name() == "generate" {
-		return "goroutines generating the tuples (default: CPUs)"
-	}
-	return "goroutines per rank (default: CPUs / ranks, at least 1)"
 }
 
 // outputsKey is the context key of a command's output Set.

@@ -150,8 +150,8 @@ func TestOutputsRefusedBeforeWork(t *testing.T) {
 		{"two on stdout", []string{"pagerank", graphPath, "--json", "-", "--out", "-"}, "standard output is written by --"},
 		{"plots is a file", []string{"pagerank", graphPath, "--plots", graphPath}, "--plots: " + graphPath + ": is not a folder"},
 		{"report output is an input", []string{"report", graphPath, "-o", graphPath}, "--out: " + graphPath + ": is an input"},
-		{"generate into a directory", []string{"generate", "--scale", "5", "--format", "el", "-o", sub}, "--output: " + sub + ": is a directory"},
-		{"doc on stdout", []string{"bench", "transport", "--doc", "-"}, "--doc: the table is regenerated inside a Markdown file"},
+		{"generate into a directory", []string{"generate", "--scale", "5", "--format", "el", "-o", sub}, "--out: " + sub + ": is a directory"},
+		{"generate into a directory by its alias", []string{"generate", "--scale", "5", "--format", "el", "--output", sub}, "--output: " + sub + ": is a directory"},
 		{"bench dir is a file", []string{"bench", "bfs-codecs", "--scale", "5", "--dir", graphPath}, "--dir: " + graphPath + ": is not a folder"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

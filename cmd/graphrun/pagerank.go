@@ -29,17 +29,15 @@ import (
 )
 
 type pagerankFlags struct {
-	transportFlags
+	*globalFlags
 	runOutputFlags
-	jc      pagerank.JobConfig
-	out     string // --out: every vertex's score to this file
-	format  string
-	ranks   int
-	threads int
+	jc     pagerank.JobConfig
+	out    string // --out: every vertex's score to this file
+	format string
 }
 
-func newPageRankCommand() *cobra.Command {
-	var f pagerankFlags
+func newPageRankCommand(g *globalFlags) *cobra.Command {
+	f := pagerankFlags{globalFlags: g}
 	cmd := &cobra.Command{
 		Use:   "pagerank [FILE|-]",
 		Short: "Run PageRank on an edge list over the Kylix sparse allreduce",
@@ -48,44 +46,41 @@ func newPageRankCommand() *cobra.Command {
   graphrun pagerank --kron 20 --iterations 20 -j pr.json
   graphrun pagerank web.el --procs 4          # four processes over TCP on this machine`,
 		Long: `Reads a directed edge list (SNAP text, .el, .wel, Matrix Market, .bel, optionally
-gzipped; - or a pipe, FIFO or device is read once by rank 0, and needs
---format), or generates a Graph500 Kronecker graph with --kron, and runs
-PageRank with NetworkX's semantics: duplicate edges collapse, self-loops stay,
-dangling vertices' mass is spread uniformly, scores sum to 1. The edges are
-spread over the ranks by a random edge partition and every iteration is one
-sparse allreduce (Kylix §VII), or with --allreduce dense one dense
-allreduce of the whole vector by the chunked hypercube (Zhang and Qiu §IV-E).
-Prints the top vertices with their ids as
-in the file (Matrix Market ids 1-based), the iterations, the final L1 change
-and the total rank.`,
+gzipped; - or a pipe is read once by rank 0 and needs --format), or generates a
+Graph500 Kronecker graph with --kron, and runs PageRank with NetworkX's
+semantics: duplicate edges collapse, self-loops stay, dangling vertices' mass is
+spread uniformly, scores sum to 1. The edges are spread over the ranks by a
+random edge partition; every iteration is one sparse allreduce (Kylix §VII), or
+with --allreduce dense one dense allreduce by the chunked hypercube (Zhang and
+Qiu §IV-E). Prints the top vertices with the file's ids, the iterations, the
+final L1 change and the total rank. Hidden knobs (--degrees, --partition,
+--gauss-seidel, --plots, --dpi): see docs/design.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPageRank(cmd, &f, args) },
 	}
-	f.transportFlags.register(cmd)
+	jobFlags(cmd, groupRanks, groupThreads, groupTransport, groupElastic)
 	fl := cmd.Flags()
 	def := pagerank.DefaultJobConfig()
-	fl.StringVar(&f.format, "format", "auto", "edge list format: snap, el, wel, mtx, bel (optionally .gz), or auto from the file name (not for - and other streams)")
-	fl.IntVar(&f.ranks, "ranks", 1, "in-process ranks")
+	fl.StringVar(&f.format, "format", "auto", "snap, el, wel, mtx or bel, optionally .gz (auto: from the name; not for -)")
 	fl.Float64Var(&f.jc.Alpha, "alpha", def.Alpha, "damping factor")
-	fl.Float64Var(&f.jc.Tol, "tol", def.Tol, "stop when the L1 change of an iteration is below this")
-	fl.IntVar(&f.jc.MaxIter, "max-iter", def.MaxIter, "stop after this many iterations (with a warning)")
+	fl.Float64VarP(&f.jc.Tol, "tol", "t", def.Tol, "stop when the L1 change of an iteration is below this")
+	fl.IntVarP(&f.jc.MaxIter, "max-iter", "i", def.MaxIter, "stop after this many iterations (with a warning)")
 	fl.IntVar(&f.jc.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.jc.Undirected, "undirected", false, "add the reverse of every edge")
-	fl.StringVar(&f.jc.Allreduce, "allreduce", def.Allreduce, "allreduce: the sparse kylix, direct or binary network, or dense (the whole vector through the chunked hypercube)")
+	fl.StringVar(&f.jc.Allreduce, "allreduce", def.Allreduce, "kylix, direct, binary (sparse networks) or dense (chunked hypercube)")
 	fl.StringVar(&f.jc.Degrees, "degrees", def.Degrees, `kylix degrees, e.g. "8x4x2" (product = ranks), or auto`)
-	fl.BoolVar(&f.jc.GaussSeidel, "gauss-seidel", false, "one rank only: sweep the vertices in place (Gauss-Seidel) instead of Jacobi iterations: the same answer, in fewer iterations on many real graphs and more on Kronecker graphs; the sweep runs on one thread")
+	fl.BoolVar(&f.jc.GaussSeidel, "gauss-seidel", false, "one rank only: Gauss-Seidel sweeps in place instead of Jacobi iterations")
 	fl.StringVar(&f.jc.Partition, "partition", def.Partition, "edge partition: random-edge (hash of the edge) or 1d (block of the source)")
 	fl.IntVar(&f.jc.Top, "top", def.Top, "print this many top vertices")
 	fl.StringVarP(&f.out, "out", "o", "", `write every vertex as "id<TAB>score" to this file`)
 	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")
-	fl.IntVar(&f.jc.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE (tuples as directed edges)")
-	fl.BoolVar(&f.jc.Elastic, "elastic", false, "TCP only: survive losing a rank other than 0 by going on with the survivors, and take in processes that --join between iterations (Zhang and Qiu §V); the result equals a fault-free run's within --tol")
-	fl.BoolVar(&f.jc.Join, "join", false, "with --elastic: join the running elastic job at --coordinator or $GRAPHRUN_COORDINATOR (its token in $GRAPHRUN_TOKEN) between iterations; give the job's graph and PageRank flags")
-	fl.IntVar(&f.threads, "threads", 0, "goroutines per rank for the sorts and the SpMV (default: CPUs / ranks, at least 1)")
+	fl.IntVar(&f.jc.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE")
+	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi")
 	return cmd
 }
 
 func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
+	f.jc.Elastic, f.jc.Join = f.elastic, f.join
 	f.mapFlags(cmd)
 	if err := usage(launch.CheckRanks(f.ranks)); err != nil {
 		return err

@@ -24,20 +24,23 @@ func newReportCommand() *cobra.Command {
 	var f reportFlags
 	cmd := &cobra.Command{
 		Use:   "report RUN.json... -o report.html",
-		Short: "Write one self-contained HTML report (charts and tables) of bfs and pagerank run JSON files",
+		Short: "Write one self-contained HTML report (charts, tables) of bfs and pagerank runs",
 		Long: `Reads the JSON of graphrun bfs and graphrun pagerank runs (--json) and writes
 one HTML file with each run's parameters, its Graph500 block or PageRank
 summary, and its charts (inline SVG, with the numbers behind each) — and, for
 several bfs runs or several pagerank runs, charts comparing them, each run
 named by what differs between the runs (scale, ranks, exchange, allreduce,
 ..., or the file name). The file loads nothing from the network.`,
+		Example: `  graphrun bfs -s 16 -j bfs.json && graphrun report bfs.json -o report.html
+  graphrun pagerank testdata/soc-Slashdot0902.txt.gz -j pr.json
+  graphrun report bfs.json pr.json -o report.html --plots charts`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runReport(cmd, &f, args) },
 	}
 	cmd.Flags().StringVarP(&f.out, "out", "o", "", "the HTML file to write (required)")
-	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG, PDF and PNG into this directory (the comparison charts named compare-*, each run's runN-*)")
+	cmd.Flags().StringVar(&f.plots, "plots", "", "also write every chart as SVG, PDF and PNG into this directory")
 	addDPIFlag(cmd.Flags(), &f.dpi)
-	cmd.Flags().StringVar(&f.model, "model", "", `re-estimate every bfs run's communication on a cluster, e.g. "bw=10Gbit/s,lat=50us,min-packet=5MB"`)
+	cmd.Flags().StringVar(&f.model, "model", "", `re-estimate bfs communication on a cluster, e.g. "bw=10Gbit/s,lat=50us,min-packet=5MB"`)
 	return cmd
 }
 

@@ -95,7 +95,7 @@ func TestInterruptLeavesNothing(t *testing.T) {
 			return []string{"generate", "--scale", "26", "-o", filepath.Join(dir, "g.bel")}
 		}},
 		{syscall.SIGTERM, func(dir string) []string {
-			return []string{"bench", "bfs-codecs", "--scale", "17", "--ranks", "2", "--dir", filepath.Join(dir, "bench"), "--doc", filepath.Join(dir, "B.md")}
+			return []string{"bench", "bfs-codecs", "--scale", "17", "--ranks", "2", "--dir", filepath.Join(dir, "bench")}
 		}},
 	} {
 		dir := t.TempDir()

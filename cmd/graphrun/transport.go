@@ -24,18 +24,16 @@ import (
 // given and the --ranks value.
 type transportFlags struct{ launch.Config }
 
-func (t *transportFlags) register(cmd *cobra.Command) {
-	fl := cmd.Flags()
-	fl.IntVar(&t.Procs, "procs", 0, "start this many processes on this machine, one rank each, talking TCP over 127.0.0.1")
-	fl.StringVar(&t.Transport, "transport", "", "inproc, tcp or mpi (default: mpi under mpirun, mpiexec or srun in a graphrun built with -tags mpi; "+
-		"tcp when a launcher (mpirun, srun, Kubernetes) starts several processes otherwise, or with --rank/--size/--coordinator; else inproc)")
+func (t *transportFlags) register(fl *pflag.FlagSet) {
+	fl.IntVar(&t.Procs, "procs", 0, "start this many processes on this machine, one rank each, over TCP on 127.0.0.1")
+	fl.StringVar(&t.Transport, "transport", "", "inproc, tcp or mpi (default: from the launcher's environment, else inproc)")
 	fl.IntVar(&t.Rank, "rank", 0, "this process's rank in a TCP job (default: from the launcher's environment)")
 	fl.IntVar(&t.Size, "size", 0, "number of processes in a TCP job (default: from the launcher's environment)")
 	fl.StringVar(&t.Coordinator, "coordinator", "", "host:port where rank 0 meets the other ranks (default $GRAPHRUN_COORDINATOR)")
-	fl.StringVar(&t.Listen, "listen", "", "host[:port] for this rank's peer connections (default: the interface that reaches the coordinator)")
-	fl.IntVar(&t.Replicas, "replicas", 1, "run every rank as this many processes holding the same data; the job survives while every rank keeps one (Kylix §V); with --procs N it starts N·S processes")
+	fl.StringVar(&t.Listen, "listen", "", "host[:port] for this rank's peer connections (default: toward the coordinator)")
+	fl.IntVar(&t.Replicas, "replicas", 1, "run every rank as this many processes holding the same data (Kylix §V)")
 	fl.DurationVar(&t.PeerTimeout, "peer-timeout", launch.DefaultPeerTimeout, "a TCP job fails when a peer makes no progress for this long")
-	fl.BoolVar(&t.Verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on), which a --procs launch leaves out by default")
+	fl.BoolVar(&t.Verbose, "verbose", false, "log the TCP set-up (the addresses the coordinator and every rank listen on)")
 }
 
 // jobPlan is how this process takes part in a job (launch.Plan).

@@ -36,9 +36,10 @@ func versionLine() string {
 
 func newVersionCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print graphrun's version (as --version does)",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print graphrun's version (as --version does)",
+		Example: "  graphrun version\n  graphrun --version",
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			_, err := fmt.Fprint(cmd.OutOrStdout(), versionLine())
 			return err
