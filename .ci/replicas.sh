@@ -37,7 +37,7 @@ run_killed() {
   local launcher=$!
   pids=("$launcher")
   local start=$SECONDS
-  until grep -q 'iterating\|iteration 1\b' "$TCP_TMP/$name.err" 2>/dev/null || [ $((SECONDS - start)) -ge 4 ]; do sleep 0.2; done
+  until grep -q 'PageRank iteration' "$TCP_TMP/$name.err" 2>/dev/null || [ $((SECONDS - start)) -ge 4 ]; do sleep 0.2; done
   sleep 1
   for v in "$@"; do
     local child

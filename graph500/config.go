@@ -60,21 +60,15 @@ type Config struct {
 	// report leaves the ranks' cpu_seconds out.
 	sharedProcess bool
 
-	// Progress, if not nil, is called on rank 0 as the run advances: stage is
-	// "generate", "construct", "search" or "validate"; done of total.
-	Progress func(stage string, done, total int)
+	// Progress, if not nil, is called on rank 0 as each step of the run
+	// starts and ends (Event).
+	Progress func(Event)
 	// Warn, if not nil, receives warnings on rank 0.
 	Warn func(msg string)
 	// Tree, if not nil, receives on rank 0, after the first timed search, the
 	// lines "vertex parent level" of every vertex, in vertex order, one
 	// chunk per rank.
 	Tree func(chunk []byte) error
-}
-
-func (cfg *Config) progress(c comm.Comm, stage string, done, total int) {
-	if cfg.Progress != nil && c.Rank() == 0 {
-		cfg.Progress(stage, done, total)
-	}
 }
 
 func (cfg *Config) warn(c comm.Comm, format string, args ...any) {

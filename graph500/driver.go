@@ -148,7 +148,7 @@ type buildTimes struct {
 // rest — the second generation included.
 func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid, share graph.TupleSource) (*graph.CSR, *graph.Block2D, buildTimes, error) {
 	var times buildTimes
-	cfg.progress(c, "construct", 0, 1)
+	cfg.start(c, StageConstruct, 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return nil, nil, times, err
 	}

@@ -133,7 +133,7 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 // turns cfg.Root, if given, into its dense id. It is a collective.
 func loadFile(ctx context.Context, c comm.Comm, cfg *FileConfig) (loadedFile, error) {
 	var none loadedFile
-	cfg.progress(c, "generate", 0, 1)
+	cfg.start(c, StageGenerate, 0, 1)
 	if err := c.Barrier(ctx, "driver.sync"); err != nil {
 		return none, err
 	}
@@ -200,7 +200,7 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 		}
 		part = grid.Part
 	}
-	cfg.progress(c, "generate", 1, 1)
+	cfg.end(c, StageGenerate, f.load)
 	var g *graph.CSR
 	var blocks *graph.Block2D
 	var times buildTimes

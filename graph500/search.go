@@ -34,7 +34,12 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	if err := checkTupleCount(ctx, c, owned, b.tuples, b.directed); err != nil {
 		return nil, err
 	}
-	cfg.progress(c, "construct", 1, 1)
+	if b.ids == nil {
+		// A generated graph: kernel 0 ran within kernel 1, whose end
+		// gives its time (a file's loading was reported as it ended).
+		cfg.end(c, StageGenerate, b.times.generation)
+	}
+	cfg.end(c, StageConstruct, b.times.construction)
 	roots, err := searchKeys(ctx, c, cfg, b, owned)
 	if err != nil {
 		return nil, err
@@ -75,7 +80,7 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 	}
 	s := &timedSearches{c: c, cfg: &cfg, b: b, owned: owned, bfs: engine, val: val, run: head, keys: len(roots)}
 	for i, key := range roots {
-		cfg.progress(c, "search", i, len(roots))
+		cfg.start(c, StageSearch, i, len(roots))
 		if stop, err := s.search(ctx, i, key); err != nil || stop {
 			if err != nil {
 				return nil, err
@@ -83,7 +88,6 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			break // as the reference does: the run is invalid, skip the rest
 		}
 	}
-	cfg.progress(c, "search", len(roots), len(roots))
 	return s.finish(ctx)
 }
 
@@ -192,6 +196,8 @@ func (s *timedSearches) search(ctx context.Context, i int, key int64) (invalid b
 	if s.run != nil {
 		s.run.Searches = append(s.run.Searches, search.s)
 	}
+	done := search.s
+	cfg.report(c, Event{Stage: StageSearch, Step: i, Steps: s.keys, End: true, Seconds: done.Time, Search: &done})
 	return invalid, nil
 }
 
@@ -200,7 +206,7 @@ func (s *timedSearches) search(ctx context.Context, i int, key int64) (invalid b
 // the search was invalid (warned about, not an error).
 func (s *timedSearches) validate(ctx context.Context, i int, key int64, res *bfs.Result, search *results.Search) (bool, error) {
 	c, cfg := s.c, s.cfg
-	cfg.progress(c, "validate", i, s.keys)
+	cfg.start(c, StageValidate, i, s.keys)
 	before, netBefore := c.Stats().Total(), networkTotal(c)
 	t0 := time.Now()
 	_, verr := s.val.Validate(ctx, s.b.newID(key), res.Parent, res.Level, search.NEdge)

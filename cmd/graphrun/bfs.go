@@ -199,7 +199,7 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 // report with the run's version, start and command line.
 func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *edgelist.Input, plan jobPlan, tree *output.File) (*results.Graph500Run, error) {
 	stderr := cmd.ErrOrStderr()
-	bar := progress.NewStages(stderr, cfg.Graph.Scale, f.s.Roots, cfg.Root >= 0)
+	bar := progress.NewStages(progressOut(stderr, plan), cfg.Graph.Scale, f.s.Roots, cfg.Root >= 0)
 	cfg.Ranks, cfg.Progress = f.ranks, bar.Update
 	cfg.Warn = func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) }
 	if f.s.Out != "" {

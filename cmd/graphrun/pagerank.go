@@ -134,10 +134,10 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.jc.Elastic {
 		tag = in.JoinTag(cfg.Config)
 	}
-	bar := progress.NewIterations(stderr, cfg.Iterations, cfg.Tol)
+	bar := progress.NewIterations(progressOut(stderr, plan), cfg.Iterations, cfg.Tol)
 	cfg.Progress = bar.Update
 	report, err := pagerank.RunJob(ctx, plan.Runner(stderr), in.Input(), cfg, tag, logf)
-	bar.Clear()
+	bar.Finish()
 	if err != nil {
 		if pagerank.IsInputError(err) {
 			return usageError{err}

@@ -1,15 +1,17 @@
-// Package progress draws graphrun's progress bars on a terminal: the
-// stages of a Graph500 run (generation, construction, each search; the
-// Graph500 spec's benchmark, REFERENCES.md), PageRank's iterations and
-// their L1 change (Kylix §VII-D), and a benchmark matrix run by run. A bar is
-// drawn only when its writer is a terminal, so that logs and pipes stay
-// clean; a matrix prints one line per finished run there instead.
+// Package progress reports graphrun's progress on stderr: the stages of a
+// Graph500 run (generation, construction, each search; the Graph500
+// spec's benchmark, REFERENCES.md), PageRank's iterations and their L1
+// change (Kylix §VII-D), and a benchmark matrix run by run. On a terminal
+// it draws a bar; elsewhere (a log, a pipe) it prints a line per finished
+// step instead, as the Graph500 reference and gapbs print one per search,
+// so that a batch log shows life and carries no escape codes.
 package progress
 
 import (
 	"fmt"
 	"io"
-	"sync"
+	"strconv"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"golang.org/x/term"
@@ -20,129 +22,6 @@ import (
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(interface{ Fd() uintptr })
 	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// Stages is one bar over a Graph500 run: generation, construction and the
-// searches.
-type Stages struct {
-	bar   *progressbar.ProgressBar
-	steps int
-}
-
-// NewStages returns the bar of a run of the Kronecker graph of scale with
-// roots searches (1 if single: a given root); it draws only if w is a
-// terminal.
-func NewStages(w io.Writer, scale, roots int, single bool) *Stages {
-	if !IsTerminal(w) {
-		return &Stages{}
-	}
-	if single {
-		roots = 1
-	}
-	total := 2 + roots
-	return &Stages{steps: total, bar: progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(fmt.Sprintf("scale %d", scale)),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetPredictTime(true),
-	)}
-}
-
-// Update is the graph500.Config.Progress callback.
-func (p *Stages) Update(stage string, done, total int) {
-	if p.bar == nil {
-		return
-	}
-	pos := 0
-	switch stage {
-	case "generate":
-		pos = done
-	case "construct":
-		pos = 1 + done
-	case "search", "validate":
-		pos = 2 + done
-	}
-	p.bar.Describe(stage)
-	_ = p.bar.Set(min(pos, p.steps))
-}
-
-// Clear removes the bar (before a warning or the results).
-func (p *Stages) Clear() {
-	if p.bar != nil {
-		_ = p.bar.Clear()
-	}
-}
-
-// Iterations draws PageRank's progress: the last iteration's number and
-// L1 change, with a bar over the iterations when the run has a fixed
-// count, else beside a spinner and the tolerance it runs to (most runs
-// converge long before their maximum). Every in-process rank reports each
-// iteration; the display moves once per iteration.
-type Iterations struct {
-	mu   sync.Mutex
-	bar  *progressbar.ProgressBar
-	tol  float64 // > 0: the run stops below this L1 change
-	last int
-}
-
-// NewIterations returns the progress of a run of iterations iterations,
-// or (iterations 0) of one that runs until its L1 change falls below tol;
-// it draws only if w is a terminal.
-func NewIterations(w io.Writer, iterations int, tol float64) *Iterations {
-	if !IsTerminal(w) {
-		return &Iterations{}
-	}
-	return newIterationBar(w, iterations, tol)
-}
-
-// newIterationBar draws on w whatever it is.
-func newIterationBar(w io.Writer, iterations int, tol float64) *Iterations {
-	p := &Iterations{}
-	total := iterations
-	if total <= 0 {
-		total, p.tol = -1, tol // a spinner: the count is not known
-	}
-	p.bar = progressbar.NewOptions(total,
-		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription("pagerank"),
-		progressbar.OptionShowCount(),
-		progressbar.OptionClearOnFinish(),
-		progressbar.OptionSetPredictTime(false),
-		progressbar.OptionThrottle(0),
-	)
-	return p
-}
-
-// Update is the pagerank.Config.Progress callback.
-func (p *Iterations) Update(iteration int, l1 float64) {
-	if p.bar == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if iteration <= p.last {
-		return // another rank's report of the same iteration
-	}
-	p.last = iteration
-	desc := fmt.Sprintf("iteration %d, L1 change %.3g", iteration, l1)
-	if p.tol > 0 {
-		desc += fmt.Sprintf(" (runs to %.3g)", p.tol)
-	}
-	p.bar.Describe(desc)
-	if m := p.bar.GetMax(); m > 0 {
-		iteration = min(iteration, m)
-	}
-	_ = p.bar.Set(iteration)
-}
-
-// Clear removes the bar before the results are printed.
-func (p *Iterations) Clear() {
-	if p.bar != nil {
-		p.mu.Lock()
-		_ = p.bar.Clear()
-		p.mu.Unlock()
-	}
 }
 
 // Matrix reports a benchmark matrix run by run: a bar on a terminal, one
@@ -186,4 +65,27 @@ func (p *Matrix) Finish() {
 		_ = p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// number formats v with three significant digits and a bare exponent, if
+// any: 0.0143, 12.3, 1.17e9, 3.1e-9 (strconv.ParseFloat reads them all).
+func number(v float64) string {
+	s := strconv.FormatFloat(v, 'g', 3, 64)
+	mant, exp, ok := strings.Cut(s, "e")
+	if !ok {
+		return s
+	}
+	n, err := strconv.Atoi(exp)
+	if err != nil {
+		return s
+	}
+	return mant + "e" + strconv.Itoa(n)
+}
+
+// seconds formats a time in seconds as number does, whole from 100 s on.
+func seconds(v float64) string {
+	if v >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return number(v)
 }

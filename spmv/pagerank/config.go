@@ -112,9 +112,16 @@ type Config struct {
 	// wait for each other): the place to return the set-up's garbage to
 	// the operating system (memstat.Release), outside every timed region.
 	SetupDone func()
-	// Progress, if set, is called by every rank after each iteration with
-	// the iteration's number (from 1) and its L1 change.
-	Progress func(iteration int, l1 float64)
+	// Progress, if set, is called by every rank after each iteration.
+	Progress func(Iteration)
+}
+
+// Iteration is an iteration a rank has finished, as Config.Progress
+// reports it.
+type Iteration struct {
+	Number  int     // from 1, counting a resumed elastic run's earlier iterations
+	L1      float64 // the L1 change of the scores
+	Seconds float64 // the iteration's time on this rank: compute and communication
 }
 
 // DefaultConfig is NetworkX's PageRank on the random edge partition

@@ -138,7 +138,7 @@ func RunShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg Confi
 func iterateCounted(ctx context.Context, c comm.Comm, cfg Config, res *Result,
 	step func(context.Context) (time.Duration, error)) (before, after map[string]comm.PhaseCounters, err error) {
 	before = c.Stats().Snapshot()
-	if err := iterate(ctx, cfg, res, step); err != nil {
+	if err := iterate(ctx, cfg, 0, res, step); err != nil {
 		return nil, nil, err
 	}
 	after = c.Stats().Snapshot()
@@ -155,8 +155,9 @@ var errStopAfterIteration = errors.New("stop after this iteration")
 // iterate runs PageRank's iterations: step runs one and sets res.Residual
 // and res.Total; iterate stops after cfg.Iterations, on convergence, or
 // after cfg.MaxIter, and records the times. A step error that wraps
-// errStopAfterIteration stops it after recording that iteration.
-func iterate(ctx context.Context, cfg Config, res *Result, step func(context.Context) (compute time.Duration, err error)) error {
+// errStopAfterIteration stops it after recording that iteration. The
+// progress numbers the iterations after the done ones of a resumed run.
+func iterate(ctx context.Context, cfg Config, done int, res *Result, step func(context.Context) (compute time.Duration, err error)) error {
 	for it := 1; ; it++ {
 		if cfg.Iterations > 0 && it > cfg.Iterations || cfg.Iterations == 0 && it > cfg.MaxIter {
 			res.Converged = cfg.Iterations > 0
@@ -178,7 +179,7 @@ func iterate(ctx context.Context, cfg Config, res *Result, step func(context.Con
 		res.L1Changes = append(res.L1Changes, res.Residual)
 		res.Iterations = it
 		if cfg.Progress != nil {
-			cfg.Progress(it, res.Residual)
+			cfg.Progress(Iteration{Number: done + it, L1: res.Residual, Seconds: took.Seconds()})
 		}
 		if stop {
 			return fmt.Errorf("pagerank: after iteration %d: %w", it, err)

@@ -417,7 +417,7 @@ func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*Result, *e
 		if !(left.Iterations > 0 || cfg.Iterations == 0 && left.MaxIter > 0) {
 			break
 		}
-		err = iterate(ctx, left, res, step)
+		err = iterate(ctx, left, now.done, res, step)
 		if !errors.Is(err, errJoinersWait) {
 			if err != nil {
 				return nil, now, nil, err
