@@ -20,9 +20,9 @@
 #   SCALE=16 RANKS=4 REPS=3 .ci/bench-placement.sh
 #   # on the emulated cluster, one process per rank, each with its own link:
 #   PLACEMENT_RUNNER="bash .ci/shaped-links.sh" PLACEMENT_LAUNCH= NETNS_PROCS=16 .ci/bench-placement.sh
-#   # issue 21's run (equal CPU shares, latency; BENCHMARKS.md):
+#   # BENCHMARKS.md's run (equal CPU shares, latency):
 #   PLACEMENT_RUNNER="bash .ci/emulated-cluster.sh" PLACEMENT_LAUNCH= NETNS_PROCS=16 NETNS_RATE=100mbit \
-#     NETNS_DELAY=1ms NETNS_CPU=0.1 NETNS_TIMEOUT=900 REPS=2 .ci/bench-placement.sh
+#     NETNS_DELAY=1ms NETNS_CPU=0.125 NETNS_TIMEOUT=900 REPS=3 .ci/bench-placement.sh
 #
 # PLACEMENT_RUNNER is the command that runs graphrun (default: the binary,
 # GRAPHRUN_BIN or a fresh build); PLACEMENT_LAUNCH the flags that choose the

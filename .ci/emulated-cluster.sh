@@ -237,8 +237,8 @@ mem_desc=${mem_bytes:+, memory limit $mem_bytes B each}
 echo "== emulated cluster: $procs processes, links $rate each way (tbf, burst $burst B), $how, CPU $cpu_desc$mem_desc"
 # The quotas are shares of what is left after the switch and the kernel's
 # network work; when they add up to the whole machine, the ranks also wait
-# for the machine, not only for their quota (BENCHMARKS.md, "CPU time per
-# rank": 1.7-1.9 of 2 cores busy at 16 x 0.125).
+# for the machine, not only for their quota (measured: 1.7-1.9
+# of 2 cores busy at 16 x 0.125).
 awk -v p="$procs" -v c="$cpu" -v n="$(nproc)" 'BEGIN { exit !(p * c >= n) }' &&
   echo "== note: $procs x $cpu = $(awk -v p="$procs" -v c="$cpu" 'BEGIN { print p * c }') cores, all $(nproc) of this machine's: the ranks share them with the switch and the kernel's network work"
 echo "== load at the start: $(uptime)"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regression guard of graphrun's memory (BENCHMARKS.md, "Memory"): a
+# Regression guard of graphrun's memory (BENCHMARKS.md, "Memory per tuple"): a
 # validated scale-18 Graph500 run, on 1 and on 2 in-process ranks, must
 # report a peak resident set size (peak_memory_bytes in its JSON: the
 # process's VmHWM) below a ceiling per input tuple. At scale 18 (4.19 M

@@ -229,7 +229,7 @@ func placeBlocks(ctx context.Context, c comm.Comm, cfg Config, grid partition.Gr
 // graph at pilotScale (its recursive structure makes the blocks of a
 // smaller instance cost alike in proportion: at scale 18 on an 8x8 block
 // grid, a scale-15 pilot's per-block entries read predict the full run's
-// within 1.4×, where entries held miss by 16×; BENCHMARKS.md), searched from
+// within 1.4×, where entries held miss by 16×), searched from
 // pilotRoots keys.
 const (
 	pilotShrink   = 3  // the pilot is 2^3 times smaller than the graph...
@@ -241,8 +241,7 @@ const (
 // bitmaps costs per level, in adjacency entries read: every level a block
 // clears, scans, sieves, packs and codes its rows' and columns' bitmaps and
 // meets its row and column peers in the exchanges, whatever its entries.
-// Calibrated on the emulated cluster (BENCHMARKS.md, "LSHS placement the
-// engine executes"): at scale 18 on an 8x8 block grid (512 + 512 words), a
+// Calibrated on the emulated cluster (2026-11-24): at scale 18 on an 8x8 block grid (512 + 512 words), a
 // rank's busy time fits 0.11 s per million entries read plus 0.024 s per
 // block over 16 searches of 6.4 levels, i.e. 2.1 entries per word per level.
 const blockWordCost = 2

@@ -174,7 +174,7 @@ func KroneckerParams(scale, edgefactor int, seed uint64, unpermuted bool) (krone
 
 // The frontier exchange and codec for a job of processes, where the
 // bytes on the network cost most: the packed sieve with the codec chosen
-// per level (BENCHMARKS.md, "The exchange over a network": over 4
+// per level (BENCHMARKS.md, "Communication per search": over 4
 // processes with 20 Mbit/s links at scale 20 it searches 3.0–4.2× faster
 // than allgather on a quarter of the bytes). In-process ranks keep the
 // exchange's default, allgather, whose bytes cost only memory bandwidth.

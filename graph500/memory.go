@@ -41,7 +41,7 @@ package graph500
 // 4.6×). LSHS may give a rank more than k blocks; the model counts k. A
 // process holds its ranks' shares plus the Go runtime's base; the garbage
 // collector's headroom (memstat.LeanPercent of what is allocated between
-// collections) is in the measured coefficients. BENCHMARKS.md ("Memory")
+// collections) is in the measured coefficients. BENCHMARKS.md ("Memory per tuple against the memory model")
 // compares the model with `graphrun bench memory`'s measured peaks.
 
 import (

@@ -7,8 +7,7 @@ import (
 )
 
 // TestMemoryEstimateBlocks: with k blocks per rank the estimate grows as
-// the measured peaks do (BENCHMARKS.md, "LSHS placement the engine
-// executes": scale 18 on 16 in-process ranks, validated, sieve, 121–125 MB
+// the measured peaks do (measured 2026-11-24: scale 18 on 16 in-process ranks, validated, sieve, 121–125 MB
 // with one block per rank, 213–223 MB with 4, 723–746 MB with 16, i.e.
 // 1.8× and 6×), one block per rank is the plain 2D estimate, and 1D
 // ignores the setting.
@@ -61,8 +60,8 @@ func TestMemoryEstimateBlocks(t *testing.T) {
 }
 
 // TestRunMemoryFused: a run whose blocks run fused is estimated as one
-// block per rank (its processes peak as one block per rank's do:
-// BENCHMARKS.md, "Fused LSHS blocks"); unfused and round-robin blocks as
+// block per rank (its processes peak as one block per rank's do
+// on the emulated cluster); unfused and round-robin blocks as
 // BlocksPerRank.
 func TestRunMemoryFused(t *testing.T) {
 	cfg := testConfig(18, 16)

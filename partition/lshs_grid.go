@@ -6,10 +6,10 @@ package partition
 // when every level of a 2D BFS (Lv et al. §VIII–IX) is a few small
 // exchanges among the processes that share a block row or a block column,
 // a level costs per process it reaches, not per byte: on the emulated
-// cluster of issue 21 (16 processes, 1 ms one-way delay) LSHS's free
+// cluster (16 processes, 1 ms one-way delay) LSHS's free
 // placement left each process's row and column rounds reaching nearly
 // every other process and ran 1.5–1.7× slower per level than round-robin,
-// whose cyclic layout keeps a block column on 2 processes (BENCHMARKS.md).
+// whose cyclic layout keeps a block column on 2 processes.
 //
 // PlaceLSHSGrid keeps the processes as a pr×pc grid and gives every block
 // row to one process row and every block column to one process column, so

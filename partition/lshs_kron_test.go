@@ -149,7 +149,8 @@ func edgeBound(pb partition.PlacementProblem) float64 {
 	return imbalanceBound(pb, func(b partition.PlacementBlock) int64 { return b.Edges })
 }
 
-// TestLSHSReport prints the LSHS vs round-robin tables of BENCHMARKS.md when
+// TestLSHSReport prints LSHS against round-robin placements (imbalance of
+// edges, memory and bytes, and the per-rank loads) when
 // GRAPHRUN_LSHS_SCALE is set (for example 20):
 //
 //	GRAPHRUN_LSHS_SCALE=20 go test ./partition -run TestLSHSReport -v

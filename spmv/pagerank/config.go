@@ -102,7 +102,8 @@ type Config struct {
 	// iteration's position order (in-degree, descending): a vertex's new
 	// rank reads the new r/d of the vertices before it in the sweep. The
 	// fixed point is the same, reached in fewer iterations on the road and
-	// Slashdot graphs and in more on Kronecker graphs (BENCHMARKS.md); the
+	// Slashdot graphs and in more on Kronecker graphs (to 1e-10: road 61
+	// against 119, Kronecker 69–70 against 37–39); the
 	// sweep runs on one goroutine, so the result depends on no thread
 	// count. One rank only, and not with AllreduceDense.
 	GaussSeidel bool

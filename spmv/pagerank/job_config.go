@@ -175,7 +175,7 @@ func (jc JobConfig) Job(ranks, threads int, elasticErr error) (Job, error) {
 // (memstat.LeanHeap): the heap is a few large arrays without pointers, so
 // a collection costs little, and Go's default of 100 lets the heap grow to
 // twice what it holds. Measured on a symmetric Kronecker graph of scale 21
-// over 5 iterations (BENCHMARKS.md, "PageRank memory"): peaks of 682–690 MB
+// over 5 iterations (2026-11-24): peaks of 682–690 MB
 // at 10, 710 at 20, 725 at 50, 720 at 100, set-up time the same within
 // noise.
 const GCPercent = 10
