@@ -10,19 +10,21 @@ import (
 	"github.com/graphrun/graphrun/internal/buildinfo"
 )
 
-// releaseVersion is graphrun's release version. A packager may set it at
-// link time: go build -ldflags "-X main.releaseVersion=1.2.3". It is never
-// assigned at run time.
-var releaseVersion = "0.1.0"
+// releaseVersion is graphrun's next release: the version a build from
+// its tag reports; every other build reports it with "-dev"
+// (buildinfo.Version).
+const releaseVersion = "0.1.0"
 
 // version is the version graphrun reports (--version, the JSON of every
-// run): the module's version when built by `go install ...@vX.Y.Z`, else
-// releaseVersion. Computed once at start-up, never changed.
+// run): the module's version when built from a release tag (go install
+// ...@vX.Y.Z), else releaseVersion with "-dev". Computed once at start-up,
+// never changed.
 var version = buildinfo.Version(releaseVersion, buildinfo.Read())
 
-// revision is the VCS revision graphrun was built from ("" when the build
-// recorded none, as with -buildvcs=false), with "+dirty" when the work
-// tree had changes.
+// revision is the revision graphrun was built from (buildinfo.Revision:
+// the VCS revision, "+dirty" when the work tree had changes, or the commit
+// of a pseudo-version; "" when the build recorded none, as with go run or
+// -buildvcs=false).
 var revision = buildinfo.Revision(buildinfo.Read())
 
 // versionLine is what `graphrun --version` and `graphrun version` print.
