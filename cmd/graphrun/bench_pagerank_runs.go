@@ -3,7 +3,7 @@ package main
 // The command lines of the PageRank matrices (bench pagerank-allreduce and
 // bench pagerank): the pagerank command line of each run the bench
 // package asks for, run in this process or as a child process, and the
-// marker key and command line that regenerate each table.
+// key and command line that regenerate each table.
 
 import (
 	"bytes"

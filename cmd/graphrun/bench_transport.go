@@ -47,7 +47,7 @@ func newBenchTransportCommand(g *globalFlags) *cobra.Command {
 	cmd := newMatrixCommand("transport", "Measure Alltoallv bandwidth and latency against message size",
 		func(cmd *cobra.Command) error { return runBenchTransport(cmd, &f) })
 	cmd.Long = `Measures the transport's Alltoallv (every rank sends one message of the same size to
-every other rank) for each size of --sizes, on --ranks in-process ranks, TCP processes
+every other rank) for each size of --sizes, on --ranks in-process ranks (default 2), TCP processes
 (--procs N, or under a launcher) or MPI processes (--transport mpi under mpirun, in a
 graphrun built with -tags mpi). Prints per size the calls made, the latency of one call and
 the bandwidth a rank sends (Kylix Fig. 2), and the minimum efficient message size: the

@@ -316,12 +316,14 @@ func TestForwardedArgs(t *testing.T) {
 	child.Flags().BoolVar(&b, "no-validate", false, "")
 	child.Flags().StringSliceVar(&list, "list", nil, "")
 	child.Flags().IntVar(&n, "unset", 7, "")
-	parent.SetArgs([]string{"bench", "transport", "--procs", "4", "--sizes", "1K, 2K", "--no-validate", "--list", "a,b", "--list", "c"})
+	var g globalFlags
+	g.register(parent.PersistentFlags()) // the global flags given are forwarded too
+	parent.SetArgs([]string{"bench", "transport", "--procs", "4", "--sizes", "1K, 2K", "--no-validate", "--list", "a,b", "--list", "c", "--peer-timeout", "5s", "--verbose"})
 	if err := parent.Execute(); err != nil {
 		t.Fatal(err)
 	}
 	got := forwardedArgs(child, "procs")
-	want := []string{"bench", "transport", "--list=a", "--list=b", "--list=c", "--no-validate=true", "--sizes=1K, 2K"}
+	want := []string{"bench", "transport", "--list=a", "--list=b", "--list=c", "--no-validate=true", "--peer-timeout=5s", "--sizes=1K, 2K", "--verbose=true"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
 	}
