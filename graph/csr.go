@@ -49,17 +49,5 @@ func (g *CSR) HasEdge(l uint32, u int64) bool {
 // DescendingRowHas reports whether row, sorted in descending order, holds u
 // (binary search). Kernel 1's rows, 1D and 2D, are in that order.
 func DescendingRowHas[C uint32 | int64](row []C, u int64) bool {
-	lo, hi := 0, len(row)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		switch x := int64(row[mid]); {
-		case x == u:
-			return true
-		case x > u:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return false
+	return descendingRowIndex(row, u) >= 0
 }

@@ -4,7 +4,9 @@
 // the 1D partition (CSR, BuildUndirected) and the blocks of the 2D grid
 // (Block2D, BuildUndirected2D), the routing of tuples to their owners in
 // compressed segments (route.go), and the dense relabelling of sparse
-// vertex ids (labels.go: Relabel, RelabelShare, Labels).
+// vertex ids (labels.go: Relabel, RelabelShare, Labels), and the weights
+// kernel 3 gives the CSR's entries (weights.go: WeightSource,
+// BuildWeights).
 //
 // The CSR follows Lv et al. §III-B and §VII: each rank stores the rows of
 // the vertices it owns (1D partition), local row ids are uint32 and offsets

@@ -53,7 +53,13 @@ type Config struct {
 	// Unfused runs LSHS's blocks one by one (comm/multiplex) even when its
 	// layout could run fused, one block per rank of the renumbered graph
 	// (fused.go), as it otherwise does.
-	Unfused   bool
+	Unfused bool
+	// SSSP runs kernel 3 after the BFS searches: the generator's edge
+	// weights, shortest paths from the same keys (1D partition only).
+	SSSP bool
+	// Delta is the bucket width Δ of the shortest path searches; 0
+	// chooses it from the graph (sssp.DefaultDelta).
+	Delta     float64
 	blockBusy *blockBusy // set by runBlocks on its block-ranks' configs
 	// sharedProcess is set by Run and RunFile when several in-process ranks
 	// share this process: its CPU time is then no rank's own, and the
@@ -87,6 +93,9 @@ func (cfg *Config) Check() error {
 		return err
 	}
 	if err := cfg.checkSearch(); err != nil {
+		return err
+	}
+	if err := cfg.checkSSSP(); err != nil {
 		return err
 	}
 	if n := cfg.Graph.NumVertices(); cfg.oneRoot() && (cfg.Root < 0 || cfg.Root >= n) {
@@ -200,6 +209,7 @@ func runMemoryConfig(cfg Config, ranks, localRanks, processes int) MemoryConfig 
 	mc := MemoryConfig{
 		Scale: cfg.Graph.Scale, EdgeFactor: cfg.Graph.EdgeFactor, Ranks: ranks, LocalRanks: localRanks, Processes: processes,
 		Partition2D: cfg.Partition2D, BlocksPerRank: cfg.BlocksPerRank, Exchange: cfg.Exchange, Direction: cfg.Direction, Validate: cfg.Validate,
+		SSSP: cfg.SSSP,
 	}
 	if cfg.BlocksPerRank > 1 && cfg.Graph.Scale >= 1 && cfg.Graph.Scale <= 62 {
 		if blocks, err := cfg.grid(cfg.Graph.NumVertices(), ranks); err == nil {

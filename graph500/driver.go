@@ -4,13 +4,15 @@
 // keys of degree ≥ 1, not counting self-loops, each search timed from its
 // start until the parents are in memory and validated, and gathers the
 // statistics block the specification prints (TEPS = nedge/time, nedge the
-// input tuples inside the searched component). RunFile runs the same
+// input tuples inside the searched component). With Config.SSSP it then
+// runs kernel 3, shortest paths from the same keys on the weighted graph
+// (sssp.go), as the reference's bfs_sssp binary does. RunFile runs the BFS
 // procedure on a user's edge list.
 //
 // It holds no algorithm of its own: the generator is gen/kronecker, kernel
-// 1 package graph, the searches and their validation package spmv, the
-// placement of over-decomposed 2D blocks package partition, and the
-// transport that runs several blocks per process comm/multiplex.
+// 1 package graph, the searches and their validation packages spmv/bfs and
+// spmv/sssp, the placement of over-decomposed 2D blocks package partition,
+// and the transport that runs several blocks per process comm/multiplex.
 //
 // Sources: "Graph500 Benchmark Specification", version 3.0 (the procedure
 // and the statistics); Huiwei Lv, Guangming Tan, Mingyu Chen and Ninghui
@@ -22,7 +24,9 @@
 // "NumS: Scalable Array Programming for the Cloud", arXiv preprint, 2022
 // (over-decomposition and LSHS placement); Huasha Zhao and John Canny,
 // "Kylix: A Sparse Allreduce for Commodity Clusters", ICPP, IEEE, 2014
-// (edge lists read by every rank).
+// (edge lists read by every rank); Ulrich Meyer and Peter Sanders,
+// "Δ-stepping: a parallelizable shortest path algorithm", Journal of
+// Algorithms 49(1), 2003 (kernel 3's searches).
 package graph500
 
 import (
@@ -97,11 +101,15 @@ func RunRank(ctx context.Context, c comm.Comm, cfg Config) (*results.Graph500Run
 	}
 
 	// Kernels 0 and 1.
-	g, blocks, times, err := buildGraph(ctx, c, cfg, part, grid, params.Share(rank, size, cfg.Threads))
+	share := params.Share(rank, size, cfg.Threads)
+	g, blocks, times, err := buildGraph(ctx, c, cfg, part, grid, share)
 	if err != nil {
 		return nil, err
 	}
 	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: params.NumEdges()}
+	if cfg.SSSP {
+		b.weights = share
+	}
 	var head *results.Graph500Run
 	if rank == 0 {
 		head = &results.Graph500Run{Scale: params.Scale, EdgeFactor: params.EdgeFactor, Seed: params.Seed, Unpermuted: params.Unpermuted}
@@ -126,6 +134,9 @@ type builtGraph struct {
 	// directed: g holds out-edges only (directed.go); its TupleDegree
 	// counts out-tuples.
 	directed bool
+	// weights is the source of the tuples' weights when the run makes
+	// kernel 3's searches after the BFS's (sssp.go); nil otherwise.
+	weights graph.WeightSource
 	// order renumbers the generator's vertices for a fused run (fused.go;
 	// nil otherwise): the graph, the searches and the validation are in
 	// its new ids; the keys, the reported roots and the tree in the

@@ -78,6 +78,8 @@ func (cfg *FileConfig) CheckSettings() error {
 		return fielderr.New("Unfused", "concerns fused blocks, which only a Kronecker graph's run has: the blocks of an edge list always run one by one")
 	case cfg.Directed && cfg.Partition2D:
 		return fielderr.New("Partition2D", "a directed search needs the 1D partition")
+	case cfg.SSSP || cfg.Delta != 0:
+		return fielderr.New("SSSP", "shortest paths run on a generated graph only: an edge list's weights are not read")
 	}
 	if err := cfg.checkSearch(); err != nil {
 		return err

@@ -80,6 +80,18 @@ const (
 	// gcHeadroom is the garbage collector's margin over the live heap at
 	// memstat.LeanPercent.
 	gcHeadroom = 1.05
+	// Kernel 3 (sssp.go), per half-edge: the weights in the CSR's order
+	// (4) and the engine's weight-ordered rows (4 of weight, cb of
+	// neighbour); per owned vertex: distances, parents, relaxed
+	// distances, stamps (32); per boundary vertex the validator's id and
+	// distance (8); per tuple the largest phase's requests (12 bytes per
+	// request, measured below one request per tuple at scales 16 to 18)
+	// and the weights' round buffers (60 per chunk tuple).
+	ssspEdgeBytes    = 8
+	ssspVertexBytes  = 32
+	ssspGhostBytes   = 8
+	ssspRequestBytes = 12
+	ssspK1ChunkBytes = 60
 )
 
 // MemoryConfig is what the model needs to know of a run.
@@ -94,6 +106,7 @@ type MemoryConfig struct {
 	Exchange           spmv.Exchange
 	Direction          spmv.Direction
 	Validate           bool
+	SSSP               bool // the run makes kernel 3's searches after the BFS's
 }
 
 // MemoryEstimate is the model's answer, in bytes.
@@ -224,6 +237,15 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	}
 	if !cfg.Partition2D {
 		s.addFrac(n, mapBytes(cfg, p))
+	}
+	if cfg.SSSP && !cfg.Partition2D {
+		s.addMul(2*(ssspEdgeBytes+cb), mr)
+		s.addMul(ssspVertexBytes, nr)
+		s.addMul(ssspRequestBytes, mr)
+		s.addMul(ssspK1ChunkBytes, chunk)
+		if cfg.Validate {
+			s.addFrac(min(n-n/p, 2*mr), ssspGhostBytes)
+		}
 	}
 	for _, c := range []*checked{&k1, &s} {
 		if c.err != nil {

@@ -14,10 +14,11 @@ const (
 	StageConstruct              // kernel 1: building the graph
 	StageSearch                 // kernel 2: a timed search
 	StageValidate               // a search's validation
+	StageSSSP                   // kernel 3: a timed shortest path search and its validation
 )
 
-// String is the stage's name: "generate", "construct", "search" or
-// "validate".
+// String is the stage's name: "generate", "construct", "search",
+// "validate" or "sssp".
 func (s Stage) String() string {
 	switch s {
 	case StageGenerate:
@@ -28,6 +29,8 @@ func (s Stage) String() string {
 		return "search"
 	case StageValidate:
 		return "validate"
+	case StageSSSP:
+		return "sssp"
 	}
 	return "unknown"
 }
@@ -37,7 +40,8 @@ func (s Stage) String() string {
 // searches are Steps steps, and a search's validation starts within its
 // step, which ends once the search is validated. A generated graph's
 // generation runs within kernel 1, so its end is reported with
-// construction's.
+// construction's. Kernel 3's searches (Config.SSSP) follow as Steps steps
+// of StageSSSP, each ending with its Search once validated.
 type Event struct {
 	Stage Stage
 	// Step is the step of the stage, from 0 (the search's index), of

@@ -79,13 +79,19 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		}
 	}
 	s := &timedSearches{c: c, cfg: &cfg, b: b, owned: owned, bfs: engine, val: val, run: head, keys: len(roots)}
+	invalid := false
 	for i, key := range roots {
 		cfg.start(c, StageSearch, i, len(roots))
-		if stop, err := s.search(ctx, i, key); err != nil || stop {
+		if invalid, err = s.search(ctx, i, key); err != nil || invalid {
 			if err != nil {
 				return nil, err
 			}
 			break // as the reference does: the run is invalid, skip the rest
+		}
+	}
+	if b.weights != nil && !invalid {
+		if err := runSSSP(ctx, c, &cfg, b, owned, b.weights, roots, head); err != nil {
+			return nil, err
 		}
 	}
 	return s.finish(ctx)

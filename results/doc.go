@@ -37,7 +37,8 @@
 // # Text block
 //
 // [Graph500Run.WriteText] prints the block the reference prints after its
-// searches, using [FormatG], a Go equivalent of C printf's %g and %.11g with
+// searches (with kernel 3, the reference's "sssp" lines of each kind right
+// after the "bfs" lines of that kind: times, TEPS, validation times), using [FormatG], a Go equivalent of C printf's %g and %.11g with
 // glibc's spelling of NaN and infinities ("nan", "-nan", "inf", "-inf"). A run
 // whose validation failed prints only "No results printed for invalid run.";
 // a run whose validation was skipped (configured without validation) prints validate times of
@@ -152,6 +153,14 @@
 //	                             tuples/vertices rounded
 //	vertices            int64    its vertices (distinct ids), absent otherwise
 //	tuples              int64    its tuples (lines), absent otherwise
+//	sssp                object   kernel 3, when the run had it (absent otherwise):
+//	                             "delta" (the bucket width Δ), "weight_construction_time"
+//	                             (seconds, slowest rank, to weigh the edges and order
+//	                             the engine's rows), "harmonic_mean_TEPS", "validated",
+//	                             "comm_bytes", "comm_messages", "statistics" (as above),
+//	                             and "searches", one per BFS key in the same order, with
+//	                             the search keys above but "levels", and "buckets",
+//	                             "phases" and "requests" (relaxation requests, all ranks)
 //
 // The commands write such files through internal/output, so that a reader
 // never sees a partial file. Every graphrun JSON document starts with the

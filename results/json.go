@@ -53,6 +53,24 @@ func toStatsJSON(s Stats) statsJSON {
 	}
 }
 
+// toSummaryJSON is a Summary in the run JSON.
+func toSummaryJSON(sum Summary) summaryJSON {
+	return summaryJSON{
+		Time:  toStatsJSON(sum.Time),
+		NEdge: toStatsJSON(sum.NEdge),
+		TEPS: tepsJSON{
+			statsJSON: statsJSON{
+				jsonFloat(sum.TEPS.Min), jsonFloat(sum.TEPS.FirstQuartile), jsonFloat(sum.TEPS.Median),
+				jsonFloat(sum.TEPS.ThirdQuartile), jsonFloat(sum.TEPS.Max),
+				jsonFloat(sum.TEPS.Mean), jsonFloat(sum.TEPS.StdDev),
+			},
+			HarmonicMean:   jsonFloat(sum.TEPS.HarmonicMean),
+			HarmonicStdDev: jsonFloat(sum.TEPS.HarmonicStdDev),
+		},
+		Validate: toStatsJSON(sum.Validate),
+	}
+}
+
 // tepsJSON is a TEPSStats in the run JSON.
 type tepsJSON struct {
 	statsJSON
@@ -67,7 +85,9 @@ type summaryJSON struct {
 	Validate statsJSON `json:"validate"`
 }
 
-type searchJSON struct {
+// searchFieldsJSON is what the run JSON says of any timed search, BFS or
+// SSSP.
+type searchFieldsJSON struct {
 	Root             int64     `json:"root"`
 	Time             float64   `json:"time"`
 	NEdge            int64     `json:"nedge"`
@@ -76,7 +96,24 @@ type searchJSON struct {
 	Validated        bool      `json:"validated"`
 	ValidateBytes    int64     `json:"validate_bytes"`
 	ValidateMessages int64     `json:"validate_messages"`
-	Levels           []Level   `json:"levels"`
+}
+
+// searchFields is search s of run r in the run JSON.
+func (r *Graph500Run) searchFields(s Search) searchFieldsJSON {
+	return searchFieldsJSON{Root: s.Root, Time: s.Time, NEdge: s.NEdge, TEPS: jsonFloat(s.TEPS()),
+		ValidateTime: r.validateTime(s), Validated: s.Validated, ValidateBytes: s.ValidateBytes,
+		ValidateMessages: s.ValidateMessages}
+}
+
+// search is the Search the fields hold, without levels.
+func (f searchFieldsJSON) search() Search {
+	return Search{Root: f.Root, Time: f.Time, ValidateTime: f.ValidateTime, NEdge: f.NEdge, Validated: f.Validated,
+		ValidateBytes: f.ValidateBytes, ValidateMessages: f.ValidateMessages}
+}
+
+type searchJSON struct {
+	searchFieldsJSON
+	Levels []Level `json:"levels"`
 }
 
 // runJSON is the run JSON document; the package doc lists its keys.
@@ -118,6 +155,7 @@ type runJSON struct {
 	Input               string       `json:"input,omitempty"`
 	Vertices            int64        `json:"vertices,omitempty"`
 	Tuples              int64        `json:"tuples,omitempty"`
+	SSSP                *ssspJSON    `json:"sssp,omitempty"`
 }
 
 // WriteJSON writes r to w as the indented run JSON described in the package
@@ -130,37 +168,24 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 	doc := runJSON{
 		Envelope: Envelope{Command: "bfs", Version: r.Version, Revision: r.Revision,
 			StartedAt: r.StartedAt, CommandLine: orEmpty(r.CommandLine)},
-		Scale:             r.Scale,
-		EdgeFactor:        r.EdgeFactor,
-		NBFS:              r.NBFS(),
-		NumRanks:          r.NumRanks,
-		Threads:           r.Threads,
-		Seed:              r.Seed,
-		Exchange:          r.Exchange,
-		ExchangeDefaulted: r.ExchangeDefaulted,
-		Direction:         r.Direction,
-		Codec:             r.Codec,
-		GenerationTime:    r.GenerationTime,
-		ConstructionTime:  r.ConstructionTime,
-		HarmonicMeanTEPS:  jsonFloat(sum.TEPS.HarmonicMean),
-		Validated:         r.Validated(),
-		ValidationSkipped: r.ValidationSkipped,
-		CommBytes:         r.CommBytes,
-		CommMessages:      r.CommMessages,
-		Statistics: summaryJSON{
-			Time:  toStatsJSON(sum.Time),
-			NEdge: toStatsJSON(sum.NEdge),
-			TEPS: tepsJSON{
-				statsJSON: statsJSON{
-					jsonFloat(sum.TEPS.Min), jsonFloat(sum.TEPS.FirstQuartile), jsonFloat(sum.TEPS.Median),
-					jsonFloat(sum.TEPS.ThirdQuartile), jsonFloat(sum.TEPS.Max),
-					jsonFloat(sum.TEPS.Mean), jsonFloat(sum.TEPS.StdDev),
-				},
-				HarmonicMean:   jsonFloat(sum.TEPS.HarmonicMean),
-				HarmonicStdDev: jsonFloat(sum.TEPS.HarmonicStdDev),
-			},
-			Validate: toStatsJSON(sum.Validate),
-		},
+		Scale:               r.Scale,
+		EdgeFactor:          r.EdgeFactor,
+		NBFS:                r.NBFS(),
+		NumRanks:            r.NumRanks,
+		Threads:             r.Threads,
+		Seed:                r.Seed,
+		Exchange:            r.Exchange,
+		ExchangeDefaulted:   r.ExchangeDefaulted,
+		Direction:           r.Direction,
+		Codec:               r.Codec,
+		GenerationTime:      r.GenerationTime,
+		ConstructionTime:    r.ConstructionTime,
+		HarmonicMeanTEPS:    jsonFloat(sum.TEPS.HarmonicMean),
+		Validated:           r.Validated(),
+		ValidationSkipped:   r.ValidationSkipped,
+		CommBytes:           r.CommBytes,
+		CommMessages:        r.CommMessages,
+		Statistics:          toSummaryJSON(sum),
 		Searches:            make([]searchJSON, len(r.Searches)),
 		Partition:           r.Partition,
 		Grid:                r.Grid,
@@ -179,6 +204,9 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		Vertices:            r.Vertices,
 		Tuples:              r.Tuples,
 	}
+	if r.SSSP != nil {
+		doc.SSSP = r.SSSP.toJSON(r)
+	}
 	if len(r.RankLoads) > 0 {
 		im := LoadImbalance(r.RankLoads)
 		doc.LoadImbalance = &im
@@ -188,17 +216,7 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		if levels == nil {
 			levels = []Level{}
 		}
-		doc.Searches[i] = searchJSON{
-			Root:             s.Root,
-			Time:             s.Time,
-			NEdge:            s.NEdge,
-			TEPS:             jsonFloat(s.TEPS()),
-			ValidateTime:     r.validateTime(s),
-			Validated:        s.Validated,
-			ValidateBytes:    s.ValidateBytes,
-			ValidateMessages: s.ValidateMessages,
-			Levels:           levels,
-		}
+		doc.Searches[i] = searchJSON{searchFieldsJSON: r.searchFields(s), Levels: levels}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
@@ -258,21 +276,14 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		Input:                doc.Input,
 		Vertices:             doc.Vertices,
 		Tuples:               doc.Tuples,
+		SSSP:                 doc.SSSP.fromJSON(),
 	}
 	if len(r.CommandLine) == 0 {
 		r.CommandLine = nil // [] in the file: no command line
 	}
 	for i, s := range doc.Searches {
-		r.Searches[i] = Search{
-			Root:             s.Root,
-			Time:             s.Time,
-			ValidateTime:     s.ValidateTime,
-			NEdge:            s.NEdge,
-			Validated:        s.Validated,
-			ValidateBytes:    s.ValidateBytes,
-			ValidateMessages: s.ValidateMessages,
-			Levels:           s.Levels,
-		}
+		r.Searches[i] = s.search()
+		r.Searches[i].Levels = s.Levels
 	}
 	if err := r.Check(); err != nil {
 		return nil, fmt.Errorf("results: read run JSON: %w", err)

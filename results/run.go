@@ -130,14 +130,22 @@ type Graph500Run struct {
 	// line of the run (nil if not a command's), set by the caller.
 	Revision    string
 	CommandLine []string
+
+	// SSSP is the run's kernel 3 (shortest paths from the same keys on
+	// the same graph, weighted), nil when the run had none.
+	SSSP *SSSPRun
 }
 
 // NBFS returns the number of searches.
 func (r *Graph500Run) NBFS() int { return len(r.Searches) }
 
-// Validated reports whether every search was validated and passed.
+// Validated reports whether every search, and every SSSP search, was
+// validated and passed.
 func (r *Graph500Run) Validated() bool {
 	if r.ValidationSkipped || len(r.Searches) == 0 {
+		return false
+	}
+	if r.SSSP != nil && !r.SSSP.validated() {
 		return false
 	}
 	for _, s := range r.Searches {
@@ -180,18 +188,8 @@ func (r *Graph500Run) Check() error {
 		return fmt.Errorf("results: %w", err)
 	}
 	for i, s := range r.Searches {
-		if err := checkTime("time", s.Time); err != nil {
+		if err := r.checkSearch(s); err != nil {
 			return fmt.Errorf("results: search %d: %w", i, err)
-		}
-		if !r.ValidationSkipped {
-			if err := checkTime("validate_time", s.ValidateTime); err != nil {
-				return fmt.Errorf("results: search %d: %w", i, err)
-			}
-		} else if s.Validated {
-			return fmt.Errorf("results: search %d: marked validated but validation was skipped", i)
-		}
-		if s.NEdge < 0 {
-			return fmt.Errorf("results: search %d: nedge is %d", i, s.NEdge)
 		}
 		for j, l := range s.Levels {
 			if l.Frontier < 0 || l.Bytes < 0 || l.Messages < 0 {
@@ -201,6 +199,28 @@ func (r *Graph500Run) Check() error {
 				return fmt.Errorf("results: search %d level %d: %w", i, j, err)
 			}
 		}
+	}
+	if r.SSSP != nil {
+		return r.SSSP.check(r)
+	}
+	return nil
+}
+
+// checkSearch reports what is wrong with a search's times, verdict and
+// edge count in run r.
+func (r *Graph500Run) checkSearch(s Search) error {
+	if err := checkTime("time", s.Time); err != nil {
+		return err
+	}
+	if !r.ValidationSkipped {
+		if err := checkTime("validate_time", s.ValidateTime); err != nil {
+			return err
+		}
+	} else if s.Validated {
+		return errors.New("marked validated but validation was skipped")
+	}
+	if s.NEdge < 0 {
+		return fmt.Errorf("nedge is %d", s.NEdge)
 	}
 	return nil
 }
@@ -276,7 +296,15 @@ func (r *Graph500Run) WriteText(w io.Writer) error {
 	g("graph_generation:", r.GenerationTime)
 	d("num_mpi_processes:", r.NumRanks)
 	g("construction_time:", r.ConstructionTime)
+	// The reference prints each kind of kernel 3 line right after the
+	// same kind of BFS line.
+	sssp := func(kind string) {
+		if r.SSSP != nil {
+			r.SSSP.lines(&b, r.SSSP.Summary(r), kind, g)
+		}
+	}
 	statLines(&b, "bfs  ", "_time:", sum.Time, g)
+	sssp("time")
 	statLines(&b, "", "_nedge:", sum.NEdge, g11)
 	t := sum.TEPS
 	g("bfs  min_TEPS:", t.Min)
@@ -287,7 +315,9 @@ func (r *Graph500Run) WriteText(w io.Writer) error {
 	// The reference prints this line with "!  " inside the padding.
 	line(&b, "bfs  harmonic_mean_TEPS:     !", FormatG(t.HarmonicMean, 6))
 	g("bfs  harmonic_stddev_TEPS:", t.HarmonicStdDev)
+	sssp("TEPS")
 	statLines(&b, "bfs  ", "_validate:", sum.Validate, g)
+	sssp("validate")
 	if _, err := io.WriteString(w, b.String()); err != nil {
 		return fmt.Errorf("results: write text: %w", err)
 	}

@@ -56,6 +56,14 @@
 // computed whole and trimmed), and the graph is bit-for-bit the same whatever
 // the number of ranks (RankRange) and threads (GenerateParallel).
 //
+// # Weights
+//
+// For kernel 3 (single-source shortest paths) tuple k also has a weight,
+// uniform in [0, 1) as a float32 (a multiple of 2^-24): the top 24 bits of
+// SplitMix64's output for the k-th state of a stream keyed by the seed,
+// again a pure function of (Seed, k). Weights are generated only when asked
+// for (Weights, Share.ReadWeights), so a BFS-only run makes none.
+//
 // # Label permutation
 //
 // Permute is a bijection of the S-bit integers built from three rounds of

@@ -1,0 +1,266 @@
+package graph
+
+// Edge weights for kernel 3 (Graph500 spec, "Kernel 3 – Single-Source
+// Shortest Paths"): a pass after kernel 1 that gives every adjacency entry
+// of a 1D CSR the weight of its tuple, so that the CSR's rows, their order
+// and BFS's hot loops stay as kernel 1 built them and a BFS-only run holds
+// no weights.
+//
+// Duplicates: the CSR keeps one entry per distinct neighbour, so the entry
+// of a pair joined by several tuples gets the smallest of their weights.
+// That is the only weight a shortest path can use, and every tuple still
+// satisfies the specification's edge check |d(u) − d(v)| ≤ w with it.
+// Both directions of a tuple carry its weight; self-loops are dropped (they
+// are on no shortest path).
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"runtime"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/parallel"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// WeightPhase is the phase of the exchanges that route the weights.
+const WeightPhase = "kernel1.weights"
+
+// WeightSource is a TupleSource whose tuples carry weights.
+type WeightSource interface {
+	TupleSource
+	// ReadWeights writes the weights of tuples [first, first+len(out)) of
+	// the share to out, the same every time.
+	ReadWeights(ctx context.Context, first int64, out []float32) error
+}
+
+// WeightedEdges is a WeightSource over tuples and their weights in memory
+// (Weights[i] is the weight of Edges[i]).
+type WeightedEdges struct {
+	Edges   EdgeSlice
+	Weights []float32
+}
+
+// Len returns the number of tuples.
+func (s WeightedEdges) Len() int64 { return int64(len(s.Edges)) }
+
+// Read copies tuples [first, first+len(out)).
+func (s WeightedEdges) Read(ctx context.Context, first int64, out []Edge) error {
+	return s.Edges.Read(ctx, first, out)
+}
+
+// ReadWeights copies the weights of tuples [first, first+len(out)).
+func (s WeightedEdges) ReadWeights(ctx context.Context, first int64, out []float32) error {
+	if len(s.Weights) != len(s.Edges) {
+		return fmt.Errorf("graph: %d weights for %d tuples", len(s.Weights), len(s.Edges))
+	}
+	if first < 0 || first+int64(len(out)) > int64(len(s.Weights)) {
+		return fmt.Errorf("graph: read of weights [%d, %d) from a share of %d", first, first+int64(len(out)), len(s.Weights))
+	}
+	copy(out, s.Weights[first:])
+	return ctx.Err()
+}
+
+// weightRecord is the wire size of a routed weight: the receiver's local
+// row (uint32), the weight's bits (uint32) and the neighbour's global id
+// (uint64), little-endian.
+const weightRecord = 16
+
+// BuildWeights returns, for the CSR g that kernel 1 built on this rank from
+// the tuples of src (every rank's share), the weight of each adjacency
+// entry: w[i] belongs to the entry g.Offsets/Cols index i, and is the
+// smallest weight of the tuples joining its two vertices. src is read once,
+// in rounds of a bounded chunk; each round routes every half-edge with its
+// weight to its row's owner by one Alltoallv (WeightPhase, 16 bytes per
+// half-edge), who finds the neighbour in the sorted row. Every rank of c
+// calls it with the same part, as kernel 1. A weight that is negative, not
+// a number or infinite is an error naming the tuple, and so is a tuple
+// that the CSR does not hold. Memory: 4 bytes per adjacency entry, plus the
+// round buffers (about 60 bytes per chunk tuple).
+func BuildWeights(ctx context.Context, c comm.Comm, part partition.Block1D, g *CSR, src WeightSource, threads int) ([]float32, error) {
+	if err := checkPartition(part, c.Size()); err != nil {
+		return nil, err
+	}
+	rank := c.Rank()
+	if g.NumLocal != part.Count(rank) || g.FirstGlobal != part.First(rank) || g.NumGlobal != part.N {
+		return nil, fmt.Errorf("graph: weights: CSR of rank %d does not match the partition", rank)
+	}
+	if threads < 1 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	share := src.Len()
+	largest := []int64{share}
+	if err := c.AllreduceInt64(ctx, WeightPhase, largest, comm.Max); err != nil {
+		return nil, fmt.Errorf("graph: weights: %w", err)
+	}
+	bits := make([]uint32, g.NumEdges())
+	inf := math.Float32bits(float32(math.Inf(1)))
+	for i := range bits {
+		bits[i] = inf
+	}
+	if largest[0] > 0 {
+		chunk := chunkTuples(largest[0])
+		rounds := int((largest[0] + chunk - 1) / chunk)
+		r := weightRouter{c: c, part: part, g: g, bits: bits, threads: threads,
+			edges: make([]Edge, (share+int64(rounds)-1)/int64(rounds)), send: make([][]byte, c.Size())}
+		r.weights = make([]float32, len(r.edges))
+		for k := range rounds {
+			lo, hi := share*int64(k)/int64(rounds), share*int64(k+1)/int64(rounds)
+			if err := r.round(ctx, src, lo, hi); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for i, b := range bits {
+		if b == inf {
+			return nil, fmt.Errorf("graph: weights: adjacency entry %d of rank %d got no weight: the tuples differ from kernel 1's", i, rank)
+		}
+	}
+	if len(bits) == 0 {
+		return []float32{}, nil
+	}
+	// Non-negative floats order as their bit patterns: the minimum was
+	// taken on the bits, which are the weights.
+	return unsafe.Slice((*float32)(unsafe.Pointer(&bits[0])), len(bits)), nil
+}
+
+// weightRouter is one rank's BuildWeights in progress, with buffers reused
+// by every round.
+type weightRouter struct {
+	c       comm.Comm
+	part    partition.Block1D
+	g       *CSR
+	bits    []uint32 // per adjacency entry, the smallest weight so far
+	threads int
+	edges   []Edge
+	weights []float32
+	send    [][]byte
+	recv    [][]byte
+}
+
+// round routes tuples [lo, hi) of the share and applies what it receives.
+func (r *weightRouter) round(ctx context.Context, src WeightSource, lo, hi int64) error {
+	edges, weights := r.edges[:hi-lo], r.weights[:hi-lo]
+	if err := src.Read(ctx, lo, edges); err != nil {
+		return fmt.Errorf("graph: weights: reading tuples [%d, %d): %w", lo, hi, err)
+	}
+	if err := src.ReadWeights(ctx, lo, weights); err != nil {
+		return fmt.Errorf("graph: weights: reading weights [%d, %d): %w", lo, hi, err)
+	}
+	for d := range r.send {
+		r.send[d] = r.send[d][:0]
+	}
+	n := r.part.N
+	for i, e := range edges {
+		w := weights[i]
+		switch {
+		case e.U < 0 || e.U >= n || e.V < 0 || e.V >= n:
+			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has an id outside [0, %d)", lo+int64(i), e.U, e.V, n)
+		case !(w >= 0) || math.IsInf(float64(w), 1):
+			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has weight %v, not a finite number ≥ 0", lo+int64(i), e.U, e.V, w)
+		case e.U == e.V:
+			continue
+		}
+		r.appendRecord(e.U, e.V, w)
+		r.appendRecord(e.V, e.U, w)
+	}
+	recv, err := r.c.Alltoallv(ctx, WeightPhase, r.send, r.recv)
+	if err != nil {
+		return fmt.Errorf("graph: weights exchange: %w", err)
+	}
+	r.recv = recv
+	for s, msg := range recv {
+		if len(msg)%weightRecord != 0 {
+			return fmt.Errorf("graph: weights: message from rank %d has %d bytes, not a multiple of %d", s, len(msg), weightRecord)
+		}
+	}
+	errs := make([]error, r.threads)
+	parallel.For(r.threads, func(t int) {
+		for s, msg := range recv {
+			a, b := parallel.Span(len(msg)/weightRecord, t, r.threads)
+			if err := r.apply(msg[a*weightRecord : b*weightRecord]); err != nil {
+				errs[t] = fmt.Errorf("graph: weights: message from rank %d: %w", s, err)
+				return
+			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// appendRecord routes half-edge u→v of weight w to u's owner.
+func (r *weightRouter) appendRecord(u, v int64, w float32) {
+	d := r.part.Owner(u)
+	b := r.send[d]
+	b = binary.LittleEndian.AppendUint32(b, r.part.Local(u))
+	b = binary.LittleEndian.AppendUint32(b, math.Float32bits(w))
+	r.send[d] = binary.LittleEndian.AppendUint64(b, uint64(v))
+}
+
+// apply lowers the weights of the entries named by the records in msg.
+// Threads may share an entry, so the minimum is taken by compare-and-swap.
+func (r *weightRouter) apply(msg []byte) error {
+	g := r.g
+	for i := 0; i < len(msg); i += weightRecord {
+		l := binary.LittleEndian.Uint32(msg[i:])
+		w := binary.LittleEndian.Uint32(msg[i+4:])
+		v := binary.LittleEndian.Uint64(msg[i+8:])
+		if int(l) >= g.NumLocal || v >= uint64(g.NumGlobal) || w > math.Float32bits(float32(math.Inf(1))) {
+			return fmt.Errorf("record (%d, %d, %#x) out of range", l, v, w)
+		}
+		j := g.EntryIndex(l, int64(v))
+		if j < 0 {
+			return fmt.Errorf("edge (%d, %d) is not in the graph", g.FirstGlobal+int64(l), v)
+		}
+		for p := &r.bits[j]; ; {
+			old := atomic.LoadUint32(p)
+			if w >= old || atomic.CompareAndSwapUint32(p, old, w) {
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// EntryIndex returns the index in the adjacency arrays (and in the weights
+// of BuildWeights) of local vertex l's entry for global neighbour u, or −1
+// if l has no such neighbour (binary search in the descending row).
+func (g *CSR) EntryIndex(l uint32, u int64) int64 {
+	lo, hi := g.Offsets[l], g.Offsets[l+1]
+	var i int
+	if g.Cols32 != nil {
+		i = descendingRowIndex(g.Cols32[lo:hi], u)
+	} else {
+		i = descendingRowIndex(g.Cols64[lo:hi], u)
+	}
+	if i < 0 {
+		return -1
+	}
+	return lo + int64(i)
+}
+
+// descendingRowIndex is the position of u in row (sorted in descending
+// order), or −1.
+func descendingRowIndex[C uint32 | int64](row []C, u int64) int {
+	lo, hi := 0, len(row)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch x := int64(row[mid]); {
+		case x == u:
+			return mid
+		case x > u:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return -1
+}

@@ -1,0 +1,111 @@
+package graph500
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/internal/fielderr"
+)
+
+// A run with kernel 3 makes one validated shortest path search per BFS
+// key, on the same keys and components, the same on any rank count, and
+// prints the reference's sssp lines.
+func TestRunSSSP(t *testing.T) {
+	var want []int64
+	for _, ranks := range []int{1, 2, 3} {
+		cfg := testConfig(10, ranks)
+		cfg.SSSP = true
+		run, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.SSSP == nil || len(run.SSSP.Searches) != run.NBFS() || !run.Validated() {
+			t.Fatalf("ranks %d: sssp %+v, validated %v", ranks, run.SSSP, run.Validated())
+		}
+		var got []int64
+		for i, x := range run.SSSP.Searches {
+			b := run.Searches[i]
+			if x.Root != b.Root || x.NEdge != b.NEdge || !x.Validated || x.Phases < 2 {
+				t.Fatalf("ranks %d, search %d: sssp %+v, bfs root %d nedge %d", ranks, i, x, b.Root, b.NEdge)
+			}
+			// Requests are not compared: a rank drops those to its own
+			// vertices that cannot lower their distance, which depends on
+			// the partition.
+			got = append(got, x.Root, x.NEdge, int64(x.Buckets), int64(x.Phases))
+		}
+		if want == nil {
+			want = got
+		} else if !slices.Equal(got, want) {
+			t.Fatalf("ranks %d: roots, nedge, buckets, phases %v, want %v", ranks, got, want)
+		}
+		if ranks > 1 && run.SSSP.CommBytes == 0 {
+			t.Fatalf("ranks %d: no SSSP traffic counted", ranks)
+		}
+		var b strings.Builder
+		if err := run.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range []string{"sssp min_time:", "sssp harmonic_mean_TEPS:     !  ", "sssp stddev_validate:"} {
+			if !strings.Contains(b.String(), "\n"+l) {
+				t.Fatalf("ranks %d: no %q line in\n%s", ranks, l, b.String())
+			}
+		}
+	}
+}
+
+// Delta overrides the bucket width and is reported; the searches agree
+// with the default's on the components.
+func TestRunSSSPDelta(t *testing.T) {
+	cfg := testConfig(9, 2)
+	cfg.SSSP, cfg.Delta, cfg.NumRoots = true, 0.25, 4
+	run, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.SSSP.Delta != 0.25 || !run.Validated() {
+		t.Fatalf("delta %v, validated %v", run.SSSP.Delta, run.Validated())
+	}
+}
+
+// The kernel 3 fields are checked, naming the field.
+func TestSSSPConfigErrors(t *testing.T) {
+	for _, tc := range []struct {
+		field string
+		edit  func(*Config)
+	}{
+		{"Delta", func(c *Config) { c.Delta = 0.5 }},
+		{"Delta", func(c *Config) { c.SSSP, c.Delta = true, -1 }},
+		{"SSSP", func(c *Config) { c.SSSP, c.Partition2D = true, true }},
+	} {
+		cfg := testConfig(8, 4)
+		tc.edit(&cfg)
+		if err := cfg.Check(); fielderr.Field(err) != tc.field {
+			t.Errorf("%+v: got %v, want an error of %s", cfg, err, tc.field)
+		}
+	}
+	fc := FileConfig{Config: testConfig(8, 1)}
+	fc.SSSP = true
+	if err := fc.CheckSettings(); fielderr.Field(err) != "SSSP" {
+		t.Errorf("a file run with SSSP: got %v", err)
+	}
+}
+
+// The memory model counts kernel 3's weights, rows and requests.
+func TestMemoryCountsSSSP(t *testing.T) {
+	mc := MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2, Validate: true}
+	bfsOnly, err := EstimateMemory(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mc.SSSP = true
+	both, err := EstimateMemory(mc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// At least the weights and the rows' copy: 12 bytes per half-edge.
+	if extra := both.Searches - bfsOnly.Searches; extra < 12*2*(16<<20)/2 {
+		t.Errorf("kernel 3 adds %d bytes per rank, less than its weights and rows", extra)
+	}
+}

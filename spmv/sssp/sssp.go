@@ -1,0 +1,281 @@
+package sssp
+
+// The engine: configuration, state and the bucket loop of Δ-stepping
+// (Meyer and Sanders §2, Fig. 1; §3 for the distributed phases).
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// Phase names under which SSSP traffic is counted.
+const (
+	PhaseRelax  = "sssp.relax"  // Alltoallv of relaxation requests
+	PhaseReduce = "sssp.reduce" // allreduce of the next bucket
+)
+
+// Config configures an SSSP engine.
+type Config struct {
+	// Delta is the bucket width Δ; 0 chooses DefaultDelta from the graph.
+	Delta   float64
+	Threads int // goroutines for the relaxations (≥ 1)
+}
+
+func (cfg Config) check() error {
+	if cfg.Threads < 1 {
+		return fielderr.New("Threads", "%d < 1", cfg.Threads)
+	}
+	if !(cfg.Delta >= 0) || math.IsInf(cfg.Delta, 1) {
+		return fielderr.New("Delta", "%v is not a finite number ≥ 0", cfg.Delta)
+	}
+	if cfg.Delta != 0 && cfg.Delta < minDelta {
+		return fielderr.New("Delta", "%v is below %v", cfg.Delta, minDelta)
+	}
+	return nil
+}
+
+// minDelta bounds Δ from below, so that bucket numbers stay far from
+// overflow for any distance a float32 holds.
+const minDelta = 1e-9
+
+// Stats describes one search on this rank.
+type Stats struct {
+	Buckets     int           // buckets emptied (the same on every rank)
+	Phases      int           // light and heavy phases (the same on every rank)
+	Requests    int64         // relaxation requests this rank sent (itself included)
+	BytesSent   int64         // bytes this rank sent to other ranks
+	Messages    int64         // messages this rank sent to other ranks
+	Relax       time.Duration // expanding rows into requests
+	Communicate time.Duration // the requests' exchanges
+	Apply       time.Duration // applying received requests
+	Reduce      time.Duration // the next-bucket allreduces
+}
+
+// Result is one search's output on this rank. Its slices belong to the
+// engine and are overwritten by the next Run.
+type Result struct {
+	Root   int64
+	Dist   []float32 // per owned vertex: distance from Root, +Inf unreached
+	Parent []int64   // per owned vertex: parent's global id, Root for the root, -1 unreached
+	Stats  Stats
+}
+
+// SSSP is one rank's reusable Δ-stepping engine over its CSR rows and
+// their weights.
+type SSSP struct {
+	c     comm.Comm
+	cfg   Config
+	g     *graph.CSR
+	r32   *rows[uint32] // the weight-ordered rows, when g has Cols32
+	r64   *rows[int64]  // and when it has Cols64
+	part  partition.Block1D
+	rank  int
+	delta float32
+	inv   float64 // 1/Δ
+
+	dist      []float32
+	parent    []int64
+	lightDone []float32 // distance at which the light edges were last relaxed
+	updated   []uint32  // phase of the last update (ties within a phase)
+	inSettled []uint32  // bucket epoch in which the vertex joined settled
+	phase     uint32    // phases applied in this search, from 1
+	epoch     uint32    // settled sets started in this search, from 1
+	prepared  bool      // Prepare ran since the last search
+
+	bins     buckets
+	frontier []uint32 // the vertices of the phase
+	settled  []uint32 // the current bucket's vertices, for the heavy phase
+
+	threadBufs [][][]byte // per thread, per destination requests
+	send, recv [][]byte
+	stats      Stats
+}
+
+// New prepares an SSSP engine for this rank's CSR g and its weights w
+// (graph.BuildWeights). Every rank of c calls it with the same part and
+// cfg: when cfg.Delta is 0 it agrees on DefaultDelta by two allreduces.
+func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part partition.Block1D, cfg Config) (*SSSP, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	r := c.Rank()
+	if part.P != c.Size() || g.NumLocal != part.Count(r) || g.FirstGlobal != part.First(r) || g.NumGlobal != part.N {
+		return nil, fmt.Errorf("sssp: CSR of rank %d (first %d, %d vertices of %d) does not match the partition", r, g.FirstGlobal, g.NumLocal, g.NumGlobal)
+	}
+	if int64(len(w)) != g.NumEdges() {
+		return nil, fmt.Errorf("sssp: %d weights for %d adjacency entries", len(w), g.NumEdges())
+	}
+	delta := cfg.Delta
+	if delta == 0 {
+		var err error
+		if delta, err = DefaultDelta(ctx, c, g, w); err != nil {
+			return nil, err
+		}
+	}
+	n := g.NumLocal
+	s := &SSSP{c: c, cfg: cfg, g: g, part: part, rank: r,
+		delta: float32(delta), inv: 1 / float64(float32(delta)),
+		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
+		updated: make([]uint32, n), inSettled: make([]uint32, n),
+		threadBufs: make([][][]byte, cfg.Threads), send: make([][]byte, part.P),
+	}
+	for t := range s.threadBufs {
+		s.threadBufs[t] = make([][]byte, part.P)
+	}
+	if g.Cols32 != nil {
+		s.r32 = newRows(g, g.Cols32, w, s.delta, cfg.Threads)
+	} else {
+		s.r64 = newRows(g, g.Cols64, w, s.delta, cfg.Threads)
+	}
+	s.bins.init()
+	s.Prepare()
+	return s, nil
+}
+
+// DefaultDelta is the bucket width chosen from the graph: the heaviest
+// weight over the average degree of the vertices with at least one edge
+// (1 for a graph without edges, and never below the smallest Δ New takes).
+// Every rank of c calls it; all get the same value.
+func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (float64, error) {
+	var heaviest float64
+	for _, x := range w {
+		heaviest = max(heaviest, float64(x))
+	}
+	var withEdges int64
+	for l := range g.NumLocal {
+		if g.Offsets[l+1] > g.Offsets[l] {
+			withEdges++
+		}
+	}
+	counts := []int64{g.NumEdges(), withEdges}
+	if err := c.AllreduceInt64(ctx, PhaseReduce, counts, comm.Sum); err != nil {
+		return 0, fmt.Errorf("sssp: %w", err)
+	}
+	hw := []float64{heaviest}
+	if err := c.AllreduceFloat64(ctx, PhaseReduce, hw, comm.Max); err != nil {
+		return 0, fmt.Errorf("sssp: %w", err)
+	}
+	if counts[0] == 0 || hw[0] == 0 {
+		return 1, nil
+	}
+	return max(minDelta, hw[0]*float64(counts[1])/float64(counts[0])), nil
+}
+
+// Bytes is the memory the engine holds beyond the CSR and the weights it
+// was made from: its weight-ordered copy of the rows (4 bytes of weight and
+// 4 or 8 of neighbour per entry) and 32 bytes per owned vertex.
+func (s *SSSP) Bytes() int64 {
+	b := 32 * int64(s.g.NumLocal)
+	if s.r32 != nil {
+		return b + s.r32.bytes()
+	}
+	return b + s.r64.bytes()
+}
+
+// Delta returns the bucket width the engine uses.
+func (s *SSSP) Delta() float64 { return float64(s.delta) }
+
+// Prepare clears the previous search now, so that the next Run does not.
+// The Graph500 driver calls it before starting the clock, as it does for
+// BFS.
+func (s *SSSP) Prepare() {
+	s.prepared = true
+	inf := float32(math.Inf(1))
+	for i := range s.dist {
+		s.dist[i], s.lightDone[i], s.parent[i] = inf, inf, -1
+		s.updated[i], s.inSettled[i] = 0, 0
+	}
+	s.phase, s.epoch = 0, 1
+	s.bins.reset()
+	s.settled = s.settled[:0]
+	s.stats = Stats{}
+}
+
+// bucketOf is the bucket of distance d: ⌊d/Δ⌋, monotone in d.
+func (s *SSSP) bucketOf(d float32) int64 {
+	q := float64(d) * s.inv
+	if q >= 1<<62 {
+		return 1 << 62
+	}
+	return int64(q)
+}
+
+// noBucket is the next bucket when no rank has one: the search is over.
+const noBucket = math.MaxInt64
+
+// Run searches from root (a global id) and returns this rank's share of
+// the result. Every rank must call Run with the same root, after Prepare
+// (the driver calls it outside the timed region).
+func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
+	if root < 0 || root >= s.part.N {
+		return nil, fmt.Errorf("sssp: root %d out of range [0, %d)", root, s.part.N)
+	}
+	if !s.prepared {
+		s.Prepare()
+	}
+	s.prepared = false
+	before := s.c.Stats().Total()
+	if s.part.Owner(root) == s.rank {
+		l := s.part.Local(root)
+		s.dist[l], s.parent[l] = 0, root
+		s.bins.insert(l, 0)
+	}
+	heavyPending := false
+	for {
+		t0 := time.Now()
+		next := []int64{s.bins.lowest(s.dist, s.lightDone, s.bucketOf)}
+		if err := s.c.AllreduceInt64(ctx, PhaseReduce, next, comm.Min); err != nil {
+			return nil, fmt.Errorf("sssp: %w", err)
+		}
+		s.stats.Reduce += time.Since(t0)
+		if heavyPending && next[0] != s.bins.cur {
+			// The bucket is empty everywhere: relax its heavy edges.
+			if err := s.phaseStep(ctx, s.settled, false); err != nil {
+				return nil, err
+			}
+			heavyPending = false
+			s.settled = s.settled[:0]
+			s.epoch++
+			continue
+		}
+		if next[0] == noBucket {
+			break
+		}
+		if next[0] != s.bins.cur || s.stats.Buckets == 0 {
+			s.bins.advance(next[0], s.dist, s.lightDone, s.bucketOf)
+			s.stats.Buckets++
+		}
+		s.takeFrontier()
+		if err := s.phaseStep(ctx, s.frontier, true); err != nil {
+			return nil, err
+		}
+		heavyPending = true
+	}
+	d := s.c.Stats().Total().Sub(before)
+	s.stats.BytesSent, s.stats.Messages = d.BytesSent, d.Messages
+	return &Result{Root: root, Dist: s.dist, Parent: s.parent, Stats: s.stats}, nil
+}
+
+// takeFrontier empties the current bucket into s.frontier: its live
+// vertices (not yet relaxed at their distance), each marked relaxed and
+// added to the bucket's settled set once.
+func (s *SSSP) takeFrontier() {
+	s.frontier = s.frontier[:0]
+	for _, v := range s.bins.take() {
+		if d := s.dist[v]; d < s.lightDone[v] {
+			s.lightDone[v] = d
+			s.frontier = append(s.frontier, v)
+			if s.inSettled[v] != s.epoch {
+				s.inSettled[v] = s.epoch
+				s.settled = append(s.settled, v)
+			}
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package sssp
+
+import (
+	"context"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// BenchmarkSSSP times one search on a scale-18 Kronecker graph with the
+// generator's weights over 1 and 2 in-process ranks (one thread each), and
+// reports the stored adjacency entries per second of search (TEPS counts
+// the input tuples of the component instead), the relaxation requests per
+// entry (Meyer and Sanders's work measure) and the phases. The timed loop
+// includes Prepare, which the Graph500 driver does outside its clock.
+//
+//	go test -run '^$' -bench SSSP ./spmv/sssp/
+func BenchmarkSSSP(b *testing.B) {
+	params := kronecker.DefaultParams(18)
+	for _, ranks := range []int{1, 2} {
+		b.Run(map[int]string{1: "ranks=1", 2: "ranks=2"}[ranks], func(b *testing.B) {
+			csrtest.OnKronecker(b, params, ranks, 1, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
+				w, err := graph.BuildWeights(ctx, c, part, g, params.Share(c.Rank(), ranks, 1), 1)
+				if err != nil {
+					return err
+				}
+				s, err := New(ctx, c, g, w, part, Config{Threads: 1})
+				if err != nil {
+					return err
+				}
+				root := params.Permute(0)
+				if err := c.Barrier(ctx, "bench"); err != nil {
+					return err
+				}
+				if c.Rank() == 0 {
+					b.ResetTimer()
+				}
+				var st Stats
+				for i := 0; i < b.N; i++ {
+					s.Prepare()
+					if err := c.Barrier(ctx, "bench"); err != nil {
+						return err
+					}
+					res, err := s.Run(ctx, root)
+					if err != nil {
+						return err
+					}
+					st = res.Stats
+				}
+				edges := []int64{g.NumEdges(), st.Requests}
+				if err := c.AllreduceInt64(ctx, "bench", edges, comm.Sum); err != nil {
+					return err
+				}
+				if c.Rank() == 0 {
+					b.StopTimer()
+					b.ReportMetric(float64(edges[0])*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+					b.ReportMetric(float64(edges[1])/float64(edges[0]), "requests/entry")
+					b.ReportMetric(float64(st.Phases), "phases")
+				}
+				return nil
+			})
+		})
+	}
+}
