@@ -34,27 +34,44 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 			expand(s, s.r64, list[lo:hi], light, s.threadBufs[t])
 		}
 	})
-	send := s.threadBufs[0]
-	if threads > 1 {
-		send = s.send
-		for d := range send {
-			send[d] = send[d][:0]
+	// The requests to this rank's own vertices stay in the thread buffers
+	// and are applied from there: the outcome does not depend on the order
+	// in which requests are applied.
+	for d := range s.send {
+		switch {
+		case d == s.rank:
+			s.send[d] = nil
+		case threads == 1:
+			s.send[d] = s.threadBufs[0][d]
+		default:
+			m := s.merged[d][:0]
 			for t := range threads {
-				send[d] = append(send[d], s.threadBufs[t][d]...)
+				m = append(m, s.threadBufs[t][d]...)
 			}
+			s.merged[d], s.send[d] = m, m
 		}
 	}
-	for _, b := range send {
-		s.stats.Requests += int64(len(b) / RequestSize)
+	for t := range threads {
+		for _, b := range s.threadBufs[t] {
+			s.stats.Requests += int64(len(b) / RequestSize)
+		}
 	}
 	s.stats.Relax += time.Since(t0)
-	if err := spmv.TimedAlltoallv(ctx, s.c, PhaseRelax, send, &s.recv, &s.stats.Communicate); err != nil {
+	if err := spmv.TimedAlltoallv(ctx, s.c, PhaseRelax, s.send, &s.recv, &s.stats.Communicate); err != nil {
 		return fmt.Errorf("sssp: %w", err)
 	}
 	t1 := time.Now()
 	s.phase++
 	s.stats.Phases++
+	for t := range threads {
+		if err := s.apply(s.rank, s.threadBufs[t][s.rank]); err != nil {
+			return fmt.Errorf("sssp: own requests: %w", err)
+		}
+	}
 	for src, msg := range s.recv {
+		if src == s.rank {
+			continue
+		}
 		if err := s.apply(src, msg); err != nil {
 			return fmt.Errorf("sssp: requests from rank %d: %w", src, err)
 		}

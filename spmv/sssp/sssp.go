@@ -94,6 +94,7 @@ type SSSP struct {
 	settled  []uint32 // the current bucket's vertices, for the heavy phase
 
 	threadBufs [][][]byte // per thread, per destination requests
+	merged     [][]byte   // per destination, the threads' requests together
 	send, recv [][]byte
 	stats      Stats
 }
@@ -124,7 +125,7 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 		delta: float32(delta), inv: 1 / float64(float32(delta)),
 		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
 		updated: make([]uint32, n), inSettled: make([]uint32, n),
-		threadBufs: make([][][]byte, cfg.Threads), send: make([][]byte, part.P),
+		threadBufs: make([][][]byte, cfg.Threads), merged: make([][]byte, part.P), send: make([][]byte, part.P),
 	}
 	for t := range s.threadBufs {
 		s.threadBufs[t] = make([][]byte, part.P)
