@@ -117,7 +117,7 @@ func TestIterationLinesOffTerminal(t *testing.T) {
 
 // TestStagesOffTerminal: off a terminal a Graph500 run prints a line for
 // generation, construction and each search (its time, TEPS and
-// validation), and nothing as a step starts.
+// validation), then each SSSP search, and nothing as a step starts.
 func TestStagesOffTerminal(t *testing.T) {
 	var buf bytes.Buffer
 	s := NewStages(&buf, 10, 3, false)
@@ -134,12 +134,15 @@ func TestStagesOffTerminal(t *testing.T) {
 		s.Update(graph500.Event{Stage: graph500.StageValidate, Step: i, Steps: 3})
 		s.Update(graph500.Event{Stage: graph500.StageSearch, Step: i, Steps: 3, End: true, Seconds: searches[i].Time, Search: &searches[i]})
 	}
+	s.Update(graph500.Event{Stage: graph500.StageSSSP, Step: 0, Steps: 3})
+	s.Update(graph500.Event{Stage: graph500.StageSSSP, Step: 0, Steps: 3, End: true, Seconds: searches[0].Time, Search: &searches[0]})
 	s.Clear()
 	want := "graphrun: generation: 0.0831 s\n" +
 		"graphrun: construction: 0.412 s\n" +
 		"graphrun: BFS 0: 0.0143 s, 1.17e9 TEPS, validated in 0.0512 s\n" +
 		"graphrun: BFS 1: 0.5 s, 2e3 TEPS, validation failed in 1234 s\n" +
-		"graphrun: BFS 2: 2e-5 s, 5e6 TEPS\n"
+		"graphrun: BFS 2: 2e-5 s, 5e6 TEPS\n" +
+		"graphrun: SSSP 0: 0.0143 s, 1.17e9 TEPS, validated in 0.0512 s\n"
 	if got := buf.String(); got != want {
 		t.Fatalf("lines:\n%s\nwant:\n%s", got, want)
 	}
@@ -163,6 +166,8 @@ func TestStagesBar(t *testing.T) {
 		{graph500.Event{Stage: graph500.StageValidate, Steps: 2}, 2},
 		{graph500.Event{Stage: graph500.StageSearch, Steps: 2, End: true, Search: &results.Search{}}, 3},
 		{graph500.Event{Stage: graph500.StageSearch, Step: 1, Steps: 2}, 3},
+		// Kernel 3's searches follow and the bar grows to hold them.
+		{graph500.Event{Stage: graph500.StageSSSP, Step: 1, Steps: 2, End: true, Search: &results.Search{}}, 6},
 	} {
 		s.Update(c.e)
 		if got := s.bar.State().CurrentNum; got != int64(c.want) {
