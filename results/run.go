@@ -306,15 +306,7 @@ func (r *Graph500Run) WriteText(w io.Writer) error {
 	statLines(&b, "bfs  ", "_time:", sum.Time, g)
 	sssp("time")
 	statLines(&b, "", "_nedge:", sum.NEdge, g11)
-	t := sum.TEPS
-	g("bfs  min_TEPS:", t.Min)
-	g("bfs  firstquartile_TEPS:", t.FirstQuartile)
-	g("bfs  median_TEPS:", t.Median)
-	g("bfs  thirdquartile_TEPS:", t.ThirdQuartile)
-	g("bfs  max_TEPS:", t.Max)
-	// The reference prints this line with "!  " inside the padding.
-	line(&b, "bfs  harmonic_mean_TEPS:     !", FormatG(t.HarmonicMean, 6))
-	g("bfs  harmonic_stddev_TEPS:", t.HarmonicStdDev)
+	tepsLines(&b, "bfs  ", sum.TEPS, g)
 	sssp("TEPS")
 	statLines(&b, "bfs  ", "_validate:", sum.Validate, g)
 	sssp("validate")
@@ -322,6 +314,18 @@ func (r *Graph500Run) WriteText(w io.Writer) error {
 		return fmt.Errorf("results: write text: %w", err)
 	}
 	return nil
+}
+
+// tepsLines writes the seven TEPS lines of a kernel, named prefix+stat.
+func tepsLines(b *strings.Builder, prefix string, t TEPSStats, g func(string, float64)) {
+	g(prefix+"min_TEPS:", t.Min)
+	g(prefix+"firstquartile_TEPS:", t.FirstQuartile)
+	g(prefix+"median_TEPS:", t.Median)
+	g(prefix+"thirdquartile_TEPS:", t.ThirdQuartile)
+	g(prefix+"max_TEPS:", t.Max)
+	// The reference prints this line with "!  " inside the padding.
+	line(b, prefix+"harmonic_mean_TEPS:     !", FormatG(t.HarmonicMean, 6))
+	g(prefix+"harmonic_stddev_TEPS:", t.HarmonicStdDev)
 }
 
 // statLines writes the seven lines of one Stats, named prefix+stat+suffix.

@@ -89,14 +89,7 @@ func (s *SSSPRun) lines(b *strings.Builder, sum Summary, kind string, g func(str
 	case "time":
 		statLines(b, "sssp ", "_time:", sum.Time, g)
 	case "TEPS":
-		t := sum.TEPS
-		g("sssp min_TEPS:", t.Min)
-		g("sssp firstquartile_TEPS:", t.FirstQuartile)
-		g("sssp median_TEPS:", t.Median)
-		g("sssp thirdquartile_TEPS:", t.ThirdQuartile)
-		g("sssp max_TEPS:", t.Max)
-		line(b, "sssp harmonic_mean_TEPS:     !", FormatG(t.HarmonicMean, 6))
-		g("sssp harmonic_stddev_TEPS:", t.HarmonicStdDev)
+		tepsLines(b, "sssp ", sum.TEPS, g)
 	case "validate":
 		statLines(b, "sssp ", "_validate:", sum.Validate, g)
 	}

@@ -112,6 +112,16 @@ type run struct {
 	stats  []Stats // per rank
 }
 
+// buildWeighted is kernel 1 and the weights of src on this rank.
+func buildWeighted(ctx context.Context, c comm.Comm, part partition.Block1D, src graph.WeightSource, threads int) (*graph.CSR, []float32, error) {
+	g, _, err := graph.BuildUndirectedFrom(ctx, c, part, src, threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := graph.BuildWeights(ctx, c, part, g, src, threads)
+	return g, w, err
+}
+
 // rankFunc is what a test does on every rank with its engine and
 // validator after the search from root.
 type rankFunc func(ctx context.Context, c comm.Comm, s *SSSP, v *Validator, res *Result) error
@@ -128,11 +138,7 @@ func search(t testing.TB, g weightedGraph, p int, root int64, cfg Config, after 
 	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
 		r := c.Rank()
 		src := g.share(r, p)
-		csr, _, err := graph.BuildUndirectedFrom(ctx, c, part, src, cfg.Threads)
-		if err != nil {
-			return err
-		}
-		w, err := graph.BuildWeights(ctx, c, part, csr, src, cfg.Threads)
+		csr, w, err := buildWeighted(ctx, c, part, src, cfg.Threads)
 		if err != nil {
 			return err
 		}

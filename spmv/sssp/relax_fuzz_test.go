@@ -25,11 +25,7 @@ func fuzzEngine(f *testing.F) *SSSP {
 		if c.Rank() == 1 {
 			src = graph.WeightedEdges{}
 		}
-		g, _, err := graph.BuildUndirectedFrom(ctx, c, part, src, 1)
-		if err != nil {
-			return err
-		}
-		w, err := graph.BuildWeights(ctx, c, part, g, src, 1)
+		g, w, err := buildWeighted(ctx, c, part, src, 1)
 		if err != nil {
 			return err
 		}

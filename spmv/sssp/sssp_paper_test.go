@@ -158,11 +158,7 @@ func TestPaperSection4DefaultDelta(t *testing.T) {
 			if c.Rank() > 0 {
 				src = graph.WeightedEdges{}
 			}
-			g, _, err := graph.BuildUndirectedFrom(ctx, c, part, src, 1)
-			if err != nil {
-				return err
-			}
-			w, err := graph.BuildWeights(ctx, c, part, g, src, 1)
+			g, w, err := buildWeighted(ctx, c, part, src, 1)
 			if err != nil {
 				return err
 			}
