@@ -65,9 +65,16 @@ func sharedData(t *testing.T) string { return testgraph.RealData() }
 
 func TestPageRankCLIRealGraphs(t *testing.T) {
 	dir := sharedData(t)
-	kinds := []string{"kylix", "direct", "binary", "dense"}
-	ranks := []int{1, 4, 16}
-	short := map[string]int{"kylix": 1, "direct": 4, "binary": 16, "dense": 4} // -short: one rank count per network
+	// One run per network, spread over the rank counts and both graphs: the
+	// library's TestPageRankRealGraphs and TestRealGraphSameScoresAnyRanks_KylixVIID
+	// check every network on every rank count; here the flags and the JSON.
+	runs := map[string][]struct {
+		kind  string
+		ranks int
+	}{
+		"soc-Slashdot0902.txt.gz": {{"kylix", 4}, {"direct", 1}},
+		"road-luxembourg-osm.mtx": {{"binary", 16}, {"dense", 4}},
+	}
 	for _, g := range []string{"soc-Slashdot0902.txt.gz", "road-luxembourg-osm.mtx"} {
 		// Columns 1 and 3 of a top-20 reference: vertex and converged score.
 		ref, err := testgraph.ReadPageRank(filepath.Join(dir, strings.TrimSuffix(strings.TrimSuffix(g, ".gz"), filepath.Ext(strings.TrimSuffix(g, ".gz")))+".pagerank_top20.tsv"), 1, 3)
@@ -75,52 +82,51 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 			t.Fatal(err)
 		}
 		var first []float64
-		for _, kind := range kinds {
-			for _, p := range ranks {
-				if testing.Short() && p != short[kind] {
-					continue
+		for _, run := range runs[g] {
+			kind, p := run.kind, run.ranks
+			name := fmt.Sprintf("%s %s --ranks %d", g, kind, p)
+			rep := runPageRankJSON(t, filepath.Join(dir, g), "--allreduce", kind, "--ranks", strconv.Itoa(p), "--top", "20")
+			if rep.NumRanks != p || len(rep.Top) != len(ref) || !rep.Converged || rep.Residual >= 1e-10 {
+				t.Fatalf("%s: %+v", name, rep)
+			}
+			if math.Abs(rep.TotalRank-1) > 1e-9 {
+				t.Errorf("%s: total rank %v", name, rep.TotalRank)
+			}
+			var scores []float64
+			for i, r := range ref {
+				got := rep.Top[i]
+				if got.ID != r.ID || math.Abs(got.Score-r.Score) > 1e-9 {
+					t.Errorf("%s: #%d is %d (%.12e), want %d (%.12e)", name, i+1, got.ID, got.Score, r.ID, r.Score)
 				}
-				name := fmt.Sprintf("%s %s --ranks %d", g, kind, p)
-				rep := runPageRankJSON(t, filepath.Join(dir, g), "--allreduce", kind, "--ranks", strconv.Itoa(p), "--top", "20")
-				if rep.NumRanks != p || len(rep.Top) != len(ref) || !rep.Converged || rep.Residual >= 1e-10 {
-					t.Fatalf("%s: %+v", name, rep)
-				}
-				if math.Abs(rep.TotalRank-1) > 1e-9 {
-					t.Errorf("%s: total rank %v", name, rep.TotalRank)
-				}
-				var scores []float64
-				for i, r := range ref {
-					got := rep.Top[i]
-					if got.ID != r.ID || math.Abs(got.Score-r.Score) > 1e-9 {
-						t.Errorf("%s: #%d is %d (%.12e), want %d (%.12e)", name, i+1, got.ID, got.Score, r.ID, r.Score)
-					}
-					scores = append(scores, got.Score)
-				}
-				if first == nil {
-					first = scores
-				}
-				for i := range scores {
-					if math.Abs(scores[i]-first[i]) > 1e-12 {
-						t.Errorf("%s: #%d score %v differs from the first run's %v", name, i+1, scores[i], first[i])
-					}
-				}
-				if p > 1 && (rep.CommBytes <= 0 || rep.CommMessages <= 0 || len(rep.Layers) == 0) {
-					t.Errorf("%s: no traffic reported: %+v", name, rep)
-				}
-				var layerBytes int64
-				for _, l := range rep.Layers {
-					layerBytes += l.Bytes
-				}
-				if layerBytes > rep.CommBytes {
-					t.Errorf("%s: layers carry %d bytes, more than the %d of the whole run", name, layerBytes, rep.CommBytes)
-				}
-				if rep.TimePerIteration.Compute == nil || rep.TimePerIteration.Communication == nil {
-					t.Errorf("%s: time_per_iteration lacks compute or communication", name)
-				}
-				if rep.Setup.Configuration <= 0 || rep.Setup.Total < rep.Setup.Configuration {
-					t.Errorf("%s: setup %+v: want 0 < configuration ≤ total", name, rep.Setup)
+				scores = append(scores, got.Score)
+			}
+			if first == nil {
+				first = scores
+			}
+			for i := range scores {
+				if math.Abs(scores[i]-first[i]) > 1e-12 {
+					t.Errorf("%s: #%d score %v differs from the first run's %v", name, i+1, scores[i], first[i])
 				}
 			}
+			if p > 1 && (rep.CommBytes <= 0 || rep.CommMessages <= 0 || len(rep.Layers) == 0) {
+				t.Errorf("%s: no traffic reported: %+v", name, rep)
+			}
+			var layerBytes int64
+			for _, l := range rep.Layers {
+				layerBytes += l.Bytes
+			}
+			if layerBytes > rep.CommBytes {
+				t.Errorf("%s: layers carry %d bytes, more than the %d of the whole run", name, layerBytes, rep.CommBytes)
+			}
+			if rep.TimePerIteration.Compute == nil || rep.TimePerIteration.Communication == nil {
+				t.Errorf("%s: time_per_iteration lacks compute or communication", name)
+			}
+			if rep.Setup.Configuration <= 0 || rep.Setup.Total < rep.Setup.Configuration {
+				t.Errorf("%s: setup %+v: want 0 < configuration ≤ total", name, rep.Setup)
+			}
+		}
+		if g != "road-luxembourg-osm.mtx" {
+			continue // the library's TestPageRankGaussSeidel checks both graphs
 		}
 		// Gauss-Seidel sweeps reach the same answer (one rank).
 		rep := runPageRankJSON(t, filepath.Join(dir, g), "--gauss-seidel", "--top", "20")
