@@ -118,6 +118,13 @@ standard output, as text unless --format says.`,
 	return cmd
 }
 
+// symmetricListNote follows convert's message when a symmetric input (a
+// symmetric Matrix Market matrix, an undirected gapbs graph, a symmetric
+// .grb) was written as an edge list, which has no symmetric flag.
+const symmetricListNote = `graphrun: the input is undirected: the list holds each edge once, so bfs counts the same
+  tuples as on the input; pagerank reads a list as directed edges (--undirected adds the reverses)
+`
+
 func newConvertCommand() *cobra.Command {
 	var out, format, to string
 	cmd := &cobra.Command{
@@ -131,7 +138,9 @@ graphrun .grb; a gapbs .sg or .wsg; - for standard input with --format) and
 writes OUT: a .grb binary graph — relabelled dense ids with the original-id
 map, checksummed, read by bfs and pagerank with positioned reads and no
 parsing — or a text .el or binary .bel edge list with the input's ids.
-OUT's extension chooses, or --to.`,
+OUT's extension chooses, or --to. An undirected input (Matrix Market
+symmetric, gapbs -s, a .grb of either) keeps its flag in a .grb; an edge
+list gets each of its edges once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if out == "" {
@@ -169,6 +178,9 @@ OUT's extension chooses, or --to.`,
 				return err
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "graphrun: wrote %s to %s\n", what, out)
+			if ef.Symmetric && kind != "grb" {
+				fmt.Fprint(cmd.ErrOrStderr(), symmetricListNote)
+			}
 			return nil
 		},
 	}

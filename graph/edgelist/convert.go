@@ -91,32 +91,18 @@ func ReadInputEntries(ctx context.Context, in *Input, stdin io.Reader) (*EdgeFil
 
 // WriteConverted writes ef to w as kind: "grb" (WriteGRB, keeping the
 // symmetric flag) or an edge list, EdgeListText or EdgeListBinary
-// (WriteEdgeListOf, a symmetric matrix's entries with their mirrors, as
-// the edge readers give them: an edge list has no symmetric flag), with
-// idOffset added to the ids. It returns what it wrote, for a message:
-// "T tuples" or "V vertices and T tuples".
+// (WriteEdgeListOf), with idOffset added to the ids. An edge list has no
+// symmetric flag, so a symmetric input's edges (ef.Symmetric: a symmetric
+// Matrix Market matrix, an undirected gapbs graph, a symmetric .grb) are
+// written once each, as entries: an undirected view of the list counts
+// the same tuples as of the input, and a directed reader sees one
+// direction of each (docs/formats.md, "Counting edges"). It returns what
+// it wrote, for a message: "T tuples" or "V vertices and T tuples".
 func WriteConverted(ctx context.Context, w io.Writer, ef *EdgeFile, kind string, idOffset int64) (string, error) {
 	if kind == "grb" {
 		h, err := WriteGRB(ctx, w, graph.EdgeChunks{ef.Edges}, ef.Directed, ef.Symmetric, idOffset)
 		return fmt.Sprintf("%d vertices and %d tuples", h.Vertices, h.Tuples), err
 	}
-	edges := ef.Edges
-	if ef.Symmetric {
-		edges = mirrored(edges)
-	}
-	n := int64(len(edges))
-	return fmt.Sprintf("%d tuples", n), WriteEdgeListOf(ctx, w, graph.EdgeChunks{edges}, kind, n, idOffset)
-}
-
-// mirrored returns a symmetric matrix's entries with the mirror (v, u) of
-// each off-diagonal (u, v) right after it, as the edge readers give them.
-func mirrored(es []graph.Edge) []graph.Edge {
-	out := make([]graph.Edge, 0, 2*len(es))
-	for _, e := range es {
-		out = append(out, e)
-		if e.U != e.V {
-			out = append(out, graph.Edge{U: e.V, V: e.U})
-		}
-	}
-	return out
+	n := int64(len(ef.Edges))
+	return fmt.Sprintf("%d tuples", n), WriteEdgeListOf(ctx, w, graph.EdgeChunks{ef.Edges}, kind, n, idOffset)
 }

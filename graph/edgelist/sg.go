@@ -12,10 +12,15 @@
 //	4e or 8e     out-neighbours, int32 (.sg) or (int32 v, int32 weight) (.wsg)
 //	the same two sections again for the in-neighbours when directed
 //
-// An undirected graph stores each edge in both directions. The reader
-// gives one edge (u, v) per out-entry, with gapbs's ids; a weight is
-// dropped. A rank reads the offsets and its near-equal range of entries
-// with positioned reads.
+// An undirected graph stores each edge in both directions (gapbs's builder
+// drops self-loops and duplicates). The reader gives one edge (u, v) per
+// out-entry, with gapbs's ids; a weight is dropped. Reading entries (an
+// undirected view, or convert) it gives an undirected graph's edge once,
+// as the entry (u, v) with u ≤ v, and says the graph is symmetric: each
+// edge then stands for both directions, as a symmetric Matrix Market
+// entry does, so that the undirected view counts an edge of the .sg once,
+// as it counts a line of the text it came from. A rank reads the offsets
+// and its near-equal range of entries with positioned reads.
 
 package edgelist
 
@@ -73,7 +78,8 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 		}
 	}
 	lo, hi := graph.ShareStart(e, rank, size), graph.ShareStart(e, rank+1, size)
-	p.directedSet, p.directed = true, directed
+	p.directedSet, p.directed, p.symmetric = true, directed, !directed
+	half := !directed && s.entries // each undirected edge once: (u, v) with u ≤ v
 	p.hintCapacity(12 * (hi - lo))
 	// The vertex whose entries hold entry lo: the last u with off(u) ≤ lo.
 	a, b := int64(0), n
@@ -106,7 +112,9 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 			if v < 0 || v >= n {
 				return nil, grbError(s.name, base+width*(i+j), "entry %d: neighbour %d of vertex %d is outside [0, %d)", i+j, v, u, n)
 			}
-			es = append(es, graph.Edge{U: u, V: v})
+			if !half || u <= v {
+				es = append(es, graph.Edge{U: u, V: v})
+			}
 		}
 		p.addEdges(es)
 		if err := p.flushFull(); err != nil {

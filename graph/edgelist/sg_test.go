@@ -79,6 +79,45 @@ func TestGapbsSerialized(t *testing.T) {
 	}
 }
 
+// TestGapbsSerializedEntries reads the .sg files as an undirected view
+// does (ReadEntries): an undirected graph gives each edge once, as (u, v)
+// with u ≤ v, and says it is symmetric; a directed one gives every
+// out-entry, as ReadEdges does.
+func TestGapbsSerializedEntries(t *testing.T) {
+	dir := filepath.Join("testdata", "gapbs")
+	for _, c := range []struct {
+		file     string
+		directed bool
+	}{{"small.sg", false}, {"small-directed.sg", true}, {"small.wsg", false}} {
+		path := filepath.Join(dir, c.file)
+		all, err := ReadEdges(path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ef, err := ReadEntries(path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.directed {
+			if ef.Symmetric || !slices.Equal(ef.Edges, all.Edges) {
+				t.Errorf("%s: symmetric %v, %d entries of %d", c.file, ef.Symmetric, len(ef.Edges), len(all.Edges))
+			}
+			continue
+		}
+		if !ef.Symmetric || ef.Directed || 2*len(ef.Edges) != len(all.Edges) {
+			t.Errorf("%s: symmetric %v, directed %v, %d entries of %d", c.file, ef.Symmetric, ef.Directed, len(ef.Edges), len(all.Edges))
+		}
+		for _, e := range ef.Edges {
+			if e.U > e.V {
+				t.Fatalf("%s: entry %v has u > v", c.file, e)
+			}
+		}
+		if got := edgeSet(ef.Edges, true); !maps.Equal(got, edgeSet(all.Edges, false)) {
+			t.Errorf("%s: the entries and their mirrors are not the graph's edges", c.file)
+		}
+	}
+}
+
 // TestGapbsSerializedErrors checks damaged .sg files: each is an
 // *EdgeListError, never a panic.
 func TestGapbsSerializedErrors(t *testing.T) {
