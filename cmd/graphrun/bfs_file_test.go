@@ -29,7 +29,7 @@ func bfsTree(t *testing.T, stdin []byte, args ...string) string {
 	return string(data)
 }
 
-// TestBFSFileCLIStdin is issue 18's pipe check: `zcat FILE.gz | graphrun
+// TestBFSFileCLIStdin is the pipe check: `zcat FILE.gz | graphrun
 // bfs - --format snap --root R --out t.txt` writes the file run's tree, on
 // in-process ranks and on processes whose rank 0 reads the launcher's
 // standard input.

@@ -22,7 +22,7 @@ func reachedLevels(tree string) []string {
 	return out
 }
 
-// TestConvertCLI is issue 18's convert check on the Slashdot file and a
+// TestConvertCLI checks convert on the Slashdot file and a
 // generated Kronecker list: graphrun convert to .grb, then bfs on it, gives
 // the text run's tree; generate -o x.grb gives the same graph; a .grb
 // converts back to an edge list with the file's ids.
@@ -66,7 +66,7 @@ func TestConvertCLI(t *testing.T) {
 	}
 }
 
-// TestBFSGapbsSerialized is issue 18's gapbs check: the .sg files gapbs's
+// TestBFSGapbsSerialized checks gapbs's format: the .sg files gapbs's
 // converter made (graph/edgelist/testdata/gapbs) give the BFS levels of the text
 // they came from.
 func TestBFSGapbsSerialized(t *testing.T) {

@@ -19,7 +19,7 @@ func exchangeOf(t *testing.T, path string) (exchange, codec string, defaulted bo
 	return run.Exchange, run.Codec, run.Defaulted
 }
 
-// TestBFSExchangeDefaultsToPackedOverProcesses (issue 19): without
+// TestBFSExchangeDefaultsToPackedOverProcesses: without
 // --exchange or --algo, a job of processes runs the packed sieve with the
 // auto codec and says so in one stderr line; in-process ranks keep
 // allgather and say nothing; the JSON records the exchange and that it was
@@ -64,7 +64,7 @@ func TestBFSExchangeDefaultsToPackedOverProcesses(t *testing.T) {
 	}
 }
 
-// TestProcsListeningLinesOnlyWithVerbose (issue 19): the processes --procs
+// TestProcsListeningLinesOnlyWithVerbose: the processes --procs
 // starts keep the addresses they listen on to themselves (three lines for
 // two ranks: the coordinator's and each rank's) unless --verbose is given.
 func TestProcsListeningLinesOnlyWithVerbose(t *testing.T) {

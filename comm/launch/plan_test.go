@@ -29,7 +29,7 @@ func TestPlanMPI(t *testing.T) {
 	}
 }
 
-// TestPlanMPIByDefault (issue 19): without a Transport, a process started
+// TestPlanMPIByDefault: without a Transport, a process started
 // by an MPI launcher (Open MPI's mpirun, MPICH's Hydra, srun) is one rank
 // of an MPI job in a graphrun with the MPI backend, and of a TCP job
 // without it; Transport TCP, the TCP job's fields and a Kubernetes

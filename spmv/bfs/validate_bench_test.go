@@ -16,8 +16,8 @@ import (
 // BenchmarkValidate times the validation of one direction-optimised search
 // on a scale-18 Kronecker graph over 1, 2 and 4 in-process ranks (2 threads
 // in all), and reports beside it the search's own time on the same graph in
-// the same run ("search-ns"), their ratio ("x-search", the figure issue 17
-// asks to keep below 5), the same ratio of the CPU time the process used in
+// the same run ("search-ns"), their ratio ("x-search", which should stay
+// below 5), the same ratio of the CPU time the process used in
 // either phase ("cpu-x-search", steadier on a shared machine), and the bytes
 // each rank sends per validation. The
 // allocations it reports are per validation, all ranks together: a few
