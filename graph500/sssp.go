@@ -32,7 +32,7 @@ func (cfg *Config) checkSSSP() error {
 	case cfg.Delta != 0 && !cfg.SSSP:
 		return fielderr.New("Delta", "is the bucket width of the shortest path searches, which this run does not make")
 	case cfg.SSSP && cfg.Partition2D:
-		return fielderr.New("SSSP", "the shortest path searches need the 1D partition")
+		return fielderr.New("Partition2D", "the shortest path searches need the 1D partition")
 	}
 	return nil
 }

@@ -77,7 +77,7 @@ func TestSSSPConfigErrors(t *testing.T) {
 	}{
 		{"Delta", func(c *Config) { c.Delta = 0.5 }},
 		{"Delta", func(c *Config) { c.SSSP, c.Delta = true, -1 }},
-		{"SSSP", func(c *Config) { c.SSSP, c.Partition2D = true, true }},
+		{"Partition2D", func(c *Config) { c.SSSP, c.Partition2D = true, true }},
 	} {
 		cfg := testConfig(8, 4)
 		tc.edit(&cfg)

@@ -64,7 +64,7 @@ type bfsFlags struct {
 }
 
 func newBFSCommand(g *globalFlags) *cobra.Command {
-	f := bfsFlags{globalFlags: g}
+	f := &bfsFlags{globalFlags: g}
 	cmd := &cobra.Command{
 		Use:   "bfs [FILE|-]",
 		Short: "Run the Graph500 BFS benchmark on a Kronecker graph or on an edge list",
@@ -83,8 +83,15 @@ With FILE, searches the undirected view of that edge list instead (SNAP text,
 --direction, --grid, --blocks-per-rank, --placement, --no-fuse, --no-permute,
 --breakdown, --plots, --dpi) are hidden: see docs/design.md.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runBFS(cmd, &f, args) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runBFS(cmd, f, args) },
 	}
+	f.register(cmd)
+	return cmd
+}
+
+// register registers the flags of bfs (and of sssp, which runs bfs's
+// searches before its own) on cmd, the experiment knobs hidden.
+func (f *bfsFlags) register(cmd *cobra.Command) {
 	jobFlags(cmd, groupRanks, groupThreads, groupTransport)
 	f.graphFlags.register(cmd)
 	fl := cmd.Flags()
@@ -108,7 +115,6 @@ With FILE, searches the undirected view of that edge list instead (SNAP text,
 	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push, 1D), validated as directed")
 	fl.StringVar(&f.format, "format", "auto", "with FILE: snap, el, wel, mtx or bel, optionally .gz (auto: from the name)")
 	hideFlags(cmd, "algo", "blocks-per-rank", "placement", "no-fuse", "no-permute", "grid", "direction", "breakdown", "plots", "dpi")
-	return cmd
 }
 
 func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {

@@ -30,6 +30,8 @@ type bfsSettings struct {
 	Directed                         bool
 	NoValidate                       bool
 	NoFuse                           bool
+	SSSP                             bool    // sssp: kernel 3's searches after the BFS's
+	Delta                            float64 // sssp: their bucket width (0: from the graph)
 }
 
 // checkSource checks the flags given (given) against the graph searched:
@@ -112,7 +114,8 @@ func (s *bfsSettings) applyAlgorithm(given func(flag string) bool) error {
 // count and the callbacks.
 func (s *bfsSettings) config(fl *pflag.FlagSet, graph kronecker.Params, file bool, ranks, threads int) (cfg graph500.Config, gridNote string, err error) {
 	cfg = graph500.Config{Graph: graph, Ranks: ranks, Threads: threads, NumRoots: s.Roots, Root: s.Root, RootSet: fl.Changed("root"),
-		Validate: !s.NoValidate, Codec: s.Codec, BlocksPerRank: s.BlocksPerRank, Unfused: s.NoFuse}
+		Validate: !s.NoValidate, Codec: s.Codec, BlocksPerRank: s.BlocksPerRank, Unfused: s.NoFuse,
+		SSSP: s.SSSP, Delta: s.Delta}
 	if cfg.Exchange, err = spmv.ParseExchange(s.Exchange); err != nil {
 		return cfg, "", flagError("exchange", "%v", err)
 	}

@@ -35,7 +35,7 @@ func flagValues(cmd *cobra.Command, name string) []string {
 	case "allreduce":
 		return []string{pagerank.AllreduceKylix.String(), pagerank.AllreduceDirect.String(), pagerank.AllreduceBinary.String(), pagerank.AllreduceDense.String()}
 	case "partition":
-		if cmd.Name() == "bfs" || strings.HasPrefix(cmd.Name(), "bfs-") {
+		if cmd.Name() == "bfs" || cmd.Name() == "sssp" || strings.HasPrefix(cmd.Name(), "bfs-") {
 			return []string{"1d", "2d"}
 		}
 		return []string{pagerank.PartitionRandomEdge.String(), pagerank.PartitionBlock1D.String()}

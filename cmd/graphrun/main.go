@@ -154,7 +154,7 @@ func newRootCommand(stdout, stderr io.Writer, prof *profileFlags) *cobra.Command
 		newBenchPageRankCommand(g),
 		newBenchPageRankSpeedCommand(g))
 	bench.AddCommand(newBenchAllreduceCommand(g), newBenchMemoryCommand(g))
-	root.AddCommand(newBFSCommand(g), newGenerateCommand(g), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(g), newReportCommand())
+	root.AddCommand(newBFSCommand(g), newSSSPCommand(g), newGenerateCommand(g), newConvertCommand(), newVersionCommand(), bench, newPageRankCommand(g), newReportCommand())
 	registerCompletions(root)
 	setUsage(root)
 	return root

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// graphrun sssp prints the block with both kernels' lines, the sssp lines
+// where the reference prints them, and writes kernel 3 into the JSON.
+func TestSSSPPrintsBothKernels(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.json")
+	out, errOut := mustRun(t, "sssp", "--scale", "9", "--ranks", "2", "--roots", "4", "--json", path)
+	for _, l := range []string{"bfs  stddev_time:", "sssp min_time:", "sssp harmonic_mean_TEPS:     !  ", "sssp stddev_validate:"} {
+		if !strings.Contains(out, "\n"+l) {
+			t.Errorf("the block lacks %q:\n%s", l, out)
+		}
+	}
+	if strings.Index(out, "sssp min_time:") < strings.Index(out, "bfs  stddev_time:") ||
+		strings.Index(out, "sssp min_TEPS:") < strings.Index(out, "bfs  harmonic_stddev_TEPS:") {
+		t.Errorf("the sssp lines are not after the bfs lines of their kind:\n%s", out)
+	}
+	if !strings.Contains(errOut, "graphrun: SSSP 3: ") {
+		t.Errorf("no progress line of the last SSSP search:\n%s", errOut)
+	}
+	run := readRun(t, path)
+	if run.SSSP == nil || len(run.SSSP.Searches) != 4 || !run.Validated() || run.SSSP.Delta <= 0 {
+		t.Fatalf("sssp in the JSON: %+v", run.SSSP)
+	}
+	for i, x := range run.SSSP.Searches {
+		if x.Root != run.Searches[i].Root || x.NEdge != run.Searches[i].NEdge || !x.Validated {
+			t.Errorf("search %d: sssp %+v, bfs root %d nedge %d", i, x.Search, run.Searches[i].Root, run.Searches[i].NEdge)
+		}
+	}
+	// --delta is the bucket width the JSON reports.
+	mustRun(t, "sssp", "--scale", "8", "--roots", "2", "--delta", "0.125", "--json", path)
+	if run := readRun(t, path); run.SSSP.Delta != 0.125 {
+		t.Errorf("--delta 0.125: delta %v", run.SSSP.Delta)
+	}
+	// bfs alone makes no kernel 3.
+	mustRun(t, "bfs", "--scale", "8", "--roots", "2", "--json", path)
+	if run := readRun(t, path); run.SSSP != nil {
+		t.Errorf("bfs wrote kernel 3: %+v", run.SSSP)
+	}
+}
+
+// Bad sssp flags: exit 2 with one line naming the flag, nothing on stdout.
+func TestSSSPBadInput(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"sssp", "--scale", "5", "--delta", "-1"}, "--delta"},
+		{[]string{"sssp", "--scale", "5", "--delta", "NaN"}, "--delta"},
+		{[]string{"sssp", "--scale", "5", "--delta", "abc"}, "--delta"},
+		{[]string{"sssp", "--scale", "5", "--partition", "2d"}, "--partition"},
+		{[]string{"sssp", "graph.el"}, "graph.el"},
+		{[]string{"bfs", "--scale", "5", "--delta", "0.5"}, "--delta"},
+	} {
+		code, out, errOut := runCLI(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.flag) || strings.Count(strings.TrimSpace(errOut), "\n") != 0 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and one line naming %s", c.args, code, out, errOut, c.flag)
+		}
+	}
+}
