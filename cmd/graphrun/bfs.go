@@ -173,6 +173,9 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 		inPath, stdin = in.Path, in.StdinForChildren()
 	}
 	outs, tree, err := f.declareRun(cmd, plan, inPath, f.s.Out)
+	if !plan.Reports() {
+		tree = nil // written during the search: by process 0 alone
+	}
 	if err != nil {
 		return err
 	}

@@ -144,8 +144,8 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 		}
 		return err
 	}
-	if report == nil || !plan.Reports() {
-		return nil // a TCP rank other than 0, or a replica of rank 0: process 0 reports
+	if report == nil || !plan.TakeReport() {
+		return nil // a TCP rank other than 0, or a replica of rank 0 that another one reports for
 	}
 	report.Version = version
 	report.Revision, report.StartedAt, report.CommandLine = revision, invocationOf(cmd).startedAt, invocationOf(cmd).commandLine

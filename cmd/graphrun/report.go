@@ -110,14 +110,14 @@ func (r *runOutputFlags) declare(outs *output.Set) {
 	r.jsonOut, r.plotsOut = outs.File("json", r.json), outs.Dir("plots", r.plots)
 }
 
-// declareRun declares, on the process that reports (rank 0's, or the
-// --procs launcher), the run's input file, its --out file (out) and
+// declareRun declares, on the processes that may report (rank 0's and its
+// replicas', or the --procs launcher: plan.MayReport), the run's input file, its --out file (out) and
 // --json and --plots, and checks them before any work. It returns the
 // command's outputs and the --out file (nil without one, and on the
 // other processes).
 func (r *runOutputFlags) declareRun(cmd *cobra.Command, plan jobPlan, input, out string) (*output.Set, *output.File, error) {
 	outs := outputsOf(cmd)
-	if !plan.Reports() {
+	if !plan.MayReport() {
 		return outs, nil, nil
 	}
 	outs.Input(input)

@@ -172,6 +172,10 @@ type Job struct {
 	// and Size count processes: Size/S logical ranks, process P being
 	// replica P / (Size/S) of logical rank P mod (Size/S).
 	Replicas int
+	// ReportFD, in a replica of rank 0 of a replicated job that Local
+	// started, is the descriptor on which it asks for the turn to write
+	// the results (Plan.TakeReport); 0 otherwise.
+	ReportFD int
 }
 
 // LogicalRank and LogicalSize are this process's logical rank and the

@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,6 +74,12 @@ type Local struct {
 	// Stderr) or fail with statuses of their own, which fail the job.
 	// Not with Replicas > 1.
 	Elastic bool
+
+	// ReportWait, with Replicas > 1, is how long a replica of rank 0 that
+	// has its results waits for a lower-numbered one that has not, before
+	// it writes them itself (reporter.go); the job's peer timeout, which
+	// tells a stalled process. Default Grace.
+	ReportWait time.Duration
 }
 
 // RankStatus is how one rank's process ended.
@@ -194,22 +201,50 @@ func (l Local) Run(ctx context.Context) error {
 	}
 	env := append(append(append([]string(nil), l.Env...), jobEnv...), EnvLocal+"=1")
 	sink := &lineSink{w: stderr}
-	procs, writers, err := l.start(env, grace, stdout, sink)
+	var t *turns
+	if l.Replicas > 1 {
+		wait := l.ReportWait
+		if wait <= 0 {
+			wait = grace
+		}
+		if t, err = newTurns(l.Procs, l.Replicas, wait); err != nil {
+			return err
+		}
+		defer t.close()
+		stdout = &lockedWriter{w: stdout}
+	}
+	procs, writers, err := l.start(env, grace, stdout, sink, t)
 	if err != nil {
 		return err
 	}
-	failed, cause := l.wait(ctx, procs, grace)
+	t.listen()
+	w := l.newWaiter(procs, grace, t)
+	failed, cause := w.wait(ctx)
 	for _, w := range writers {
 		w.flush()
 	}
-	return l.verdict(failed, cause, stderr)
+	return l.verdict(failed, cause, w, stderr)
+}
+
+// lockedWriter serialises the writes of the processes that share it (the
+// replicas of rank 0 share standard output, of which one writes).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }
 
 // start starts the rank processes in the environment env: rank 0's
-// standard output goes to stdout, every other output line by line to sink.
+// standard output (and its replicas', t) goes to stdout, every other
+// output line by line to sink.
 // It returns the processes and the writers to flush once they are done;
 // if one fails to start, it kills those it started.
-func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *lineSink) ([]*exec.Cmd, []*prefixWriter, error) {
+func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *lineSink, t *turns) ([]*exec.Cmd, []*prefixWriter, error) {
 	var writers []*prefixWriter
 	procs := make([]*exec.Cmd, l.Procs)
 	for r := range l.Procs {
@@ -221,10 +256,16 @@ func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *
 		errw := sink.writer(r)
 		writers = append(writers, errw)
 		c.Stderr = errw
+		if i := t.index(r); i >= 0 {
+			// A replica of rank 0: it may write the results (reporter.go).
+			c.Stdout = stdout
+			c.ExtraFiles = []*os.File{t.child[i]}
+			c.Env = append(slices.Clip(env), EnvReportFD+"="+strconv.Itoa(reportFD))
+		}
 		if r == 0 {
 			c.Stdout = stdout
 			c.Stdin = l.Stdin
-		} else {
+		} else if c.Stdout == nil {
 			outw := sink.writer(r)
 			writers = append(writers, outw)
 			c.Stdout = outw
@@ -241,95 +282,12 @@ func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *
 	return procs, writers, nil
 }
 
-// wait reaps the rank processes, in the order they end, and returns those
-// that failed and why the launcher stopped the job, if it did (ctx's
-// cause). Once the job is lost (jobLost) or ctx is done, the processes
-// still running get grace to exit, then SIGTERM, then grace again, then
-// SIGKILL.
-func (l Local) wait(ctx context.Context, procs []*exec.Cmd, grace time.Duration) (failed []reapedStatus, cause error) {
-	type reaped struct {
-		rank int
-		err  error
-	}
-	done := make(chan reaped, len(procs))
-	for r, c := range procs {
-		go func() { done <- reaped{r, c.Wait()} }()
-	}
-	running := make([]bool, len(procs))
-	for r := range running {
-		running[r] = true
-	}
-	signalRunning := func(kill bool) {
-		for r, c := range procs {
-			if !running[r] {
-				continue
-			}
-			if kill {
-				_ = c.Process.Kill()
-			} else if err := c.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
-				_ = c.Process.Kill()
-			}
-		}
-	}
-	var (
-		stage   int // 0: waiting; 1: SIGTERM sent; 2: SIGKILL sent
-		timer   *time.Timer
-		timeout <-chan time.Time
-		ctxDone = ctx.Done()
-	)
-	arm := func() {
-		if timer == nil {
-			timer = time.NewTimer(grace)
-			timeout = timer.C
-		} else {
-			timer.Reset(grace)
-		}
-	}
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
-	for left := len(procs); left > 0; {
-		select {
-		case d := <-done:
-			left--
-			running[d.rank] = false
-			st := statusOf(d.rank, d.err)
-			if st.Code == 0 {
-				continue
-			}
-			failed = append(failed, reapedStatus{st, time.Now(), stage > 0 || cause != nil})
-			if timer == nil && stage == 0 && l.jobLost(failed, st) {
-				arm()
-			}
-		case <-timeout:
-			stage++
-			if stage == 1 {
-				signalRunning(false)
-				arm()
-			} else {
-				signalRunning(true)
-				timeout = nil
-			}
-		case <-ctxDone:
-			ctxDone = nil
-			cause = context.Cause(ctx)
-			if stage == 0 {
-				stage = 1
-				signalRunning(false)
-				arm()
-			}
-		}
-	}
-	return failed, cause
-}
-
 // verdict is Run's result once every rank ended: nil if none failed, or
 // if the job survived its failures (an elastic job that lost processes
-// other than 0 to signals, or a replicated job in which every rank kept a
-// replica), which it reports on stderr; an *ExitError otherwise.
-func (l Local) verdict(failed []reapedStatus, cause error, stderr io.Writer) error {
+// other than 0 to signals, or a replicated job in which every rank had a
+// replica that finished), which it reports on stderr; an *ExitError
+// otherwise.
+func (l Local) verdict(failed []reapedStatus, cause error, w *waiter, stderr io.Writer) error {
 	if len(failed) == 0 {
 		return nil // every rank finished, even if ctx was done meanwhile
 	}
@@ -339,11 +297,15 @@ func (l Local) verdict(failed []reapedStatus, cause error, stderr io.Writer) err
 		}
 		return nil
 	}
-	if l.Replicas > 1 && cause == nil && l.survived(failed) {
+	if l.Replicas > 1 && cause == nil && w.survived() {
+		logical := l.Procs / l.Replicas
 		for _, f := range failed {
-			logical := l.Procs / l.Replicas
+			how := f.How
+			if w.straggler[f.Rank] {
+				how = fmt.Sprintf("was still running %v after the job finished (stopped or stalled) and was killed", w.grace)
+			}
 			fmt.Fprintf(stderr, "launch: process %d (replica %d of rank %d) %s; its rank's other replicas finished the job\n",
-				f.Rank, f.Rank/logical, f.Rank%logical, f.How)
+				f.Rank, f.Rank/logical, f.Rank%logical, how)
 		}
 		return nil
 	}
@@ -477,16 +439,14 @@ func (p *prefixWriter) flush() {
 
 // jobLost reports whether the failure st, the last of failed, dooms the
 // job, so that the launcher starts stopping the other processes: always
-// without replication; with it, when st is an exit status of the process's
-// own (the job aborts everywhere) or no replica of its rank is left.
+// without replication; with it, when no replica of its rank is left (a
+// replica that fails while a sibling goes on, given up by its peers as
+// stalled, say, leaves the job to the sibling).
 func (l *Local) jobLost(failed []reapedStatus, st RankStatus) bool {
 	if l.Elastic && l.Replicas <= 1 {
 		return st.Code <= 128 || st.Rank == 0
 	}
 	if l.Replicas <= 1 {
-		return true
-	}
-	if st.Code <= 128 {
 		return true
 	}
 	logical := l.Procs / l.Replicas
@@ -500,18 +460,19 @@ func (l *Local) jobLost(failed []reapedStatus, st RankStatus) bool {
 }
 
 // survived reports whether every rank of a replicated job had a replica
-// that finished: every failure was a death by signal, and no rank lost all
-// its replicas.
-func (l *Local) survived(failed []reapedStatus) bool {
-	logical := l.Procs / l.Replicas
-	lost := make([]int, logical)
-	for _, f := range failed {
-		if f.Code <= 128 {
+// that finished (exited with status 0), and the results were written when
+// a replica of rank 0 asked to write them.
+func (w *waiter) survived() bool {
+	for _, ok := range w.finished {
+		if !ok {
 			return false
 		}
-		lost[f.Rank%logical]++
-		if lost[f.Rank%logical] >= l.Replicas {
-			return false
+	}
+	if w.t != nil {
+		for i := range w.t.procs {
+			if w.t.asked[i] && !w.t.done {
+				return false
+			}
 		}
 	}
 	return true

@@ -69,6 +69,23 @@ func child(mode string, args []string) int {
 			return 1
 		}
 		return ExitBlamed
+	case "report-kill0", "report-stall0": // replicas of rank 0 write the results once
+		if *rank == 0 && mode == "report-kill0" {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		}
+		if *rank == 0 {
+			time.Sleep(time.Minute) // a stalled process
+		}
+		fd, err := reportFDOf(os.LookupEnv)
+		if err != nil || (fd > 0) != (*rank%(*size/2) == 0) {
+			fmt.Fprintf(os.Stderr, "report descriptor %d, %v\n", fd, err)
+			return 4
+		}
+		p := Plan{Job: Job{Transport: TCP, Rank: *rank, Size: *size, Replicas: 2, ReportFD: fd}}
+		if p.TakeReport() {
+			fmt.Printf("results of process %d\n", *rank)
+		}
+		return 0
 	case "stubborn": // ignores SIGTERM
 		signal.Ignore(syscall.SIGTERM)
 		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
@@ -308,5 +325,31 @@ func TestLocalNamesTheRankAtFault(t *testing.T) {
 	}
 	if want := "rank 2 exited with status 2; then ranks 0, 1 failed because of another rank"; err.Error() != want {
 		t.Fatalf("error %q, want %q", err, want)
+	}
+}
+
+// TestLocalReplicaReports: in a job of 2 logical ranks × 2 replicas whose
+// process 0 dies (or stalls) before writing the results, rank 0's other
+// replica, process 2, writes them once, and the job succeeds; the stalled
+// process is killed once the job finished, and named.
+func TestLocalReplicaReports(t *testing.T) {
+	for _, mode := range []string{"report-kill0", "report-stall0"} {
+		t.Run(mode, func(t *testing.T) {
+			l, out, errb := testLocal(t, mode, 4)
+			l.Replicas, l.ReportWait = 2, 200*time.Millisecond
+			start := time.Now()
+			if err := l.Run(context.Background()); err != nil {
+				t.Fatalf("%v\n%s", err, errb)
+			}
+			if out.String() != "results of process 2\n" {
+				t.Fatalf("stdout %q, stderr:\n%s", out, errb)
+			}
+			if !strings.Contains(errb.String(), "launch: process 0 (replica 0 of rank 0) ") {
+				t.Errorf("process 0 is not named:\n%s", errb)
+			}
+			if d := time.Since(start); d > 30*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }

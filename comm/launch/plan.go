@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/inproc"
@@ -49,6 +50,10 @@ type Plan struct {
 	// Elastic: a Procs launch survives losing a process other than 0 (an
 	// elastic PageRank, Zhang and Qiu §V-B).
 	Elastic bool
+	// PeerTimeout, with Procs > 0, is the job's peer timeout: a replicated
+	// launch waits that long for a stalled replica of rank 0 to write the
+	// results before another one does (Local.ReportWait).
+	PeerTimeout time.Duration
 }
 
 // NewPlan works out the job from the configuration and the environment.
@@ -78,7 +83,7 @@ func NewPlan(f Config, env Lookup) (Plan, error) {
 		if f.Replicas < 1 {
 			return Plan{}, fielderr.New("Replicas", "%d is less than 1", f.Replicas)
 		}
-		return Plan{Procs: f.Procs, Replicas: f.Replicas}, nil
+		return Plan{Procs: f.Procs, Replicas: f.Replicas, PeerTimeout: f.PeerTimeout}, nil
 	}
 	if f.Transport == "" && mpiByDefault(f, env) {
 		return planMPI(f, env, ranksSet)
@@ -99,6 +104,11 @@ func NewPlan(f Config, env Lookup) (Plan, error) {
 	// on 127.0.0.1 and the launcher's.
 	local, _ := env(EnvLocal)
 	job.QuietSetup = !f.Verbose && local == "1"
+	if local == "1" && job.Transport == TCP {
+		if job.ReportFD, err = reportFDOf(env); err != nil {
+			return Plan{}, err
+		}
+	}
 	if job.Transport == TCP && ranksSet {
 		return Plan{}, fielderr.New("Ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)
 	}
@@ -236,7 +246,8 @@ func (p Plan) LocalRanks() int {
 // arguments (Local.Args), which must make it a TCP rank; env is their
 // environment, usually os.Environ().
 func (p Plan) LaunchLocal(ctx context.Context, path string, args func(rank, size int) []string, env []string, stdout, stderr io.Writer) error {
-	l := Local{Procs: p.Procs * max(p.Replicas, 1), Replicas: p.Replicas, Elastic: p.Elastic, Path: path, Args: args, Env: env, Stdout: stdout, Stderr: stderr, Stdin: p.Stdin}
+	l := Local{Procs: p.Procs * max(p.Replicas, 1), Replicas: p.Replicas, Elastic: p.Elastic, Path: path, Args: args, Env: env,
+		Stdout: stdout, Stderr: stderr, Stdin: p.Stdin, ReportWait: p.PeerTimeout}
 	return l.Run(ctx)
 }
 

@@ -131,12 +131,19 @@ func (c *Comm) startWrite(writers *sync.WaitGroup, p *peer, f Frame, data []byte
 // once the call is done (progressLocked, or progressReplicatedLocked in a
 // replicated job, checked whenever a frame moves), and fails it when they
 // report an error, ctx ends or nothing moves for the peer timeout. In a
-// replicated job a timeout first cuts stalled replicas off
+// replicated job a call that waits only for sends to replicas lagging
+// behind their siblings gives them up after a quarter of the peer timeout
+// (giveUpLagging), a timeout first cuts stalled replicas off
 // (giveUpStalled), and a failed job may still complete the call (salvage).
 func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sync.WaitGroup) ([][]byte, error) {
 	replicated := c.replicas > 1
-	timer := time.NewTimer(c.peerTimeout)
+	tick := c.peerTimeout
+	if replicated {
+		tick = lagTimeout(c.peerTimeout)
+	}
+	timer := time.NewTimer(tick)
 	defer timer.Stop()
+	idleSince := time.Now()
 	for {
 		c.mu.Lock()
 		var done bool
@@ -155,15 +162,28 @@ func (c *Comm) await(ctx context.Context, seq uint64, ci *wire.Call, writers *sy
 		if err == nil {
 			select {
 			case <-c.wake:
-				timer.Reset(c.peerTimeout)
+				timer.Reset(tick)
+				idleSince = time.Now()
 				continue
 			case <-ctx.Done():
 				err, own = fmt.Errorf("%s: %w", ci, ctxError(ctx)), true
 			case <-timer.C:
+				if replicated && c.giveUpLagging(seq) {
+					// The call waited only for sends to replicas
+					// that lag behind their siblings: it goes on
+					// without them.
+					timer.Reset(tick)
+					continue
+				}
+				if left := c.peerTimeout - time.Since(idleSince); left > 0 {
+					timer.Reset(min(tick, left))
+					continue
+				}
 				if replicated && c.giveUpStalled(seq) {
 					// The stalled replicas are cut off; the next pass
 					// either goes on without them or names a lost group.
-					timer.Reset(c.peerTimeout)
+					timer.Reset(tick)
+					idleSince = time.Now()
 					continue
 				}
 				err = c.stallError(seq)

@@ -231,6 +231,50 @@ func (c *Comm) giveUpStalled(seq uint64) bool {
 	return any
 }
 
+// lagTimeout is how long a replicated call that waits only for sends to
+// lagging replicas waits before it gives them up (giveUpLagging): a
+// quarter of the peer timeout, so that the ranks waiting for this one's
+// next message do not time out meanwhile.
+func lagTimeout(peerTimeout time.Duration) time.Duration {
+	return max(peerTimeout/4, time.Millisecond)
+}
+
+// giveUpLagging gives up the replicas that call seq waits for only
+// because its send to them is not through, while the call is otherwise
+// complete: every other logical rank's message arrived and reached (was
+// sent completely to) one of its replicas. A stopped or stalled replica
+// that reads nothing would otherwise hold its peers, and through them
+// every rank, until they time out. It reports whether it gave one up.
+func (c *Comm) giveUpLagging(seq uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for g := range c.size {
+		if g == c.rank {
+			continue
+		}
+		found, sent := false, false
+		for k := range c.replicas {
+			p := c.member(g, k)
+			if len(p.inbox) > 0 && p.inbox[0].seq == seq {
+				found = true
+			}
+			sent = sent || (p.dead == nil && !p.writing && p.werr == nil)
+		}
+		if !found || !sent {
+			return false
+		}
+	}
+	any := false
+	for _, p := range c.peers {
+		if p != nil && p.dead == nil && p.writing {
+			c.giveUpLocked(p, &PeerError{Rank: p.group, Err: c.peerErr(p,
+				fmt.Errorf("lagging: its message of call #%d was not through %v after the call was otherwise done", seq, lagTimeout(c.peerTimeout)))})
+			any = true
+		}
+	}
+	return any
+}
+
 // replayArrived completes the next call of a lagging replica from messages
 // that have all arrived already, although the job failed or ctx is done
 // meanwhile, provided a sibling replica of this rank has entered that call
