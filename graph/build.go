@@ -21,7 +21,10 @@ import (
 type BuildStats struct {
 	Rounds      int              // exchange rounds of each pass
 	ChunkTuples int64            // tuples this rank reads per round (the last may be shorter)
-	ReadTime    [2]time.Duration // time spent in the source's Read: count pass, fill pass
+	ReadTime    [2]time.Duration // time spent in the source's Read: count pass, fill pass(es)
+	// PackedRanges is the number of fill passes of the compressed build
+	// (BuildPackedFrom), each over a range of rows; 0 for the plain build.
+	PackedRanges int
 }
 
 // BuildUndirected is kernel 1 over tuples already in memory: it is
@@ -168,15 +171,19 @@ type builder[C uint32 | int64] struct {
 	cols      []C
 	selfLoops int64
 
+	// The fill pass of the compressed build (build_packed.go) fills the rows
+	// of a range of buckets at a time: senders send, and receivers apply,
+	// only the half-edges of rows in buckets [bLo, bLo+bSpan) (a test per
+	// bucket, not per half-edge), whose cursors then index cols, the
+	// range's buffer. The plain build (ranged false) fills every row.
+	ranged     bool
+	bLo, bSpan uint64
+
 	stats BuildStats
 }
 
 func build[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, chunk int64) (*CSR, BuildStats, error) {
-	rank := c.Rank()
-	b := &builder[C]{
-		c: c, lay: newRouteLayout1D(part), rank: rank, threads: threads, src: src,
-		first: part.First(rank), nLocal: part.Count(rank),
-	}
+	b := newBuilder1D[C](c, part, src, threads)
 	if err := b.run(ctx, chunk); err != nil {
 		return nil, b.stats, err
 	}
@@ -189,6 +196,16 @@ func build[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Bl
 		g.Cols64 = cols
 	}
 	return g, b.stats, nil
+}
+
+// newBuilder1D is the builder of rank c.Rank()'s rows of part, filling
+// every row in one pass.
+func newBuilder1D[C uint32 | int64](c comm.Comm, part partition.Block1D, src TupleSource, threads int) *builder[C] {
+	rank := c.Rank()
+	return &builder[C]{
+		c: c, lay: newRouteLayout1D(part), rank: rank, threads: threads, src: src,
+		first: part.First(rank), nLocal: part.Count(rank),
+	}
 }
 
 // run builds the rows: both passes, then sorted, deduplicated rows.
@@ -411,7 +428,7 @@ func (b *builder[C]) encode(pass int) {
 	b.parallelItems(b.keys, func(t, k int) error {
 		recs := b.recs[b.keyStart[k]:b.keyStart[k+1]]
 		b.segSize[k] = 0
-		if k/nb == b.rank || len(recs) == 0 {
+		if k/nb == b.rank || len(recs) == 0 || b.skipBucket(pass, k%nb) {
 			return nil
 		}
 		b.sorters[t].sort(recs, lay.w)
@@ -438,6 +455,9 @@ func (b *builder[C]) encode(pass int) {
 		for j := range nb {
 			k := d*nb + j
 			e := keys[j+1] - keys[j]
+			if b.skipBucket(pass, j) {
+				e = 0
+			}
 			msg = binary.AppendUvarint(msg, uint64(e))
 			if e > 0 {
 				msg = binary.AppendUvarint(msg, uint64(b.segSize[k]))
@@ -455,12 +475,18 @@ func (b *builder[C]) encode(pass int) {
 	// Encode every remote segment in place.
 	b.parallelItems(b.keys, func(_, k int) error {
 		d := k / nb
-		if d != b.rank && b.keyStart[k] != b.keyStart[k+1] {
+		if d != b.rank && b.keyStart[k] != b.keyStart[k+1] && !b.skipBucket(pass, k%nb) {
 			seg := b.send[d][b.segOff[k] : b.segOff[k]+b.segSize[k]]
 			encodeSegment(seg, b.recs[b.keyStart[k]:b.keyStart[k+1]], lay.w, uint(b.segK[k]), nbrBits)
 		}
 		return nil
 	})
+}
+
+// skipBucket reports whether a pass leaves bucket j's rows out: a ranged
+// fill pass, those outside its range.
+func (b *builder[C]) skipBucket(pass, j int) bool {
+	return b.ranged && pass == passFill && uint64(j)-b.bLo >= b.bSpan
 }
 
 // parallelItems calls fn(t, i) for every item i in [0, n), on b.threads

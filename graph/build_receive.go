@@ -27,6 +27,13 @@ func (b *builder[C]) receive(pass int) error {
 		if err != nil {
 			return fmt.Errorf("graph: kernel 1: message from rank %d: %w", s, err)
 		}
+		if b.ranged && pass == passFill {
+			for j, ref := range b.segs[s] {
+				if ref.entries > 0 && b.skipBucket(pass, j) {
+					return fmt.Errorf("graph: kernel 1: message from rank %d: %w: entries for bucket %d outside the range being filled", s, errRoute, j)
+				}
+			}
+		}
 		if pass == passFill && loops != 0 {
 			return fmt.Errorf("graph: kernel 1: message from rank %d: %w: self-loops in the fill pass", s, errRoute)
 		}
@@ -44,6 +51,9 @@ func (b *builder[C]) receiveBucket(pass, j, buckets int, nbrBits uint) error {
 	lay := &b.lay
 	k := b.rank*lay.nb + j
 	own := b.recs[b.keyStart[k]:b.keyStart[k+1]]
+	if b.skipBucket(pass, j) {
+		return nil // a ranged fill pass's other rows; receive checked the messages
+	}
 	if j >= buckets {
 		// No rows here; only a malformed message has entries.
 		for s := range b.recv {

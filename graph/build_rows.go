@@ -141,13 +141,13 @@ func (v divider) div(u uint64) uint64 {
 }
 
 // volumeBounds splits rows [0, len(offsets)-1) into parts ranges of about
-// equal edge volume: part t is rows [b[t], b[t+1]).
+// equal edge volume: part t is rows [b[t], b[t+1]). offsets[0] need not be 0.
 func volumeBounds(offsets []int64, parts int) []int {
 	nrows := len(offsets) - 1
-	total := offsets[nrows]
+	total := offsets[nrows] - offsets[0]
 	b := make([]int, parts+1)
 	for t := 1; t < parts; t++ {
-		target := int64(float64(total) * float64(t) / float64(parts))
+		target := offsets[0] + int64(float64(total)*float64(t)/float64(parts))
 		b[t] = sort.Search(nrows, func(v int) bool { return offsets[v] >= target })
 	}
 	b[parts] = nrows

@@ -1,7 +1,8 @@
 // Package graph holds graphrun's distributed graph and kernel 1 of the
 // Graph500 spec: edge tuples (Edge), the sources kernel 1 reads them from
 // (TupleSource, EdgeShare), the per-rank compressed sparse row matrix of
-// the 1D partition (CSR, BuildUndirected) and the blocks of the 2D grid
+// the 1D partition (CSR, BuildUndirected), its rows compressed as Ligra+
+// does (compressed.go, BuildPackedFrom), the blocks of the 2D grid
 // (Block2D, BuildUndirected2D), the routing of tuples to their owners in
 // compressed segments (route.go), and the dense relabelling of sparse
 // vertex ids (labels.go: Relabel, RelabelShare, Labels), and the weights
@@ -28,6 +29,9 @@
 //   - Huasha Zhao and John Canny, "Kylix: A Sparse Allreduce for Commodity
 //     Clusters", 43rd International Conference on Parallel Processing
 //     (ICPP), IEEE, 2014.
+//   - Julian Shun, Laxman Dhulipala and Guy E. Blelloch, "Smaller and
+//     Faster: Parallel Processing of Compressed Graphs with Ligra+", Data
+//     Compression Conference (DCC), IEEE, 2015.
 //   - "Graph500 Benchmark Specification", version 3.0.
 //   - Robert F. Rice, "Some Practical Universal Noiseless Coding
 //     Techniques", JPL Publication 79-22, 1979 (the routed row gaps).

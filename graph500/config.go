@@ -45,6 +45,11 @@ type Config struct {
 	// 0×0 means partition.AutoGrid.
 	Partition2D        bool
 	GridRows, GridCols int
+	// Compress builds and searches the 1D rows in the compressed layout
+	// (graph.BuildPackedFrom: about 2 bytes per stored entry where the
+	// plain rows take 4), for graphs whose plain rows do not fit
+	// (AutoCompress). The trees are the same.
+	Compress bool
 	// BlocksPerRank > 1 (2D only) cuts the matrix into BlocksPerRank blocks
 	// per rank, GridRows×GridCols being then the block grid, and places
 	// them on the ranks by Placement (see runBlocks); 0 means 1.
@@ -117,6 +122,12 @@ func (cfg *Config) checkSearch() error {
 		if _, err := frontier.New(cfg.Codec); err != nil {
 			return fielderr.Wrap("Codec", err)
 		}
+	}
+	if cfg.Compress && cfg.Partition2D {
+		return fielderr.New("Compress", "the compressed layout is for the 1D partition's rows")
+	}
+	if cfg.Compress && cfg.SSSP {
+		return fielderr.New("Compress", "shortest paths read the plain rows")
 	}
 	if cfg.Unfused && (cfg.BlocksPerRank < 2 || cfg.Placement != PlaceLSHS) {
 		return fielderr.New("Unfused", "needs more than one block per rank and the LSHS placement (only LSHS's blocks run fused)")
@@ -202,6 +213,35 @@ func CheckRunMemory(cfg Config, ranks, localRanks, processes int, force bool) er
 	return CheckMemory(runMemoryConfig(cfg, ranks, localRanks, processes), force)
 }
 
+// AutoCompress reports whether a Kronecker run of cfg should build the
+// compressed layout: a 1D run whose plain rows would not fit the memory
+// this machine has (CheckRunMemory's guard, with cfg.Compress off) while
+// the compressed ones fit. Where the available memory is not known it
+// keeps the plain rows.
+func AutoCompress(cfg Config, ranks, localRanks, processes int) bool {
+	return autoCompressIn(runMemoryConfig(cfg, ranks, localRanks, processes), AvailableMemory)
+}
+
+// autoCompressIn is AutoCompress on the memory model's view of the run,
+// with the available memory read by avail.
+func autoCompressIn(mc MemoryConfig, avail func() (int64, error)) bool {
+	if mc.Partition2D || mc.SSSP {
+		return false
+	}
+	have, err := avail()
+	if err != nil {
+		return false
+	}
+	mc.Compressed = false
+	plain, err := EstimateMemory(mc)
+	if err != nil || Fits(plain, have) {
+		return false
+	}
+	mc.Compressed = true
+	packed, err := EstimateMemory(mc)
+	return err == nil && Fits(packed, have)
+}
+
 // runMemoryConfig is the memory model's view of a Kronecker run of cfg: a
 // run whose blocks run fused holds one block per rank (fused.go), not
 // BlocksPerRank.
@@ -209,7 +249,8 @@ func runMemoryConfig(cfg Config, ranks, localRanks, processes int) MemoryConfig 
 	mc := MemoryConfig{
 		Scale: cfg.Graph.Scale, EdgeFactor: cfg.Graph.EdgeFactor, Ranks: ranks, LocalRanks: localRanks, Processes: processes,
 		Partition2D: cfg.Partition2D, BlocksPerRank: cfg.BlocksPerRank, Exchange: cfg.Exchange, Direction: cfg.Direction, Validate: cfg.Validate,
-		SSSP: cfg.SSSP,
+		SSSP:       cfg.SSSP,
+		Compressed: cfg.Compress,
 	}
 	if cfg.BlocksPerRank > 1 && cfg.Graph.Scale >= 1 && cfg.Graph.Scale <= 62 {
 		if blocks, err := cfg.grid(cfg.Graph.NumVertices(), ranks); err == nil {

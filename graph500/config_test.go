@@ -51,6 +51,8 @@ func TestConfigNamesTheFieldAtFault(t *testing.T) {
 		{"one side of a grid", func(c *Config) { c.Partition2D, c.GridRows = true, 4 }, "GridRows"},
 		{"grid of other ranks", func(c *Config) { c.Partition2D, c.GridRows, c.GridCols = true, 3, 3 }, "GridRows"},
 		{"no roots", func(c *Config) { c.NumRoots = 0 }, "NumRoots"},
+		{"compressed 1D", func(c *Config) { c.Compress = true }, ""},
+		{"compressed 2D", func(c *Config) { c.Compress, c.Partition2D = true, true }, "Compress"},
 		{"root out of the graph", func(c *Config) { c.Root, c.RootSet = 256, true }, "Root"},
 		{"negative chosen root", func(c *Config) { c.Root, c.RootSet = -1, true }, "Root"},
 	} {
@@ -76,6 +78,7 @@ func TestFileConfigNamesTheFieldAtFault(t *testing.T) {
 		{"any chosen root", func(c *FileConfig) { c.Root, c.RootSet = 1<<40, true }, ""},
 		{"unfused", func(c *FileConfig) { c.Partition2D, c.BlocksPerRank, c.Unfused = true, 4, true }, "Unfused"},
 		{"directed 2D", func(c *FileConfig) { c.Directed, c.Partition2D = true, true }, "Partition2D"},
+		{"directed compressed", func(c *FileConfig) { c.Directed, c.Compress = true, true }, "Compress"},
 		{"negative chosen root", func(c *FileConfig) { c.Root, c.RootSet = -2, true }, "Root"},
 		{"no roots", func(c *FileConfig) { c.NumRoots = 0 }, "NumRoots"},
 	} {

@@ -160,9 +160,16 @@ type buildTimes struct {
 func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Block1D, grid partition.Grid, share graph.TupleSource) (*graph.CSR, *graph.Block2D, buildTimes, error) {
 	var times buildTimes
 	cfg.start(c, StageConstruct, 0, 1)
-	if err := c.Barrier(ctx, "driver.sync"); err != nil {
+	// The layout is the job's (and this allreduce its barrier): compressed
+	// if any rank chose it, as AutoCompress decides per machine.
+	agree := []int64{0}
+	if cfg.Compress {
+		agree[0] = 1
+	}
+	if err := c.AllreduceInt64(ctx, "driver.sync", agree, comm.Max); err != nil {
 		return nil, nil, times, err
 	}
+	cfg.Compress = agree[0] == 1 && !cfg.Partition2D
 	t0 := time.Now()
 	var g *graph.CSR
 	var blocks *graph.Block2D
@@ -173,6 +180,10 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 		// blocks: the run holds no 1D copy of the graph.
 		if blocks, st, err = graph.BuildUndirected2DFrom(ctx, c, grid, share, cfg.Threads); err != nil {
 			return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
+		}
+	} else if cfg.Compress {
+		if g, st, err = graph.BuildPackedFrom(ctx, c, part, share, cfg.Threads, 0); err != nil {
+			return nil, nil, times, fmt.Errorf("kernel 1 (compressed): %w", err)
 		}
 	} else if g, st, err = graph.BuildUndirectedFrom(ctx, c, part, share, cfg.Threads); err != nil {
 		return nil, nil, times, fmt.Errorf("kernel 1: %w", err)

@@ -112,11 +112,6 @@ func sumOverRanks(ctx context.Context, c comm.Comm, spent comm.PhaseCounters) (b
 	return v[0], v[1], nil
 }
 
-// csrBytes is the memory of a 1D CSR: offsets, columns and tuple degrees.
-func csrBytes(g *graph.CSR) int64 {
-	return 8*int64(len(g.Offsets)+len(g.Cols64)) + 4*int64(len(g.Cols32)+len(g.TupleDegree))
-}
-
 // networkCounter is a Comm that also counts, apart, the traffic that
 // crossed the network: the block-ranks of an over-decomposed run, whose
 // peers may be on the same process.
@@ -183,7 +178,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	if blocks != nil {
 		mine[0], mine[1] = blocks.NumEdges(), blocks.Bytes()
 	} else {
-		mine[0], mine[1] = g.NumEdges(), csrBytes(g)
+		mine[0], mine[1] = g.NumEdges(), g.Bytes()
 	}
 	mine[2], mine[3] = sent.BytesSent, sent.Messages
 	mine[4], mine[5] = validated.BytesSent, validated.Messages

@@ -216,3 +216,37 @@ func checkValidationTraffic(t *testing.T, run *results.Graph500Run) {
 			run.NumRanks, bytes, run.ValidateBytes, perRank, messages, run.ValidateMessages)
 	}
 }
+
+// TestCompressedRunMatchesPlain: a run over the compressed rows has the
+// keys, nedge, levels and tree of the run over the plain rows, on 1 and 3
+// ranks and several exchanges, validates, and reports its layout.
+func TestCompressedRunMatchesPlain(t *testing.T) {
+	for _, ranks := range []int{1, 3} {
+		for _, ex := range []spmv.Exchange{spmv.ExchangeAllgather, spmv.ExchangePacked, spmv.ExchangePush} {
+			var trees [2][]byte
+			var keys [2][]int64
+			for i, compress := range []bool{false, true} {
+				cfg := testConfig(11, ranks)
+				cfg.Exchange, cfg.Compress = ex, compress
+				cfg.Tree = func(chunk []byte) error {
+					trees[i] = append(trees[i], chunk...)
+					return nil
+				}
+				run, err := Run(context.Background(), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := map[bool]string{false: "plain", true: "compressed"}[compress]
+				if !run.Validated() || run.Adjacency != want || run.AdjacencyBytesPerArc <= 0 || (compress && run.AdjacencyBytesPerArc >= 4) {
+					t.Fatalf("%d ranks, %v, compress %v: validated %v, adjacency %q at %.2f B/arc", ranks, ex, compress, run.Validated(), run.Adjacency, run.AdjacencyBytesPerArc)
+				}
+				for _, s := range run.Searches {
+					keys[i] = append(keys[i], s.Root, s.NEdge, int64(len(s.Levels)))
+				}
+			}
+			if !slices.Equal(keys[0], keys[1]) || len(trees[0]) == 0 || !slices.Equal(trees[0], trees[1]) {
+				t.Fatalf("%d ranks, %v: compressed run differs from the plain one", ranks, ex)
+			}
+		}
+	}
+}

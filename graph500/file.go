@@ -80,6 +80,8 @@ func (cfg *FileConfig) CheckSettings() error {
 		return fielderr.New("Partition2D", "a directed search needs the 1D partition")
 	case cfg.SSSP || cfg.Delta != 0:
 		return fielderr.New("SSSP", "shortest paths run on a generated graph only: an edge list's weights are not read")
+	case cfg.Directed && cfg.Compress:
+		return fielderr.New("Compress", "a directed search reads plain rows of out-edges")
 	}
 	if err := cfg.checkSearch(); err != nil {
 		return err

@@ -28,6 +28,14 @@ package graph500
 //	                             most (p−1)/p·n and at most 2·m/p; its directory
 //	                             row (n/8) and rank index (3n/64) join the maps
 //
+// The compressed layout (graph.BuildPackedFrom) replaces the columns, in
+// both phases, by the packed rows, pb·m/p (pb bytes per input tuple,
+// measured on Kronecker graphs and growing slowly with the scale, as the
+// gaps between neighbours do: packedTupleBytes), and kernel 1 holds, on top
+// of them, one range's plain rows (2·cb·m/p / graph.PackedRanges) and the
+// part of the packed rows' reserve the range touches (within the term
+// pb's coefficient). The validator reads the packed rows as they are.
+//
 // A 2D rank of an R×C grid holds its block by rows and by columns (8 bytes
 // per half-edge, 16 per tuple of its share), offsets of its non-empty rows
 // and columns, and per vertex of its grid row (n/R) and column (n/C) the
@@ -54,6 +62,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/partition"
 	"github.com/graphrun/graphrun/spmv"
@@ -92,7 +101,20 @@ const (
 	ssspGhostBytes   = 8
 	ssspRequestBytes = 12
 	ssspK1ChunkBytes = 60
+	// packedTupleBytes20 and packedTupleScaleBytes model the packed rows'
+	// bytes per input tuple of a Kronecker graph of edgefactor 16 at scale
+	// s: packedTupleBytes20 + packedTupleScaleBytes·(s − 20)
+	// (BenchmarkPackedCodes, BENCHMARKS.md "Compressed adjacency"). Below
+	// scale 20 the scale-20 figure holds.
+	packedTupleBytes20    = 3.1
+	packedTupleScaleBytes = 0.22
 )
+
+// packedTupleBytes is the model's packed bytes per input tuple at scale s,
+// never more than the plain columns' 2·cb.
+func packedTupleBytes(scale int, cb int64) float64 {
+	return min(float64(2*cb), packedTupleBytes20+packedTupleScaleBytes*float64(max(0, scale-20)))
+}
 
 // MemoryConfig is what the model needs to know of a run.
 type MemoryConfig struct {
@@ -107,6 +129,7 @@ type MemoryConfig struct {
 	Direction          spmv.Direction
 	Validate           bool
 	SSSP               bool // the run makes kernel 3's searches after the BFS's
+	Compressed         bool // 1D rows in the compressed layout (graph.BuildPackedFrom)
 }
 
 // MemoryEstimate is the model's answer, in bytes.
@@ -223,9 +246,14 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		s.addMul(2*block2DBytes, mr)
 		s.addMul(grid2DVertexBytes, gridVertices)
 	} else {
-		k1.addMul(2*cb, mr)
+		rows := float64(2 * cb)
+		if cfg.Compressed {
+			rows = packedTupleBytes(cfg.Scale, cb)
+			k1.addFrac(mr, float64(2*cb)/graph.PackedRanges)
+		}
+		k1.addFrac(mr, rows)
 		k1.addMul(k1VertexBytes, nr)
-		s.addMul(2*cb, mr)
+		s.addFrac(mr, rows)
 		s.addMul(k1VertexBytes, nr)
 		s.addFrac(mr, topDownEdgeBytes)
 	}

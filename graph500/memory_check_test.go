@@ -31,3 +31,41 @@ func TestCheckMemory(t *testing.T) {
 		t.Fatalf("overflow: %v", err)
 	}
 }
+
+// TestCompressedMemory: the compressed layout costs less than the plain
+// one in both phases, kernel 1 no more than the searches at edgefactor 16,
+// and AutoCompress turns it on exactly when the plain run does not fit and
+// the compressed one does.
+func TestCompressedMemory(t *testing.T) {
+	for _, scale := range []int{16, 22, 26, 27, 33} {
+		for _, ranks := range []int{1, 4} {
+			cfg := MemoryConfig{Scale: scale, EdgeFactor: 16, Ranks: ranks, Validate: true}
+			plain, err := EstimateMemory(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cfg.Compressed = true
+			packed, err := EstimateMemory(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if packed.Searches >= plain.Searches || packed.Kernel1 >= plain.Kernel1 || (scale >= 22 && float64(packed.Kernel1) > 1.05*float64(packed.Searches)) {
+				t.Fatalf("scale %d, %d ranks: compressed %+v, plain %+v", scale, ranks, packed, plain)
+			}
+			avail := func(b int64) func() (int64, error) { return func() (int64, error) { return b, nil } }
+			fits := func(e MemoryEstimate) int64 { return int64(float64(e.Machine)/GuardMargin) + 1 }
+			cfg.Compressed = false
+			for _, tc := range []struct {
+				have int64
+				want bool
+			}{{fits(plain), false}, {fits(packed), true}, {fits(packed) / 2, false}} {
+				if got := autoCompressIn(cfg, avail(tc.have)); got != tc.want {
+					t.Fatalf("scale %d, %d ranks, %d bytes available: AutoCompress %v", scale, ranks, tc.have, got)
+				}
+			}
+			if autoCompressIn(cfg, func() (int64, error) { return 0, errors.New("unknown") }) {
+				t.Fatal("AutoCompress with the memory unknown")
+			}
+		}
+	}
+}

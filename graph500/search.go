@@ -78,6 +78,11 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 			head.Partition, head.Grid = "2d", b.grid.String()
 		}
 	}
+	if b.g != nil {
+		if err := reportAdjacency(ctx, c, b.g, head); err != nil {
+			return nil, err
+		}
+	}
 	s := &timedSearches{c: c, cfg: &cfg, b: b, owned: owned, bfs: engine, val: val, run: head, keys: len(roots)}
 	invalid := false
 	for i, key := range roots {
@@ -95,6 +100,25 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		}
 	}
 	return s.finish(ctx)
+}
+
+// reportAdjacency sets, on rank 0 (head not nil), the layout of the 1D
+// rows and their bytes per stored entry over all ranks.
+func reportAdjacency(ctx context.Context, c comm.Comm, g *graph.CSR, head *results.Graph500Run) error {
+	v := []int64{int64(len(g.Packed)) + 4*int64(len(g.Cols32)) + 8*int64(len(g.Cols64)), g.NumEdges()}
+	if err := c.AllreduceInt64(ctx, "driver.gather", v, comm.Sum); err != nil {
+		return err
+	}
+	if head != nil {
+		head.Adjacency = "plain"
+		if g.Packed != nil {
+			head.Adjacency = "compressed"
+		}
+		if v[1] > 0 {
+			head.AdjacencyBytesPerArc = float64(v[0]) / float64(v[1])
+		}
+	}
+	return nil
 }
 
 // kernel1Traffic is kernel 1's bytes and messages, summed over the ranks.

@@ -120,6 +120,11 @@
 //	                             (process rows hold contiguous block rows)
 //	unpermuted_labels   bool     true when the Kronecker labels were not permuted
 //	                             (low ids are hubs): not a Graph500-conforming run
+//	adjacency           string   the layout of a 1D run's rows: "plain" (4- or 8-byte
+//	                             columns) or "compressed" (packed rows; absent in 2D
+//	                             runs and in files that predate it)
+//	adjacency_bytes_per_arc float  bytes of the rows (columns or packed rows, not
+//	                             offsets) per stored adjacency entry, all ranks
 //	validation_setup_time float  seconds (slowest rank) to prepare the validator once
 //	                             per run (the cross directory and directory row it
 //	                             does not share with the search engine)

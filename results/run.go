@@ -99,6 +99,12 @@ type Graph500Run struct {
 	// Unpermuted is set when the Kronecker labels were not permuted (low ids
 	// are the hubs): not a Graph500-conforming run.
 	Unpermuted bool
+	// Adjacency is the layout of a 1D run's rows, "plain" or "compressed"
+	// ("" for 2D runs and runs that predate it), and AdjacencyBytesPerArc
+	// the bytes of the rows (columns or packed rows, not offsets) per
+	// stored adjacency entry, over all ranks.
+	Adjacency            string
+	AdjacencyBytesPerArc float64
 	// ValidationSetupTime is the seconds (slowest rank) spent preparing the
 	// validator once per run: the cross directory and directory row it did
 	// not share with the search engine.

@@ -71,7 +71,9 @@ func build(g *graph.CSR, part partition.Block1D, rank int, threads, align int) (
 	parallel.For(nt, func(t int) {
 		cnt := make([]int64, part.P)
 		acc := make([]uint64, part.P)
-		if g.Cols64 != nil {
+		if g.Packed != nil {
+			errs[t] = markOwnersPacked(g, part, spans[t], spans[t+1], cols, acc, cnt)
+		} else if g.Cols64 != nil {
 			errs[t] = markOwners(g.Cols64, g.Offsets, part, spans[t], spans[t+1], cols, acc, cnt)
 		} else {
 			errs[t] = markOwners(g.Cols32, g.Offsets, part, spans[t], spans[t+1], cols, acc, cnt)
@@ -103,37 +105,85 @@ func build(g *graph.CSR, part partition.Block1D, rank int, threads, align int) (
 // the first entry below that owner's first vertex.
 func markOwners[C uint32 | int64](cols []C, offsets []int64, part partition.Block1D, vlo, vhi int,
 	dir []frontier.Bitmap, acc []uint64, ones []int64) error {
-	n, block := part.N, part.Block
 	for w := vlo >> 6; w<<6 < vhi; w++ {
 		for v := w << 6; v < min(w<<6+64, vhi); v++ {
 			lo, hi := offsets[v], offsets[v+1]
 			if lo < 0 || lo > hi || hi > int64(len(cols)) {
 				return fmt.Errorf("local vertex %d: row [%d, %d) outside the %d stored entries", v, lo, hi, len(cols))
 			}
-			row := cols[lo:hi]
-			bit := uint64(1) << (uint(v) & 63)
-			for k := 0; k < len(row); {
-				u := int64(row[k])
-				if uint64(u) >= uint64(n) {
-					return fmt.Errorf("local vertex %d: neighbour %d outside [0, %d)", v, u, n)
-				}
-				i := u / block
-				acc[i] |= bit
-				if i == 0 {
-					break
-				}
-				k = SkipAbove(row, k+1, i*block)
+			if err := markRow(cols[lo:hi], v, part, acc); err != nil {
+				return err
 			}
 		}
-		for i, a := range acc {
-			if a != 0 {
-				dir[i][w] = a
-				ones[i] += int64(bits.OnesCount64(a))
-				acc[i] = 0
-			}
-		}
+		flushWord(w, dir, acc, ones)
 	}
 	return nil
+}
+
+// markOwnersPacked is markOwners over g's packed rows, decoded one at a
+// time.
+func markOwnersPacked(g *graph.CSR, part partition.Block1D, vlo, vhi int, dir []frontier.Bitmap, acc []uint64, ones []int64) error {
+	var row []int64
+	for w := vlo >> 6; w<<6 < vhi; w++ {
+		for v := w << 6; v < min(w<<6+64, vhi); v++ {
+			var err error
+			if row, err = packedRow(g, v, row); err != nil {
+				return err
+			}
+			if err := markRow(row, v, part, acc); err != nil {
+				return err
+			}
+		}
+		flushWord(w, dir, acc, ones)
+	}
+	return nil
+}
+
+// packedRow decodes the packed row of local vertex v into buf.
+func packedRow(g *graph.CSR, v int, buf []int64) ([]int64, error) {
+	lo, hi := g.Offsets[v], g.Offsets[v+1]
+	if lo < 0 || lo > hi || hi > int64(len(g.Packed)) {
+		return buf, fmt.Errorf("local vertex %d: row [%d, %d) outside the %d packed bytes", v, lo, hi, len(g.Packed))
+	}
+	row, _, err := graph.DecodePackedRow(g.Packed[lo:hi], g.FirstGlobal+int64(v), g.NumGlobal, buf)
+	if err != nil {
+		return row, fmt.Errorf("local vertex %d: %w", v, err)
+	}
+	return row, nil
+}
+
+// markRow sets, in acc, the bit of local vertex v for the owner of each of
+// its neighbours (row, descending): after the first neighbour of an
+// owner's run, the scan skips to the first entry below that owner's first
+// vertex.
+func markRow[C uint32 | int64](row []C, v int, part partition.Block1D, acc []uint64) error {
+	n, block := part.N, part.Block
+	bit := uint64(1) << (uint(v) & 63)
+	for k := 0; k < len(row); {
+		u := int64(row[k])
+		if uint64(u) >= uint64(n) {
+			return fmt.Errorf("local vertex %d: neighbour %d outside [0, %d)", v, u, n)
+		}
+		i := u / block
+		acc[i] |= bit
+		if i == 0 {
+			break
+		}
+		k = SkipAbove(row, k+1, i*block)
+	}
+	return nil
+}
+
+// flushWord stores word w of every owner's directory column from acc, and
+// counts its bits, then clears acc.
+func flushWord(w int, dir []frontier.Bitmap, acc []uint64, ones []int64) {
+	for i, a := range acc {
+		if a != 0 {
+			dir[i][w] = a
+			ones[i] += int64(bits.OnesCount64(a))
+			acc[i] = 0
+		}
+	}
 }
 
 // SkipAbove returns the first index k' ≥ k of the descending row whose entry
@@ -304,10 +354,10 @@ func checkCSR(g *graph.CSR, part partition.Block1D, rank int) error {
 			rank, g.FirstGlobal, g.NumLocal, g.NumGlobal, part.First(rank), part.Count(rank), part.N)
 	case len(g.Offsets) != g.NumLocal+1:
 		return fmt.Errorf("sieve: CSR of rank %d has %d offsets for %d vertices", rank, len(g.Offsets), g.NumLocal)
-	case g.Cols32 != nil && g.Cols64 != nil:
-		return fmt.Errorf("sieve: CSR of rank %d sets both Cols32 and Cols64", rank)
+	case (g.Cols32 != nil && g.Cols64 != nil) || (g.Packed != nil && (g.Cols32 != nil || g.Cols64 != nil)):
+		return fmt.Errorf("sieve: CSR of rank %d sets more than one of Cols32, Cols64 and Packed", rank)
 	}
-	stored := int64(len(g.Cols32) + len(g.Cols64))
+	stored := int64(len(g.Cols32) + len(g.Cols64) + len(g.Packed))
 	if end := g.Offsets[g.NumLocal]; end < 0 || end > stored {
 		return fmt.Errorf("sieve: CSR of rank %d: offsets end at %d, %d entries stored", rank, end, stored)
 	}

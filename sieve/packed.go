@@ -276,7 +276,16 @@ func neighbourMap(g *graph.CSR, part partition.Block1D, rank, threads int) (fron
 	nt := len(spans) - 1
 	errs := make([]error, nt)
 	parallel.For(nt, func(t int) {
-		if g.Cols64 != nil {
+		if g.Packed != nil {
+			var row []int64
+			span := []int64{0, 0}
+			for v := spans[t]; v < spans[t+1] && errs[t] == nil; v++ {
+				if row, errs[t] = packedRow(g, v, row); errs[t] == nil {
+					span[1] = int64(len(row))
+					errs[t] = markNeighbours(row, span, part.N, 0, 1, marked)
+				}
+			}
+		} else if g.Cols64 != nil {
 			errs[t] = markNeighbours(g.Cols64, g.Offsets, part.N, spans[t], spans[t+1], marked)
 		} else {
 			errs[t] = markNeighbours(g.Cols32, g.Offsets, part.N, spans[t], spans[t+1], marked)

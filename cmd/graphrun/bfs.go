@@ -81,7 +81,7 @@ With FILE, searches the undirected view of that edge list instead (SNAP text,
 .el, .wel, Matrix Market, .bel, .grb, optionally gzipped; - or a pipe needs
 --format); --root and --out use the file's ids. The experiment knobs (--algo,
 --direction, --grid, --blocks-per-rank, --placement, --no-fuse, --no-permute,
---breakdown, --plots, --dpi) are hidden: see docs/design.md.`,
+--compress, --breakdown, --plots, --dpi) are hidden: see docs/design.md.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBFS(cmd, f, args) },
 	}
@@ -112,9 +112,10 @@ func (f *bfsFlags) register(cmd *cobra.Command) {
 	fl.StringVar(&f.s.Placement, "placement", "lshs", "with --blocks-per-rank > 1: lshs (NumS's load-simulated greedy) or round-robin")
 	fl.BoolVar(&f.s.NoFuse, "no-fuse", false, "with --placement lshs: run every block on its own instead of fused per rank")
 	fl.BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
+	fl.StringVar(&f.s.Compress, "compress", "auto", "1D rows compressed: auto (when the plain rows would not fit memory), on or off")
 	fl.BoolVar(&f.s.Directed, "directed", false, "with FILE: follow out-edges only (top-down, push, 1D), validated as directed")
 	fl.StringVar(&f.format, "format", "auto", "with FILE: snap, el, wel, mtx or bel, optionally .gz (auto: from the name)")
-	hideFlags(cmd, "algo", "blocks-per-rank", "placement", "no-fuse", "no-permute", "grid", "direction", "breakdown", "plots", "dpi")
+	hideFlags(cmd, "algo", "blocks-per-rank", "placement", "no-fuse", "no-permute", "grid", "direction", "compress", "breakdown", "plots", "dpi")
 }
 
 func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
@@ -164,8 +165,16 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
 		}
-	} else if err := usage(forceHint(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force))); err != nil {
-		return err // unless --force, a Kronecker run whose memory estimate exceeds what this machine has
+	} else {
+		if f.s.Compress == "auto" && graph500.AutoCompress(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses()) {
+			cfg.Compress = true // every rank agrees on it in kernel 1
+			if plan.Procs == 0 && plan.Reports() {
+				fmt.Fprintln(cmd.ErrOrStderr(), "graphrun: compressed adjacency: the plain rows would not fit this machine's memory (--compress off to keep them)")
+			}
+		}
+		if err := usage(forceHint(graph500.CheckRunMemory(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force))); err != nil {
+			return err // unless --force, a Kronecker run whose memory estimate exceeds what this machine has
+		}
 	}
 	var inPath string
 	var stdin io.Reader // rank 0's standard input in a --procs job: an input read from -

@@ -26,6 +26,7 @@ type bfsSettings struct {
 	Out                              string
 	Exchange, Codec, Algo, Direction string
 	Partition, Grid, Placement       string
+	Compress                         string // auto, on or off
 	BlocksPerRank                    int
 	Directed                         bool
 	NoValidate                       bool
@@ -127,6 +128,13 @@ func (s *bfsSettings) config(fl *pflag.FlagSet, graph kronecker.Params, file boo
 	}
 	if s.BlocksPerRank < 1 {
 		return cfg, "", flagError("blocks-per-rank", "%d is less than 1", s.BlocksPerRank)
+	}
+	switch s.Compress {
+	case "on":
+		cfg.Compress = true
+	case "off", "auto": // auto: decided with the memory guard (runBFS)
+	default:
+		return cfg, "", flagError("compress", "unknown value %q (want auto, on or off)", s.Compress)
 	}
 	if cfg.Placement, err = graph500.ParsePlacement(s.Placement); err != nil {
 		return cfg, "", flagError("placement", "%v", err)

@@ -112,6 +112,26 @@ func TestBFSRanksGiveIdenticalTrees(t *testing.T) {
 	}
 }
 
+// TestBFSCompress: --compress on searches the compressed rows, gives the
+// tree of --compress off, validates, and says so in the JSON.
+func TestBFSCompress(t *testing.T) {
+	dir := t.TempDir()
+	var trees [2][]byte
+	for i, mode := range []string{"off", "on"} {
+		tree, js := filepath.Join(dir, "tree-"+mode), filepath.Join(dir, mode+".json")
+		mustRun(t, "bfs", "--scale", "11", "--root", "17", "--ranks", "3", "--compress", mode, "--out", tree, "--json", js)
+		trees[i] = readFile(t, tree)
+		run := readRun(t, js)
+		want := map[string]string{"off": "plain", "on": "compressed"}[mode]
+		if !run.Validated() || run.Adjacency != want || run.AdjacencyBytesPerArc <= 0 {
+			t.Fatalf("--compress %s: validated %v, adjacency %q, %.2f B/arc", mode, run.Validated(), run.Adjacency, run.AdjacencyBytesPerArc)
+		}
+	}
+	if !bytes.Equal(trees[0], trees[1]) {
+		t.Fatal("--compress on gives another tree than --compress off")
+	}
+}
+
 func TestBFSBadInput(t *testing.T) {
 	dir := t.TempDir()
 	missing := filepath.Join(dir, "no-such-dir", "tree.txt")
@@ -136,6 +156,8 @@ func TestBFSBadInput(t *testing.T) {
 		{[]string{"bfs", "--algo", "QUANTUM"}, "--algo"},
 		{[]string{"bfs", "--direction", "sideways"}, "--direction"},
 		{[]string{"bfs", "--exchange", "push", "--direction", "bottom-up"}, "--direction"},
+		{[]string{"bfs", "--compress", "maybe"}, "--compress"},
+		{[]string{"bfs", "--compress", "on", "--partition", "2d"}, "--compress"},
 		{[]string{"bfs", "--no-such-flag"}, "no-such-flag"},
 		{[]string{"bfs", "extra-arg"}, "extra-arg"},
 	}

@@ -113,8 +113,13 @@ func New(c comm.Comm, g *graph.CSR, part partition.Block1D, cfg Config) (*BFS, e
 		idle:    frontier.NewBitmap(int64(n)),
 		next:    frontier.NewBitmap(int64(n)),
 	}
+	if g.Packed != nil {
+		if len(g.Offsets) != n+1 || g.Offsets[n] != int64(len(g.Packed))-graph.PackedPad {
+			return nil, fmt.Errorf("bfs: packed CSR of rank %d: %d offsets for %d vertices, %d bytes", r, len(g.Offsets), n, len(g.Packed))
+		}
+	}
 	for v := 0; v < n; v++ {
-		if g.Offsets[v] == g.Offsets[v+1] {
+		if g.Offsets[v] == g.Offsets[v+1] || (g.Packed != nil && g.Packed[g.Offsets[v]] == 0) {
 			b.idle.Set(int64(v))
 		}
 	}
@@ -245,6 +250,9 @@ func (b *BFS) pull(lvl int32) (found, degree int64) {
 	nw := len(b.visited)
 	chunks := (nw + pullChunkWords - 1) / pullChunkWords
 	scan := func(lo, hi int) (int64, int64) {
+		if b.g.Packed != nil {
+			return pullPackedWords(b.g.Packed, b.g.Offsets, b.g.FirstGlobal, b.global, b.visited, b.next, b.parent, b.level, lo, hi, lvl)
+		}
 		if b.g.Cols32 != nil {
 			return pullWords(b.g.Cols32, b.g.Offsets, b.global, b.visited, b.next, b.parent, b.level, lo, hi, lvl)
 		}
@@ -391,7 +399,9 @@ func (b *BFS) expandRange(bufs [][]byte, queue []uint32) {
 	for d := range bufs {
 		bufs[d] = bufs[d][:0]
 	}
-	if b.g.Cols32 != nil {
+	if b.g.Packed != nil {
+		expandPackedRows(b.g.Packed, b.g.Offsets, b.g.FirstGlobal, b.part, b.rank, b.visited, bufs, queue)
+	} else if b.g.Cols32 != nil {
 		expandRows(b.g.Cols32, b.g.Offsets, b.part, b.rank, b.visited, bufs, queue)
 	} else {
 		expandRows(b.g.Cols64, b.g.Offsets, b.part, b.rank, b.visited, bufs, queue)

@@ -31,7 +31,8 @@
 // (spmv.LevelStats). BFS2D (bfs2d*.go) is the same search on the 2D grid
 // that Lv et al. §VIII–IX name as the next step: expand along processor
 // columns, fold along rows. Directed (directed.go) searches out-edges only,
-// top-down.
+// top-down. Over a CSR in the compressed layout (graph.CSR.Packed) the 1D
+// loops decode each row as they scan it (bfs_packed.go, after Ligra+).
 //
 // Validation (validate*.go) checks a result against the five rules of the
 // Graph500 spec with the claimed levels as the certificate: one exchange of
@@ -51,4 +52,7 @@
 //     Breadth-First Search". SC'12, 2012. Cited as Beamer et al.
 //   - "Graph500 Benchmark Specification", version 3.0. Cited as the
 //     Graph500 spec.
+//   - Julian Shun, Laxman Dhulipala and Guy E. Blelloch. "Smaller and
+//     Faster: Parallel Processing of Compressed Graphs with Ligra+". DCC,
+//     IEEE, 2015. Cited as Ligra+.
 package bfs

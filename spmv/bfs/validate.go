@@ -344,9 +344,12 @@ func workSpans(g *graph.CSR, parts int) []int {
 	parallel.For(parts, func(t int) {
 		lo, hi := parallel.Span(chunks, t, parts)
 		for k := lo; k < hi; k++ {
-			if g.Cols64 != nil {
+			switch {
+			case g.Packed != nil:
+				work[k] = packedRowWork(g, k*workChunk, min(n, (k+1)*workChunk))
+			case g.Cols64 != nil:
 				work[k] = rowWork(g, g.Cols64, k*workChunk, min(n, (k+1)*workChunk))
-			} else {
+			default:
 				work[k] = rowWork(g, g.Cols32, k*workChunk, min(n, (k+1)*workChunk))
 			}
 		}
@@ -377,14 +380,30 @@ func rowWork[C uint32 | int64](g *graph.CSR, cols []C, lo, hi int) int64 {
 	first, last := g.FirstGlobal, g.FirstGlobal+int64(g.NumLocal)
 	var w int64
 	for l := lo; l < hi; l++ {
-		row := cols[g.Offsets[l]:g.Offsets[l+1]]
-		gv := first + int64(l)
-		high := sieve.SkipAbove(row, 0, last)
-		above := sieve.SkipAbove(row, high, gv+1)
-		low := len(row) - sieve.SkipAbove(row, above, first)
-		w += 1 + 2*int64(above-high) + 3*int64(high+low)
+		w += rowWorkOf(cols[g.Offsets[l]:g.Offsets[l+1]], first+int64(l), first, last)
 	}
 	return w
+}
+
+// packedRowWork is rowWork over packed rows: it decodes them one at a time.
+func packedRowWork(g *graph.CSR, lo, hi int) int64 {
+	first, last := g.FirstGlobal, g.FirstGlobal+int64(g.NumLocal)
+	var w int64
+	var row []int64
+	for l := lo; l < hi; l++ {
+		row = g.Row(uint32(l), row)
+		w += rowWorkOf(row, first+int64(l), first, last)
+	}
+	return w
+}
+
+// rowWorkOf is rowWork's estimate for the row of vertex gv, the owned
+// vertices being [first, last).
+func rowWorkOf[C uint32 | int64](row []C, gv, first, last int64) int64 {
+	high := sieve.SkipAbove(row, 0, last)
+	above := sieve.SkipAbove(row, high, gv+1)
+	low := len(row) - sieve.SkipAbove(row, above, first)
+	return 1 + 2*int64(above-high) + 3*int64(high+low)
 }
 
 // Bytes is the memory the validator holds: what it built of the directory,
@@ -496,9 +515,14 @@ func validateRows[G ghostValue](ctx context.Context, v *Validator, rc *rowCheck,
 	parallel.For(parts, func(t int) {
 		res := &v.results[t]
 		res.bad.reset()
-		if v.g.Cols64 != nil {
+		switch {
+		case v.g.Packed != nil && v.g.NumGlobal <= 1<<32:
+			res.degreeSum = checkPackedRows[uint32](rc, v.g.Packed, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
+		case v.g.Packed != nil:
+			res.degreeSum = checkPackedRows[int64](rc, v.g.Packed, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
+		case v.g.Cols64 != nil:
 			res.degreeSum = checkRows(rc, v.g.Cols64, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
-		} else {
+		default:
 			res.degreeSum = checkRows(rc, v.g.Cols32, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
 		}
 	})

@@ -53,91 +53,118 @@ func neighbourWindow(a uint32) (lo, span uint32) {
 // touch 1 byte per vertex in most searches rather than 4.
 func checkRows[C uint32 | int64, G ghostValue](rc *rowCheck, cols []C, own, ghosts []G, lo, hi int, bad *violations) int64 {
 	var pick [pickBatch]C
+	offsets := rc.offsets
+	var sum int64
+	for l := lo; l < hi; l++ {
+		sum += checkRow(rc, cols[offsets[l]:offsets[l+1]], l, own, ghosts, &pick, bad)
+	}
+	return sum
+}
+
+// checkPackedRows is checkRows over packed rows, each decoded in turn into
+// a scratch row of the rank's column width (C); a malformed row is a
+// violation.
+func checkPackedRows[C uint32 | int64, G ghostValue](rc *rowCheck, packed []byte, own, ghosts []G, lo, hi int, bad *violations) int64 {
+	var pick [pickBatch]C
+	var row []C
+	offsets := rc.offsets
+	var sum int64
+	for l := lo; l < hi; l++ {
+		var err error
+		row, _, err = graph.DecodePackedRow(packed[offsets[l]:offsets[l+1]], rc.first+int64(l), rc.n, row)
+		if err != nil {
+			bad.addf(kindRange, "vertex %d: its stored row: %v", rc.first+int64(l), err)
+			continue
+		}
+		sum += checkRow(rc, row, l, own, ghosts, &pick, bad)
+	}
+	return sum
+}
+
+// checkRow checks owned vertex l and its row, and returns its tuple degree
+// when it has a level (0 otherwise).
+func checkRow[C uint32 | int64, G ghostValue](rc *rowCheck, row []C, l int, own, ghosts []G, pick *[pickBatch]C, bad *violations) (sum int64) {
 	first, last, root, n := rc.first, rc.last, rc.root, rc.n
-	parent, level, offsets, degree := rc.parent, rc.level, rc.offsets, rc.tupleDegree
+	parent, level, degree := rc.parent, rc.level, rc.tupleDegree
 	rows, remote := rc.rows, rc.remote
 	// In a dense store a vertex of a higher rank is at u − count, one of a
 	// lower rank at u (Validator.denseIndex).
 	count := last - first
-	var sum int64
-	for l := lo; l < hi; l++ {
-		gv := first + int64(l)
-		p, lv := parent[l], level[l]
-		row := cols[offsets[l]:offsets[l+1]]
-		a := ownValue(lv)
-		if lv >= 0 {
-			sum += int64(degree[l])
-		}
+	gv := first + int64(l)
+	p, lv := parent[l], level[l]
+	a := ownValue(lv)
+	if lv >= 0 {
+		sum = int64(degree[l])
+	}
 
-		// The edges (checks 3 and 4): rows are descending, so the
-		// neighbours of higher ranks come first, then the own ones, then
-		// those of lower ranks. Every region but the own neighbours below
-		// gv is read through, which also tells whether p is among them.
-		wlo, span := neighbourWindow(a)
-		k := 0
-		var hit bool  // p is in a region read through
-		var pb uint32 // and its value, when the own region held it
-		if remote && last < n {
-			k = sieve.SkipAbove(row, 0, last)
-			// Odd sums are checked here, even ones in u's row.
-			hit = checkRemote(row[:k], gv, p, 1, a, wlo, span, rows, count, ghosts, pick[:], bad)
+	// The edges (checks 3 and 4): rows are descending, so the
+	// neighbours of higher ranks come first, then the own ones, then
+	// those of lower ranks. Every region but the own neighbours below
+	// gv is read through, which also tells whether p is among them.
+	wlo, span := neighbourWindow(a)
+	k := 0
+	var hit bool  // p is in a region read through
+	var pb uint32 // and its value, when the own region held it
+	if remote && last < n {
+		k = sieve.SkipAbove(row, 0, last)
+		// Odd sums are checked here, even ones in u's row.
+		hit = checkRemote(row[:k], gv, p, 1, a, wlo, span, rows, count, ghosts, pick[:], bad)
+	}
+	for ; k < len(row); k++ {
+		u := int64(row[k])
+		if u <= gv {
+			break // own neighbours below gv check this edge in their rows
 		}
-		for ; k < len(row); k++ {
-			u := int64(row[k])
-			if u <= gv {
-				break // own neighbours below gv check this edge in their rows
-			}
-			b := uint32(own[u-first])
-			if u == p {
-				hit, pb = true, b
-			}
-			if b-wlo > span {
-				edgeFault(bad, gv, a, u, b)
-			}
+		b := uint32(own[u-first])
+		if u == p {
+			hit, pb = true, b
 		}
-		below := k // the own neighbours below gv start here
-		if remote && first > 0 {
-			k = sieve.SkipAbove(row, k, first)
-			// Even sums are checked here, odd ones in u's row.
-			if checkRemote(row[k:], gv, p, 0, a, wlo, span, rows, 0, ghosts, pick[:], bad) {
-				hit = true
-			}
-		} else {
-			k = len(row)
+		if b-wlo > span {
+			edgeFault(bad, gv, a, u, b)
 		}
+	}
+	below := k // the own neighbours below gv start here
+	if remote && first > 0 {
+		k = sieve.SkipAbove(row, k, first)
+		// Even sums are checked here, odd ones in u's row.
+		if checkRemote(row[k:], gv, p, 0, a, wlo, span, rows, 0, ghosts, pick[:], bad) {
+			hit = true
+		}
+	} else {
+		k = len(row)
+	}
 
-		// The vertex: ranges and consistency, then its parent (checks 1, 2
-		// and 5).
-		if p >= 0 && p < n && lv >= 0 && gv != root {
-			switch {
-			case p == gv:
-				bad.addf(kindCheck1, "check 1: vertex %d is its own parent but is not the root", gv)
-				continue
-			case lv == 0:
-				bad.addf(kindCheck1, "check 1: vertex %d has level 0 but is not the root %d", gv, root)
-				continue
-			case p >= first && p < gv:
-				// Among the own neighbours below gv, not read through.
-				hit = graph.DescendingRowHas(row[below:k], p)
-				pb = uint32(own[p-first])
-			case !hit || (p > gv && p < last):
-				// Not a neighbour, or an own one whose value the scan took.
-			case rows != nil:
-				pb = uint32(ghosts[rows.Index(p)])
-			case p >= last:
-				pb = uint32(ghosts[p-count])
-			default:
-				pb = uint32(ghosts[p])
-			}
-			switch {
-			case !hit:
-				bad.addf(kindCheck5, "check 5: parent edge (%d, %d) is not an edge of the input", gv, p)
-			case pb != a-1:
-				parentLevelFault(bad, gv, lv, p, int64(pb)-1, root)
-			}
-		} else if p < -1 || p >= n || lv < -1 || (p == -1) != (lv == -1) {
-			vertexFault(bad, gv, p, lv, n, root, rc.derived)
+	// The vertex: ranges and consistency, then its parent (checks 1, 2
+	// and 5).
+	if p >= 0 && p < n && lv >= 0 && gv != root {
+		switch {
+		case p == gv:
+			bad.addf(kindCheck1, "check 1: vertex %d is its own parent but is not the root", gv)
+			return sum
+		case lv == 0:
+			bad.addf(kindCheck1, "check 1: vertex %d has level 0 but is not the root %d", gv, root)
+			return sum
+		case p >= first && p < gv:
+			// Among the own neighbours below gv, not read through.
+			hit = graph.DescendingRowHas(row[below:k], p)
+			pb = uint32(own[p-first])
+		case !hit || (p > gv && p < last):
+			// Not a neighbour, or an own one whose value the scan took.
+		case rows != nil:
+			pb = uint32(ghosts[rows.Index(p)])
+		case p >= last:
+			pb = uint32(ghosts[p-count])
+		default:
+			pb = uint32(ghosts[p])
 		}
+		switch {
+		case !hit:
+			bad.addf(kindCheck5, "check 5: parent edge (%d, %d) is not an edge of the input", gv, p)
+		case pb != a-1:
+			parentLevelFault(bad, gv, lv, p, int64(pb)-1, root)
+		}
+	} else if p < -1 || p >= n || lv < -1 || (p == -1) != (lv == -1) {
+		vertexFault(bad, gv, p, lv, n, root, rc.derived)
 	}
 	return sum
 }

@@ -1,0 +1,115 @@
+package bfs
+
+// The 1D hot loops over the compressed layout (graph/compressed.go, after
+// Shun, Dhulipala and Blelloch, "Smaller and Faster: Parallel Processing of
+// Compressed Graphs with Ligra+", DCC 2015): the same loops as pullWords
+// and expandRows, decoding each row's gaps as they go. A bottom-up scan
+// decodes a row only up to its first frontier neighbour, which, rows being
+// descending, is still the largest.
+
+import (
+	"encoding/binary"
+	"math/bits"
+
+	"github.com/graphrun/graphrun/frontier"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
+)
+
+// packedRow is where a row's codes start: its degree d, its first
+// neighbour u, and, when d > 1, the bit bp of its first gap's Rice code of
+// parameter k (mask 2^k − 1).
+type packedRow struct {
+	d, u, bp, mask uint64
+	k              uint
+}
+
+// openRow reads the head of the packed row of local vertex v.
+func openRow(packed []byte, offsets []int64, first int64, v int) (r packedRow) {
+	d, at := graph.PackedNext(packed, offsets[v])
+	if d == 0 {
+		return r
+	}
+	z, at := graph.PackedNext(packed, at)
+	r.d, r.u = d, uint64(first+int64(v)+graph.Unzigzag(z))
+	if d > 1 {
+		r.k = uint(packed[at])
+		r.mask = 1<<r.k - 1
+		r.bp = uint64(at+1) * 8
+	}
+	return r
+}
+
+// pullPackedWords is pullWords over packed rows; first is the global id
+// of local vertex 0.
+func pullPackedWords(packed []byte, offsets []int64, first int64, global, visited, next frontier.Bitmap,
+	parent []int64, level []int32, lo, hi int, lvl int32) (found, degree int64) {
+	for w := lo; w < hi; w++ {
+		todo := ^visited[w]
+		var discovered uint64
+		for todo != 0 {
+			t := bits.TrailingZeros64(todo)
+			todo &= todo - 1
+			v := w<<6 | t
+			r := openRow(packed, offsets, first, v)
+			u, bp := r.u, r.bp
+			for e := uint64(0); e < r.d; e++ {
+				if e > 0 { // graph.RiceNext's fast path, inlined
+					w := binary.LittleEndian.Uint64(packed[bp>>3:]) >> (bp & 7)
+					q := uint(bits.TrailingZeros64(w))
+					var x uint64
+					if q+r.k < 56 {
+						x = uint64(q)<<r.k | w>>(q+1)&r.mask
+						bp += uint64(q + 1 + r.k)
+					} else {
+						x, bp = graph.RiceNext(packed, bp, r.k, r.mask)
+					}
+					u -= x + 1
+				}
+				if global[u>>6]&(1<<(u&63)) != 0 {
+					parent[v] = int64(u)
+					level[v] = lvl
+					discovered |= 1 << uint(t)
+					found++
+					degree += int64(r.d)
+					break
+				}
+			}
+		}
+		visited[w] |= discovered
+		next[w] = discovered
+	}
+	return found, degree
+}
+
+// expandPackedRows is expandRows over packed rows.
+func expandPackedRows(packed []byte, offsets []int64, first int64, part partition.Block1D, rank int, visited frontier.Bitmap,
+	bufs [][]byte, queue []uint32) {
+	var rec [pushRecordSize]byte
+	for _, v := range queue {
+		binary.LittleEndian.PutUint32(rec[4:], v)
+		r := openRow(packed, offsets, first, int(v))
+		u, bp := int64(r.u), r.bp
+		for e := uint64(0); e < r.d; e++ {
+			if e > 0 { // graph.RiceNext's fast path, inlined
+				w := binary.LittleEndian.Uint64(packed[bp>>3:]) >> (bp & 7)
+				q := uint(bits.TrailingZeros64(w))
+				var x uint64
+				if q+r.k < 56 {
+					x = uint64(q)<<r.k | w>>(q+1)&r.mask
+					bp += uint64(q + 1 + r.k)
+				} else {
+					x, bp = graph.RiceNext(packed, bp, r.k, r.mask)
+				}
+				u -= int64(x) + 1
+			}
+			dst := part.Owner(u)
+			l := part.Local(u)
+			if dst == rank && visited.Test(int64(l)) {
+				continue // already discovered here: no need to send to ourselves
+			}
+			binary.LittleEndian.PutUint32(rec[:4], l)
+			bufs[dst] = append(bufs[dst], rec[:]...)
+		}
+	}
+}
