@@ -7,8 +7,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -477,4 +479,76 @@ func TestCheckUnwritableDirectory(t *testing.T) {
 	if err := set.Check(); err == nil || !strings.Contains(err.Error(), "is not writable") {
 		t.Fatalf("Check: %v", err)
 	}
+}
+
+// TestCheckStdinInput: a command reading standard input ("-") redirected
+// from a file may not write that file through any name of standard input.
+func TestCheckStdinInput(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "g.txt")
+	if err := os.WriteFile(in, []byte("1 2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	saved, err := syscall.Dup(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Dup2(int(f.Fd()), 0); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Dup2(saved, 0); _ = syscall.Close(saved) }()
+	for _, out := range []string{"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", in} {
+		s := NewSet(context.Background(), io.Discard)
+		s.Input(Stdout)
+		s.File("out", out)
+		err := s.Check()
+		var oe *Error
+		if !errors.As(err, &oe) || oe.Flag != "out" || !strings.Contains(err.Error(), "standard input") {
+			t.Errorf("--out %s: %v, want a refusal naming standard input", out, err)
+		}
+	}
+	if got := readString(t, in); got != "1 2\n" {
+		t.Fatalf("the input changed: %q", got)
+	}
+}
+
+// TestStaleTemporariesRemoved: writing into a folder removes the
+// temporary files of graphrun's naming that a killed writer left there,
+// and keeps those of a live writer and every other file.
+func TestStaleTemporariesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Skip(err)
+	}
+	old := time.Now().Add(-2 * staleAny)
+	recent := time.Now().Add(-2 * staleDead)
+	files := map[string]time.Time{
+		".g.txt.tmp-" + strconv.Itoa(gone.Process.Pid) + "-0123456789ab": recent, // its writer is gone
+		".g.txt.tmp-0123456789ab":                                   old,    // an older version's, a day old
+		".h.txt.tmp-" + strconv.Itoa(os.Getpid()) + "-0123456789ab": recent, // a live writer's
+		".g.txt.tmp-00112233aabb":                                   recent, // recent, names no process
+		".notes.tmp-xyz":                                            old,    // not of graphrun's naming
+		"g.txt":                                                     old,
+	}
+	for name, at := range files {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := NewSet(context.Background(), io.Discard)
+	f := s.File("out", filepath.Join(dir, "out.txt"))
+	if err := f.WriteAll(func(w io.Writer) error { _, err := io.WriteString(w, "ok\n"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	assertOnly(t, dir, "out.txt", "g.txt", ".notes.tmp-xyz", ".g.txt.tmp-00112233aabb", ".h.txt.tmp-"+strconv.Itoa(os.Getpid())+"-0123456789ab")
 }

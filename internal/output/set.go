@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"syscall"
 )
@@ -29,6 +30,9 @@ type Set struct {
 	files  []*File
 	dirs   []*Dir
 	inputs []string
+	// stdin: the command reads its standard input, whose file no output
+	// may be either (/dev/stdin, /dev/fd/0, /proc/self/fd/0 name it).
+	stdin *os.File
 }
 
 // NewSet returns the Set of a command whose standard output is stdout.
@@ -63,8 +67,13 @@ func (s *Set) Dir(flag, path string) *Dir {
 }
 
 // Input declares a file the command reads: no output may be that file.
+// Stdout ("-") declares standard input (os.Stdin).
 func (s *Set) Input(path string) {
-	if path != "" && path != Stdout {
+	switch path {
+	case "":
+	case Stdout:
+		s.stdin = os.Stdin
+	default:
 		s.inputs = append(s.inputs, path)
 	}
 }
@@ -96,6 +105,13 @@ func (s *Set) Check() error {
 			inputs[pathID(in)] = in
 		}
 	}
+	if s.stdin != nil {
+		if info, err := s.stdin.Stat(); err == nil && info.Mode().IsRegular() {
+			if id, ok := fileID(info); ok {
+				inputs[id] = Stdout
+			}
+		}
+	}
 	taken := map[string]string{} // identity → the flag that writes it
 	for _, f := range s.files {
 		p, err := inspect(f.path)
@@ -112,6 +128,9 @@ func (s *Set) Check() error {
 		if in, ok := inputs[id]; ok && p.info != nil {
 			if in == f.path {
 				return f.usage(errors.New("is an input of this command: writing it would destroy what is read"))
+			}
+			if in == Stdout {
+				return f.usage(errors.New("is the file on standard input, which this command reads: writing it would destroy what is read"))
 			}
 			return f.usage(fmt.Errorf("is the input file %s: writing it would destroy what is read", in))
 		}
@@ -229,8 +248,10 @@ func (f *File) open() error {
 	return nil
 }
 
-// createTemp creates a private temporary file beside target and returns it
-// with the mode a new file gets there (0644 minus the umask).
+// createTemp creates a private temporary file beside target, named after
+// it and this process, and returns it with the mode a new file gets there
+// (0644 minus the umask). It removes the stale temporary files of the
+// folder (removeStale).
 func createTemp(target string) (*os.File, string, fs.FileMode, error) {
 	dir, base := filepath.Split(target)
 	if len(base) > 200 {
@@ -241,7 +262,7 @@ func createTemp(target string) (*os.File, string, fs.FileMode, error) {
 		if _, err := rand.Read(r[:]); err != nil {
 			return nil, "", 0, err
 		}
-		name := filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(r[:]))
+		name := filepath.Join(dir, "."+base+".tmp-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(r[:]))
 		file, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 		if errors.Is(err, fs.ErrExist) {
 			continue
@@ -258,6 +279,7 @@ func createTemp(target string) (*os.File, string, fs.FileMode, error) {
 			os.Remove(name)
 			return nil, "", 0, err
 		}
+		removeStale(dir, name)
 		return file, name, info.Mode().Perm(), nil
 	}
 	return nil, "", 0, errors.New("no free temporary file name")

@@ -16,3 +16,9 @@ func writable(string, bool) error { return nil }
 
 // keepOwner does nothing where files have no Unix owner.
 func keepOwner(*os.File, fs.FileInfo) {}
+
+// owner is unknown here.
+func owner(fs.FileInfo) (uid, gid int, ok bool) { return 0, 0, false }
+
+// processGone cannot tell here: a temporary file is stale by its age alone.
+func processGone(int) bool { return false }

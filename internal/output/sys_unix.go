@@ -50,3 +50,8 @@ func keepOwner(f *os.File, old fs.FileInfo) {
 	}
 	_ = f.Chown(uid, gid) // best effort: an ordinary user cannot give a file away
 }
+
+// processGone reports whether no process has id pid on this machine.
+func processGone(pid int) bool {
+	return pid > 0 && syscall.Kill(pid, 0) == syscall.ESRCH
+}
