@@ -188,7 +188,7 @@ func (s *bfsSettings) grid(fl *pflag.FlagSet, cfg *graph500.Config, ranks int) (
 // forceHint adds to a memory check's refusal of the graph's scale that
 // --force runs anyway.
 func forceHint(err error) error {
-	if fe, ok := fielderr.As(err); ok && fe.Field == "Scale" {
+	if fe, ok := fielderr.As(err); ok && (fe.Field == "Scale" || fe.Field == "Kron") {
 		fe.Msg += " (--force runs anyway)"
 	}
 	return err

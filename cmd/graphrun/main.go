@@ -80,6 +80,8 @@ func renamedFlag(field string) (string, bool) {
 		return "partition", true
 	case "Unfused":
 		return "no-fuse", true
+	case "Personalization": // pagerank.Config
+		return "personalize", true
 	}
 	return "", false
 }
@@ -97,8 +99,9 @@ func usage(err error) error {
 // the job decides (launch.JobStatus: a --procs job's is that of the rank
 // at fault, and a rank it started that failed because of another rank
 // exits with launch.ExitBlamed, which the launcher turns into that other
-// rank's), 2 bad input (flags, files, outputs), 1 anything else
-// (including a failed validation). An interrupted command's status, 130
+// rank's), 2 bad input (flags, files, outputs), 3 a pagerank run not
+// converged within its iteration limit, 1 anything else (including a
+// failed validation). An interrupted command's status, 130
 // or 143, is runMain's.
 func exitCode(err error) int {
 	if err == nil {
@@ -110,8 +113,15 @@ func exitCode(err error) int {
 	if isUsage(err) {
 		return 2
 	}
+	if errors.As(err, new(notConvergedError)) {
+		return exitNotConverged
+	}
 	return 1
 }
+
+// exitNotConverged is the exit status of a pagerank run that stopped at
+// its iteration limit without converging (its outputs are written).
+const exitNotConverged = 3
 
 // isUsage reports whether err is bad input: a usage error, or an output
 // path refused before any work.

@@ -21,6 +21,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/launch"
 	"github.com/graphrun/graphrun/graph/edgelist"
+	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
@@ -34,6 +35,7 @@ type pagerankFlags struct {
 	jc     pagerank.JobConfig
 	out    string // --out: every vertex's score to this file
 	format string
+	force  bool // run a --kron graph whose memory estimate exceeds this machine's
 }
 
 func newPageRankCommand(g *globalFlags) *cobra.Command {
@@ -53,8 +55,12 @@ spread uniformly, scores sum to 1. The edges are spread over the ranks by a
 random edge partition; every iteration is one sparse allreduce (Kylix §VII), or
 with --allreduce dense one dense allreduce by the chunked hypercube (Zhang and
 Qiu §IV-E). Prints the top vertices with the file's ids, the iterations, the
-final L1 change and the total rank. Hidden knobs (--degrees, --partition,
---gauss-seidel, --plots, --dpi): see docs/design.md.`,
+final L1 change and the total rank; --tol is NetworkX's (L1 change < N·tol), and
+--max-iter reached unconverged exits with status 3. Hidden: NetworkX's
+personalization, dangling and nstart (--personalize FILE or --personalize-ids
+1,5,9, --dangling FILE, --nstart FILE; docs/running.md) and --force past the
+memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
+(docs/design.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPageRank(cmd, &f, args) },
 	}
@@ -63,8 +69,8 @@ final L1 change and the total rank. Hidden knobs (--degrees, --partition,
 	def := pagerank.DefaultJobConfig()
 	fl.StringVar(&f.format, "format", "auto", "snap, el, wel, mtx or bel, optionally .gz (auto: from the name; not for -)")
 	fl.Float64Var(&f.jc.Alpha, "alpha", def.Alpha, "damping factor")
-	fl.Float64VarP(&f.jc.Tol, "tol", "t", def.Tol, "stop when the L1 change of an iteration is below this")
-	fl.IntVarP(&f.jc.MaxIter, "max-iter", "i", def.MaxIter, "stop after this many iterations (with a warning)")
+	fl.Float64VarP(&f.jc.Tol, "tol", "t", def.Tol, "NetworkX's tol: stop when an iteration's L1 change is below N·tol")
+	fl.IntVarP(&f.jc.MaxIter, "max-iter", "i", def.MaxIter, "stop after this many iterations: scores written, exit status 3")
 	fl.IntVar(&f.jc.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.jc.Undirected, "undirected", false, "add the reverse of every edge")
 	fl.StringVar(&f.jc.Allreduce, "allreduce", def.Allreduce, "kylix, direct, binary (sparse networks) or dense (chunked hypercube)")
@@ -75,7 +81,12 @@ final L1 change and the total rank. Hidden knobs (--degrees, --partition,
 	fl.StringVarP(&f.out, "out", "o", "", `write every vertex as "id<TAB>score" to this file`)
 	f.runOutputFlags.register(fl, "the text", "convergence, time per iteration, allreduce traffic per layer")
 	fl.IntVar(&f.jc.Kron, "kron", 0, "run on a Graph500 Kronecker graph of this scale instead of FILE")
-	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi")
+	fl.StringVar(&f.jc.Personalize, "personalize", "", `NetworkX's personalization: "id weight" lines (the file's ids)`)
+	fl.Int64SliceVar(&f.jc.PersonalizeIDs, "personalize-ids", nil, "a uniform personalization over these ids, e.g. 1,5,9")
+	fl.StringVar(&f.jc.Dangling, "dangling", "", `NetworkX's dangling: "id weight" lines (default: the personalization)`)
+	fl.StringVar(&f.jc.NStart, "nstart", "", `NetworkX's nstart, the start vector: "id weight" lines`)
+	fl.BoolVar(&f.force, "force", false, "run a --kron graph even if the memory estimate exceeds available memory")
+	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi", "personalize", "personalize-ids", "dangling", "nstart", "force")
 	return cmd
 }
 
@@ -113,6 +124,12 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if err != nil {
 		return usage(err)
 	}
+	if err := usage(f.jc.SetVectors(&cfg, in)); err != nil {
+		return err
+	}
+	if err := usage(forceHint(f.jc.CheckMemory(plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses(), f.force))); err != nil {
+		return err // unless --force, a Kronecker run whose memory estimate exceeds what this machine has
+	}
 	plan.Elastic = f.jc.Elastic
 	outs, outFile, err := f.declareRun(cmd, plan, in.Path(), f.out)
 	if err != nil {
@@ -139,10 +156,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	report, err := pagerank.RunJob(ctx, plan.Runner(stderr), in.Input(), cfg, tag, logf)
 	bar.Finish()
 	if err != nil {
-		if pagerank.IsInputError(err) {
-			return usageError{err}
-		}
-		return err
+		return f.runError(err)
 	}
 	if report == nil || !plan.TakeReport() {
 		return nil // a TCP rank other than 0, or a replica of rank 0 that another one reports for
@@ -162,6 +176,24 @@ func (f *pagerankFlags) mapFlags(cmd *cobra.Command) {
 	fl := cmd.Flags()
 	f.jc.KronSet, f.jc.IterationsSet, f.jc.DegreesSet = fl.Changed("kron"), fl.Changed("iterations"), fl.Changed("degrees")
 	f.jc.Gather = f.out != ""
+	if fl.Changed("personalize-ids") && f.jc.PersonalizeIDs == nil {
+		f.jc.PersonalizeIDs = []int64{} // given empty: refused as no vertex
+	}
+}
+
+// runError is the error of a failed run: bad input (a file's bytes, a
+// vector's id in no edge: exit status 2, naming the flag) or the failure.
+func (f *pagerankFlags) runError(err error) error {
+	if fe, ok := fielderr.As(err); ok && fe.Field == "Personalization" && f.jc.PersonalizeIDs != nil {
+		fe.Field = "PersonalizeIDs" // the seed set's flag, not the file's
+	}
+	switch {
+	case pagerank.IsInputError(err):
+		return usageError{err}
+	case errors.Is(err, pagerank.ErrConfig):
+		return usage(err)
+	}
+	return err
 }
 
 // pagerankPlan is the transport plan of a pagerank run: f.plan, or for
@@ -191,11 +223,23 @@ func writePageRank(rep *pagerank.Report, outFile *output.File, r *runOutputFlags
 	if err := r.writePlots(report.Input{Path: "pagerank", PageRank: &run}); err != nil {
 		return err
 	}
-	if rep.WarnMaxIter {
-		fmt.Fprintf(stderr, "graphrun: warning: PageRank stopped at --max-iter %d without converging (L1 change %.3g, --tol %.3g)\n",
-			rep.Iterations, rep.Residual, rep.Tol)
-	}
 	rep.WriteSummary(textOut)
 	fmt.Fprintln(stderr, rep.PeakMemoryLine())
+	if rep.WarnMaxIter {
+		return notConvergedError{iterations: rep.Iterations, l1: rep.Residual, limit: float64(rep.Vertices) * rep.Tol}
+	}
 	return nil
+}
+
+// notConvergedError is a run that reached --max-iter with its L1 change
+// still above N·tol, as NetworkX's PowerIterationFailedConvergence: its
+// outputs are written, and graphrun exits with exitNotConverged.
+type notConvergedError struct {
+	iterations int
+	l1, limit  float64
+}
+
+func (e notConvergedError) Error() string {
+	return fmt.Sprintf("PageRank did not converge in --max-iter %d iterations: L1 change %.3g, N·tol %.3g (scores written)",
+		e.iterations, e.l1, e.limit)
 }

@@ -85,7 +85,7 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 		for _, run := range runs[g] {
 			kind, p := run.kind, run.ranks
 			name := fmt.Sprintf("%s %s --ranks %d", g, kind, p)
-			rep := runPageRankJSON(t, filepath.Join(dir, g), "--allreduce", kind, "--ranks", strconv.Itoa(p), "--top", "20")
+			rep := runPageRankJSON(t, filepath.Join(dir, g), "--allreduce", kind, "--ranks", strconv.Itoa(p), "--top", "20", "--tol", "1e-15")
 			if rep.NumRanks != p || len(rep.Top) != len(ref) || !rep.Converged || rep.Residual >= 1e-10 {
 				t.Fatalf("%s: %+v", name, rep)
 			}
@@ -176,12 +176,84 @@ func TestPageRankCLIOutAndText(t *testing.T) {
 		t.Errorf("--out scores sum to %v", sum)
 	}
 
-	// Exactly N iterations, and the max-iter warning.
+	// Exactly N iterations; --max-iter reached unconverged exits with
+	// status 3, its outputs written and the JSON saying so.
 	if rep := runPageRankJSON(t, path, "--iterations", "3", "--ranks", "2"); rep.Iterations != 3 {
 		t.Errorf("--iterations 3 ran %d", rep.Iterations)
 	}
-	if _, stderr := mustRun(t, "pagerank", path, "--max-iter", "2", "--tol", "1e-300"); !strings.Contains(stderr, "warning") || !strings.Contains(stderr, "max-iter") {
-		t.Errorf("--max-iter 2: stderr %q", stderr)
+	js := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCLI(t, "pagerank", path, "--max-iter", "2", "--tol", "1e-300", "-o", out, "--json", js)
+	var rep pagerankJSON
+	if err := json.Unmarshal(readFile(t, js), &rep); code != 3 || err != nil || rep.Converged || rep.Iterations != 2 || !strings.Contains(stderr, "--max-iter 2") {
+		t.Errorf("--max-iter 2: exit %d, converged %v after %d (%v), stderr %q", code, rep.Converged, rep.Iterations, err, stderr)
+	}
+	if lines := strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n"); len(lines) != 4 {
+		t.Errorf("--max-iter 2: --out has %d lines", len(lines))
+	}
+}
+
+// TestPageRankCLINetworkX: --tol is NetworkX's tol (the run stops at the
+// iteration NetworkX stops at), and --personalize, --personalize-ids,
+// --dangling and --nstart give NetworkX's scores; bad vectors exit 2
+// naming the flag and the file's line.
+func TestPageRankCLINetworkX(t *testing.T) {
+	g := testgraph.GoldenFile("web-directed.el")
+	iterations, err := testgraph.NetworkXIterations(g + ".pagerank.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep := runPageRankJSON(t, g, "--ranks", "3", "--tol", "1e-6"); rep.Iterations != iterations || !rep.Converged {
+		t.Errorf("--tol 1e-6: %d iterations, NetworkX %d", rep.Iterations, iterations)
+	}
+	ref, err := testgraph.ReadPageRank(g+".pagerank_personalized.tsv", 0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "scores.tsv")
+	mustRun(t, "pagerank", g, "--ranks", "2", "--tol", "1e-16", "-o", out,
+		"--personalize", g+".personalize.txt", "--dangling", g+".dangling.txt", "--nstart", g+".nstart.txt")
+	got := map[int64]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
+		id, score, _ := strings.Cut(line, "\t")
+		v, _ := strconv.ParseInt(id, 10, 64)
+		got[v], _ = strconv.ParseFloat(score, 64)
+	}
+	var l1 float64
+	for _, r := range ref {
+		l1 += math.Abs(got[r.ID] - r.Score)
+	}
+	if len(got) != len(ref) || l1 > 1e-12 {
+		t.Errorf("personalized: %d scores, L1 distance from NetworkX %.3g", len(got), l1)
+	}
+	seeds := runPageRankJSON(t, g, "--personalize-ids", "3,10", "--top", "1")
+	if len(seeds.Top) != 1 || seeds.Top[0].ID != 3 && seeds.Top[0].ID != 10 && seeds.Top[0].ID != 17 {
+		t.Errorf("--personalize-ids 3,10: top %+v", seeds.Top)
+	}
+	bad := writeEdges(t, "3 1\n999 2\n")
+	negative := writeEdges(t, "3 1\n10 -2\n")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--personalize", bad, "--ranks", "2"}, "--personalize: " + bad + ":2: vertex 999 occurs in no edge"},
+		{[]string{"--dangling", negative}, "--dangling: " + negative + ":2: weight"},
+		{[]string{"--nstart", bad}, "--nstart: " + bad + ":2"},
+		{[]string{"--personalize-ids", "3,999"}, "--personalize-ids: entry 1: vertex 999"},
+		{[]string{"--personalize-ids", "3", "--personalize", bad}, "--personalize-ids"},
+	} {
+		code, _, stderr := runCLI(t, append([]string{"pagerank", g}, c.args...)...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestPageRankCLIMemoryGuard: a Kronecker graph too large for the machine
+// is refused at once, naming the largest scale that fits.
+func TestPageRankCLIMemoryGuard(t *testing.T) {
+	code, _, stderr := runCLI(t, "pagerank", "--kron", "40", "--ranks", "2")
+	if code != 2 || !strings.Contains(stderr, "--kron: scale 40 needs about") || !strings.Contains(stderr, "the largest scale that fits is") {
+		t.Errorf("--kron 40: exit %d, stderr %q", code, stderr)
 	}
 }
 

@@ -17,7 +17,9 @@ package testgraph
 
 import (
 	"bufio"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -141,9 +143,9 @@ type Score struct {
 // separated, '#' comments), taking the id and the score from the given
 // columns (counting from 0): a golden *.pagerank.tsv (every vertex; columns
 // 0 and 1) or a shared *.pagerank_top20.tsv (rank, vertex, NetworkX's score,
-// converged score; columns 1 and 3).
+// converged score; columns 1 and 3); a ".gz" file is gunzipped.
 func ReadPageRank(path string, idColumn, scoreColumn int) ([]Score, error) {
-	f, err := os.Open(path)
+	f, err := openReference(path)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +175,54 @@ func ReadPageRank(path string, idColumn, scoreColumn int) ([]Score, error) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return out, nil
+}
+
+// openReference opens a reference file, gunzipping a ".gz" one.
+func openReference(path string) (io.ReadCloser, error) {
+	f, err := os.Open(path)
+	if err != nil || !strings.HasSuffix(path, ".gz") {
+		return f, err
+	}
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return struct {
+		io.Reader
+		io.Closer
+	}{z, f}, nil
+}
+
+// NetworkXIterations reads the "# networkx_iterations=K" header of a
+// PageRank reference (make_refs.py): the iterations NetworkX's pagerank ran
+// before its L1 change fell below N·tol.
+func NetworkXIterations(path string) (int, error) {
+	f, err := openReference(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(text, "#") {
+			break
+		}
+		rest, ok := strings.CutPrefix(strings.TrimSpace(text[1:]), "networkx_iterations=")
+		if !ok {
+			continue
+		}
+		k, err := strconv.Atoi(strings.Fields(rest + " ")[0])
+		if err != nil {
+			return 0, fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		return k, nil
+	}
+	if err := sc.Err(); err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	return 0, fmt.Errorf("%s: no networkx_iterations header", path)
 }
 
 // Levels is the oracle of a search from root over the adjacency adj (by

@@ -38,6 +38,24 @@ func TestGoldenReferencesAreConsistent(t *testing.T) {
 		if int64(len(scores)) != bfs.Vertices || math.Abs(total-1) > 1e-12 {
 			t.Fatalf("%s: %d scores summing to %v, %d vertices", name, len(scores), total, bfs.Vertices)
 		}
+		for _, ref := range []string{".pagerank.tsv", ".pagerank_personalized.tsv"} {
+			if k, err := NetworkXIterations(GoldenFile(name + ref)); err != nil || k < 1 {
+				t.Fatalf("%s%s: %d NetworkX iterations, %v", name, ref, k, err)
+			}
+		}
+		for col := 1; col <= 3; col++ {
+			scores, err := ReadPageRank(GoldenFile(name+".pagerank_personalized.tsv"), 0, col)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total = 0
+			for _, s := range scores {
+				total += s.Score
+			}
+			if int64(len(scores)) != bfs.Vertices || math.Abs(total-1) > 1e-12 {
+				t.Fatalf("%s personalized, column %d: %d scores summing to %v, %d vertices", name, col, len(scores), total, bfs.Vertices)
+			}
+		}
 	}
 }
 

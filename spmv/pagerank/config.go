@@ -66,10 +66,13 @@ func (a Allreduce) sparseKind() allreduce.Kind {
 	return allreduce.KindKylix
 }
 
-// PageRank defaults, NetworkX's (tolerance: an L1 change, not n·tol).
+// PageRank defaults, NetworkX's pagerank's: alpha, tol (the iteration
+// stops when the L1 change is below n·tol, n the vertex count) and max_iter
+// (NetworkX's is 100; a run that reaches it is not converged, where
+// NetworkX raises PowerIterationFailedConvergence).
 const (
 	DefaultAlpha   = 0.85
-	DefaultTol     = 1e-10
+	DefaultTol     = 1e-6
 	DefaultMaxIter = 1000
 )
 
@@ -90,7 +93,7 @@ var ErrConfig = errors.New("pagerank: invalid configuration")
 // DefaultConfig and change what is needed.
 type Config struct {
 	Alpha      float64 // damping factor, in [0, 1]
-	Tol        float64 // stop when the L1 change is below Tol (> 0)
+	Tol        float64 // stop when the L1 change is below n·Tol, as NetworkX's tol (in (0, 1])
 	MaxIter    int     // stop after this many iterations (≥ 1)
 	Iterations int     // > 0: run exactly this many iterations, ignoring Tol and MaxIter
 	Undirected bool    // add the reverse of every edge
@@ -107,6 +110,15 @@ type Config struct {
 	// sweep runs on one goroutine, so the result depends on no thread
 	// count. One rank only, and not with AllreduceDense.
 	GaussSeidel bool
+
+	// Personalization, if set, is NetworkX's personalization: the
+	// teleport distribution, normalised, in place of the uniform 1/n.
+	// Dangling, if set, is NetworkX's dangling: where the rank of the
+	// vertices without out-edges goes; unset, it follows Personalization
+	// (uniform when that is unset too). NStart, if set, is NetworkX's
+	// nstart: the start vector, normalised, in place of 1/n. A vertex not
+	// listed has weight 0; a listed id must occur in some edge.
+	Personalization, Dangling, NStart *Vector
 
 	// SetupDone, if set, is called by every rank once its set-up is
 	// complete and timed, before the first iteration (then the ranks
@@ -159,6 +171,19 @@ func (cfg Config) Check() error {
 		return bad("Partition", "unknown partition %v (want %s or %s)", cfg.Partition, PartitionRandomEdge, PartitionBlock1D)
 	case cfg.GaussSeidel && cfg.Allreduce == AllreduceDense:
 		return bad("GaussSeidel", "sweeps one rank's vertices in place: not with allreduce %s", AllreduceDense)
+	case cfg.GaussSeidel && (cfg.Personalization != nil || cfg.Dangling != nil):
+		return bad("GaussSeidel", "sweeps with a uniform teleport only: not with a personalization or dangling distribution")
+	}
+	for _, v := range []struct {
+		field string
+		vec   *Vector
+	}{{"Personalization", cfg.Personalization}, {"Dangling", cfg.Dangling}, {"NStart", cfg.NStart}} {
+		if v.vec == nil {
+			continue
+		}
+		if err := v.vec.check(); err != nil {
+			return fmt.Errorf("%w: %w", ErrConfig, fielderr.Wrap(v.field, err))
+		}
 	}
 	switch cfg.Allreduce {
 	case AllreduceKylix:
@@ -172,3 +197,7 @@ func (cfg Config) Check() error {
 	}
 	return nil
 }
+
+// threshold is the L1 change below which a run on n vertices has
+// converged: n·Tol, NetworkX's stopping test.
+func (cfg Config) threshold(n int64) float64 { return float64(n) * cfg.Tol }

@@ -20,7 +20,9 @@
 // with NetworkX's conventions): directed edges, duplicates collapsed,
 // self-loops kept, the dangling vertices' mass spread uniformly, scores
 // that sum to 1, and an iteration that stops when the L1 change falls
-// below a tolerance (pagerank.go states the formula).
+// below n·Tol, NetworkX's test for its tol (pagerank.go states the
+// formula). A run that reaches MaxIter first keeps its scores and reports
+// Converged false, where NetworkX raises PowerIterationFailedConvergence.
 //
 // The driver (RunRank, RunElasticRank, RunJoined, RunJob) is what one rank
 // of a pagerank job runs around the algorithm: take its share of the input

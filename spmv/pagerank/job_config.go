@@ -49,6 +49,12 @@ type JobConfig struct {
 
 	Elastic bool // survive losing ranks and take joining processes in
 	Join    bool // this process joins a running elastic job
+
+	// The files of Config's vectors ("id weight" lines, ReadVector; "" for
+	// none), and PersonalizeIDs, a uniform seed set in place of a
+	// Personalize file; ids as in the input's file.
+	Personalize, Dangling, NStart string
+	PersonalizeIDs                []int64
 }
 
 // DefaultJobConfig is the job of DefaultConfig with designed degrees,
@@ -169,6 +175,51 @@ func (jc JobConfig) Job(ranks, threads int, elasticErr error) (Job, error) {
 		return Job{}, fielderr.New("Elastic", "runs on the sparse allreduces, not allreduce %s", AllreduceDense)
 	}
 	return job, nil
+}
+
+// SetVectors reads the job's vectors (Personalize or PersonalizeIDs,
+// Dangling, NStart) into job's Config, with the ids of src's file (1-based
+// for Matrix Market). Its errors are fielderr.Errors naming the JobConfig
+// field, around the file's name and line.
+func (jc JobConfig) SetVectors(job *Job, src *Source) error {
+	var offset int64
+	if src != nil && src.File != nil {
+		offset = src.File.IDOffset
+	}
+	read := func(field, path string) (*Vector, error) {
+		if path == "" {
+			return nil, nil
+		}
+		v, err := ReadVectorFile(path, offset)
+		if err != nil {
+			return nil, fielderr.Wrap(field, err)
+		}
+		return v, nil
+	}
+	var err error
+	if job.Personalization, err = read("Personalize", jc.Personalize); err != nil {
+		return err
+	}
+	if jc.PersonalizeIDs != nil {
+		if jc.Personalize != "" {
+			return fielderr.New("PersonalizeIDs", "cannot be combined with the file %s", jc.Personalize)
+		}
+		ids := make([]int64, len(jc.PersonalizeIDs))
+		for i, id := range jc.PersonalizeIDs {
+			ids[i] = id - offset
+		}
+		v := UniformVector(ids)
+		v.IDOffset = offset
+		if err := v.check(); err != nil {
+			return fielderr.Wrap("PersonalizeIDs", err)
+		}
+		job.Personalization = v
+	}
+	if job.Dangling, err = read("Dangling", jc.Dangling); err != nil {
+		return err
+	}
+	job.NStart, err = read("NStart", jc.NStart)
+	return err
 }
 
 // GCPercent is the garbage collector's target during a pagerank run

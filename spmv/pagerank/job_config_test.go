@@ -2,8 +2,11 @@ package pagerank
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphrun/graphrun/graph/edgelist"
@@ -174,5 +177,51 @@ func TestLeanHeap(t *testing.T) {
 	restore()
 	if got := debug.SetGCPercent(orig); got != 77 {
 		t.Fatalf("restored target %d, want 77", got)
+	}
+}
+
+// TestJobConfigSetVectors: the vector files are read with the input's id
+// offset, a seed set is a uniform vector, and every error names its field
+// and, for a file, the file and line.
+func TestJobConfigSetVectors(t *testing.T) {
+	dir := t.TempDir()
+	file := func(name, text string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	pers, nstart := file("p.txt", "1 2\n3 1\n"), file("n.txt", "2 1\n")
+	mtx := &Source{File: &edgelist.Input{Path: "g.mtx", IDOffset: 1}}
+	var job Job
+	jc := with(pagerankDefaults(), func(s *JobConfig) { s.Personalize, s.Dangling, s.NStart = pers, pers, nstart })
+	if err := jc.SetVectors(&job, mtx); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(job.Personalization.IDs, []int64{0, 2}) || !slices.Equal(job.Dangling.Weights, []float64{2, 1}) || job.NStart.IDs[0] != 1 {
+		t.Fatalf("vectors %+v %+v %+v", job.Personalization, job.Dangling, job.NStart)
+	}
+	job = Job{}
+	if err := with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{5, 9} }).SetVectors(&job, &Source{}); err != nil ||
+		!slices.Equal(job.Personalization.IDs, []int64{5, 9}) || !slices.Equal(job.Personalization.Weights, []float64{1, 1}) || job.Dangling != nil {
+		t.Fatalf("seed set: %+v, %v", job.Personalization, err)
+	}
+	bad := file("bad.txt", "1 1\n2 -3\n")
+	for _, tc := range []struct {
+		name, field, want string
+		s                 JobConfig
+	}{
+		{"bad weight", "Dangling", "bad.txt:2:", with(pagerankDefaults(), func(s *JobConfig) { s.Dangling = bad })},
+		{"no file", "NStart", "none.txt", with(pagerankDefaults(), func(s *JobConfig) { s.NStart = filepath.Join(dir, "none.txt") })},
+		{"both", "PersonalizeIDs", "cannot be combined", with(pagerankDefaults(), func(s *JobConfig) { s.Personalize, s.PersonalizeIDs = pers, []int64{1} })},
+		{"seed twice", "PersonalizeIDs", "entry 1: vertex 4 is listed again", with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{4, 4} })},
+		{"no seed", "PersonalizeIDs", "no vertex", with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{} })},
+	} {
+		err := tc.s.SetVectors(&Job{}, mtx)
+		wantField(t, tc.name, err, tc.field)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
 	}
 }

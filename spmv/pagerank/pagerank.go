@@ -16,8 +16,9 @@
 //	r'_v = (1−α)/n + α·(Σ_{(u,v)} r_u/d(u) + D/n),   D = Σ_{d(u)=0} r_u,
 //
 // starting from r = 1/n, so the scores always sum to 1. The iteration stops
-// when the L1 change Σ|r' − r| falls below Tol, or after MaxIter iterations
-// (Converged is then false), or runs exactly Iterations iterations.
+// when the L1 change Σ|r' − r| falls below n·Tol, NetworkX's test for its
+// tol, or after MaxIter iterations (Converged is then false), or runs
+// exactly Iterations iterations.
 //
 // # Distribution
 //
@@ -184,7 +185,7 @@ func iterate(ctx context.Context, cfg Config, done int, res *Result, step func(c
 		if stop {
 			return fmt.Errorf("pagerank: after iteration %d: %w", it, err)
 		}
-		if cfg.Iterations == 0 && res.Residual < cfg.Tol {
+		if cfg.Iterations == 0 && res.Residual < cfg.threshold(res.NumVertices) {
 			break
 		}
 	}
@@ -258,12 +259,17 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil {
 		return nil, nil, err
 	}
+	first, cnt := part.First(rank), int64(part.Count(rank))
+	vecs, err := resolveVectors(ctx, c, cfg, first, labels.Original)
+	if err != nil {
+		return nil, nil, err
+	}
 	keys, err := routeShare(ctx, c, share, labels, counts, part, cfg, sh)
 	if err != nil {
 		return nil, nil, err
 	}
-	first, cnt := part.First(rank), int64(part.Count(rank))
 	a := buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
+	a.vecs = vecs
 	count := []int64{int64(len(a.src))}
 	if err := c.AllreduceInt64(ctx, PhaseCount, count, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
@@ -324,12 +330,11 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 
 	nf := float64(n)
 	cur := make([]float64, len(home)) // the current rank of the home vertices
-	for i := range cur {
-		cur[i] = 1 / nf
-	}
+	a.vecs.start.at(home, cur, n)
 	x := make([]float64, len(a.in))
+	a.vecs.start.at(a.in, x, n)
 	for i := range x {
-		x[i] = 1 / nf / outDeg[i]
+		x[i] /= outDeg[i]
 	}
 	var d0 float64
 	for i, d := range homeDeg {
@@ -349,6 +354,8 @@ func preparePageRank(ctx context.Context, c comm.Comm, share graph.EdgeShare, cf
 		scalars: make([]float64, numPRScalars),
 	}
 	run.apply = run.up.apply
+	run.up.pers, run.up.dang = a.vecs.teleport(home, n)
+	a.vecs = prVectors{}
 	res.Setup = time.Since(started)
 	if err := setupDone(ctx, c, cfg); err != nil {
 		return nil, nil, err
@@ -379,6 +386,7 @@ func (s *prRun) fuse(c comm.Comm, n int64, threads int, gaussSeidel bool) error 
 		s.y = nil // the fused run keeps its own
 		s.local = newPRLocal(s.a, &s.up, s.x, threads, gaussSeidel)
 		s.x, s.a, s.up.deg = nil, nil, nil // the fused run reads none of them
+		s.up.pers, s.up.dang = nil, nil
 		return nil
 	}
 	return s.arrangeNet()
@@ -415,8 +423,10 @@ func (s *prRun) close() {
 // ranks. It returns the time of the local work (SpMV and update).
 func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	t0 := time.Now()
+	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+	s.up.c1, s.up.c2 = 1-s.alpha, s.alpha*s.danglingMass
 	if s.local != nil {
-		s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+		s.local.c1, s.local.c2 = s.up.c1, s.up.c2
 		s.local.step(s.up.base, s.up.alpha, s.scalars)
 		s.residual, s.danglingMass, s.total = s.scalars[prL1], s.scalars[prDangling], s.scalars[prTotal]
 		return time.Since(t0), nil
@@ -426,7 +436,6 @@ func (s *prRun) step(ctx context.Context) (time.Duration, error) {
 	}
 	s.a.pull(s.x, s.y)
 	computed := time.Since(t0)
-	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
 	s.up.scalars, s.up.took, s.up.mismatch = s.scalars, 0, false
 	if err := s.net.ReduceScalars(ctx, s.y, s.x, s.scalars, s.apply); err != nil {
 		return 0, err

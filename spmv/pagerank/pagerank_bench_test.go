@@ -28,10 +28,40 @@ var benchPageRankScale = flag.Int("pagerank.scale", 18, "Kronecker scale of Benc
 //	go test -run '^$' -bench PageRankIteration ./spmv/
 //	go test -run '^$' -bench 'PageRankIteration/ranks=1/threads=2' -benchtime 30x ./spmv/ -pagerank.scale 20
 func BenchmarkPageRankIteration(b *testing.B) {
+	benchKronecker(b, DefaultConfig())
+}
+
+// BenchmarkPageRankPersonalized is BenchmarkPageRankIteration with a
+// personalization (the sources of the graph's first 4096 tuples, uniform)
+// and a start vector, the teleport's per-vertex update; the issue's bar is
+// within 1.2× the plain iteration's time at scale 22.
+//
+//	go test -run '^$' -bench 'PageRank(Iteration|Personalized)/ranks=1/threads=2' -benchtime 20x ./spmv/pagerank -pagerank.scale 22
+func BenchmarkPageRankPersonalized(b *testing.B) {
+	params := kronecker.DefaultParams(*benchPageRankScale)
+	tuples := make([]graph.Edge, 4096)
+	params.GenerateParallel(0, tuples, 1)
+	seen := map[int64]bool{}
+	var seeds []int64
+	for _, e := range tuples {
+		if !seen[e.U] {
+			seen[e.U] = true
+			seeds = append(seeds, e.U)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Personalization, cfg.NStart = UniformVector(seeds), UniformVector(seeds)
+	benchKronecker(b, cfg)
+}
+
+// benchKronecker runs benchPageRank with cfg on the Kronecker graph of
+// the bench's scale, for the rank and thread counts of
+// BenchmarkPageRankIteration.
+func benchKronecker(b *testing.B, cfg Config) {
 	params := kronecker.DefaultParams(*benchPageRankScale)
 	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {2, 1}, {4, 1}} {
 		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
-			benchPageRank(b, tc.ranks, tc.threads, func(c comm.Comm) graph.EdgeShare {
+			benchPageRank(b, tc.ranks, tc.threads, cfg, func(c comm.Comm) graph.EdgeShare {
 				first, count := params.RankRange(c.Rank(), c.Size())
 				edges := make([]graph.Edge, count)
 				params.GenerateParallel(first, edges, tc.threads)
@@ -59,7 +89,7 @@ func BenchmarkPageRankFile(b *testing.B) {
 	}
 	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {2, 1}} {
 		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
-			benchPageRank(b, tc.ranks, tc.threads, func(c comm.Comm) graph.EdgeShare {
+			benchPageRank(b, tc.ranks, tc.threads, DefaultConfig(), func(c comm.Comm) graph.EdgeShare {
 				lo, hi := parallel.Span(len(file.Edges), c.Rank(), c.Size())
 				return graph.EdgeChunks{file.Edges[lo:hi]}
 			})
@@ -67,12 +97,11 @@ func BenchmarkPageRankFile(b *testing.B) {
 	}
 }
 
-// benchPageRank times PageRank iterations on ranks in-process ranks, each
+// benchPageRank times PageRank iterations of cfg on ranks in-process ranks, each
 // with threads threads and its share of the edges from share; the set-up
 // is outside the clock. Besides wall time it reports the process's CPU
 // time per iteration (cpu-ms/op, all threads).
-func benchPageRank(b *testing.B, ranks, threads int, share func(comm.Comm) graph.EdgeShare) {
-	cfg := DefaultConfig()
+func benchPageRank(b *testing.B, ranks, threads int, cfg Config, share func(comm.Comm) graph.EdgeShare) {
 	cfg.Threads = threads
 	var cpu0 time.Duration
 	err := inproc.Run(context.Background(), ranks, func(ctx context.Context, c comm.Comm) error {

@@ -83,8 +83,17 @@ func pageRankDense(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err := d.Allreduce(ctx, s.deg, hypercube.Sum[float64]); err != nil {
 		return nil, fmt.Errorf("pagerank: out-degrees: %w", err)
 	}
+	if a.vecs != (prVectors{}) {
+		all := forVertices(n)
+		a.vecs.start.at(all, s.r, n)
+		s.up.pers, s.up.dang = a.vecs.teleport(all, n)
+		a.vecs = prVectors{}
+	} else {
+		for v := range s.r {
+			s.r[v] = 1 / s.nf
+		}
+	}
 	for v := range s.r {
-		s.r[v] = 1 / s.nf
 		if s.deg[v] == 0 {
 			s.danglingMass += s.r[v]
 		}
@@ -145,6 +154,7 @@ func (s *prDense) step(ctx context.Context) (time.Duration, error) {
 	// Every vertex's update on the threads (pagerank_update.go): sums
 	// becomes r'/d, and the in-set's x is read from it.
 	s.up.base = (1-s.alpha)/s.nf + s.alpha*s.danglingMass/s.nf
+	s.up.c1, s.up.c2 = 1-s.alpha, s.alpha*s.danglingMass
 	s.up.apply(nil, s.sums)
 	for l, u := range s.a.in {
 		s.x[s.a.slot[l]] = s.sums[u]

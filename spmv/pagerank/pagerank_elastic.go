@@ -379,7 +379,7 @@ func (r *elasticRun) attempt(ctx context.Context, st *elasticState) (*Result, *e
 		if cfg.Iterations > 0 {
 			return now.done >= cfg.Iterations
 		}
-		return now.done >= cfg.MaxIter || run.residual < cfg.Tol
+		return now.done >= cfg.MaxIter || run.residual < cfg.threshold(res.NumVertices)
 	}
 	joiners := 0
 	step := func(ctx context.Context) (time.Duration, error) {

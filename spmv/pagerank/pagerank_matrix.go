@@ -45,6 +45,8 @@ type prMatrix struct {
 	// of the array (measured: a third less time per SpMV at scale 22,
 	// none at scale 20, where the whole array is small).
 	slot []uint32
+
+	vecs prVectors // the run's vectors, until the set-up has read them
 }
 
 // maxIDBits bounds the bits of a dense vertex id: an edge travels and is

@@ -78,11 +78,16 @@ type prUpdate struct {
 	alpha, base float64   // α and (1−α)/n + α·D/n
 	cur         []float64 // the rank of the home vertices, updated in place
 	deg         []float64 // their out-degrees, 0 for dangling vertices
-	scalars     []float64 // receives this rank's partial sums
-	threads     int
-	parts       prPartials
-	took        time.Duration
-	mismatch    bool // the home list does not match cur
+	// pers and dang, with a personalization or a dangling distribution,
+	// are their weights at the home vertices (nil when uniform); then
+	// r' = c1·pers + c2·dang + α·sum, with c1 = 1−α and c2 = α·D.
+	pers, dang []float64
+	c1, c2     float64
+	scalars    []float64 // receives this rank's partial sums
+	threads    int
+	parts      prPartials
+	took       time.Duration
+	mismatch   bool // the home list does not match cur
 }
 
 // apply turns the sums at home into the new ranks r' (kept in cur), replaces
@@ -96,7 +101,12 @@ func (u *prUpdate) apply(_ []int64, sums []float64) {
 	u.parts.resize(len(sums))
 	parts := u.parts
 	forBlocks(len(sums), u.threads, func(lo, hi int) {
-		l1, dangling, total := updateHome(u.base, u.alpha, sums[lo:hi], u.cur[lo:hi], u.deg[lo:hi])
+		var l1, dangling, total float64
+		if u.pers != nil {
+			l1, dangling, total = updateHomeTele(u, sums[lo:hi], lo)
+		} else {
+			l1, dangling, total = updateHome(u.base, u.alpha, sums[lo:hi], u.cur[lo:hi], u.deg[lo:hi])
+		}
 		b := lo / prBlock * numPRScalars
 		parts[b+prL1], parts[b+prDangling], parts[b+prTotal] = l1, dangling, total
 	})
@@ -110,6 +120,26 @@ func updateHome(base, alpha float64, sums, cur, deg []float64) (l1, dangling, to
 	cur, deg = cur[:len(sums)], deg[:len(sums)]
 	for i, s := range sums {
 		v := base + alpha*s
+		l1 += math.Abs(v - cur[i])
+		cur[i] = v
+		total += v
+		if d := deg[i]; d != 0 {
+			sums[i] = v / d
+		} else {
+			dangling += v
+			sums[i] = 0
+		}
+	}
+	return l1, dangling, total
+}
+
+// updateHomeTele is updateHome with a personalized teleport over the
+// block of home vertices from lo: r' = c1·pers + c2·dang + α·sum.
+func updateHomeTele(u *prUpdate, sums []float64, lo int) (l1, dangling, total float64) {
+	hi := lo + len(sums)
+	cur, deg, pers, dang := u.cur[lo:hi], u.deg[lo:hi], u.pers[lo:hi], u.dang[lo:hi]
+	for i, s := range sums {
+		v := u.c1*pers[i] + u.c2*dang[i] + u.alpha*s
 		l1 += math.Abs(v - cur[i])
 		cur[i] = v
 		total += v
@@ -157,6 +187,10 @@ type prLocal struct {
 	team     *parallel.Team  // the threads, kept between iterations (close)
 	queue    *parallel.Queue // hands out the blocks, splits first
 	parts    prPartials
+	// pers and dang are prUpdate's by position (nil when uniform; then
+	// the blocks take the scalar update), c1 and c2 the step's factors.
+	pers, dang []float64
+	c1, c2     float64
 }
 
 // newPRLocal sets up the fused iteration of a one-rank run whose matrix is
@@ -186,6 +220,12 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 		l.next = make([]float64, nIn)
 	}
 	l.src = a.spare()
+	if u.pers != nil {
+		l.pers, l.dang = make([]float64, n), make([]float64, n)
+		if &u.dang[0] == &u.pers[0] {
+			l.dang = l.pers
+		}
+	}
 	for p, v := range l.vertex {
 		lo, hi := a.colStart[column(v)], a.colStart[column(v)+1]
 		col := l.src[l.colStart[p] : l.colStart[p]+hi-lo]
@@ -197,6 +237,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 		}
 		l.colStart[p+1] = l.colStart[p] + len(col)
 		l.cur[p] = u.cur[v]
+		if u.pers != nil {
+			l.pers[p], l.dang[p] = u.pers[v], u.dang[v]
+		}
 		if p < nIn {
 			l.inv[p] = 1 / u.deg[v]
 		}
@@ -369,6 +412,10 @@ func idsLocal(a *prMatrix, column func(v uint32) int, vertexOf []uint32) bool {
 // block's scalars go to its own slot of parts, so the sums do not depend on
 // which thread ran it.
 func (l *prLocal) step(base, alpha float64, scalars []float64) {
+	if l.pers != nil {
+		l.stepTele(alpha, scalars)
+		return
+	}
 	gather, parts := l.runs.gathers(l.x), l.parts
 	l.queue.Reset(l.splits)
 	l.team.Run(func(t int) {
@@ -397,6 +444,67 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 	l.runs.timed()
 	parts.combine(scalars)
 	l.x, l.next = l.next, l.x // the same array when sweeping in place
+}
+
+// stepTele is step with a personalized teleport (teleBlock per block).
+func (l *prLocal) stepTele(alpha float64, scalars []float64) {
+	gather := l.runs.gathers(l.x)
+	l.queue.Reset(l.splits)
+	l.team.Run(func(t int) {
+		for b := l.queue.Next(t); b >= 0; b = l.queue.Next(t) {
+			l.teleBlock(b, l.sums[t], alpha, gather)
+		}
+	})
+	l.runs.timed()
+	l.parts.combine(scalars)
+	l.x, l.next = l.next, l.x
+}
+
+// teleBlock is step's work on block b with a personalized teleport: each
+// run's column sums into y (sumRun, the order pullUpdateRun adds in), then
+// r' = c1·pers + c2·dang + α·sum, its L1 change and Σ r', and r'/d into
+// the next input for positions of non-zero out-degree.
+func (l *prLocal) teleBlock(b int, y []float64, alpha float64, gather bool) {
+	lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
+	var l1, total, dangling float64
+	for r, p := l.runs.first[b], lo; p < hi; r++ {
+		end, w := l.runs.end[r], l.runs.width[r]
+		ys := y[:end-p]
+		sumRun(l.src[l.colStart[p]:l.colStart[end]], w, l.x, ys, gather)
+		var inv, next []float64
+		if p < l.nonZero { // runs do not cross nonZero
+			inv, next = l.inv[p:end], l.next[p:end]
+		}
+		rl1, rtotal := updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
+		l1, total = l1+rl1, total+rtotal
+		if p >= l.nonZero {
+			dangling += rtotal
+		}
+		p = end
+	}
+	k := b * numPRScalars
+	l.parts[k+prL1], l.parts[k+prDangling], l.parts[k+prTotal] = l1, dangling, total
+}
+
+// updateTele is the personalized update of a run of positions from their
+// column sums y: r' = c1·pers + c2·dang + α·y into cur and, unless inv is
+// nil (dangling positions), r'/d into next. It returns the run's L1 change
+// and Σ r'.
+func updateTele(y, cur, pers, dang, inv, next []float64, c1, c2, alpha float64) (l1, total float64) {
+	cur, pers, dang = cur[:len(y)], pers[:len(y)], dang[:len(y)]
+	for i, s := range y {
+		v := c1*pers[i] + c2*dang[i] + alpha*s
+		l1 += math.Abs(v - cur[i])
+		total += v
+		cur[i] = v
+	}
+	if inv != nil {
+		inv, next = inv[:len(y)], next[:len(y)]
+		for i, v := range cur {
+			next[i] = v * inv[i]
+		}
+	}
+	return l1, total
 }
 
 // scores writes the ranks back by vertex into cur.

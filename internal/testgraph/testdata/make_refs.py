@@ -11,7 +11,21 @@ For each graph G it writes
                   symmetric files: both directions), every vertex that occurs
                   in an edge, duplicates collapsed, self-loops kept, dangling
                   mass spread uniformly, converged to an L1 change < 1e-15:
-                  one "id score" line per vertex, by id.
+                  one "id score" line per vertex, by id; its header counts
+                  the iterations NetworkX's own pagerank runs at its default
+                  tol=1e-6 (the smallest max_iter that does not raise
+                  PowerIterationFailedConvergence);
+  G.personalize.txt, G.dangling.txt, G.nstart.txt
+                  "id weight" vectors over the vertices (personalize: every
+                  7th vertex in id order, weights 0, 1, 2, ...; dangling:
+                  every 5th from the third, weights 1..4; nstart: every
+                  vertex, weights 1..5);
+  G.pagerank_personalized.tsv
+                  "id a b c" by id: a is PageRank with the personalization
+                  (dangling mass following it), b with the personalization
+                  and the dangling distribution, both converged to an L1
+                  change < 1e-15; c is NetworkX's own answer with all three
+                  vectors at tol=1e-6, whose iteration count is in the header.
 """
 import networkx as nx
 from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
@@ -39,14 +53,19 @@ def read(path):
     return edges
 
 
-def converged_pagerank(g):
+def power_iteration(g, p=None, q=None, x0=None, limit=1e-15):
+    """Power iteration with NetworkX's semantics (personalization p,
+    dangling distribution q, start x0: dicts, normalised here; q follows p
+    when None) until the L1 change is below limit. Returns the scores and
+    the iterations."""
     n = g.number_of_nodes()
-    x = {v: 1.0 / n for v in g}
-    # Power iteration exactly as NetworkX's pure-Python pagerank, run until the
-    # L1 change is below 1e-15 (NetworkX itself stops at N * tol).
+    norm = lambda d: {v: d.get(v, 0.0) / sum(d.values()) for v in g}
+    p = norm(p) if p else {v: 1.0 / n for v in g}
+    q = norm(q) if q else p
+    x = norm(x0) if x0 else {v: 1.0 / n for v in g}
     out = {v: g.out_degree(v) for v in g}
     dangling = [v for v in g if out[v] == 0]
-    for _ in range(100000):
+    for it in range(1, 100001):
         last = x
         x = dict.fromkeys(last, 0.0)
         dsum = 0.85 * sum(last[v] for v in dangling)
@@ -56,10 +75,58 @@ def converged_pagerank(g):
                 for v in g.successors(u):
                     x[v] += share
         for v in x:
-            x[v] += dsum / n + (1.0 - 0.85) / n
-        if sum(abs(x[v] - last[v]) for v in x) < 1e-15:
-            return x
+            x[v] += dsum * q[v] + (1.0 - 0.85) * p[v]
+        if sum(abs(x[v] - last[v]) for v in x) < limit:
+            return x, it
     raise RuntimeError("no convergence")
+
+
+def networkx_iterations(g, **kw):
+    """NetworkX's own pagerank at tol=1e-6 and the number of iterations it
+    runs: the smallest max_iter that does not raise. The L1 changes around
+    the stop must be clear of N*tol, or another summation order could stop
+    an iteration apart."""
+    for k in range(1, 1001):
+        try:
+            pr = _pagerank_python(g, alpha=0.85, tol=1e-6, max_iter=k, **kw)
+        except nx.PowerIterationFailedConvergence:
+            continue
+        return pr, k
+    raise RuntimeError("no convergence")
+
+
+def vectors(g):
+    ids = sorted(g)
+    pers = {v: float(k % 3) for k, v in enumerate(ids[::7])}
+    dang = {v: float(1 + k % 4) for k, v in enumerate(ids[2::5])}
+    start = {v: float(1 + k % 5) for k, v in enumerate(ids)}
+    return pers, dang, start
+
+
+def write_vector(path, vec, shift):
+    with open(path, "w") as f:
+        f.write("# id weight (written by make_refs.py)\n")
+        for v in sorted(vec):
+            f.write(f"{v + shift} {vec[v]:g}\n")
+
+
+def personalized(name, dg):
+    shift = 1 if name.endswith(".mtx") else 0
+    pers, dang, start = vectors(dg)
+    write_vector(name + ".personalize.txt", pers, shift)
+    write_vector(name + ".dangling.txt", dang, shift)
+    write_vector(name + ".nstart.txt", start, shift)
+    a, _ = power_iteration(dg, p=pers)
+    b, _ = power_iteration(dg, p=pers, q=dang)
+    for ref, kw in ((a, {}), (b, {"dangling": dang})):
+        check = _pagerank_python(dg, alpha=0.85, tol=1e-12, max_iter=1000, personalization=pers, **kw)
+        assert max(abs(check[v] - ref[v]) for v in ref) < 1e-9, name
+    c, k = networkx_iterations(dg, personalization=pers, dangling=dang, nstart=start)
+    with open(name + ".pagerank_personalized.tsv", "w") as f:
+        f.write(f"# networkx_iterations={k} (column c: NetworkX's pagerank, tol=1e-6)\n")
+        f.write("# id\ta: personalize.txt\tb: personalize.txt, dangling.txt\tc: all three at tol=1e-6\n")
+        for v in sorted(a):
+            f.write(f"{v + shift}\t{a[v]:.17g}\t{b[v]:.17g}\t{c[v]:.17g}\n")
 
 
 def main():
@@ -83,14 +150,17 @@ def main():
             f.write("level_sizes=" + ",".join(map(str, sizes)) + "\n")
         dg = nx.DiGraph()
         dg.add_edges_from(edges)
-        pr = converged_pagerank(dg)
+        pr, _ = power_iteration(dg)
         check = _pagerank_python(dg, alpha=0.85, tol=1e-12, max_iter=1000)
         assert max(abs(check[v] - pr[v]) for v in pr) < 1e-9, name
+        _, iterations = networkx_iterations(dg)
         with open(name + ".pagerank.tsv", "w") as f:
+            f.write(f"# networkx_iterations={iterations} (NetworkX's pagerank, tol=1e-6)\n")
             f.write("# id\tscore (power iteration with NetworkX semantics, alpha 0.85, L1 change < 1e-15)\n")
             for v in sorted(pr):
                 shown = v + 1 if name.endswith(".mtx") else v
                 f.write(f"{shown}\t{pr[v]:.17g}\n")
+        personalized(name, dg)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,124 @@
+package pagerank
+
+// The memory model of a pagerank run on a Graph500 Kronecker graph, per
+// rank, and the guard built on it: a run that would not fit the machine is
+// refused before any allocation, naming the largest scale that fits.
+//
+// A rank's peak is its set-up's: the routed edges as 64-bit keys, sorted in
+// place and then rewritten as the matrix's 32-bit sources, with the fused
+// one-rank run's copy of them in the keys' spare half (edgeBytes per
+// tuple of its share, the collector's headroom included), plus what it
+// holds per vertex of the whole graph: the relabelling's maps, the in- and
+// out-sets with their values, out-degrees and slots, and the allreduce's
+// index sets (vertexBytes each; a Kronecker share of 16 tuples per vertex
+// touches most vertices on any rank count); the iterations allocate
+// nothing more. Undirected doubles the tuples. A process adds the Go
+// runtime's base. The coefficients are fitted to peaks measured at scales
+// 18 to 22 on 1 and 4 in-process ranks (BENCHMARKS.md, "PageRank memory
+// guard", compares the model with measured peaks at scales 18 to 24).
+
+import (
+	"fmt"
+
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/internal/fielderr"
+)
+
+// Coefficients of the model (bytes).
+const (
+	memBaseBytes    = 26 << 20 // the Go runtime and the binary
+	memPerRankBytes = 4 << 20  // an in-process rank's own buffers and goroutines
+	memEdgeBytes    = 9.5      // per tuple of the rank's share
+	memVertexBytes  = 51       // per vertex of the graph, on every rank
+)
+
+// MemoryConfig is what the model needs to know of a run.
+type MemoryConfig struct {
+	Scale, EdgeFactor int
+	Undirected        bool
+	Ranks             int // ranks of the job
+	LocalRanks        int // ranks on the machine being estimated (0: Ranks)
+	Processes         int // processes holding them (0: 1, all ranks in one process)
+}
+
+// EstimateMemory returns the model's estimate, in bytes, of the peak of
+// the local ranks' processes together.
+func EstimateMemory(cfg MemoryConfig) (int64, error) {
+	if cfg.Scale < 1 || cfg.Scale > kronecker.MaxScale || cfg.EdgeFactor < 1 || cfg.EdgeFactor > 1<<20 ||
+		cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0 {
+		return 0, fmt.Errorf("pagerank: memory model: scale %d, edgefactor %d, %d ranks (%d local) out of range",
+			cfg.Scale, cfg.EdgeFactor, cfg.Ranks, cfg.LocalRanks)
+	}
+	local := float64(cfg.LocalRanks)
+	if local == 0 {
+		local = float64(cfg.Ranks)
+	}
+	n := float64(int64(1) << cfg.Scale)
+	m := float64(cfg.EdgeFactor) * n
+	if cfg.Undirected {
+		m *= 2
+	}
+	perRank := memPerRankBytes + memEdgeBytes*m/float64(cfg.Ranks) + memVertexBytes*n
+	est := float64(max(1, cfg.Processes))*memBaseBytes + local*perRank
+	if est >= 1<<62 {
+		return 0, fmt.Errorf("pagerank: memory model: scale %d does not fit a 64-bit count", cfg.Scale)
+	}
+	return int64(est), nil
+}
+
+// LargestScale returns the largest scale whose estimate for cfg's machine
+// fits in avail bytes with graph500.GuardMargin, or 0 if none does.
+func LargestScale(avail int64, cfg MemoryConfig) int {
+	best := 0
+	for s := 1; s <= kronecker.MaxScale; s++ {
+		cfg.Scale = s
+		if est, err := EstimateMemory(cfg); err == nil && fits(est, avail) {
+			best = s
+		}
+	}
+	return best
+}
+
+// fits reports whether an estimate fits in avail bytes with the margin of
+// graph500's guard (the model is within ±25 % of measured peaks).
+func fits(est, avail int64) bool { return float64(est) <= graph500.GuardMargin*float64(avail) }
+
+// CheckMemory refuses, unless force, a run whose estimate does not fit the
+// memory available (graph500.AvailableMemory; where that is unknown the
+// run is allowed), naming the largest scale that fits. Its errors are
+// fielderr.Errors of Kron.
+func CheckMemory(cfg MemoryConfig, force bool) error {
+	return checkMemoryIn(cfg, force, graph500.AvailableMemory)
+}
+
+// checkMemoryIn is CheckMemory with the available memory read by avail.
+func checkMemoryIn(cfg MemoryConfig, force bool, avail func() (int64, error)) error {
+	need, err := EstimateMemory(cfg)
+	if err != nil {
+		return fielderr.Wrap("Kron", err)
+	}
+	if force {
+		return nil
+	}
+	if have, err := avail(); err == nil && !fits(need, have) {
+		return fielderr.New("Kron", "scale %d needs about %.1f GiB on this machine and %.1f GiB are available (a run may take %.0f %% of it); the largest scale that fits is %d",
+			cfg.Scale, float64(need)/(1<<30), float64(have)/(1<<30), 100*graph500.GuardMargin, LargestScale(have, cfg))
+	}
+	return nil
+}
+
+// CheckMemory refuses, unless force, a run on the Kronecker graph of Kron
+// (a run on an edge list is not guarded) whose estimate does not fit this
+// machine: ranks in the job, localRanks of them here, in processes of
+// their own (0 for in-process ranks). Its errors are fielderr.Errors of
+// Kron.
+func (jc JobConfig) CheckMemory(ranks, localRanks, processes int, force bool) error {
+	if !jc.KronSet {
+		return nil
+	}
+	return CheckMemory(MemoryConfig{
+		Scale: jc.Kron, EdgeFactor: kronecker.DefaultEdgeFactor, Undirected: jc.Undirected,
+		Ranks: ranks, LocalRanks: localRanks, Processes: processes,
+	}, force)
+}

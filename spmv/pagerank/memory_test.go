@@ -1,0 +1,74 @@
+package pagerank
+
+import (
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/graphrun/graphrun/internal/fielderr"
+)
+
+// measuredPeaks are peak resident set sizes (KiB) of `pagerank --kron S
+// --ranks R --iterations 1` (BENCHMARKS.md, "PageRank memory guard").
+var measuredPeaks = []struct{ scale, ranks, kib int }{
+	{18, 1, 75184}, {20, 1, 238468}, {22, 1, 861088},
+	{18, 4, 126868}, {20, 4, 407356}, {22, 4, 1526948},
+}
+
+// TestEstimateMemoryWithinMeasured: the model is within ±25 % of the
+// measured peaks, grows with the scale, the ranks and Undirected, and
+// refuses what it cannot count.
+func TestEstimateMemoryWithinMeasured(t *testing.T) {
+	for _, m := range measuredPeaks {
+		est, err := EstimateMemory(MemoryConfig{Scale: m.scale, EdgeFactor: 16, Ranks: m.ranks})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := float64(est) / float64(m.kib<<10); r < 0.75 || r > 1.25 {
+			t.Errorf("scale %d, %d ranks: estimate %d bytes is %.2f× the measured peak", m.scale, m.ranks, est, r)
+		}
+	}
+	small, _ := EstimateMemory(MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2})
+	und, _ := EstimateMemory(MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2, Undirected: true})
+	procs, _ := EstimateMemory(MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2, Processes: 2})
+	if !(und > small && procs > small) {
+		t.Errorf("estimates %d, undirected %d, in 2 processes %d", small, und, procs)
+	}
+	for _, bad := range []MemoryConfig{{Scale: 0, EdgeFactor: 16, Ranks: 1}, {Scale: 20, EdgeFactor: 16}, {Scale: 41, EdgeFactor: 16, Ranks: 1}} {
+		if _, err := EstimateMemory(bad); err == nil {
+			t.Errorf("%+v: no error", bad)
+		}
+	}
+}
+
+// TestCheckMemory: a run that does not fit is refused naming Kron and the
+// largest scale that fits, which does fit; force lets it run; an unknown
+// amount of memory lets it run; an edge list is not guarded.
+func TestCheckMemory(t *testing.T) {
+	const avail = 8 << 30
+	have := func() (int64, error) { return avail, nil }
+	cfg := MemoryConfig{Scale: 30, EdgeFactor: 16, Ranks: 1}
+	err := checkMemoryIn(cfg, false, have)
+	best := LargestScale(avail, cfg)
+	if fielderr.Field(err) != "Kron" || best < 20 || best >= 30 || !strings.Contains(err.Error(), "the largest scale that fits is "+strconv.Itoa(best)) {
+		t.Fatalf("scale 30 in 8 GiB: %v (largest %d)", err, best)
+	}
+	cfg.Scale = best
+	if err := checkMemoryIn(cfg, false, have); err != nil {
+		t.Errorf("the largest scale is refused: %v", err)
+	}
+	cfg.Scale = 30
+	if err := checkMemoryIn(cfg, true, have); err != nil {
+		t.Errorf("forced: %v", err)
+	}
+	if err := checkMemoryIn(cfg, false, func() (int64, error) { return 0, errors.New("unknown") }); err != nil {
+		t.Errorf("unknown memory: %v", err)
+	}
+	if err := pagerankDefaults().CheckMemory(1, 1, 0, false); err != nil {
+		t.Errorf("an edge list: %v", err)
+	}
+	if err := with(pagerankDefaults("Kron"), func(s *JobConfig) { s.Kron = 40 }).CheckMemory(1, 1, 0, false); fielderr.Field(err) != "Kron" {
+		t.Errorf("kron 40: %v", err)
+	}
+}
