@@ -1,7 +1,8 @@
 package bench
 
-// Peak memory of whole runs against graph500's memory model
-// (graph500.EstimateMemory): each run a process of its own.
+// Peak memory of whole runs against the memory models of graph500
+// (graph500.EstimateMemory) and PageRank (pagerank.EstimateMemory): each
+// run a process of its own.
 
 import (
 	"bytes"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/spmv"
+	"github.com/graphrun/graphrun/spmv/pagerank"
 )
 
 // Kinds of run MeasureMemory measures.
@@ -71,6 +73,9 @@ func MeasureMemory(ctx context.Context, command MemoryCommand, dir, kind string,
 		}
 	case MemoryPageRank:
 		r.Units = 2 * tuples
+		if est, err := pagerank.EstimateMemory(pagerank.MemoryConfig{Scale: scale, EdgeFactor: 16, Undirected: true, Ranks: ranks}); err == nil {
+			r.Model = est
+		}
 	default:
 		return r, fmt.Errorf("unknown kind %q (want %s, %s or %s)", kind, MemoryBFS, MemoryBFS2D, MemoryPageRank)
 	}

@@ -15,7 +15,7 @@ import (
 // newBenchMemoryCommand is `graphrun bench memory`: the peak resident memory
 // of whole runs, each in a process of its own (GNU time's "maximum resident
 // set size", read from getrusage), per input tuple or arc, beside the
-// memory model's estimate (graph500.EstimateMemory) for the BFS runs.
+// memory models' estimates (graph500.EstimateMemory, pagerank.EstimateMemory).
 func newBenchMemoryCommand(g *globalFlags) *cobra.Command {
 	var f matrixFlags[bench.MemorySpec]
 	cmd := newMatrixCommand("memory", "Peak memory of bfs and pagerank runs per tuple and arc, against the model",
@@ -26,8 +26,8 @@ func newBenchMemoryCommand(g *globalFlags) *cobra.Command {
 	cmd.Long = `Runs each configuration in a process of its own and records its peak resident set size:
 "graphrun bfs --scale S --ranks P --roots R" (validated, 1D and, with the bfs-2d kind, 2D)
 and "graphrun pagerank --kron S --undirected --iterations 5 --ranks P", for P = 1, 2, 4, …
-up to --ranks (default 4). Prints bytes per input tuple (bfs) or per arc (pagerank) and, for
-bfs, the memory model's estimate and its ratio to the measurement, as a Markdown table.`
+up to --ranks (default 4). Prints bytes per input tuple (bfs) or per arc (pagerank), the
+memory model's estimate and its ratio to the measurement, as a Markdown table.`
 	cmd.Example = `  graphrun bench memory --scales 16-18 --ranks 2 --kinds bfs
   graphrun bench memory --scales 18 --kinds bfs,pagerank --dir runs/memory`
 	jobFlags(cmd, groupRanks)

@@ -129,7 +129,7 @@ func TestPageRankCLIRealGraphs(t *testing.T) {
 			continue // the library's TestPageRankGaussSeidel checks both graphs
 		}
 		// Gauss-Seidel sweeps reach the same answer (one rank).
-		rep := runPageRankJSON(t, filepath.Join(dir, g), "--gauss-seidel", "--top", "20")
+		rep := runPageRankJSON(t, filepath.Join(dir, g), "--gauss-seidel", "--top", "20", "--tol", "1e-15")
 		if rep.Method != "gauss-seidel" || !rep.Converged || rep.Residual >= 1e-10 || math.Abs(rep.TotalRank-1) > 1e-9 {
 			t.Fatalf("%s --gauss-seidel: %+v", g, rep)
 		}
