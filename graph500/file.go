@@ -7,7 +7,10 @@
 // relabelled densely (graph.RelabelShare), and kernel 1 builds the
 // undirected view of the relabelled tuples (graph.BuildUndirectedFrom),
 // each line one tuple, duplicates and self-loops kept for the TEPS count
-// exactly as for Kronecker tuples. Roots and the tree keep the file's ids.
+// exactly as for Kronecker tuples. Kernel 1 reads the relabelled tuples
+// twice from the file, as it regenerates Kronecker tuples (filetuples.go),
+// so they are never held beside the CSR. Roots and the tree keep the
+// file's ids.
 
 package graph500
 
@@ -15,6 +18,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"math"
 	"math/bits"
 	"slices"
@@ -116,8 +120,8 @@ func RunFile(ctx context.Context, cfg FileConfig) (*results.Graph500Run, error) 
 // of c must call it with the same cfg. It returns the report on rank 0
 // and nil elsewhere.
 //
-// Loading the input (reading, relabelling, and the relabelled share kept
-// as 8 bytes per tuple) is reported as graph_generation, kernel 1 as
+// Loading the input (reading, relabelling, and staging the relabelled
+// share for kernel 1) is reported as graph_generation, kernel 1 as
 // construction_time.
 func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Graph500Run, error) {
 	if err := cfg.Check(); err != nil {
@@ -127,6 +131,7 @@ func RunFileRank(ctx context.Context, c comm.Comm, cfg FileConfig) (*results.Gra
 	if err != nil {
 		return nil, err
 	}
+	defer f.close()
 	if cfg.BlocksPerRank > 1 {
 		return runFileBlocks(ctx, c, cfg, f)
 	}
@@ -146,21 +151,27 @@ func loadFile(ctx context.Context, c comm.Comm, cfg *FileConfig) (loadedFile, er
 	// The undirected view counts each line as one tuple: a symmetric
 	// matrix's entry once. A directed search needs both of its directions.
 	in.Entries = !cfg.Directed
-	dense, labels, err := loadDense(ctx, c, &in)
+	share, labels, err := loadTuples(ctx, c, &in)
 	if err != nil {
 		return none, err
 	}
-	load, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
-	if err != nil {
+	f := loadedFile{share: share}
+	defer func() {
+		if err != nil {
+			f.close()
+		}
+	}()
+	if f.load, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds()); err != nil {
 		return none, err
 	}
-	tuples := []int64{int64(len(dense))}
-	if err := c.AllreduceInt64(ctx, "driver.sync", tuples, comm.Sum); err != nil {
+	tuples := []int64{share.Len()}
+	if err = c.AllreduceInt64(ctx, "driver.sync", tuples, comm.Sum); err != nil {
 		return none, err
 	}
 	n := labels.N
 	if n == 0 {
-		return none, &InputError{fmt.Errorf("%s: no edges", cfg.name())}
+		err = &InputError{fmt.Errorf("%s: no edges", cfg.name())}
+		return none, err
 	}
 	ids := &fileIDs{original: labels.Original, offset: cfg.Input.IDOffset}
 	if cfg.Root >= 0 {
@@ -169,30 +180,41 @@ func loadFile(ctx context.Context, c comm.Comm, cfg *FileConfig) (loadedFile, er
 			return none, err
 		}
 		if cfg.Root < 0 {
-			return none, &InputError{fmt.Errorf("root %d is not a vertex of %s (no edge has it)", fileRoot, cfg.name())}
+			err = &InputError{fmt.Errorf("root %d is not a vertex of %s (no edge has it)", fileRoot, cfg.name())}
+			return none, err
 		}
 	}
-	if err := ids.gatherAll(ctx, c); err != nil {
+	if err = ids.gatherAll(ctx, c); err != nil {
 		return none, err
 	}
-	return loadedFile{dense: dense, n: n, tuples: tuples[0], ids: ids, load: load}, nil
+	f.n, f.tuples, f.ids = n, tuples[0], ids
+	return f, nil
 }
 
 // loadedFile is what RunFileRank read: the rank's share of the relabelled
-// tuples (dense), the vertex and tuple counts of the whole graph, the map
-// back to the file's ids and the slowest rank's loading time.
+// tuples (share, read by kernel 1), the vertex and tuple counts of the
+// whole graph, the map back to the file's ids and the slowest rank's
+// loading time.
 type loadedFile struct {
-	dense     []uint64
+	share     graph.TupleSource
 	n, tuples int64
 	ids       *fileIDs
 	load      float64
+}
+
+// close releases the share's file, if it has one (a staged share's space
+// on disk).
+func (f loadedFile) close() {
+	if c, ok := f.share.(io.Closer); ok {
+		c.Close()
+	}
 }
 
 // searchFile is RunFileRank once the file is loaded: kernel 1 on the
 // rank's share of the tuples, then the searches.
 func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) (*results.Graph500Run, error) {
 	rank, size := c.Rank(), c.Size()
-	n, dense, ids := f.n, f.dense, f.ids
+	n, ids := f.n, f.ids
 	part, err := partition.NewBlock1D(n, size)
 	if err != nil {
 		return nil, err
@@ -211,16 +233,20 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 	if cfg.Directed {
 		cfg.Exchange, cfg.Direction, cfg.Codec = spmv.ExchangePush, spmv.DirectionTopDown, "raw"
 		t1 := time.Now()
+		dense, err := packedOf(ctx, f.share)
+		if err != nil {
+			return nil, err
+		}
 		if g, err = buildDirected(ctx, c, part, dense); err != nil {
 			return nil, err
 		}
 		if times.generation, err = maxOverRanks(ctx, c, "driver.sync", time.Since(t1).Seconds()); err != nil {
 			return nil, err
 		}
-	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, packedTuples(dense)); err != nil {
+	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, f.share); err != nil {
 		return nil, err
 	}
-	dense, f.dense = nil, nil // the CSR (or the blocks) hold the graph now
+	f.share = nil // the CSR (or the blocks) hold the graph now
 	times.construction += times.generation
 	times.generation = f.load
 	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: f.tuples, ids: ids, directed: cfg.Directed}
@@ -240,10 +266,13 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 	return run, err
 }
 
-// loadDense reads the rank's share of in twice: once for the distinct ids
-// (graph.RelabelShare, a collective), once for the tuples, kept with their
-// dense ids packed as u<<32 | v.
-func loadDense(ctx context.Context, c comm.Comm, in *edgelist.Input) ([]uint64, *graph.Labels, error) {
+// loadTuples reads the rank's share of in: the distinct ids, relabelled
+// densely (graph.RelabelShare, a collective), and the tuples with their
+// dense ids as kernel 1 reads them. An undirected view's tuples are read
+// from a .grb again at each pass (grbTuples), or parsed once more and
+// staged on disk (stageTuples); a directed search's are kept in memory,
+// packed as u<<32 | v.
+func loadTuples(ctx context.Context, c comm.Comm, in *edgelist.Input) (graph.TupleSource, *graph.Labels, error) {
 	if in.Detected == edgelist.EdgeFormatGRB && !in.Stream {
 		return loadGRB(ctx, c, in.Path, !in.Entries)
 	}
@@ -254,6 +283,10 @@ func loadDense(ctx context.Context, c comm.Comm, in *edgelist.Input) ([]uint64, 
 	labels, err := graph.RelabelShare(ctx, c, share)
 	if err != nil {
 		return nil, nil, err
+	}
+	if in.Entries {
+		staged, err := stageTuples(ctx, share, labels, in.Path)
+		return staged, labels, err
 	}
 	dense := make([]uint64, labels.Edges)
 	var pos int64
@@ -273,19 +306,26 @@ func loadDense(ctx context.Context, c comm.Comm, in *edgelist.Input) ([]uint64, 
 	if err != nil {
 		return nil, nil, err
 	}
-	return dense, labels, nil
+	return packedTuples(dense), labels, nil
 }
 
 // loadGRB reads the rank's share of a .grb graph, relabelled already: its
-// block of the id map and its near-equal range of tuples, with positioned
-// reads and no parsing; with mirror, a symmetric graph's tuple (u, v),
-// u ≠ v, also gives (v, u).
-func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint64, *graph.Labels, error) {
+// block of the id map, and its near-equal range of tuples, which kernel 1
+// reads from the file with positioned reads and no parsing (grbTuples;
+// the share then holds the file open). With mirror, a symmetric graph's
+// tuple (u, v), u ≠ v, also gives (v, u), and the share is read into
+// memory.
+func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) (graph.TupleSource, *graph.Labels, error) {
 	g, closer, err := edgelist.OpenGRB(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer closer.Close()
+	keep := false
+	defer func() {
+		if !keep {
+			closer.Close()
+		}
+	}()
 	rank, size := c.Rank(), c.Size()
 	part, err := partition.NewBlock1D(g.Vertices, size)
 	if err != nil {
@@ -298,19 +338,14 @@ func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint
 			return nil, nil, err
 		}
 	}
-	per, rem := g.Tuples/int64(size), g.Tuples%int64(size)
-	lo := int64(rank)*per + min(int64(rank), rem)
-	hi := lo + per
-	if int64(rank) < rem {
-		hi++
+	lo, hi := graph.ShareStart(g.Tuples, rank, size), graph.ShareStart(g.Tuples, rank+1, size)
+	if !mirror || !g.Symmetric {
+		labels.Edges = hi - lo
+		keep = true
+		return openTuples{grbTuples{g: g, lo: lo, hi: hi}, closer}, labels, nil
 	}
-	mirror = mirror && g.Symmetric
 	dense := make([]uint64, 0, hi-lo)
 	err = g.ScanTuples(ctx, lo, hi, func(packed []uint64) error {
-		if !mirror {
-			dense = append(dense, packed...)
-			return nil
-		}
 		for _, k := range packed {
 			dense = append(dense, k)
 			if u, v := k>>32, k&math.MaxUint32; u != v {
@@ -323,7 +358,7 @@ func loadGRB(ctx context.Context, c comm.Comm, path string, mirror bool) ([]uint
 		return nil, nil, err
 	}
 	labels.Edges = int64(len(dense))
-	return dense, labels, nil
+	return packedTuples(dense), labels, nil
 }
 
 // packedTuples is a graph.TupleSource over tuples of dense ids packed as
@@ -390,6 +425,10 @@ func (f *fileIDs) denseID(ctx context.Context, c comm.Comm, n int64, x int64) (i
 // collective.
 func (f *fileIDs) gatherAll(ctx context.Context, c comm.Comm) error {
 	if f.all != nil {
+		return nil
+	}
+	if c.Size() == 1 {
+		f.all = f.original // the whole map already: no copy
 		return nil
 	}
 	send := make([][]byte, c.Size())
@@ -476,7 +515,7 @@ func runFileBlocks(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 	if err != nil {
 		return nil, err
 	}
-	counts, err := blockEdges(ctx, c, packedTuples(f.dense), grid)
+	counts, err := blockEdges(ctx, c, f.share, grid)
 	if err != nil {
 		return nil, err
 	}
@@ -525,8 +564,9 @@ func fileBlockWork(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFil
 // fileBlocks runs a block-rank of a file: the k-th block this rank hosts
 // (of those owner places on rank) builds and searches from the k-th equal
 // part of the rank's tuples. Only the parts refer to the tuples, and each
-// block lets go of its part once built, so that the tuples are freed when
-// the last block is built, as with one block per rank.
+// block lets go of its part once built, so that tuples held in memory (a
+// directed search's) are freed when the last block is built, as with one
+// block per rank.
 func fileBlocks(cfg FileConfig, f loadedFile, owner []int, rank int) blockRun {
 	hosted := 0
 	for _, r := range owner {
@@ -534,15 +574,15 @@ func fileBlocks(cfg FileConfig, f loadedFile, owner []int, rank int) blockRun {
 			hosted++
 		}
 	}
-	parts := make([][]uint64, hosted)
+	parts := make([]graph.TupleSource, hosted)
 	for k := range parts {
-		lo, hi := parallel.Span(len(f.dense), k, hosted)
-		parts[k] = f.dense[lo:hi]
+		lo, hi := parallel.Span(int(f.share.Len()), k, hosted)
+		parts[k] = spanTuples{src: f.share, lo: int64(lo), hi: int64(hi)}
 	}
-	f.dense = nil
+	f.share = nil
 	return func(ctx context.Context, k int, bc comm.Comm, bcfg Config) (*results.Graph500Run, error) {
 		share := f
-		share.dense, parts[k] = parts[k], nil
+		share.share, parts[k] = parts[k], nil
 		fc := cfg
 		fc.Config = bcfg
 		return searchFile(ctx, bc, fc, share)

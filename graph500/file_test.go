@@ -209,11 +209,12 @@ func TestFileBlockWork(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			defer f.close()
 			grid, err := cfg.grid(f.n, c.Size())
 			if err != nil {
 				return err
 			}
-			n, err := blockEdges(ctx, c, packedTuples(f.dense), grid)
+			n, err := blockEdges(ctx, c, f.share, grid)
 			if err != nil {
 				return err
 			}

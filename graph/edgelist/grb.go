@@ -55,6 +55,7 @@ import (
 	"math"
 	"math/bits"
 	"os"
+	"sync"
 
 	"github.com/graphrun/graphrun/graph"
 )
@@ -94,6 +95,16 @@ type GRB struct {
 	block int64
 	crcs  []uint32 // ids blocks, then tuples blocks
 	idBlk int64    // number of ids blocks
+	// scratch holds *grbScratch buffers of ScanTuples, which a caller
+	// reading many ranges (kernel 1, a round at a time) reuses instead of
+	// allocating a block per call.
+	scratch sync.Pool
+}
+
+// grbScratch is ScanTuples' buffers: a block, and its tuples unpacked.
+type grbScratch struct {
+	buf    []byte
+	packed []uint64
 }
 
 // grbError is a defect of a .grb file at a byte offset.
@@ -238,8 +249,13 @@ func (g *GRB) ScanTuples(ctx context.Context, lo, hi int64, fn func([]uint64) er
 		return fmt.Errorf("read %s: tuples [%d, %d) of %d", g.name, lo, hi, g.Tuples)
 	}
 	base := grbHeaderSize + 8*g.Vertices
-	buf := make([]byte, min(g.block, 8*g.Tuples))
-	packed := make([]uint64, len(buf)/8)
+	sc, _ := g.scratch.Get().(*grbScratch)
+	if sc == nil {
+		sc = &grbScratch{buf: make([]byte, min(g.block, 8*g.Tuples))}
+		sc.packed = make([]uint64, len(sc.buf)/8)
+	}
+	defer g.scratch.Put(sc)
+	buf, packed := sc.buf, sc.packed
 	idx := lo
 	n := uint64(g.Vertices)
 	return g.readSection(ctx, base, 8*g.Tuples, g.idBlk, 8*lo, 8*hi, buf, func(b []byte) error {
