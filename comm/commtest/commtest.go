@@ -62,8 +62,11 @@ type Launcher func(ctx context.Context, p int, fn func(ctx context.Context, c co
 // rankFunc is the function a Launcher runs on every rank.
 type rankFunc = func(ctx context.Context, c comm.Comm) error
 
-// launchTimeout bounds every launch of the suite.
-const launchTimeout = 5 * time.Second
+// launchTimeout bounds every launch of the suite: a job takes
+// milliseconds; the bound tells a rank that hangs from a machine loaded by
+// other work (with the race detector and two CPU hogs beside it, a launch
+// of 7 TCP ranks took over 5 s).
+const launchTimeout = time.Minute
 
 // cancelDelay is how long the cancellation test lets ranks wait before it
 // cancels their contexts. It only makes it likely that ranks are blocked

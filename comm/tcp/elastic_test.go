@@ -464,7 +464,9 @@ func TestGrowJoinerVanishes(t *testing.T) {
 	if !strings.Contains(errs[0].Error(), "joiners: rank 3 from 127.0.0.1:") {
 		t.Errorf("rank 0: %v, want the joiner's address", errs[0])
 	}
-	if bound := growRankTimeout(comms[0].cfg) + 3*time.Second; took > bound {
+	// The growth's own bound, and room for a loaded machine, whose timers
+	// fire late: what this tells apart is a bounded failure and a hang.
+	if bound := growRankTimeout(comms[0].cfg) + 30*time.Second; took > bound {
 		t.Errorf("the growth failed after %v, want within %v", took, bound)
 	}
 	// The old Comm still works.

@@ -98,10 +98,9 @@ func TestReplicaLoss(t *testing.T) {
 				}
 				return nil
 			}, launchOptions{replicas: s, peerTimeout: 2 * time.Second})
-			bound := 6 * time.Second
-			if raceEnabled {
-				bound = guardTimeout - time.Second // the race detector slows every byte copied
-			}
+			// A few peer timeouts; the rest is room for a loaded machine
+			// and the race detector, which slows every byte copied.
+			bound := guardTimeout - time.Second
 			if elapsed := time.Since(start); elapsed > bound {
 				t.Errorf("job took %v", elapsed)
 			}
