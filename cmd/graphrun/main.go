@@ -21,6 +21,7 @@ import (
 	"github.com/graphrun/graphrun/internal/fielderr"
 	"github.com/graphrun/graphrun/internal/interrupt"
 	"github.com/graphrun/graphrun/internal/output"
+	"github.com/graphrun/graphrun/internal/untrusted"
 )
 
 // usageError marks bad input (flags, files): graphrun exits with status 2.
@@ -239,7 +240,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 		return exitCode(err) // interrupted: runMain says so, once
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "graphrun: %v\n", err)
+		// Errors carry names from outside (file names, peers' reasons):
+		// their control characters are escaped.
+		fmt.Fprintf(stderr, "graphrun: %s\n", untrusted.Text(err.Error()))
 	}
 	return exitCode(err)
 }

@@ -162,3 +162,13 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestErrorEscapesNamesFromOutside: a file name holding an escape code
+// (which would clear the screen) reaches the terminal escaped.
+func TestErrorEscapesNamesFromOutside(t *testing.T) {
+	name := filepath.Join(t.TempDir(), "g\x1b[2J\r.txt")
+	code, _, stderr := runCLI(t, "pagerank", name)
+	if code != 2 || strings.ContainsAny(stderr, "\x1b\r") || !strings.Contains(stderr, `g\x1b[2J\r.txt`) {
+		t.Errorf("exit %d, stderr %q: want exit 2 and the name escaped", code, stderr)
+	}
+}

@@ -35,8 +35,18 @@ func setUsage(root *cobra.Command) {
 			c.Example = "  graphrun help bfs"
 		case "completion":
 			c.Example = "  graphrun completion bash > ~/.local/share/bash-completion/completions/graphrun"
+			var shells []string
 			for _, shell := range c.Commands() {
 				shell.Example = fmt.Sprintf("  graphrun completion %s > graphrun.%s", shell.Name(), shell.Name())
+				shells = append(shells, shell.Name())
+			}
+			// A shell cobra has no script for (tcsh) is an error, not
+			// the help with status 0.
+			c.RunE = func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usageError{fmt.Errorf("completion: no script for the shell %q (want one of %s)", args[0], strings.Join(shells, ", "))}
+				}
+				return c.Help()
 			}
 		}
 	}

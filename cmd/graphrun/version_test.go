@@ -26,6 +26,9 @@ func TestCompletion(t *testing.T) {
 			t.Errorf("completion %s: exit %d, %d bytes, %q", shell, code, len(out), errOut)
 		}
 	}
+	if code, out, errOut := runCLI(t, "completion", "tcsh"); code != 2 || out != "" || !strings.Contains(errOut, `"tcsh"`) {
+		t.Errorf("completion tcsh: exit %d, stdout %q, stderr %q; want exit 2 naming the shell", code, out, errOut)
+	}
 	for _, c := range []struct {
 		args []string
 		want []string

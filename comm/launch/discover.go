@@ -201,6 +201,20 @@ func firstGiven(gs ...given) string {
 	return ""
 }
 
+// MaxSize is the most processes a TCP or MPI job may have: the
+// coordinator and every rank size tables by the job's size, which comes
+// from a flag or an environment variable and is checked before they are
+// made.
+const MaxSize = 1 << 16
+
+// MaxLocalProcs is the most processes a Procs launch starts on this
+// machine (Procs times Replicas), and MaxReplicas the largest replication
+// factor.
+const (
+	MaxLocalProcs = 1024
+	MaxReplicas   = 16
+)
+
 // SourceConfig is Job.Source when Rank and Size come from the Config:
 // its fields' names, as errors name fields.
 const SourceConfig = "Rank and Size"
@@ -221,6 +235,9 @@ func Discover(f Config, env Lookup) (Job, error) {
 	}
 	if f.Replicas < 0 {
 		return Job{}, fielderr.New("Replicas", "%d is negative", f.Replicas)
+	}
+	if f.Replicas > MaxReplicas {
+		return Job{}, fielderr.New("Replicas", "%d is more than %d", f.Replicas, MaxReplicas)
 	}
 	if f.Transport == InProc {
 		if f.Replicas > 1 {
@@ -298,6 +315,10 @@ func rankAndSize(f Config, env Lookup) (job Job, found bool, err error) {
 	}
 	if job.Size < 1 {
 		return Job{}, false, sizeFrom.errorf("%d is not a job size (need at least 1)", job.Size)
+	}
+	if job.Size > MaxSize {
+		// The coordinator's tables are sized by it: bounded before they are made.
+		return Job{}, false, sizeFrom.errorf("%d processes, more than the %d a job may have", job.Size, MaxSize)
 	}
 	if job.Rank < 0 || job.Rank >= job.Size {
 		return Job{}, false, rankFrom.errorf("rank %d is outside [0, %d) (the job size from %s)", job.Rank, job.Size, sizeFrom.name)

@@ -83,6 +83,15 @@ func NewPlan(f Config, env Lookup) (Plan, error) {
 		if f.Replicas < 1 {
 			return Plan{}, fielderr.New("Replicas", "%d is less than 1", f.Replicas)
 		}
+		if f.Replicas > MaxReplicas {
+			return Plan{}, fielderr.New("Replicas", "%d is more than %d", f.Replicas, MaxReplicas)
+		}
+		if f.Procs > MaxLocalProcs/f.Replicas {
+			if f.Replicas > 1 {
+				return Plan{}, fielderr.New("Procs", "%d ranks of %d replicas are more than the %d processes one machine runs", f.Procs, f.Replicas, MaxLocalProcs)
+			}
+			return Plan{}, fielderr.New("Procs", "%d is more than the %d processes one machine runs", f.Procs, MaxLocalProcs)
+		}
 		return Plan{Procs: f.Procs, Replicas: f.Replicas, PeerTimeout: f.PeerTimeout}, nil
 	}
 	if f.Transport == "" && mpiByDefault(f, env) {
@@ -155,6 +164,9 @@ func planMPI(f Config, env Lookup, ranksSet bool) (Plan, error) {
 	}
 	if job.Size, err = envInt(env, l.SizeVar); err != nil {
 		return Plan{}, err
+	}
+	if job.Size > MaxSize {
+		return Plan{}, fmt.Errorf("%s: %d processes, more than the %d a job may have", l.SizeVar, job.Size, MaxSize)
 	}
 	if job.Size < 1 || job.Rank < 0 || job.Rank >= job.Size {
 		return Plan{}, fmt.Errorf("%s: rank %d is outside [0, %d) (the job size from %s)", l.RankVar, job.Rank, job.Size, l.SizeVar)

@@ -3,6 +3,7 @@ package launch
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // planConfig is a configuration with nothing set: the defaults.
@@ -142,5 +143,36 @@ func TestJoinPlan(t *testing.T) {
 	plan, err := JoinPlan(config(), MapLookup(tcpEnv(nil)))
 	if err != nil || !plan.TCP() || plan.Reports() || plan.Job.Source != SourceJoin || plan.Job.Coordinator != "10.0.0.1:7000" {
 		t.Fatalf("plan %+v, %v", plan, err)
+	}
+}
+
+// TestPlanBoundsSizes: a job size, a process count or a replication
+// factor too large to allocate for is refused naming its own field or
+// variable, before anything is sized by it.
+func TestPlanBoundsSizes(t *testing.T) {
+	noEnv := func(string) (string, bool) { return "", false }
+	for _, c := range []struct {
+		cfg  Config
+		env  Lookup
+		want string
+	}{
+		{Config{Procs: 100000, ProcsSet: true, PeerTimeout: time.Second, Replicas: 1}, noEnv, "Procs: 100000 is more than"},
+		{Config{Procs: 2, ProcsSet: true, PeerTimeout: time.Second, Replicas: 100000}, noEnv, "Replicas: 100000 is more than"},
+		{Config{Procs: 600, ProcsSet: true, PeerTimeout: time.Second, Replicas: 2}, noEnv, "Procs: 600 ranks of 2 replicas"},
+		{Config{Transport: TCP, Rank: 0, RankSet: true, Size: 1000000000, SizeSet: true, PeerTimeout: time.Second}, noEnv, "Size: 1000000000 processes, more than"},
+		{Config{PeerTimeout: time.Second}, func(k string) (string, bool) {
+			switch k {
+			case "OMPI_COMM_WORLD_SIZE":
+				return "1000000000", true
+			case "OMPI_COMM_WORLD_RANK":
+				return "0", true
+			}
+			return "", false
+		}, "OMPI_COMM_WORLD_SIZE"},
+	} {
+		_, err := NewPlan(c.cfg, c.env)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: %v, want an error with %q", c.cfg, err, c.want)
+		}
 	}
 }

@@ -25,6 +25,10 @@ func CheckRanks(ranks int) error {
 	return nil
 }
 
+// MaxThreads is the most worker threads a rank may be given: per-thread
+// buffers are sized by the count, checked before they are made.
+const MaxThreads = 4096
+
 // Threads is the goroutines per rank: threads when set (at least 1; a
 // fielderr.Error of the field Threads otherwise), else the CPUs shared
 // among the localRanks ranks on this machine, at least 1.
@@ -34,6 +38,9 @@ func Threads(threads int, set bool, localRanks int) (int, error) {
 		return max(1, runtime.GOMAXPROCS(0)/localRanks), nil
 	case threads < 1:
 		return 0, fielderr.New("Threads", "%d is less than 1", threads)
+	case threads > MaxThreads:
+		// Every rank sizes per-thread buffers by it.
+		return 0, fielderr.New("Threads", "%d is more than %d", threads, MaxThreads)
 	}
 	return threads, nil
 }

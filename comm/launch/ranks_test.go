@@ -47,3 +47,14 @@ func TestThreads(t *testing.T) {
 		t.Fatalf("Threads(0, given): %v", err)
 	}
 }
+
+// TestThreadsBounded: a thread count that would size per-thread buffers
+// beyond any machine is refused, naming Threads.
+func TestThreadsBounded(t *testing.T) {
+	if _, err := Threads(100000000, true, 1); err == nil || !strings.Contains(err.Error(), "Threads: 100000000 is more than") {
+		t.Errorf("Threads(1e8): %v, want an error naming Threads", err)
+	}
+	if n, err := Threads(MaxThreads, true, 1); err != nil || n != MaxThreads {
+		t.Errorf("Threads(MaxThreads): %d, %v", n, err)
+	}
+}

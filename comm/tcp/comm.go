@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/comm/wire"
+	"github.com/graphrun/graphrun/internal/untrusted"
 )
 
 // Defaults and limits of Config.
@@ -454,11 +454,14 @@ func encodeAbort(blame int, reason string) []byte {
 	return append(binary.LittleEndian.AppendUint32(nil, uint32(int32(blame))), reason...)
 }
 
+// decodeAbort reads an abort notice. Its reason comes from another
+// process: it is capped and its control characters escaped, so that
+// printing it cannot forge lines or drive the terminal.
 func decodeAbort(p []byte) (blame int, reason string) {
 	if len(p) < 4 {
 		return -1, "malformed abort notice"
 	}
-	return int(int32(binary.LittleEndian.Uint32(p))), strings.ToValidUTF8(string(p[4:]), "?")
+	return int(int32(binary.LittleEndian.Uint32(p))), untrusted.Line(string(p[4:min(len(p), 4+4*maxAbortReason)]), maxAbortReason)
 }
 
 // Close leaves the job: it tells the peers (a goodbye if the job is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -151,4 +152,21 @@ func FuzzReadFrame(f *testing.F) {
 			consumed = n
 		}
 	})
+}
+
+// TestAbortReasonFromOutside: an abort notice's reason, written by another
+// process, is printed capped and with its control characters escaped: a
+// 64 KiB reason of escape codes cannot clear the screen or forge lines.
+func TestAbortReasonFromOutside(t *testing.T) {
+	reason := "x\n\x1b[2Jgraphrun: forged line" + strings.Repeat("\x1b[31m", 64<<10/5)
+	blame, got := decodeAbort(append([]byte{2, 0, 0, 0}, reason...))
+	if blame != 2 {
+		t.Errorf("blame %d, want 2", blame)
+	}
+	if strings.ContainsAny(got, "\n\x1b") || len(got) > maxAbortReason+3 {
+		t.Errorf("decoded reason of %d bytes holds control characters or is not capped: %.80q", len(got), got)
+	}
+	if !strings.HasPrefix(got, `x\n\x1b[2Jgraphrun: forged line`) {
+		t.Errorf("reason %.80q", got)
+	}
 }

@@ -249,9 +249,14 @@ func (r *frameReader) control(f Frame) error {
 	p.aborted = true
 	c.mu.Unlock()
 	blame, reason := decodeAbort(payload)
-	if blame < 0 || blame >= c.size || blame == p.group {
+	switch {
+	case blame < 0 || blame >= c.size || blame == p.group:
 		c.fail(&PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf("aborted the job: %s", reason))})
-	} else {
+	case blame == c.rank:
+		// This rank knows of no failure of its own: the sender is the
+		// one that saw it, or invents it.
+		c.fail(&PeerError{Rank: p.group, Err: c.peerErr(p, fmt.Errorf("aborted the job, blaming rank %d: %s", blame, reason))})
+	default:
 		c.fail(&PeerError{Rank: blame, Err: fmt.Errorf("%s (reported by %s)", reason, c.procName(p))})
 	}
 	return nil
