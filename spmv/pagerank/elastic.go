@@ -29,10 +29,20 @@ func elasticComm(c comm.Comm) (comm.Elastic, error) {
 
 // JoinTag identifies what a job computes: a joining process must present
 // the job's (comm/tcp's lobby refuses it otherwise, naming both). input is
-// the input's base name.
+// the input's base name; the vectors are named by a digest of their
+// entries.
 func JoinTag(input string, cfg Config) string {
-	return fmt.Sprintf("pagerank %s Alpha=%g Tol=%g MaxIter=%d Iterations=%d Undirected=%t Allreduce=%s Partition=%s",
+	tag := fmt.Sprintf("pagerank %s Alpha=%g Tol=%g MaxIter=%d Iterations=%d Undirected=%t Allreduce=%s Partition=%s",
 		input, cfg.Alpha, cfg.Tol, cfg.MaxIter, cfg.Iterations, cfg.Undirected, cfg.Allreduce, cfg.Partition)
+	for _, v := range []struct {
+		name string
+		vec  *Vector
+	}{{"Personalization", cfg.Personalization}, {"Dangling", cfg.Dangling}, {"NStart", cfg.NStart}} {
+		if v.vec != nil {
+			tag += fmt.Sprintf(" %s=%016x", v.name, v.vec.digest())
+		}
+	}
+	return tag
 }
 
 // elasticHooks is what RunElastic needs from the driver: the

@@ -225,3 +225,19 @@ func TestJobConfigSetVectors(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinTagNamesTheVectors: a joining process with other vectors
+// presents another tag; the same vectors read anew, the same tag.
+func TestJoinTagNamesTheVectors(t *testing.T) {
+	cfg := DefaultConfig()
+	plain := JoinTag("g.el", cfg)
+	cfg.Personalization = UniformVector([]int64{1, 2})
+	seeds := JoinTag("g.el", cfg)
+	cfg.Personalization = UniformVector([]int64{1, 2})
+	again := JoinTag("g.el", cfg)
+	cfg.Personalization = UniformVector([]int64{1, 3})
+	other := JoinTag("g.el", cfg)
+	if seeds == plain || seeds != again || other == seeds || !strings.Contains(seeds, "Personalization=") {
+		t.Errorf("tags %q, %q, %q, %q", plain, seeds, again, other)
+	}
+}

@@ -150,10 +150,20 @@ func elasticTestGraph() []graph.Edge {
 	return edges
 }
 
+// TestPageRankElasticLosesOneRank: a rank lost inside the iterations, the
+// survivors end at the fault-free scores, plain and personalized (the
+// teleport and dangling distributions re-homed with the new network).
 func TestPageRankElasticLosesOneRank(t *testing.T) {
-	edges := elasticTestGraph()
 	cfg := DefaultConfig()
 	cfg.Tol = 1e-16 // n·Tol: an L1 change of 3e-13 on the 3000 vertices
+	t.Run("plain", func(t *testing.T) { elasticLosesOneRank(t, cfg) })
+	cfg.Personalization = UniformVector([]int64{0, 1, 2, 3, 5, 8, 13, 21})
+	cfg.Dangling = &Vector{IDs: []int64{7, 70, 700}, Weights: []float64{1, 2, 3}}
+	t.Run("personalized", func(t *testing.T) { elasticLosesOneRank(t, cfg) })
+}
+
+func elasticLosesOneRank(t *testing.T, cfg Config) {
+	edges := elasticTestGraph()
 	const k = 20
 	_, want, wantTop := runPageRank(t, 4, edges, cfg, k)
 	// Rank 2 dies at its 40th collective: well inside the iterations.

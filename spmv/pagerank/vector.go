@@ -8,7 +8,9 @@ package pagerank
 import (
 	"cmp"
 	"context"
+	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"slices"
 
@@ -83,6 +85,19 @@ func (v *Vector) check() error {
 		}
 	}
 	return nil
+}
+
+// digest is an FNV-1a hash of the entries (ids and weights' bits), the
+// same on every process that read the same vector.
+func (v *Vector) digest() uint64 {
+	h := fnv.New64a()
+	var b [16]byte
+	for i, id := range v.IDs {
+		binary.LittleEndian.PutUint64(b[:8], uint64(id))
+		binary.LittleEndian.PutUint64(b[8:], math.Float64bits(v.Weights[i]))
+		h.Write(b[:])
+	}
+	return h.Sum64()
 }
 
 // id is entry i's id as its file shows it.
