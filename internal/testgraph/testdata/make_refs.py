@@ -26,11 +26,17 @@ For each graph G it writes
                   and the dangling distribution, both converged to an L1
                   change < 1e-15; c is NetworkX's own answer with all three
                   vectors at tol=1e-6, whose iteration count is in the header.
+and for each weighted graph W (u v w lines)
+  W.sssp.txt      shortest path distances over the undirected view from the
+                  first id of the first line, each pair joined by the
+                  smallest weight of its lines (NetworkX's Dijkstra): one
+                  "vertex distance" line per reached vertex, by id.
 """
 import networkx as nx
 from networkx.algorithms.link_analysis.pagerank_alg import _pagerank_python
 
 GRAPHS = ["small-undirected.el", "kron8.el", "web-directed.el", "grid-7x5.mtx"]
+WEIGHTED = ["weighted.wel"]
 
 
 def read(path):
@@ -163,5 +169,27 @@ def main():
         personalized(name, dg)
 
 
+def sssp():
+    for name in WEIGHTED:
+        g = nx.Graph()
+        first = None
+        with open(name) as f:
+            for line in f:
+                u, v, w = line.split()
+                u, v, w = int(u), int(v), float(w)
+                if first is None:
+                    first = u
+                if u == v:
+                    continue
+                if not g.has_edge(u, v) or w < g[u][v]["weight"]:
+                    g.add_edge(u, v, weight=w)
+        dist = nx.single_source_dijkstra_path_length(g, first)
+        with open(name + ".sssp.txt", "w") as f:
+            f.write(f"# source {first}; vertex distance (NetworkX Dijkstra, minimum weight per pair)\n")
+            for v in sorted(dist):
+                f.write(f"{v} {dist[v]!r}\n")
+
+
 if __name__ == "__main__":
     main()
+    sssp()
