@@ -76,11 +76,14 @@ const weightRecord = 16
 // smallest weight of the tuples joining its two vertices. src is read once,
 // in rounds of a bounded chunk; each round routes every half-edge with its
 // weight to its row's owner by one Alltoallv (WeightPhase, 16 bytes per
-// half-edge), who finds the neighbour in the sorted row. Every rank of c
+// half-edge), who groups what it receives by block of 4096 rows (a
+// counting sort, so that a block's rows stay in cache) and finds each
+// neighbour in its sorted row, a thread per block. Every rank of c
 // calls it with the same part, as kernel 1. A weight that is negative, not
 // a number or infinite is an error naming the tuple, and so is a tuple
 // that the CSR does not hold. Memory: 4 bytes per adjacency entry, plus the
-// round buffers (about 60 bytes per chunk tuple).
+// round buffers (about 100 bytes per chunk tuple: the tuples and weights,
+// the records sent, received and grouped).
 func BuildWeights(ctx context.Context, c comm.Comm, part partition.Block1D, g *CSR, src WeightSource, threads int) ([]float32, error) {
 	if err := checkPartition(part, c.Size()); err != nil {
 		return nil, err
@@ -140,6 +143,9 @@ type weightRouter struct {
 	weights []float32
 	send    [][]byte
 	recv    [][]byte
+	grouped []byte // the received records by block of rows
+	starts  []int  // block b's records: grouped records starts[b] … starts[b+1]−1
+	cursor  []int  // per block, the next free record while grouping
 }
 
 // round routes tuples [lo, hi) of the share and applies what it receives.
@@ -173,17 +179,18 @@ func (r *weightRouter) round(ctx context.Context, src WeightSource, lo, hi int64
 		return fmt.Errorf("graph: weights exchange: %w", err)
 	}
 	r.recv = recv
-	for s, msg := range recv {
-		if len(msg)%weightRecord != 0 {
-			return fmt.Errorf("graph: weights: message from rank %d has %d bytes, not a multiple of %d", s, len(msg), weightRecord)
-		}
+	grouped, err := r.group(recv)
+	if err != nil {
+		return err
 	}
+	// Threads take whole blocks of rows, so no entry is shared.
+	nb := len(r.starts) - 1
 	errs := make([]error, r.threads)
+	var next atomic.Int64
 	parallel.For(r.threads, func(t int) {
-		for s, msg := range recv {
-			a, b := parallel.Span(len(msg)/weightRecord, t, r.threads)
-			if err := r.apply(msg[a*weightRecord : b*weightRecord]); err != nil {
-				errs[t] = fmt.Errorf("graph: weights: message from rank %d: %w", s, err)
+		for b := int(next.Add(1) - 1); b < nb; b = int(next.Add(1) - 1) {
+			if err := r.apply(grouped[r.starts[b]*weightRecord : r.starts[b+1]*weightRecord]); err != nil {
+				errs[t] = fmt.Errorf("graph: weights: %w", err)
 				return
 			}
 		}
@@ -196,6 +203,49 @@ func (r *weightRouter) round(ctx context.Context, src WeightSource, lo, hi int64
 	return nil
 }
 
+// rowBlockBits sets the rows of a block of received records: 2^12 rows,
+// whose offsets, columns and weights stay in cache while the block is
+// applied.
+const rowBlockBits = 12
+
+// group checks the received messages and copies their records grouped by
+// block of rows (a counting sort on row >> rowBlockBits) into r.grouped;
+// block b's records are records r.starts[b] … r.starts[b+1]−1.
+func (r *weightRouter) group(recv [][]byte) ([]byte, error) {
+	nb := r.g.NumLocal>>rowBlockBits + 1
+	r.starts = append(r.starts[:0], make([]int, nb+1)...)
+	total := 0
+	for s, msg := range recv {
+		if len(msg)%weightRecord != 0 {
+			return nil, fmt.Errorf("graph: weights: message from rank %d has %d bytes, not a multiple of %d", s, len(msg), weightRecord)
+		}
+		for i := 0; i < len(msg); i += weightRecord {
+			l := binary.LittleEndian.Uint32(msg[i:])
+			if int(l) >= r.g.NumLocal {
+				return nil, fmt.Errorf("graph: weights: message from rank %d names row %d of %d", s, l, r.g.NumLocal)
+			}
+			r.starts[l>>rowBlockBits+1]++
+		}
+		total += len(msg) / weightRecord
+	}
+	for b := range nb {
+		r.starts[b+1] += r.starts[b]
+	}
+	r.cursor = append(r.cursor[:0], r.starts[:nb]...)
+	if cap(r.grouped) < total*weightRecord {
+		r.grouped = make([]byte, total*weightRecord)
+	}
+	grouped := r.grouped[:total*weightRecord]
+	for _, msg := range recv {
+		for i := 0; i < len(msg); i += weightRecord {
+			b := binary.LittleEndian.Uint32(msg[i:]) >> rowBlockBits
+			copy(grouped[r.cursor[b]*weightRecord:], msg[i:i+weightRecord])
+			r.cursor[b]++
+		}
+	}
+	return grouped, nil
+}
+
 // appendRecord routes half-edge u→v of weight w to u's owner.
 func (r *weightRouter) appendRecord(u, v int64, w float32) {
 	d := r.part.Owner(u)
@@ -206,26 +256,22 @@ func (r *weightRouter) appendRecord(u, v int64, w float32) {
 }
 
 // apply lowers the weights of the entries named by the records in msg.
-// Threads may share an entry, so the minimum is taken by compare-and-swap.
+// The caller owns the rows msg names: no other thread writes them.
 func (r *weightRouter) apply(msg []byte) error {
 	g := r.g
+	inf := math.Float32bits(float32(math.Inf(1)))
 	for i := 0; i < len(msg); i += weightRecord {
 		l := binary.LittleEndian.Uint32(msg[i:])
 		w := binary.LittleEndian.Uint32(msg[i+4:])
 		v := binary.LittleEndian.Uint64(msg[i+8:])
-		if int(l) >= g.NumLocal || v >= uint64(g.NumGlobal) || w > math.Float32bits(float32(math.Inf(1))) {
+		if int(l) >= g.NumLocal || v >= uint64(g.NumGlobal) || w > inf {
 			return fmt.Errorf("record (%d, %d, %#x) out of range", l, v, w)
 		}
 		j := g.EntryIndex(l, int64(v))
 		if j < 0 {
 			return fmt.Errorf("edge (%d, %d) is not in the graph", g.FirstGlobal+int64(l), v)
 		}
-		for p := &r.bits[j]; ; {
-			old := atomic.LoadUint32(p)
-			if w >= old || atomic.CompareAndSwapUint32(p, old, w) {
-				break
-			}
-		}
+		r.bits[j] = min(r.bits[j], w)
 	}
 	return nil
 }

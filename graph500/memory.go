@@ -95,12 +95,12 @@ const (
 	// distances, stamps (32); per boundary vertex the validator's id and
 	// distance (8); per tuple the largest phase's requests (12 bytes per
 	// request, measured below one request per tuple at scales 16 to 18)
-	// and the weights' round buffers (60 per chunk tuple).
+	// and the weights' round buffers (100 per chunk tuple).
 	ssspEdgeBytes    = 8
 	ssspVertexBytes  = 32
 	ssspGhostBytes   = 8
 	ssspRequestBytes = 12
-	ssspK1ChunkBytes = 60
+	ssspK1ChunkBytes = 100
 	// packedTupleBytes20 and packedTupleScaleBytes model the packed rows'
 	// bytes per input tuple of a Kronecker graph of edgefactor 16 at scale
 	// s: packedTupleBytes20 + packedTupleScaleBytes·(s − 20)

@@ -8,6 +8,7 @@ package sssp
 
 import (
 	"cmp"
+	"math"
 	"slices"
 	"unsafe"
 
@@ -37,6 +38,10 @@ func newRows[C uint32 | int64](g *graph.CSR, cols []C, w []float32, delta float3
 	r := &rows[C]{off: g.Offsets, cols: make([]C, len(cols)), w: make([]float32, len(w)), light: make([]uint32, g.NumLocal)}
 	parallel.For(threads, func(t int) {
 		lo, hi := parallel.Span(g.NumLocal, t, threads)
+		if c32, ok := any(cols).([]uint32); ok {
+			sortRows32(r, c32, w, delta, lo, hi)
+			return
+		}
 		var scratch []entry[C]
 		for v := lo; v < hi; v++ {
 			a, b := g.Offsets[v], g.Offsets[v+1]
@@ -47,17 +52,44 @@ func newRows[C uint32 | int64](g *graph.CSR, cols []C, w []float32, delta float3
 			slices.SortFunc(scratch, func(x, y entry[C]) int {
 				return cmp.Or(cmp.Compare(x.w, y.w), cmp.Compare(x.c, y.c))
 			})
-			var light uint32
 			for k, e := range scratch {
 				r.cols[a+int64(k)], r.w[a+int64(k)] = e.c, e.w
-				if e.w <= delta {
-					light++
-				}
 			}
-			r.light[v] = light
+			r.light[v] = lightCount(r.w[a:b], delta)
 		}
 	})
 	return r
+}
+
+// sortRows32 is newRows's sort of rows lo … hi−1 for 32-bit columns: a
+// row's entries as keys weight<<32 | neighbour (a non-negative float's bits
+// order as the float), sorted as integers.
+func sortRows32[C uint32 | int64](r *rows[C], cols []uint32, w []float32, delta float32, lo, hi int) {
+	var keys []uint64
+	for v := lo; v < hi; v++ {
+		a, b := r.off[v], r.off[v+1]
+		keys = keys[:0]
+		for i := a; i < b; i++ {
+			keys = append(keys, uint64(math.Float32bits(w[i]))<<32|uint64(cols[i]))
+		}
+		slices.Sort(keys)
+		for k, key := range keys {
+			r.cols[a+int64(k)], r.w[a+int64(k)] = C(uint32(key)), math.Float32frombits(uint32(key>>32))
+		}
+		r.light[v] = lightCount(r.w[a:b], delta)
+	}
+}
+
+// lightCount is the number of light weights (≤ delta) of a row sorted by
+// weight.
+func lightCount(row []float32, delta float32) uint32 {
+	n, _ := slices.BinarySearchFunc(row, delta, func(x, d float32) int {
+		if x <= d {
+			return -1
+		}
+		return 1
+	})
+	return uint32(n)
 }
 
 // bytes is the copy's memory.

@@ -1,12 +1,16 @@
 package sssp
 
 import (
+	"context"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/partition"
 )
 
 // Distances equal a serial Dijkstra's on random graphs, and distances and
@@ -68,6 +72,49 @@ func TestKroneckerEqualsDijkstra(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%d ranks, rank %d: %v", p, r, err)
 			}
+		}
+	}
+}
+
+// A CSR with 64-bit columns (graphs beyond 2^32 vertices) gives the same
+// distances: its rows take the generic sort and expansion.
+func TestWideColumns(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	g := randomWeighted(rng, 300, 2000)
+	root := g.edges[0].U
+	want := dijkstra(g, root)
+	const p = 3
+	part, err := partition.NewBlock1D(g.n, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := make([]float32, g.n)
+	err = inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+		csr, w, err := buildWeighted(ctx, c, part, g.share(c.Rank(), p), 1)
+		if err != nil {
+			return err
+		}
+		for _, x := range csr.Cols32 {
+			csr.Cols64 = append(csr.Cols64, int64(x))
+		}
+		csr.Cols32 = nil
+		s, err := New(ctx, c, csr, w, part, Config{Threads: 2})
+		if err != nil {
+			return err
+		}
+		res, err := s.Run(ctx, root)
+		if err != nil {
+			return err
+		}
+		copy(dist[csr.FirstGlobal:], res.Dist)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for v := range want {
+		if dist[v] != want[v] {
+			t.Fatalf("dist[%d] = %v, Dijkstra %v", v, dist[v], want[v])
 		}
 	}
 }
