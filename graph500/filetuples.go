@@ -14,12 +14,12 @@ package graph500
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"sync"
+	"unsafe"
 
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/graph/edgelist"
@@ -53,13 +53,22 @@ func (t grbTuples) Read(ctx context.Context, first int64, out []graph.Edge) erro
 	})
 }
 
-// stagedTuples is a share of packed tuples (u<<32 | v, little-endian) in a
-// temporary file that is unlinked as soon as it is created, so that
-// nothing is left behind however the run ends; Close releases its space.
+// stagedTuples is a share of packed tuples (u<<32 | v, uint64 in the
+// machine's byte order: only this process reads them) in a temporary file
+// that is unlinked as soon as it is created, so that nothing is left
+// behind however the run ends; Close releases its space.
 type stagedTuples struct {
 	f       *os.File
 	n       int64
-	buffers sync.Pool // *[]byte of 8·stageChunk bytes: Read allocates nothing once warm
+	buffers sync.Pool // *[]uint64 of stageChunk tuples: Read allocates nothing once warm
+}
+
+// asBytes is the memory of xs as bytes (the staged file's layout).
+func asBytes(xs []uint64) []byte {
+	if len(xs) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&xs[0])), 8*len(xs))
 }
 
 // Len returns the number of tuples.
@@ -71,24 +80,22 @@ func (s *stagedTuples) Read(ctx context.Context, first int64, out []graph.Edge) 
 	if first < 0 || first+int64(len(out)) > s.n {
 		return fmt.Errorf("graph500: read of tuples [%d, %d) from a share of %d", first, first+int64(len(out)), s.n)
 	}
-	pb, _ := s.buffers.Get().(*[]byte)
+	pb, _ := s.buffers.Get().(*[]uint64)
 	if pb == nil {
-		b := make([]byte, 8*stageChunk)
+		b := make([]uint64, stageChunk)
 		pb = &b
 	}
 	defer s.buffers.Put(pb)
-	buf := *pb
 	for len(out) > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		k := min(len(out), stageChunk)
-		b := buf[:8*k]
-		if _, err := s.f.ReadAt(b, 8*first); err != nil {
+		packed := (*pb)[:k]
+		if _, err := s.f.ReadAt(asBytes(packed), 8*first); err != nil {
 			return fmt.Errorf("reading back the staged tuples: %w", err)
 		}
-		for i := range out[:k] {
-			x := binary.LittleEndian.Uint64(b[8*i:])
+		for i, x := range packed {
 			out[i] = graph.Edge{U: int64(x >> 32), V: int64(x & math.MaxUint32)}
 		}
 		out, first = out[k:], first+int64(k)
@@ -114,7 +121,6 @@ func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Label
 	s := &stagedTuples{f: f}
 	w := bufio.NewWriterSize(f, 1<<20)
 	packed := make([]uint64, graph.ScanChunk)
-	var b []byte
 	err = share.Scan(ctx, func(es []graph.Edge) error {
 		for len(es) > 0 {
 			k := min(len(es), len(packed))
@@ -124,11 +130,7 @@ func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Label
 			if err := labels.Map(es[:k], packed[:k]); err != nil {
 				return err
 			}
-			b = b[:0]
-			for _, x := range packed[:k] {
-				b = binary.LittleEndian.AppendUint64(b, x)
-			}
-			if _, err := w.Write(b); err != nil {
+			if _, err := w.Write(asBytes(packed[:k])); err != nil {
 				return fmt.Errorf("staging the tuples (set TMPDIR to a disk with room for 8 bytes a tuple): %w", err)
 			}
 			s.n += int64(k)

@@ -10,6 +10,7 @@
 package edgelist
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
@@ -163,4 +164,74 @@ func BenchmarkParseSNAP(b *testing.B) {
 			b.Fatal(err)
 		}
 	})
+}
+
+// BenchmarkScanShare measures the streamed parse that bfs FILE and
+// pagerank FILE run (a FileShare scanned, its edges dropped), on one rank
+// and on two ranks at once, beside the floor of reading the same file and
+// counting its newlines (what wc -l does). The file is
+// $GRAPHRUN_BENCH_EDGES, or a synthetic 50 MB .el of scale-22 ids:
+//
+//	GRAPHRUN_BENCH_EDGES=k20.el go test -run - -bench ScanShare ./graph/edgelist
+func BenchmarkScanShare(b *testing.B) {
+	path := os.Getenv("GRAPHRUN_BENCH_EDGES")
+	if path == "" {
+		rng := rand.New(rand.NewPCG(9, 10))
+		var data []byte
+		for len(data) < 50<<20 {
+			data = fmt.Appendf(data, "%d %d\n", rng.Int64N(1<<22), rng.Int64N(1<<22))
+		}
+		path = filepath.Join(b.TempDir(), "synth.el")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("newlines", func(b *testing.B) {
+		buf := make([]byte, 1<<20)
+		measureCPU(b, st.Size(), func() {
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer f.Close()
+			lines := 0
+			for {
+				n, err := f.Read(buf)
+				lines += bytes.Count(buf[:n], []byte{'\n'})
+				if err != nil {
+					break
+				}
+			}
+			if lines == 0 {
+				b.Fatal("no lines")
+			}
+		})
+	})
+	for _, ranks := range []int{1, 2} {
+		b.Run(fmt.Sprintf("ranks=%d", ranks), func(b *testing.B) {
+			measureCPU(b, st.Size(), func() {
+				var wg sync.WaitGroup
+				errs := make([]error, ranks)
+				for r := range ranks {
+					wg.Go(func() {
+						fs, err := NewFileShare(path, "", r, ranks)
+						if err == nil {
+							err = fs.Scan(context.Background(), func([]graph.Edge) error { return nil })
+						}
+						errs[r] = err
+					})
+				}
+				wg.Wait()
+				for _, err := range errs {
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		})
+	}
 }
