@@ -209,21 +209,24 @@ func TestPageRankCLINetworkX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := filepath.Join(t.TempDir(), "scores.tsv")
-	mustRun(t, "pagerank", g, "--ranks", "2", "--tol", "1e-16", "-o", out,
-		"--personalize", g+".personalize.txt", "--dangling", g+".dangling.txt", "--nstart", g+".nstart.txt")
-	got := map[int64]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
-		id, score, _ := strings.Cut(line, "\t")
-		v, _ := strconv.ParseInt(id, 10, 64)
-		got[v], _ = strconv.ParseFloat(score, 64)
-	}
-	var l1 float64
-	for _, r := range ref {
-		l1 += math.Abs(got[r.ID] - r.Score)
-	}
-	if len(got) != len(ref) || l1 > 1e-12 {
-		t.Errorf("personalized: %d scores, L1 distance from NetworkX %.3g", len(got), l1)
+	clearJobEnv(t)
+	for _, ranks := range [][]string{{"--ranks", "2"}, {"--procs", "2", "--threads", "1"}} {
+		out := filepath.Join(t.TempDir(), "scores.tsv")
+		mustRun(t, append([]string{"pagerank", g, "--tol", "1e-16", "-o", out, "--personalize", g + ".personalize.txt",
+			"--dangling", g + ".dangling.txt", "--nstart", g + ".nstart.txt"}, ranks...)...)
+		got := map[int64]float64{}
+		for _, line := range strings.Split(strings.TrimSpace(string(readFile(t, out))), "\n") {
+			id, score, _ := strings.Cut(line, "\t")
+			v, _ := strconv.ParseInt(id, 10, 64)
+			got[v], _ = strconv.ParseFloat(score, 64)
+		}
+		var l1 float64
+		for _, r := range ref {
+			l1 += math.Abs(got[r.ID] - r.Score)
+		}
+		if len(got) != len(ref) || l1 > 1e-12 {
+			t.Errorf("personalized %v: %d scores, L1 distance from NetworkX %.3g", ranks, len(got), l1)
+		}
 	}
 	seeds := runPageRankJSON(t, g, "--personalize-ids", "3,10", "--top", "1")
 	if len(seeds.Top) != 1 || seeds.Top[0].ID != 3 && seeds.Top[0].ID != 10 && seeds.Top[0].ID != 17 {

@@ -124,7 +124,7 @@ func TestGoldenGraphsNetworkXTolerance(t *testing.T) {
 
 // TestGoldenGraphsPersonalized: personalized PageRank, the dangling mass
 // following the personalization or a distribution of its own, equals
-// NetworkX's on every golden graph, rank count and allreduce.
+// NetworkX's on every golden graph, rank count, allreduce and partition.
 func TestGoldenGraphsPersonalized(t *testing.T) {
 	for _, name := range testgraph.Golden() {
 		ef, err := edgelist.ReadEdges(testgraph.GoldenFile(name), "")
@@ -136,6 +136,8 @@ func TestGoldenGraphsPersonalized(t *testing.T) {
 		cfg.Personalization = goldenVector(t, name, ".personalize.txt")
 		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 1, 0)
 		cfg.Dangling = goldenVector(t, name, ".dangling.txt")
+		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 2, 0)
+		cfg.Partition = PartitionBlock1D
 		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 2, 0)
 	}
 }
