@@ -154,7 +154,8 @@ func searchKeys(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, own
 		return nil, err
 	}
 	if len(roots) == 0 {
-		return nil, errors.New("the graph has no vertex of degree ≥ 1 to search from")
+		// The input's fault (only self-loops, say): a usage error.
+		return nil, &InputError{Err: errors.New("the graph has no vertex of degree ≥ 1 to search from")}
 	}
 	if len(roots) < cfg.NumRoots {
 		cfg.warn(c, "only %d vertices have degree ≥ 1 (not counting self-loops): running %d searches instead of %d",

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -109,5 +111,48 @@ func TestConvertCLIErrors(t *testing.T) {
 	code, _, errOut := runCLI(t, "bfs", corrupt)
 	if code != 2 || !strings.Contains(errOut, "bad magic") && !strings.Contains(errOut, "offset") {
 		t.Errorf("bfs on a corrupt .grb: exit %d, %s", code, errOut)
+	}
+}
+
+// TestConvertStreamInputs: convert opens a named FIFO and a pipe given as
+// /dev/fd/N (what a shell's <(…) passes) by their paths, not its own
+// standard input; /dev/zero and an empty input are errors (exit 2), and a
+// graph of self-loops only is a usage error for bfs.
+func TestConvertStreamInputs(t *testing.T) {
+	dir := t.TempDir()
+	const edges = "1 2\n2 3\n"
+	fifo := filepath.Join(dir, "in.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = os.WriteFile(fifo, []byte(edges), 0o600) }()
+	out := filepath.Join(dir, "fifo.el")
+	if code, _, stderr := runCLI(t, "convert", fifo, "--format", "snap", "-o", out); code != 0 || string(readFile(t, out)) != edges {
+		t.Fatalf("convert FIFO: exit %d, %q; stderr %s", code, readFile(t, out), stderr)
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	go func() { _, _ = w.WriteString(edges); w.Close() }()
+	out = filepath.Join(dir, "pipe.el")
+	if code, _, stderr := runCLI(t, "convert", fmt.Sprintf("/dev/fd/%d", r.Fd()), "--format", "snap", "-o", out); code != 0 || string(readFile(t, out)) != edges {
+		t.Fatalf("convert /dev/fd/N: exit %d; stderr %s", code, stderr)
+	}
+
+	empty := writeFile(t, filepath.Join(dir, "empty.txt"), "")
+	for _, in := range []string{"/dev/zero", empty} {
+		code, _, stderr := runCLI(t, "convert", in, "--format", "snap", "-o", filepath.Join(dir, "x.grb"))
+		if code != 2 || !strings.Contains(stderr, in) {
+			t.Errorf("convert %s: exit %d, stderr %q; want exit 2 naming it", in, code, stderr)
+		}
+	}
+	assertEntries(t, dir, "in.fifo", "fifo.el", "pipe.el", "empty.txt")
+
+	loops := writeFile(t, filepath.Join(dir, "loops.txt"), "1 1\n2 2\n")
+	if code, _, stderr := runCLI(t, "bfs", loops); code != 2 || !strings.Contains(stderr, "no vertex of degree") {
+		t.Errorf("bfs on self-loops only: exit %d, stderr %q; want exit 2", code, stderr)
 	}
 }

@@ -80,13 +80,31 @@ func WriteEdgeListOf(ctx context.Context, w io.Writer, share graph.EdgeShare, fo
 }
 
 // ReadInputEntries reads the whole of in as ReadEntries does (a symmetric
-// matrix's entries once; its EdgeFile says Symmetric), from stdin when in
-// is a stream: `graphrun convert`'s input.
+// matrix's entries once; its EdgeFile says Symmetric): `graphrun
+// convert`'s input. A stream is opened with OpenStream (stdin for "-"; a
+// named FIFO, a device or a process substitution by its path). An input
+// without a single edge is an error.
 func ReadInputEntries(ctx context.Context, in *Input, stdin io.Reader) (*EdgeFile, error) {
+	var ef *EdgeFile
 	if in.Stream {
-		return ReadStreamEntries(ctx, stdin, in.Path, in.Format)
+		rc, err := OpenStream(ctx, in.Path, stdin)
+		if err != nil {
+			return nil, err
+		}
+		defer rc.Close()
+		if ef, err = ReadStreamEntries(ctx, rc, in.Path, in.Format); err != nil {
+			return nil, err
+		}
+	} else {
+		var err error
+		if ef, err = ReadEntries(in.Path, in.Format); err != nil {
+			return nil, err
+		}
 	}
-	return ReadEntries(in.Path, in.Format)
+	if len(ef.Edges) == 0 {
+		return nil, fmt.Errorf("%s: no edges", in.Path)
+	}
+	return ef, nil
 }
 
 // WriteConverted writes ef to w as kind: "grb" (WriteGRB, keeping the

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestReadRunFiles: the files are read in order; a missing file or one of
@@ -35,5 +36,26 @@ func TestReadRunFiles(t *testing.T) {
 	}
 	if _, err := ReadRunFiles([]string{bad}); err == nil || !strings.Contains(err.Error(), "bad.json") {
 		t.Fatalf("a file of neither kind: %v", err)
+	}
+}
+
+// TestReadRunFilesBounded: a device that never ends is refused after a
+// bounded read, not read into memory whole.
+func TestReadRunFilesBounded(t *testing.T) {
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := readBounded("/dev/zero", 1<<20)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "/dev/zero: more than 1 MiB") {
+			t.Fatalf("%v, want a refusal naming /dev/zero", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("reading /dev/zero did not stop")
 	}
 }
