@@ -61,7 +61,10 @@ func runSSSP(ctx context.Context, c comm.Comm, cfg *Config, b *builtGraph, owned
 	if err != nil {
 		return fmt.Errorf("kernel 3 weights: %w", err)
 	}
-	eng, err := sssp.New(ctx, c, b.g, w, b.part, sssp.Config{Delta: cfg.Delta, Threads: cfg.Threads})
+	// Requests travel compact when the frontiers do (a codec other than
+	// raw: where bytes cost, as BFS's compact top-down records).
+	compact := cfg.Codec != "" && cfg.Codec != "raw"
+	eng, err := sssp.New(ctx, c, b.g, w, b.part, sssp.Config{Delta: cfg.Delta, Threads: cfg.Threads, Compact: compact})
 	if err != nil {
 		return err
 	}

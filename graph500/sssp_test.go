@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/graphrun/graphrun/internal/fielderr"
+	"github.com/graphrun/graphrun/results"
 )
 
 // A run with kernel 3 makes one validated shortest path search per BFS
@@ -107,5 +108,32 @@ func TestMemoryCountsSSSP(t *testing.T) {
 	// At least the weights and the rows' copy: 12 bytes per half-edge.
 	if extra := both.Searches - bfsOnly.Searches; extra < 12*2*(16<<20)/2 {
 		t.Errorf("kernel 3 adds %d bytes per rank, less than its weights and rows", extra)
+	}
+}
+
+// With a frontier codec the requests travel compact: the same searches in
+// fewer bytes.
+func TestRunSSSPCompactRequests(t *testing.T) {
+	var runs [2]*results.Graph500Run
+	for i, codec := range []string{"raw", "auto"} {
+		cfg := testConfig(10, 3)
+		cfg.SSSP, cfg.Codec, cfg.NumRoots = true, codec, 4
+		run, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !run.Validated() {
+			t.Fatalf("codec %s: not validated", codec)
+		}
+		runs[i] = run
+	}
+	for i, x := range runs[1].SSSP.Searches {
+		y := runs[0].SSSP.Searches[i]
+		if x.NEdge != y.NEdge || x.Phases != y.Phases || x.Buckets != y.Buckets {
+			t.Fatalf("search %d: compact %+v, fixed %+v", i, x, y)
+		}
+	}
+	if c, f := runs[1].SSSP.CommBytes, runs[0].SSSP.CommBytes; c >= f {
+		t.Errorf("compact requests sent %d bytes, fixed ones %d", c, f)
 	}
 }

@@ -14,7 +14,9 @@
 // (spmv.TimedAlltoallv), and one allreduce per phase finds the next
 // bucket globally, which is also the termination test (§3's distributed
 // version: requests to owners, phases separated by a global
-// synchronisation). The tree is deterministic: a phase's requests are
+// synchronisation). With Config.Compact a phase's requests are combined per
+// target and varint-coded before they travel (compact.go). The tree is
+// deterministic: a phase's requests are
 // combined by (distance, larger parent), so distances and parents are the
 // same for any number of ranks and threads.
 //

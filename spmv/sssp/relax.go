@@ -50,6 +50,10 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 			}
 			s.merged[d], s.send[d] = m, m
 		}
+		if s.cfg.Compact && d != s.rank {
+			s.compact[d], s.keys = compactRequests(s.compact[d], s.send[d], s.keys)
+			s.send[d] = s.compact[d]
+		}
 	}
 	for t := range threads {
 		for _, b := range s.threadBufs[t] {
@@ -72,7 +76,11 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 		if src == s.rank {
 			continue
 		}
-		if err := s.apply(src, msg); err != nil {
+		apply := s.apply
+		if s.cfg.Compact {
+			apply = s.applyCompact
+		}
+		if err := apply(src, msg); err != nil {
 			return fmt.Errorf("sssp: requests from rank %d: %w", src, err)
 		}
 	}
@@ -130,16 +138,20 @@ func (s *SSSP) apply(src int, msg []byte) error {
 		if t >= n || pl >= senders || bits >= inf {
 			return fmt.Errorf("request (%d, %#x, %d) out of range [0, %d) × [0, ∞) × [0, %d)", t, bits, pl, n, senders)
 		}
-		nd, p := math.Float32frombits(bits), first+int64(pl)
-		switch cur := s.dist[t]; {
-		case nd < cur:
-			if s.updated[t] != s.phase || s.bucketOf(nd) != s.bucketOf(cur) {
-				s.bins.insert(t, s.bucketOf(nd))
-			}
-			s.dist[t], s.parent[t], s.updated[t] = nd, p, s.phase
-		case nd == cur && s.updated[t] == s.phase && p > s.parent[t]:
-			s.parent[t] = p
-		}
+		s.offer(t, math.Float32frombits(bits), first+int64(pl))
 	}
 	return nil
+}
+
+// offer applies one request: distance nd to owned vertex t from parent p.
+func (s *SSSP) offer(t uint32, nd float32, p int64) {
+	switch cur := s.dist[t]; {
+	case nd < cur:
+		if s.updated[t] != s.phase || s.bucketOf(nd) != s.bucketOf(cur) {
+			s.bins.insert(t, s.bucketOf(nd))
+		}
+		s.dist[t], s.parent[t], s.updated[t] = nd, p, s.phase
+	case nd == cur && s.updated[t] == s.phase && p > s.parent[t]:
+		s.parent[t] = p
+	}
 }

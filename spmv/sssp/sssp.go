@@ -26,6 +26,10 @@ type Config struct {
 	// Delta is the bucket width Δ; 0 chooses DefaultDelta from the graph.
 	Delta   float64
 	Threads int // goroutines for the relaxations (≥ 1)
+	// Compact sorts and combines each phase's requests per destination
+	// and sends them varint-coded (compact.go): fewer bytes for the cost
+	// of a sort, for ranks on a network. The results are the same.
+	Compact bool
 }
 
 func (cfg Config) check() error {
@@ -95,6 +99,8 @@ type SSSP struct {
 
 	threadBufs [][][]byte // per thread, per destination requests
 	merged     [][]byte   // per destination, the threads' requests together
+	compact    [][]byte   // per destination, the compact requests (Config.Compact)
+	keys       []uint64   // scratch of compactRequests
 	send, recv [][]byte
 	stats      Stats
 }
@@ -125,7 +131,7 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 		delta: float32(delta), inv: 1 / float64(float32(delta)),
 		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
 		updated: make([]uint32, n), inSettled: make([]uint32, n),
-		threadBufs: make([][][]byte, cfg.Threads), merged: make([][]byte, part.P), send: make([][]byte, part.P),
+		threadBufs: make([][][]byte, cfg.Threads), merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
 	}
 	for t := range s.threadBufs {
 		s.threadBufs[t] = make([][]byte, part.P)
