@@ -180,5 +180,20 @@ func FuzzReadSG(f *testing.F) {
 				t.Fatalf("3 ranks read %v, one rank %v", got, whole)
 			}
 		}
+		// An undirected view reads an undirected graph's entries with
+		// u ≤ v, a directed graph's all.
+		src := memSource("fuzz", data, format, false, edgeReadBufSize)
+		src.entries = true
+		p, err := src.read(0, 1)
+		if err != nil {
+			t.Fatalf("entries: %v, where the edges read", err)
+		}
+		want := whole
+		if data[0] == 0 {
+			want = slices.DeleteFunc(slices.Clone(whole), func(e graph.Edge) bool { return e.U > e.V })
+		}
+		if !slices.Equal(p.edges, want) {
+			t.Fatalf("entries %v, want %v", p.edges, want)
+		}
 	})
 }
