@@ -18,12 +18,13 @@ import (
 
 // PackedRanges is the number of row ranges BuildPackedFrom fills one after
 // the other when the caller leaves it to choose: the buffer of a range then
-// holds about an eighth of the rank's half-edges, 4 bytes each, half a
-// byte per half-edge: less than what the searches hold besides the graph
-// (parent, level, queues and bitmaps, and the records of the largest
-// top-down level, 1 to 1.5 bytes per half-edge at edgefactor 16), so that
-// kernel 1's peak stays below the searches'.
-const PackedRanges = 8
+// holds about a quarter of the rank's half-edges, 4 bytes each, a byte per
+// half-edge: about what the searches hold besides the graph (parent,
+// level, queues and bitmaps, and the records of the largest top-down
+// level, 1 to 1.5 bytes per half-edge at edgefactor 16), so that kernel
+// 1's peak stays near the searches' (graph500's memory model) with the
+// fewest readings of the source.
+const PackedRanges = 4
 
 // BuildPackedFrom is BuildUndirectedFrom building the rows straight into
 // the compressed layout (CSR.Packed, byte offsets, PackedEdges). The

@@ -290,6 +290,48 @@ func riceSlow(b []byte, bp uint64, k uint, mask uint64) (uint64, uint64) {
 	return q<<k | w&mask, bp + uint64(k)
 }
 
+// AppendRow appends the neighbours of g's local vertex l, in descending
+// order, to dst[:0] and returns them: a copy of a plain row, or a packed
+// row decoded with the search's decoder (PackedNext, RiceNext), for
+// readers of whole rows (the validator, the sieve's directory). The packed
+// rows are trusted: kernel 1 wrote them (CheckPacked checks them).
+func AppendRow[C uint32 | int64](g *CSR, l uint32, dst []C) []C {
+	dst = dst[:0]
+	lo, hi := g.Offsets[l], g.Offsets[l+1]
+	switch {
+	case g.Packed == nil && g.Cols32 != nil:
+		for _, u := range g.Cols32[lo:hi] {
+			dst = append(dst, C(u))
+		}
+		return dst
+	case g.Packed == nil:
+		for _, u := range g.Cols64[lo:hi] {
+			dst = append(dst, C(u))
+		}
+		return dst
+	}
+	p := g.Packed
+	d, at := PackedNext(p, lo)
+	if d == 0 {
+		return dst
+	}
+	z, at := PackedNext(p, at)
+	u := g.FirstGlobal + int64(l) + Unzigzag(z)
+	dst = append(slices.Grow(dst, int(d)), C(u))
+	if d == 1 {
+		return dst
+	}
+	k := uint(p[at])
+	bp, mask := uint64(at+1)*8, uint64(1)<<k-1
+	for range d - 1 {
+		var x uint64
+		x, bp = RiceNext(p, bp, k, mask)
+		u -= int64(x) + 1
+		dst = append(dst, C(u))
+	}
+	return dst
+}
+
 // PackedDegree returns the degree at b[at], the start of a packed row, and
 // the offset of the row's first neighbour.
 func PackedDegree(b []byte, at int64) (d, next int64) {

@@ -2,7 +2,6 @@ package graph
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 )
 
@@ -52,25 +51,9 @@ func (g *CSR) Degree(l uint32) int64 {
 }
 
 // Row returns the neighbours of local vertex l, in descending order, in
-// buf's storage: a decoded copy of a packed row, a copy of a plain one.
-func (g *CSR) Row(l uint32, buf []int64) []int64 {
-	lo, hi := g.Offsets[l], g.Offsets[l+1]
-	switch {
-	case g.Packed != nil:
-		row, _, err := DecodePackedRow(g.Packed[lo:hi], g.FirstGlobal+int64(l), g.NumGlobal, buf)
-		if err != nil {
-			panic(fmt.Sprintf("graph: %v", err)) // kernel 1 wrote it: a bug, not input
-		}
-		return row
-	case g.Cols32 != nil:
-		buf = buf[:0]
-		for _, u := range g.Cols32[lo:hi] {
-			buf = append(buf, int64(u))
-		}
-		return buf
-	}
-	return append(buf[:0], g.Cols64[lo:hi]...)
-}
+// buf's storage: a decoded copy of a packed row, a copy of a plain one
+// (AppendRow).
+func (g *CSR) Row(l uint32, buf []int64) []int64 { return AppendRow(g, l, buf) }
 
 // Bytes is the memory of the adjacency: offsets, columns or packed rows,
 // and tuple degrees.

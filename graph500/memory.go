@@ -130,6 +130,7 @@ type MemoryConfig struct {
 	Validate           bool
 	SSSP               bool // the run makes kernel 3's searches after the BFS's
 	Compressed         bool // 1D rows in the compressed layout (graph.BuildPackedFrom)
+	PackedRanges       int  // its kernel 1's row ranges (0: graph.PackedRanges)
 }
 
 // MemoryEstimate is the model's answer, in bytes.
@@ -249,7 +250,11 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		rows := float64(2 * cb)
 		if cfg.Compressed {
 			rows = packedTupleBytes(cfg.Scale, cb)
-			k1.addFrac(mr, float64(2*cb)/graph.PackedRanges)
+			ranges := cfg.PackedRanges
+			if ranges < 1 {
+				ranges = graph.PackedRanges
+			}
+			k1.addFrac(mr, float64(2*cb)/float64(ranges))
 		}
 		k1.addFrac(mr, rows)
 		k1.addMul(k1VertexBytes, nr)
@@ -321,6 +326,23 @@ func mapBytes(cfg MemoryConfig, p int64) float64 {
 		}
 	}
 	return maps
+}
+
+// packedRanges is the number of row ranges kernel 1 fills one after the
+// other into the compressed layout (graph.BuildPackedFrom): the fewest,
+// each reading the source once more, whose kernel-1 peak the model puts
+// no higher than the searches' (at most 16: on graphs so small that the
+// round buffers outweigh the rows, more ranges would not help).
+func packedRanges(cfg MemoryConfig) int {
+	cfg.Compressed = true
+	r := 2
+	for ; r < 16; r *= 2 {
+		cfg.PackedRanges = r
+		if e, err := EstimateMemory(cfg); err == nil && e.Kernel1 <= e.Searches {
+			break
+		}
+	}
+	return r
 }
 
 // GuardMargin is the share of the available memory a run may be estimated

@@ -139,17 +139,15 @@ func markOwnersPacked(g *graph.CSR, part partition.Block1D, vlo, vhi int, dir []
 	return nil
 }
 
-// packedRow decodes the packed row of local vertex v into buf.
+// packedRow decodes the packed row of local vertex v into buf
+// (graph.AppendRow: kernel 1's rows are trusted; their neighbours are
+// still checked where they are used).
 func packedRow(g *graph.CSR, v int, buf []int64) ([]int64, error) {
 	lo, hi := g.Offsets[v], g.Offsets[v+1]
-	if lo < 0 || lo > hi || hi > int64(len(g.Packed)) {
+	if lo < 0 || lo > hi || hi > int64(len(g.Packed))-graph.PackedPad {
 		return buf, fmt.Errorf("local vertex %d: row [%d, %d) outside the %d packed bytes", v, lo, hi, len(g.Packed))
 	}
-	row, _, err := graph.DecodePackedRow(g.Packed[lo:hi], g.FirstGlobal+int64(v), g.NumGlobal, buf)
-	if err != nil {
-		return row, fmt.Errorf("local vertex %d: %w", v, err)
-	}
-	return row, nil
+	return graph.AppendRow(g, uint32(v), buf), nil
 }
 
 // markRow sets, in acc, the bit of local vertex v for the owner of each of

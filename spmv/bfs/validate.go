@@ -517,9 +517,9 @@ func validateRows[G ghostValue](ctx context.Context, v *Validator, rc *rowCheck,
 		res.bad.reset()
 		switch {
 		case v.g.Packed != nil && v.g.NumGlobal <= 1<<32:
-			res.degreeSum = checkPackedRows[uint32](rc, v.g.Packed, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
+			res.degreeSum = checkPackedRows[uint32](rc, v.g, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
 		case v.g.Packed != nil:
-			res.degreeSum = checkPackedRows[int64](rc, v.g.Packed, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
+			res.degreeSum = checkPackedRows[int64](rc, v.g, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
 		case v.g.Cols64 != nil:
 			res.degreeSum = checkRows(rc, v.g.Cols64, own, ghosts, v.spans[t], v.spans[t+1], &res.bad)
 		default:

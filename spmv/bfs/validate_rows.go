@@ -61,21 +61,14 @@ func checkRows[C uint32 | int64, G ghostValue](rc *rowCheck, cols []C, own, ghos
 	return sum
 }
 
-// checkPackedRows is checkRows over packed rows, each decoded in turn into
-// a scratch row of the rank's column width (C); a malformed row is a
-// violation.
-func checkPackedRows[C uint32 | int64, G ghostValue](rc *rowCheck, packed []byte, own, ghosts []G, lo, hi int, bad *violations) int64 {
+// checkPackedRows is checkRows over g's packed rows, each decoded in turn
+// (graph.AppendRow) into a scratch row of the rank's column width (C).
+func checkPackedRows[C uint32 | int64, G ghostValue](rc *rowCheck, g *graph.CSR, own, ghosts []G, lo, hi int, bad *violations) int64 {
 	var pick [pickBatch]C
 	var row []C
-	offsets := rc.offsets
 	var sum int64
 	for l := lo; l < hi; l++ {
-		var err error
-		row, _, err = graph.DecodePackedRow(packed[offsets[l]:offsets[l+1]], rc.first+int64(l), rc.n, row)
-		if err != nil {
-			bad.addf(kindRange, "vertex %d: its stored row: %v", rc.first+int64(l), err)
-			continue
-		}
+		row = graph.AppendRow(g, uint32(l), row)
 		sum += checkRow(rc, row, l, own, ghosts, &pick, bad)
 	}
 	return sum
