@@ -28,10 +28,10 @@ package graph
 // decoder always reads a whole 64-bit word.
 //
 // The code was chosen by measuring (BenchmarkPackedCodes, BENCHMARKS.md
-// "Compressed adjacency"): on the Graph500 graph at scale 20, LEB128 varints
+// "Graph500 scale 26 and 27"): on the Graph500 graph at scale 20, LEB128 varints
 // of the same values (Ligra+'s byte code) take 2.03 bytes per stored arc,
 // group varint 2.13, Ligra+'s run-length byte code 2.16 and this code
-// 1.66, and the gap grows with the scale (2.24 against about 1.8 at scale
+// 1.66, and the gap grows with the scale (2.24 against 1.85 at scale
 // 22), as a permuted graph's gaps do; a Rice code decodes with one
 // trailing-zero count and two shifts, without the varint's
 // data-dependent branch per byte. The degree in front lets a bottom-up

@@ -104,7 +104,7 @@ const (
 	// packedTupleBytes20 and packedTupleScaleBytes model the packed rows'
 	// bytes per input tuple of a Kronecker graph of edgefactor 16 at scale
 	// s: packedTupleBytes20 + packedTupleScaleBytes·(s − 20)
-	// (BenchmarkPackedCodes, BENCHMARKS.md "Compressed adjacency"). Below
+	// (BenchmarkPackedCodes, BENCHMARKS.md "Graph500 scale 26 and 27"). Below
 	// scale 20 the scale-20 figure holds.
 	packedTupleBytes20    = 3.1
 	packedTupleScaleBytes = 0.22
