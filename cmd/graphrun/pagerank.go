@@ -70,7 +70,7 @@ memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
 	fl.StringVar(&f.format, "format", "auto", "snap, el, wel, mtx or bel, optionally .gz (auto: from the name; not for -)")
 	fl.Float64Var(&f.jc.Alpha, "alpha", def.Alpha, "damping factor")
 	fl.Float64VarP(&f.jc.Tol, "tol", "t", def.Tol, "NetworkX's tol: stop when an iteration's L1 change is below N·tol")
-	fl.IntVarP(&f.jc.MaxIter, "max-iter", "i", def.MaxIter, "stop after this many iterations: scores written, exit status 3")
+	fl.IntVarP(&f.jc.MaxIter, "max-iter", "i", def.MaxIter, "give up after this many iterations: scores written, exit status 3")
 	fl.IntVar(&f.jc.Iterations, "iterations", 0, "run exactly this many iterations (ignores --tol and --max-iter)")
 	fl.BoolVar(&f.jc.Undirected, "undirected", false, "add the reverse of every edge")
 	fl.StringVar(&f.jc.Allreduce, "allreduce", def.Allreduce, "kylix, direct, binary (sparse networks) or dense (chunked hypercube)")

@@ -243,6 +243,7 @@ func TestPageRankCLINetworkX(t *testing.T) {
 		{[]string{"--nstart", bad}, "--nstart: " + bad + ":2"},
 		{[]string{"--personalize-ids", "3,999"}, "--personalize-ids: entry 1: vertex 999"},
 		{[]string{"--personalize-ids", "3", "--personalize", bad}, "--personalize-ids"},
+		{[]string{"--personalize-ids", "3", "--gauss-seidel"}, "--gauss-seidel"},
 	} {
 		code, _, stderr := runCLI(t, append([]string{"pagerank", g}, c.args...)...)
 		if code != 2 || !strings.Contains(stderr, c.want) {

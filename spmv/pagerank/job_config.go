@@ -179,8 +179,9 @@ func (jc JobConfig) Job(ranks, threads int, elasticErr error) (Job, error) {
 
 // SetVectors reads the job's vectors (Personalize or PersonalizeIDs,
 // Dangling, NStart) into job's Config, with the ids of src's file (1-based
-// for Matrix Market). Its errors are fielderr.Errors naming the JobConfig
-// field, around the file's name and line.
+// for Matrix Market), and checks the job again with them. Its errors are
+// fielderr.Errors naming the JobConfig or Config field, around the file's
+// name and line.
 func (jc JobConfig) SetVectors(job *Job, src *Source) error {
 	var offset int64
 	if src != nil && src.File != nil {
@@ -218,8 +219,10 @@ func (jc JobConfig) SetVectors(job *Job, src *Source) error {
 	if job.Dangling, err = read("Dangling", jc.Dangling); err != nil {
 		return err
 	}
-	job.NStart, err = read("NStart", jc.NStart)
-	return err
+	if job.NStart, err = read("NStart", jc.NStart); err != nil {
+		return err
+	}
+	return job.Check() // the vectors against the other settings (GaussSeidel)
 }
 
 // GCPercent is the garbage collector's target during a pagerank run

@@ -194,7 +194,7 @@ func TestJobConfigSetVectors(t *testing.T) {
 	}
 	pers, nstart := file("p.txt", "1 2\n3 1\n"), file("n.txt", "2 1\n")
 	mtx := &Source{File: &edgelist.Input{Path: "g.mtx", IDOffset: 1}}
-	var job Job
+	job := Job{Config: DefaultConfig()}
 	jc := with(pagerankDefaults(), func(s *JobConfig) { s.Personalize, s.Dangling, s.NStart = pers, pers, nstart })
 	if err := jc.SetVectors(&job, mtx); err != nil {
 		t.Fatal(err)
@@ -202,10 +202,15 @@ func TestJobConfigSetVectors(t *testing.T) {
 	if !slices.Equal(job.Personalization.IDs, []int64{0, 2}) || !slices.Equal(job.Dangling.Weights, []float64{2, 1}) || job.NStart.IDs[0] != 1 {
 		t.Fatalf("vectors %+v %+v %+v", job.Personalization, job.Dangling, job.NStart)
 	}
-	job = Job{}
+	job = Job{Config: DefaultConfig()}
 	if err := with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{5, 9} }).SetVectors(&job, &Source{}); err != nil ||
 		!slices.Equal(job.Personalization.IDs, []int64{5, 9}) || !slices.Equal(job.Personalization.Weights, []float64{1, 1}) || job.Dangling != nil {
 		t.Fatalf("seed set: %+v, %v", job.Personalization, err)
+	}
+	gs := Job{Config: DefaultConfig()}
+	gs.GaussSeidel = true
+	if err := with(pagerankDefaults(), func(s *JobConfig) { s.Personalize = pers }).SetVectors(&gs, mtx); fielderr.Field(err) != "GaussSeidel" {
+		t.Errorf("a personalization with GaussSeidel: %v", err)
 	}
 	bad := file("bad.txt", "1 1\n2 -3\n")
 	for _, tc := range []struct {
@@ -218,7 +223,7 @@ func TestJobConfigSetVectors(t *testing.T) {
 		{"seed twice", "PersonalizeIDs", "entry 1: vertex 4 is listed again", with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{4, 4} })},
 		{"no seed", "PersonalizeIDs", "no vertex", with(pagerankDefaults(), func(s *JobConfig) { s.PersonalizeIDs = []int64{} })},
 	} {
-		err := tc.s.SetVectors(&Job{}, mtx)
+		err := tc.s.SetVectors(&Job{Config: DefaultConfig()}, mtx)
 		wantField(t, tc.name, err, tc.field)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
