@@ -156,3 +156,21 @@ func TestConvertStreamInputs(t *testing.T) {
 		t.Errorf("bfs on self-loops only: exit %d, stderr %q; want exit 2", code, stderr)
 	}
 }
+
+// TestCorruptGRBBlamesTheFile: a .grb whose header is corrupt is the
+// file's error (exit 2, naming it), not --format's, which was not given.
+func TestCorruptGRBBlamesTheFile(t *testing.T) {
+	dir := t.TempDir()
+	g := writeFile(t, filepath.Join(dir, "g.txt"), "1 2\n2 3\n3 1\n")
+	grb := filepath.Join(dir, "g.grb")
+	mustRun(t, "convert", g, "-o", grb)
+	data := readFile(t, grb)
+	data[20] ^= 0xff // inside the header: its checksum no longer matches
+	writeFile(t, grb, string(data))
+	for _, command := range []string{"bfs", "pagerank"} {
+		code, _, stderr := runCLI(t, command, grb)
+		if code != 2 || strings.Contains(stderr, "--format") || !strings.Contains(stderr, "g.grb") {
+			t.Errorf("%s on a corrupt .grb: exit %d, stderr %q; want exit 2 naming the file, not --format", command, code, stderr)
+		}
+	}
+}

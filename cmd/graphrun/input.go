@@ -5,6 +5,8 @@
 package main
 
 import (
+	"errors"
+
 	"github.com/spf13/cobra"
 
 	"github.com/graphrun/graphrun/graph/edgelist"
@@ -23,6 +25,10 @@ func resolveFileInput(cmd *cobra.Command, format, path string, plan jobPlan) (*e
 		format = ""
 	}
 	in, err := edgelist.NewInput(path, format, stream, cmd.InOrStdin())
+	var le *edgelist.EdgeListError
+	if errors.As(err, &le) {
+		return nil, usageError{err} // the file's defect (a corrupt .grb header), not --format's
+	}
 	if err != nil {
 		return nil, flagError("format", "%v", err)
 	}

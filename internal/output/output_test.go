@@ -552,3 +552,19 @@ func TestStaleTemporariesRemoved(t *testing.T) {
 	}
 	assertOnly(t, dir, "out.txt", "g.txt", ".notes.tmp-xyz", ".g.txt.tmp-00112233aabb", ".h.txt.tmp-"+strconv.Itoa(os.Getpid())+"-0123456789ab")
 }
+
+// TestDirRefusedWhereFoldersCannotBeMade: a folder output under /proc,
+// where no one may make folders (access(2) lets root "write" there), is
+// refused by Check, before any work.
+func TestDirRefusedWhereFoldersCannotBeMade(t *testing.T) {
+	if _, err := os.Stat("/proc/self"); err != nil {
+		t.Skip(err)
+	}
+	s := NewSet(context.Background(), io.Discard)
+	s.Dir("plots", "/proc/foo")
+	err := s.Check()
+	var oe *Error
+	if !errors.As(err, &oe) || oe.Flag != "plots" || !strings.Contains(err.Error(), "cannot be made") {
+		t.Fatalf("--plots /proc/foo: %v, want a refusal naming --plots", err)
+	}
+}

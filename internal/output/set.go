@@ -452,6 +452,15 @@ func (d *Dir) check() (string, error) {
 			if err := writable(parent, true); err != nil {
 				return "", fmt.Errorf("cannot be made: %s is not writable: %w", parent, err)
 			}
+			// Permissions are not all: a file system may refuse new
+			// folders to anyone (/proc, a read-only mount seen by
+			// root). A probe folder, made and removed, tells before
+			// any work.
+			probe, err := os.MkdirTemp(parent, ".graphrun-check-")
+			if err != nil {
+				return "", fmt.Errorf("cannot be made in %s: %w", parent, plainError(err))
+			}
+			_ = os.Remove(probe)
 			return pathID(d.path), nil
 		case !errors.Is(err, fs.ErrNotExist):
 			return "", fmt.Errorf("cannot be made: %w", plainError(err))
