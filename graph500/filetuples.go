@@ -43,14 +43,7 @@ func (t grbTuples) Read(ctx context.Context, first int64, out []graph.Edge) erro
 	if first < 0 || first+int64(len(out)) > t.Len() {
 		return fmt.Errorf("graph500: read of tuples [%d, %d) from a share of %d", first, first+int64(len(out)), t.Len())
 	}
-	i := 0
-	return t.g.ScanTuples(ctx, t.lo+first, t.lo+first+int64(len(out)), func(packed []uint64) error {
-		for _, k := range packed {
-			out[i] = graph.Edge{U: int64(k >> 32), V: int64(k & math.MaxUint32)}
-			i++
-		}
-		return nil
-	})
+	return t.g.ReadTuples(ctx, t.lo+first, out)
 }
 
 // stagedTuples is a share of packed tuples (u<<32 | v, uint64 in the

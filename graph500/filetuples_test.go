@@ -94,6 +94,9 @@ func checkFileTuples(ctx context.Context, c comm.Comm, el, grb, tmp string) erro
 		return err
 	}
 	defer staged.(*stagedTuples).Close()
+	if err := c.Barrier(ctx, "test.staged"); err != nil { // every rank's file made and unlinked
+		return err
+	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		return fmt.Errorf("the staging left %d files in the temporary directory", len(left))
 	}

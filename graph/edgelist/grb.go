@@ -245,31 +245,79 @@ func (g *GRB) ReadIDs(ctx context.Context, first int64, out []int64) error {
 // block at a time (the slice is only valid during the call). A dense id
 // not below the vertex count is an error.
 func (g *GRB) ScanTuples(ctx context.Context, lo, hi int64, fn func([]uint64) error) error {
-	if lo < 0 || hi > g.Tuples || lo > hi {
-		return fmt.Errorf("read %s: tuples [%d, %d) of %d", g.name, lo, hi, g.Tuples)
+	if err := g.checkRange(lo, hi); err != nil {
+		return err
 	}
-	base := grbHeaderSize + 8*g.Vertices
-	sc, _ := g.scratch.Get().(*grbScratch)
-	if sc == nil {
-		sc = &grbScratch{buf: make([]byte, min(g.block, 8*g.Tuples))}
-		sc.packed = make([]uint64, len(sc.buf)/8)
-	}
+	sc := g.getScratch()
 	defer g.scratch.Put(sc)
-	buf, packed := sc.buf, sc.packed
+	base := grbHeaderSize + 8*g.Vertices
 	idx := lo
 	n := uint64(g.Vertices)
-	return g.readSection(ctx, base, 8*g.Tuples, g.idBlk, 8*lo, 8*hi, buf, func(b []byte) error {
-		out := packed[:len(b)/8]
+	return g.readSection(ctx, base, 8*g.Tuples, g.idBlk, 8*lo, 8*hi, sc.buf, func(b []byte) error {
+		out := sc.packed[:len(b)/8]
 		for j := range out {
 			u, v := binary.LittleEndian.Uint32(b[8*j:]), binary.LittleEndian.Uint32(b[8*j+4:])
 			if uint64(u) >= n || uint64(v) >= n {
-				return grbError(g.name, base+8*(idx+int64(j)), "tuple %d (%d, %d): a dense id not below the %d vertices", idx+int64(j), u, v, n)
+				return g.badTuple(idx+int64(j), u, v)
 			}
 			out[j] = uint64(u)<<32 | uint64(v)
 		}
 		idx += int64(len(out))
 		return fn(out)
 	})
+}
+
+// ReadTuples writes tuples [first, first+len(out)) to out as edges of
+// dense ids, with ScanTuples' checks and no copy between: what a reader of
+// a range a chunk at a time (kernel 1) wants. It allocates nothing once a
+// scratch block exists.
+func (g *GRB) ReadTuples(ctx context.Context, first int64, out []graph.Edge) error {
+	if err := g.checkRange(first, first+int64(len(out))); err != nil {
+		return err
+	}
+	sc := g.getScratch()
+	defer g.scratch.Put(sc)
+	base := grbHeaderSize + 8*g.Vertices
+	idx := first
+	n := uint64(g.Vertices)
+	return g.readSection(ctx, base, 8*g.Tuples, g.idBlk, 8*first, 8*(first+int64(len(out))), sc.buf, func(b []byte) error {
+		es := out[:len(b)/8]
+		for j := range es {
+			x := binary.LittleEndian.Uint64(b[8*j:]) // u in the low half, v in the high
+			u, v := x&math.MaxUint32, x>>32
+			if max(u, v) >= n {
+				return g.badTuple(idx+int64(j), uint32(u), uint32(v))
+			}
+			es[j] = graph.Edge{U: int64(u), V: int64(v)}
+		}
+		idx += int64(len(es))
+		out = out[len(es):]
+		return nil
+	})
+}
+
+// checkRange rejects a range [lo, hi) that is not of the file's tuples.
+func (g *GRB) checkRange(lo, hi int64) error {
+	if lo < 0 || hi > g.Tuples || lo > hi {
+		return fmt.Errorf("read %s: tuples [%d, %d) of %d", g.name, lo, hi, g.Tuples)
+	}
+	return nil
+}
+
+// badTuple is the error of tuple i, (u, v), with an id not below the
+// vertex count.
+func (g *GRB) badTuple(i int64, u, v uint32) error {
+	return grbError(g.name, grbHeaderSize+8*g.Vertices+8*i, "tuple %d (%d, %d): a dense id not below the %d vertices", i, u, v, g.Vertices)
+}
+
+// getScratch returns a scratch block of ScanTuples and ReadTuples.
+func (g *GRB) getScratch() *grbScratch {
+	sc, _ := g.scratch.Get().(*grbScratch)
+	if sc == nil {
+		sc = &grbScratch{buf: make([]byte, min(g.block, 8*g.Tuples))}
+		sc.packed = make([]uint64, len(sc.buf)/8)
+	}
+	return sc
 }
 
 // GRBWriter writes a .grb file front to back on any writer (internal/output

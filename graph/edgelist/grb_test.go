@@ -144,6 +144,7 @@ func FuzzReadGRB(f *testing.F) {
 	f.Add(grbBytes(f, nil, false, 1))
 	f.Add([]byte(GRBMagic))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		checkReadTuples(t, data)
 		for _, size := range []int{1, 3} {
 			var got []graph.Edge
 			var failed error
@@ -172,6 +173,31 @@ func FuzzReadGRB(f *testing.F) {
 			}
 		}
 	})
+}
+
+// checkReadTuples checks that ReadTuples, a few tuples at a time, gives
+// what ScanTuples gives of a .grb file, or fails where it fails.
+func checkReadTuples(t *testing.T, data []byte) {
+	g, err := NewGRB(bytes.NewReader(data), int64(len(data)), "fuzz.grb")
+	if err != nil || g.Tuples > 1<<16 {
+		return
+	}
+	ctx := context.Background()
+	var scanned []graph.Edge
+	errS := g.ScanTuples(ctx, 0, g.Tuples, func(packed []uint64) error {
+		for _, k := range packed {
+			scanned = append(scanned, graph.Edge{U: int64(k >> 32), V: int64(k & 0xffffffff)})
+		}
+		return nil
+	})
+	read := make([]graph.Edge, g.Tuples)
+	var errR error
+	for first := int64(0); first < g.Tuples && errR == nil; first += 3 {
+		errR = g.ReadTuples(ctx, first, read[first:min(first+3, g.Tuples)])
+	}
+	if (errS == nil) != (errR == nil) || errS == nil && !slices.Equal(scanned, read) {
+		t.Fatalf("ReadTuples: %v, %v; ScanTuples: %v, %v", read, errR, scanned, errS)
+	}
 }
 
 // TestConvertToEdgeList writes a share as text with the id offset added.
