@@ -42,10 +42,12 @@ for block in "$work"/blocks/*; do
   esac
   echo "== README block $(basename "$block" .sh)"
   sed 's/^/  $ /' "$block"
+  start=$(date +%s)
   (cd "$work/graphrun" && timeout 1200 bash -euo pipefail "$block") || {
     echo "FAIL: README block $(basename "$block" .sh) (above) failed" >&2
     exit 1
   }
+  echo "== README block $(basename "$block" .sh): $(($(date +%s) - start)) s (load $(cut -d' ' -f1-3 /proc/loadavg))"
   ran=$((ran + 1))
 done
 echo "readme: $ran blocks ran, $skipped not run (see above why)"
