@@ -69,21 +69,5 @@ func TestGoldenWeightedEqualsNetworkX(t *testing.T) {
 		want[v] = float32(d)
 	})
 	root := g.edges[0].U
-	for p := 1; p <= 4; p++ {
-		errs := make([]error, p)
-		got, err := search(t, g, p, root, Config{Threads: 2}, validateAfter(root, nil, errs))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for v := range want {
-			if got.dist[v] != want[v] {
-				t.Fatalf("%d ranks: dist[%d] = %v, NetworkX %v", p, v, got.dist[v], want[v])
-			}
-		}
-		for r, err := range errs {
-			if err != nil {
-				t.Fatalf("%d ranks, rank %d: %v", p, r, err)
-			}
-		}
-	}
+	searchesEqual(t, g, root, want, []int{1, 2, 3, 4}, "NetworkX")
 }

@@ -57,7 +57,15 @@ func TestKroneckerEqualsDijkstra(t *testing.T) {
 	params.Weights(0, g.weights, 2)
 	root := g.edges[5].U
 	want := dijkstra(g, root)
-	for _, p := range []int{1, 2, 4} {
+	searchesEqual(t, g, root, want, []int{1, 2, 4}, "Dijkstra")
+}
+
+// searchesEqual searches g from root on each rank count, validating every
+// search, and fails unless every distance equals want (ref names where
+// want comes from).
+func searchesEqual(t *testing.T, g weightedGraph, root int64, want []float32, ranks []int, ref string) {
+	t.Helper()
+	for _, p := range ranks {
 		errs := make([]error, p)
 		got, err := search(t, g, p, root, Config{Threads: 2}, validateAfter(root, nil, errs))
 		if err != nil {
@@ -65,7 +73,7 @@ func TestKroneckerEqualsDijkstra(t *testing.T) {
 		}
 		for v := range want {
 			if got.dist[v] != want[v] {
-				t.Fatalf("%d ranks: dist[%d] = %v, Dijkstra %v", p, v, got.dist[v], want[v])
+				t.Fatalf("%d ranks: dist[%d] = %v, %s %v", p, v, got.dist[v], ref, want[v])
 			}
 		}
 		for r, err := range errs {
