@@ -5,7 +5,8 @@
 // (FileShare); a stream that only rank 0 can read (standard input, a pipe,
 // a FIFO) spread over the ranks; and the conversions of graphrun's convert
 // and generate commands. read.go documents the text grammars, grb.go the
-// .grb layout, sg.go gapbs's, edgelist_write.go .el and .bel.
+// .grb layout, sg.go gapbs's, edgelist_write.go .el and .bel, weights.go
+// the weights a weighted read hands beside the edges (kernel 3's input).
 //
 // It sits above package graph, not inside it: the formats hand kernel 1
 // and PageRank's set-up their edges through graph's small interfaces

@@ -2,6 +2,7 @@ package edgelist_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -52,4 +53,34 @@ func ExampleReadStream() {
 	fmt.Println(edges, err)
 	// Output:
 	// [{3 4} {4 5}] <nil>
+}
+
+// A weighted read hands each edge's weight beside it, exactly as a
+// float32 was written; a symmetric matrix's mirrored entry carries its
+// entry's weight. A file without weights is refused.
+func ExampleReadWeightedEdges() {
+	dir, err := os.MkdirTemp("", "edgelist")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	wel := filepath.Join(dir, "g.wel")
+	mtx := filepath.Join(dir, "g.mtx")
+	el := filepath.Join(dir, "g.el")
+	os.WriteFile(wel, []byte("0 1 0.1\n1 2 0.75\n"), 0o644)
+	os.WriteFile(mtx, []byte("%%MatrixMarket matrix coordinate integer symmetric\n3 3 1\n3 1 4\n"), 0o644)
+	os.WriteFile(el, []byte("0 1\n"), 0o644)
+	for _, path := range []string{wel, mtx, el} {
+		ef, err := edgelist.ReadWeightedEdges(path, "")
+		if err != nil {
+			fmt.Println(filepath.Ext(path), errors.Is(err, edgelist.ErrUnweighted))
+			continue
+		}
+		fmt.Println(filepath.Ext(path), ef.Edges, ef.Weights)
+	}
+	// Output:
+	// .wel [{0 1} {1 2}] [0.1 0.75]
+	// .mtx [{2 0} {0 2}] [4 4]
+	// .el true
 }

@@ -21,7 +21,10 @@ type FileShare struct {
 	format     EdgeFormat
 	rank, size int
 	plan       sharePlan
-	entries    bool // one edge per Matrix Market entry or .grb tuple (Input.Entries)
+	// weightedPlan is plan for ScanWeighted, whose first pass checks
+	// the weights too.
+	weightedPlan sharePlan
+	entries      bool // one edge per Matrix Market entry or .grb tuple (Input.Entries)
 }
 
 // NewFileShare returns rank's share of the edge list at path in format

@@ -509,7 +509,7 @@ func (s *edgeSource) readGRB(rank, size int) (*edgeParser, error) {
 				es = append(es, graph.Edge{U: v, V: u})
 			}
 		}
-		p.addEdges(es)
+		p.addEdges(es, nil)
 		return p.flushFull()
 	})
 	if err != nil {

@@ -91,6 +91,15 @@ func NewInput(path, format string, stream bool, stdin io.Reader) (*Input, error)
 // Load returns rank's share of the file when size ranks read it: nothing
 // is read until the share is scanned.
 func (in *Input) Load(rank, size int) (graph.EdgeShare, error) {
+	fs, err := in.fileShare(rank, size)
+	if err != nil {
+		return nil, err
+	}
+	return fs, nil
+}
+
+// fileShare is Load's share, which also reads the weights.
+func (in *Input) fileShare(rank, size int) (*FileShare, error) {
 	fs, err := NewFileShare(in.Path, in.Format, rank, size)
 	if err != nil {
 		return nil, err
@@ -105,6 +114,26 @@ func (in *Input) Load(rank, size int) (graph.EdgeShare, error) {
 // ranks (SpreadStream), which keep their parts in memory. It is a
 // collective.
 func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error) {
+	s, err := in.share(ctx, c, false)
+	if err != nil {
+		return nil, err
+	}
+	if chunks, ok := s.(weightedChunks); ok {
+		return chunks.edges, nil
+	}
+	return s, nil
+}
+
+// WeightedShare is Share with the edges' weights (weights.go): a stream's
+// weights are spread with its edges. An input without weights fails the
+// share's ScanWeighted (a file's) or this call (a stream's) with an error
+// that wraps ErrUnweighted; HasWeights tells a file's beforehand.
+func (in *Input) WeightedShare(ctx context.Context, c comm.Comm) (WeightedShare, error) {
+	return in.share(ctx, c, true)
+}
+
+// share is Share or, weighted, WeightedShare.
+func (in *Input) share(ctx context.Context, c comm.Comm, weighted bool) (WeightedShare, error) {
 	agree := []int64{0}
 	if c.Rank() == 0 && in.Stream {
 		agree[0] = 1
@@ -113,7 +142,11 @@ func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 		return nil, fmt.Errorf("read edges %s: %w", in.Path, err)
 	}
 	if agree[0] == 0 {
-		return in.Load(c.Rank(), c.Size())
+		fs, err := in.fileShare(c.Rank(), c.Size())
+		if err != nil {
+			return nil, err
+		}
+		return fs, nil
 	}
 	var r io.Reader
 	if c.Rank() == 0 {
@@ -124,7 +157,7 @@ func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 		defer rc.Close()
 		r = rc
 	}
-	return spreadStream(ctx, c, r, in.Path, in.Format, spreadRound, in.Entries)
+	return spreadStream(ctx, c, r, in.Path, in.Format, spreadRound, in.Entries, weighted)
 }
 
 // StdinForChildren is the standard input a launcher of local processes

@@ -22,13 +22,14 @@
 //     line-by-line oracle of it, edgelist_oracle_test.go).
 //   - EdgeFormatWEL (".wel"): weighted text, "u v w" per line. The weight must
 //     be a finite number (strconv.ParseFloat syntax); it is validated and
-//     dropped, as PageRank ignores it.
+//     dropped, or read as a float32 by a weighted read (weights.go).
 //   - EdgeFormatMTX (".mtx"): Matrix Market, banner
 //     "%%MatrixMarket matrix coordinate pattern|real|integer general|symmetric",
 //     then '%' comment lines, then the size line "rows cols nnz", then exactly
 //     nnz entries "i j [value]" with 1-based indices (1 ≤ i ≤ rows,
 //     1 ≤ j ≤ cols) that become the edge (i−1, j−1). A real or integer value
-//     is validated and dropped. For a symmetric matrix every off-diagonal
+//     is validated and dropped, or read as the edge's weight by a weighted
+//     read. For a symmetric matrix every off-diagonal
 //     entry (i, j) also gives the edge (j, i), right after it; a diagonal
 //     entry gives one self-loop. Array (dense) matrices and the complex,
 //     hermitian and skew-symmetric kinds are rejected with a clear error.
@@ -169,6 +170,8 @@ type EdgeFile struct {
 	Vertices int64
 	// Format is the format that was read.
 	Format EdgeFormat
+	// Weights, set by ReadWeightedEdges only, holds Edges[i]'s weight at i.
+	Weights []float32
 	// Symmetric is set when the Edges are a symmetric matrix's entries
 	// read once each (ReadEntries): each (u, v), u ≠ v, also stands for
 	// (v, u), which Edges then do not hold.

@@ -41,7 +41,7 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 			}
 			a, b := max(lo-idx, 0), min(hi-idx, int64(len(es)))
 			if a < b {
-				p.addEdges(es[a:b])
+				p.addEdges(es[a:b], nil)
 			}
 			idx += int64(len(es))
 			return p.flushFull()
@@ -70,7 +70,7 @@ func (s *edgeSource) readBinary(rank, size int) (*edgeParser, error) {
 		if err := s.checkCtx(); err != nil {
 			return err
 		}
-		p.addEdges(es)
+		p.addEdges(es, nil)
 		return p.flushFull()
 	})
 	if err != nil {

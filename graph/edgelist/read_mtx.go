@@ -128,6 +128,9 @@ func (p *edgeParser) parseSizeLine(b []byte) error {
 	if p.mtx.symmetric && p.mtx.rows != p.mtx.cols {
 		return p.errorf("a symmetric matrix must be square, the size line says %d×%d", p.mtx.rows, p.mtx.cols)
 	}
+	if p.weighted && p.mtx.field == "pattern" {
+		return &EdgeListError{Name: p.name, Line: 1, Err: fmt.Errorf("%w: a pattern matrix holds none (shortest paths need a real or integer one)", ErrUnweighted)}
+	}
 	p.mtx.sizeLine = p.line
 	p.line++
 	p.mirror = p.mtx.symmetric && (p.src == nil || !p.src.entries)
@@ -154,7 +157,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 			// the general path below.
 			if r, c, next, ok := fastPair(b, i); ok && r > 0 && c > 0 && r <= h.rows && c <= h.cols {
 				p.entries++
-				p.addEntry(r, c)
+				p.addEntry(r, c, 0)
 				i = next
 				continue
 			}
@@ -168,6 +171,8 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 			continue
 		}
 		p.entries++
+		var w float32
+		var err error
 		if p.entries > h.nnz {
 			return 0, false, p.tooManyEntries(p.line)
 		}
@@ -196,7 +201,7 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 			if h.field == "integer" {
 				what = "integer value"
 			}
-			if err := p.checkNumber(line[j:fieldEnd(line, j, '\n')], what); err != nil {
+			if w, err = p.value(line[j:fieldEnd(line, j, '\n')], what); err != nil {
 				return 0, false, err
 			}
 		}
@@ -208,19 +213,26 @@ func (p *edgeParser) parseMTX(b []byte, off, stopOff, stopLine int64) (int, bool
 		case c > h.cols:
 			return 0, false, p.errorf("column index %d > %d columns", c, h.cols)
 		}
-		p.addEntry(r, c)
+		p.addEntry(r, c, w)
 	}
 	return len(b), false, nil
 }
 
 // addEntry appends the edge of the checked 1-based entry (r, c), and its
-// mirror when the symmetric matrix is mirrored, and counts its line.
-func (p *edgeParser) addEntry(r, c int64) {
+// mirror when the symmetric matrix is mirrored, each with weight w when
+// the parser is weighted, and counts its line.
+func (p *edgeParser) addEntry(r, c int64, w float32) {
 	u, v := r-1, c-1
 	p.maxID = max(p.maxID, u, v)
 	p.edges = append(p.edges, graph.Edge{U: u, V: v})
+	if p.weighted {
+		p.weights = append(p.weights, w)
+	}
 	if p.mirror && u != v {
 		p.edges = append(p.edges, graph.Edge{U: v, V: u})
+		if p.weighted {
+			p.weights = append(p.weights, w)
+		}
 	}
 	p.line++
 }

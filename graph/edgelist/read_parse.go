@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
 
 	"github.com/graphrun/graphrun/graph"
 )
@@ -26,7 +25,10 @@ type edgeParser struct {
 	maxID   int64 // largest id seen, -1 before the first
 	maxLine int   // longest line accepted, '\n' excluded
 	edges   []graph.Edge
-	src     *edgeSource // its context and emit
+	// weights, when weighted, holds edges[i]'s weight at i (weights.go).
+	weights  []float32
+	weighted bool
+	src      *edgeSource // its context and emit
 	// directedSet: a binary graph said whether its edges are directed
 	// (and a .grb whether its tuples are a symmetric matrix's entries).
 	directedSet, directed, symmetric bool
@@ -44,7 +46,7 @@ const emitEdges = 1 << 16
 // streamed reports whether the edges go to the source's emit in chunks,
 // and gives a streamed parser its chunk buffer.
 func (p *edgeParser) streamed() bool {
-	if p.src == nil || p.src.emit == nil {
+	if p.src == nil || (p.src.emit == nil && p.src.emitWeighted == nil) {
 		return false
 	}
 	if p.edges == nil {
@@ -53,6 +55,9 @@ func (p *edgeParser) streamed() bool {
 			n = min(n, p.src.size/2+2) // an edge takes 4 bytes at least, 2 per symmetric entry
 		}
 		p.edges = make([]graph.Edge, 0, n)
+		if p.weighted {
+			p.weights = make([]float32, 0, n)
+		}
 	}
 	return true
 }
@@ -75,8 +80,13 @@ func (p *edgeParser) flush() error {
 	if err := p.src.checkCtx(); err != nil {
 		return err
 	}
-	err := p.src.emit(p.edges)
-	p.edges = p.edges[:0]
+	var err error
+	if p.weighted {
+		err = p.src.emitWeighted(p.edges, p.weights)
+	} else {
+		err = p.src.emit(p.edges)
+	}
+	p.edges, p.weights = p.edges[:0], p.weights[:0]
 	return err
 }
 
@@ -112,16 +122,23 @@ func (p *edgeParser) hintCapacity(n int64) {
 	est = min(est, 1<<27)
 	if est > int64(cap(p.edges)) {
 		p.edges = make([]graph.Edge, 0, est)
+		if p.weighted {
+			p.weights = make([]float32, 0, est)
+		}
 	}
 }
 
-// addEdges appends es and tracks the largest id.
-func (p *edgeParser) addEdges(es []graph.Edge) {
+// addEdges appends es, with their weights ws when the parser is
+// weighted, and tracks the largest id.
+func (p *edgeParser) addEdges(es []graph.Edge, ws []float32) {
 	p.streamed() // the chunk buffer, if streamed
 	for _, e := range es {
 		p.maxID = max(p.maxID, e.U, e.V)
 	}
 	p.edges = append(p.edges, es...)
+	if p.weighted {
+		p.weights = append(p.weights, ws...)
+	}
 }
 
 // counter returns a lineCounter that continues at p's position.
@@ -282,13 +299,16 @@ func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, boo
 		}
 		end := lineEnd(b, i)
 		p.line = line
-		e, ok, err := p.textLine(b[i:end])
+		e, w, ok, err := p.textLine(b[i:end])
 		if err != nil {
 			return 0, false, err
 		}
 		if ok {
 			edges = append(edges, e)
 			maxID = max(maxID, e.U, e.V)
+			if p.weighted {
+				p.weights = append(p.weights, w)
+			}
 		}
 		line++
 		i = end + 1
@@ -297,39 +317,40 @@ func (p *edgeParser) parseText(b []byte, off, stopOff, stopLine int64) (int, boo
 }
 
 // textLine parses one text line (without its '\n') at p.line: ok is false
-// for a blank or comment line.
-func (p *edgeParser) textLine(line []byte) (e graph.Edge, ok bool, err error) {
+// for a blank or comment line; w is a .wel line's weight when the parser
+// is weighted.
+func (p *edgeParser) textLine(line []byte) (e graph.Edge, w float32, ok bool, err error) {
 	j := skipBlanks(line, 0)
 	if j == len(line) || line[j] == '#' {
-		return graph.Edge{}, false, nil
+		return graph.Edge{}, 0, false, nil
 	}
 	u, k, ok := scanID(line, j, '#')
 	if !ok {
-		return graph.Edge{}, false, p.fieldError(line, j, '#', "vertex id")
+		return graph.Edge{}, 0, false, p.fieldError(line, j, '#', "vertex id")
 	}
 	j = skipBlanks(line, k)
 	if j == len(line) || line[j] == '#' {
-		return graph.Edge{}, false, p.columnsError(line)
+		return graph.Edge{}, 0, false, p.columnsError(line)
 	}
 	v, k, ok := scanID(line, j, '#')
 	if !ok {
-		return graph.Edge{}, false, p.fieldError(line, j, '#', "vertex id")
+		return graph.Edge{}, 0, false, p.fieldError(line, j, '#', "vertex id")
 	}
 	j = skipBlanks(line, k)
 	if p.format == EdgeFormatWEL {
 		if j == len(line) || line[j] == '#' {
-			return graph.Edge{}, false, p.columnsError(line)
+			return graph.Edge{}, 0, false, p.columnsError(line)
 		}
 		k = fieldEnd(line, j, '#')
-		if err := p.checkNumber(line[j:k], "weight"); err != nil {
-			return graph.Edge{}, false, err
+		if w, err = p.value(line[j:k], "weight"); err != nil {
+			return graph.Edge{}, 0, false, err
 		}
 		j = skipBlanks(line, k)
 	}
 	if j != len(line) && line[j] != '#' {
-		return graph.Edge{}, false, p.columnsError(line)
+		return graph.Edge{}, 0, false, p.columnsError(line)
 	}
-	return graph.Edge{U: u, V: v}, true, nil
+	return graph.Edge{U: u, V: v}, w, true, nil
 }
 
 // columnsError reports a text line with the wrong number of columns.
@@ -339,22 +360,4 @@ func (p *edgeParser) columnsError(line []byte) error {
 		return p.errorf("want 3 columns (u v weight), got %d", n)
 	}
 	return p.errorf("want 2 columns (u v), got %d", n)
-}
-
-// checkNumber validates a weight or Matrix Market value.
-func (p *edgeParser) checkNumber(f []byte, what string) error {
-	if what == "integer value" {
-		if _, err := strconv.ParseInt(string(f), 10, 64); err != nil {
-			return p.errorf("bad %s %s: %w", what, quoteField(f), err)
-		}
-		return nil
-	}
-	x, err := strconv.ParseFloat(string(f), 64)
-	if err != nil {
-		return p.errorf("bad %s %s: %w", what, quoteField(f), err)
-	}
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return p.errorf("bad %s %s: not a finite number", what, quoteField(f))
-	}
-	return nil
 }

@@ -35,7 +35,11 @@ type edgeSource struct {
 
 	ctx  context.Context          // checked once per buffer of input; nil: never
 	emit func([]graph.Edge) error // set: the edges go to emit in chunks, not into the parser
-	plan *sharePlan               // set: where a rank's share starts, kept from the first pass
+	// emitWeighted is emit for a weighted read: each chunk's weights beside it.
+	emitWeighted func([]graph.Edge, []float32) error
+	// weighted: the edges' weights are read (weights.go).
+	weighted bool
+	plan     *sharePlan // set: where a rank's share starts, kept from the first pass
 	// entries: one edge per Matrix Market entry or .grb tuple, a symmetric
 	// one's mirror left out (ReadOptions.Entries).
 	entries bool
@@ -132,13 +136,16 @@ func (s *edgeSource) gunzip() (io.Reader, error) {
 
 // newParser returns a parser for s positioned at line 1.
 func (s *edgeSource) newParser() *edgeParser {
-	return &edgeParser{name: s.name, format: s.format, gzipped: s.gzipped, line: 1, maxID: -1, maxLine: s.bufSize - 1, src: s}
+	return &edgeParser{name: s.name, format: s.format, gzipped: s.gzipped, line: 1, maxID: -1, maxLine: s.bufSize - 1, src: s, weighted: s.weighted}
 }
 
 // read parses rank's share of the source. With s.emit set, the edges go
 // to emit in chunks of about emitEdges, the last one included, and the
 // parser keeps none.
 func (s *edgeSource) read(rank, size int) (*edgeParser, error) {
+	if err := s.checkWeighted(); err != nil {
+		return nil, err
+	}
 	var p *edgeParser
 	var err error
 	switch {

@@ -14,7 +14,9 @@
 //
 // An undirected graph stores each edge in both directions (gapbs's builder
 // drops self-loops and duplicates). The reader gives one edge (u, v) per
-// out-entry, with gapbs's ids; a weight is dropped. Reading entries (an
+// out-entry, with gapbs's ids; a weight (gapbs's WeightT, an int32 in
+// src/benchmark.h) is dropped, or read as the nearest float32 by a
+// weighted read, which refuses a negative one. Reading entries (an
 // undirected view, or convert) it gives an undirected graph's edge once,
 // as the entry (u, v) with u ≤ v, and says the graph is symmetric: each
 // edge then stands for both directions, as a symmetric Matrix Market
@@ -95,6 +97,10 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 	const chunk = 1 << 14
 	buf := make([]byte, width*min(chunk, max(hi-lo, 1)))
 	es := make([]graph.Edge, 0, chunk)
+	var ws []float32 // a weighted read's: es[i]'s weight
+	if p.weighted {
+		ws = make([]float32, 0, chunk)
+	}
 	for i := lo; i < hi; {
 		if err := s.checkCtx(); err != nil {
 			return nil, err
@@ -103,7 +109,7 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 		if _, err := s.ra.ReadAt(buf[:width*k], base+width*i); err != nil {
 			return nil, grbError(s.name, base+width*i, "read error: %w", err)
 		}
-		es = es[:0]
+		es, ws = es[:0], ws[:0]
 		for j := range k {
 			for off(u+1) <= i+j { // the offsets increase to e > i+j: u stays below n
 				u++
@@ -112,11 +118,19 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 			if v < 0 || v >= n {
 				return nil, grbError(s.name, base+width*(i+j), "entry %d: neighbour %d of vertex %d is outside [0, %d)", i+j, v, u, n)
 			}
-			if !half || u <= v {
-				es = append(es, graph.Edge{U: u, V: v})
+			if half && u > v {
+				continue
+			}
+			es = append(es, graph.Edge{U: u, V: v})
+			if p.weighted {
+				w := int32(binary.LittleEndian.Uint32(buf[width*j+4:]))
+				if w < 0 {
+					return nil, grbError(s.name, base+width*(i+j)+4, "entry %d: negative weight %d of edge (%d, %d): shortest paths need weights ≥ 0", i+j, w, u, v)
+				}
+				ws = append(ws, float32(w))
 			}
 		}
-		p.addEdges(es)
+		p.addEdges(es, ws)
 		if err := p.flushFull(); err != nil {
 			return nil, err
 		}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/graphrun/graphrun/graph"
@@ -194,6 +195,22 @@ func FuzzReadSG(f *testing.F) {
 		}
 		if !slices.Equal(p.edges, want) {
 			t.Fatalf("entries %v, want %v", p.edges, want)
+		}
+		if !weighted {
+			return
+		}
+		// A weighted read gives the same edges, each with a weight ≥ 0,
+		// or refuses a negative one.
+		src = memSource("fuzz", data, format, false, edgeReadBufSize)
+		src.weighted = true
+		if p, err = src.read(0, 1); err != nil {
+			if !strings.Contains(err.Error(), "negative weight") {
+				t.Fatalf("weighted: %v, where the edges read", err)
+			}
+			return
+		}
+		if !slices.Equal(p.edges, whole) || len(p.weights) != len(whole) || slices.ContainsFunc(p.weights, func(w float32) bool { return w < 0 }) {
+			t.Fatalf("weighted: %v %v, want %v", p.edges, p.weights, whole)
 		}
 	})
 }

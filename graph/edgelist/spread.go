@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"syscall"
 	"time"
@@ -236,43 +237,53 @@ const PhaseSpread = "read.spread"
 // Errors of the input are ReadStream's, on rank 0; rank 0 then leaves the
 // collective, which fails the others' calls (the transport's abort).
 func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat) (graph.EdgeChunks, error) {
-	return spreadStream(ctx, c, r, name, format, spreadRound, false)
+	s, err := spreadStream(ctx, c, r, name, format, spreadRound, false, false)
+	return s.edges, err
 }
 
 // spreadStream is SpreadStream with rounds of roundEdges edges, reading
-// one edge per entry when entries is set (Input.Entries).
-func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries bool) (graph.EdgeChunks, error) {
+// one edge per entry when entries is set (Input.Entries), and the edges'
+// weights beside them when weighted is.
+func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries, weighted bool) (weightedChunks, error) {
 	p, rank := c.Size(), c.Rank()
-	var share graph.EdgeChunks
+	var share weightedChunks
 	send := make([][]byte, p)
 	var recv [][]byte
 	// round sends pending (rank 0) and keeps this rank's part; it reports
 	// whether it was the last round.
-	round := func(pending []graph.Edge, last bool) (bool, error) {
+	round := func(pending []graph.Edge, weights []float32, last bool) (bool, error) {
 		if rank == 0 {
 			for d := range p {
 				lo, hi := graph.ShareStart(int64(len(pending)), d, p), graph.ShareStart(int64(len(pending)), d+1, p)
-				send[d] = appendSpread(send[d][:0], pending[lo:hi], last)
+				var ws []float32
+				if weighted {
+					ws = weights[lo:hi]
+				}
+				send[d] = appendSpread(send[d][:0], pending[lo:hi], ws, weighted, last)
 			}
 		}
 		var err error
 		if recv, err = c.Alltoallv(ctx, PhaseSpread, send, recv); err != nil {
 			return false, fmt.Errorf("read edges %s: spreading over the ranks: %w", name, err)
 		}
-		edges, last, err := decodeSpread(recv[0])
-		if err != nil {
+		edges, ws, last, err := decodeSpread(recv[0])
+		switch {
+		case err != nil:
 			return false, fmt.Errorf("read edges %s: spreading over the ranks: from rank 0: %w", name, err)
+		case (ws != nil) != weighted:
+			return false, fmt.Errorf("read edges %s: spreading over the ranks: from rank 0: weights where none are read, or none where they are", name)
 		}
 		if len(edges) > 0 {
-			share = append(share, edges)
+			share.edges = append(share.edges, edges)
+			share.weights = append(share.weights, ws)
 		}
 		return last, nil
 	}
 	if rank != 0 {
 		for {
-			last, err := round(nil, false)
+			last, err := round(nil, nil, false)
 			if err != nil {
-				return nil, err
+				return weightedChunks{}, err
 			}
 			if last {
 				return share, nil
@@ -281,66 +292,133 @@ func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, fo
 	}
 	src, err := openStreamSource(r, name, format)
 	if err != nil {
-		return nil, err
+		return weightedChunks{}, err
 	}
 	pending := make([]graph.Edge, 0, roundEdges)
-	src.ctx, src.entries = ctx, entries
-	src.emit = func(es []graph.Edge) error {
+	var weights []float32
+	if weighted {
+		weights = make([]float32, 0, roundEdges)
+	}
+	src.ctx, src.entries, src.weighted = ctx, entries, weighted
+	src.emitWeighted = func(es []graph.Edge, ws []float32) error {
 		for len(es) > 0 {
 			n := min(len(es), roundEdges-len(pending))
 			pending = append(pending, es[:n]...)
 			es = es[n:]
+			if weighted {
+				weights = append(weights, ws[:n]...)
+				ws = ws[n:]
+			}
 			if len(pending) == roundEdges {
-				if _, err := round(pending, false); err != nil {
+				if _, err := round(pending, weights, false); err != nil {
 					return err
 				}
-				pending = pending[:0]
+				pending, weights = pending[:0], weights[:0]
 			}
 		}
 		return nil
 	}
-	if _, err := src.read(0, 1); err != nil {
-		return nil, err
+	if !weighted {
+		src.emit = func(es []graph.Edge) error { return src.emitWeighted(es, nil) }
 	}
-	if _, err := round(pending, true); err != nil {
-		return nil, err
+	if _, err := src.read(0, 1); err != nil {
+		return weightedChunks{}, err
+	}
+	if _, err := round(pending, weights, true); err != nil {
+		return weightedChunks{}, err
 	}
 	return share, nil
 }
 
 // A spread message is one flag byte (spreadMore, or spreadLast in the last
-// round) and the edges as little-endian int64 pairs.
+// round, with spreadWeighted set when weights follow) and the edges as
+// little-endian int64 pairs, then their weights as little-endian float32
+// bits.
 const (
-	spreadMore byte = 0
-	spreadLast byte = 1
+	spreadMore     byte = 0
+	spreadLast     byte = 1
+	spreadWeighted byte = 2
 )
 
-// appendSpread appends the message of one round carrying edges to buf.
-func appendSpread(buf []byte, edges []graph.Edge, last bool) []byte {
+// appendSpread appends the message of one round carrying edges (and their
+// weights ws when weighted) to buf.
+func appendSpread(buf []byte, edges []graph.Edge, ws []float32, weighted, last bool) []byte {
 	flag := spreadMore
 	if last {
 		flag = spreadLast
+	}
+	if weighted {
+		flag |= spreadWeighted
 	}
 	buf = append(buf, flag)
 	for _, e := range edges {
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.U))
 		buf = binary.LittleEndian.AppendUint64(buf, uint64(e.V))
 	}
+	for _, w := range ws {
+		buf = binary.LittleEndian.AppendUint32(buf, math.Float32bits(w))
+	}
 	return buf
 }
 
-// decodeSpread decodes a message of appendSpread into new edges.
-func decodeSpread(m []byte) ([]graph.Edge, bool, error) {
-	if len(m) == 0 || (len(m)-1)%16 != 0 {
-		return nil, false, fmt.Errorf("message of %d bytes is not a flag and edges", len(m))
+// decodeSpread decodes a message of appendSpread into new edges, and their
+// weights when the message carries them (else ws is nil).
+func decodeSpread(m []byte) (edges []graph.Edge, ws []float32, last bool, err error) {
+	if len(m) == 0 || m[0]&^(spreadLast|spreadWeighted) != 0 {
+		return nil, nil, false, fmt.Errorf("message of %d bytes is not a flag and edges", len(m))
 	}
-	if m[0] != spreadMore && m[0] != spreadLast {
-		return nil, false, fmt.Errorf("bad flag %d", m[0])
+	rec := 16
+	if m[0]&spreadWeighted != 0 {
+		rec = 20
 	}
-	edges := make([]graph.Edge, (len(m)-1)/16)
+	if (len(m)-1)%rec != 0 {
+		return nil, nil, false, fmt.Errorf("message of %d bytes is not a flag and edges", len(m))
+	}
+	n := (len(m) - 1) / rec
+	edges = make([]graph.Edge, n)
 	for i := range edges {
-		rec := m[1+16*i:]
-		edges[i] = graph.Edge{U: int64(binary.LittleEndian.Uint64(rec)), V: int64(binary.LittleEndian.Uint64(rec[8:]))}
+		r := m[1+16*i:]
+		edges[i] = graph.Edge{U: int64(binary.LittleEndian.Uint64(r)), V: int64(binary.LittleEndian.Uint64(r[8:]))}
 	}
-	return edges, m[0] == spreadLast, nil
+	if rec == 20 {
+		ws = make([]float32, n)
+		for i := range ws {
+			ws[i] = math.Float32frombits(binary.LittleEndian.Uint32(m[1+16*n+4*i:]))
+		}
+	}
+	return edges, ws, m[0]&spreadLast != 0, nil
+}
+
+// weightedChunks is a share spread from a stream, held in memory: parts of
+// edges in order, and when weighted each part's weights.
+type weightedChunks struct {
+	edges   graph.EdgeChunks
+	weights [][]float32
+}
+
+// Scan hands the edges to emit as graph.EdgeChunks does.
+func (s weightedChunks) Scan(ctx context.Context, emit func([]graph.Edge) error) error {
+	return s.edges.Scan(ctx, emit)
+}
+
+// ScanWeighted hands the edges and their weights to emit in chunks of at
+// most graph.ScanChunk edges.
+func (s weightedChunks) ScanWeighted(ctx context.Context, emit func([]graph.Edge, []float32) error) error {
+	for k, part := range s.edges {
+		if k >= len(s.weights) || len(s.weights[k]) != len(part) {
+			return fmt.Errorf("read edges: %w", ErrUnweighted)
+		}
+		ws := s.weights[k]
+		for len(part) > 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			n := min(len(part), graph.ScanChunk)
+			if err := emit(part[:n], ws[:n]); err != nil {
+				return err
+			}
+			part, ws = part[n:], ws[n:]
+		}
+	}
+	return ctx.Err()
 }

@@ -34,11 +34,11 @@ func spreadAll(t *testing.T, data []byte, name string, format EdgeFormat, p, rou
 		if c.Rank() == 0 {
 			r = bytes.NewReader(data)
 		}
-		share, err := spreadStream(ctx, c, r, name, format, round, false)
+		share, err := spreadStream(ctx, c, r, name, format, round, false, false)
 		if err != nil {
 			return err
 		}
-		for _, part := range share {
+		for _, part := range share.edges {
 			shares[c.Rank()] = append(shares[c.Rank()], part...)
 		}
 		return nil
@@ -60,7 +60,7 @@ func TestSpreadStream(t *testing.T) {
 		w.WriteString(EdgeListMagic)
 		w.Write(binaryHeader(int64(len(want)))[8:])
 		for _, e := range want {
-			w.Write(appendSpread(nil, []graph.Edge{e}, false)[1:])
+			w.Write(appendSpread(nil, []graph.Edge{e}, nil, false, false)[1:])
 		}
 		inputs := []struct {
 			data   []byte
@@ -202,16 +202,20 @@ func TestIsStreamAndOpenStream(t *testing.T) {
 // round (bytes from another process): it never panics, and what it
 // accepts encodes back to the same bytes.
 func FuzzDecodeSpread(f *testing.F) {
-	f.Add(appendSpread(nil, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}}, false))
-	f.Add(appendSpread(nil, nil, true))
+	f.Add(appendSpread(nil, []graph.Edge{{U: 1, V: 2}, {U: 3, V: 4}}, nil, false, false))
+	f.Add(appendSpread(nil, nil, nil, false, true))
+	f.Add(appendSpread(nil, []graph.Edge{{U: 1, V: 2}}, []float32{0.5}, true, true))
 	f.Add([]byte{2})
 	f.Add([]byte{0, 1, 2, 3})
 	f.Fuzz(func(t *testing.T, m []byte) {
-		edges, last, err := decodeSpread(m)
+		edges, ws, last, err := decodeSpread(m)
 		if err != nil {
 			return
 		}
-		if back := appendSpread(nil, edges, last); !bytes.Equal(back, m) {
+		if ws != nil && len(ws) != len(edges) {
+			t.Fatalf("decoded %d edges with %d weights", len(edges), len(ws))
+		}
+		if back := appendSpread(nil, edges, ws, ws != nil, last); !bytes.Equal(back, m) {
 			t.Fatalf("decoded %d edges (last %v) that encode to other bytes", len(edges), last)
 		}
 	})
