@@ -21,8 +21,9 @@
 // (the CLI exits 2): a path whose directory is missing or not
 // writable, a path that is a directory, an output that is one of the
 // command's input files (same device and inode, also through links), two
-// outputs that are the same file, two outputs on standard output, and a
-// folder output that is a file.
+// outputs that are the same file, two outputs on standard output, a
+// folder output that is a file, and a file that is a mount point (bind
+// mounted), which the final rename cannot replace.
 //
 // Nothing is written once the Set's context is done (an interrupted
 // command): Commit then removes the temporary file and returns the

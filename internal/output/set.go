@@ -134,6 +134,9 @@ func (s *Set) Check() error {
 			}
 			return f.usage(fmt.Errorf("is the input file %s: writing it would destroy what is read", in))
 		}
+		if p.kind == kindReplace && p.info != nil && isMountPoint(p.target) {
+			return f.usage(errors.New("is a mount point (a file bind-mounted there), which renaming a finished output over cannot replace: write to another path"))
+		}
 		if other, ok := taken[id]; ok {
 			if p.kind == kindStdout {
 				return f.usage(fmt.Errorf("standard output is written by --%s already", other))

@@ -36,7 +36,7 @@ func BFSMatrixTable(rows []BFSMatrixRow, baseLabel string) string {
 		if base > 0 {
 			ratio = fmt.Sprintf("%.3f", float64(r.Run.CommBytes)/float64(base))
 		}
-		t := meanBreakdown(r.Run)
+		t, _ := meanBreakdown(r.Run)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.4f | %.4f | %.4f | %.4f |\n", r.Label, megabytes(r.Run.CommBytes), ratio,
 			results.FormatCount(results.ComputeTEPS(r.Run.Searches).HarmonicMean), t[0], t[1], t[2], t[3])
 	}

@@ -214,25 +214,40 @@ func levelChart(runs []LabeledRun, name, title, ylabel, unit, column string, pic
 	return c, nil
 }
 
-// breakdownLabels are the four times of Lv et al. Fig. 7, bottom to top of a bar.
-var breakdownLabels = [4]string{"traversing", "reducing", "communication", "compression & sieve"}
+// breakdownLabels are the four times of Lv et al. Fig. 7, bottom to top of
+// a bar, then the rest of the search's time.
+var breakdownLabels = [5]string{"traversing", "reducing", "communication", "compression & sieve", "other (waiting, level setup)"}
 
-// meanBreakdown returns a run's four times per search, summed over levels
-// and averaged over searches.
-func meanBreakdown(r *results.Graph500Run) [4]float64 {
-	var t [4]float64
+// meanBreakdown returns a run's times per search, averaged over searches:
+// the four phases, each summed over levels, then the rest of the search's
+// time. A level records each phase's slowest rank, and at 2 ranks or more
+// those maxima, taken on different ranks, add up to more than the search
+// took; a search's phases are then scaled down together, keeping their
+// shares, to its time, so that a bar is the search's time, never more;
+// scaled says whether a search's were.
+func meanBreakdown(r *results.Graph500Run) (t [5]float64, scaled bool) {
 	for _, s := range r.Searches {
+		var phases [4]float64
 		for _, l := range s.Levels {
-			t[0] += l.Traverse
-			t[1] += l.Reduce
-			t[2] += l.Communicate
-			t[3] += l.Compress
+			phases[0] += l.Traverse
+			phases[1] += l.Reduce
+			phases[2] += l.Communicate
+			phases[3] += l.Compress
 		}
+		sum := phases[0] + phases[1] + phases[2] + phases[3]
+		scale := 1.0
+		if sum > s.Time && s.Time > 0 {
+			scale, scaled = s.Time/sum, true
+		}
+		for i, v := range phases {
+			t[i] += v * scale
+		}
+		t[4] += max(0, s.Time-sum*scale)
 	}
 	for i := range t {
 		t[i] /= float64(max(1, len(r.Searches)))
 	}
-	return t
+	return t, scaled
 }
 
 // zeroLevels lists the levels whose value is 0: "level 0", "levels 0, 6".
@@ -254,27 +269,32 @@ func zeroLevels(ys []float64) string {
 
 // BreakdownChart draws one stacked bar per run: the seconds per search spent
 // traversing, reducing, communicating and compressing & sieving (Lv et al.
-// Fig. 7 and 10), each level's the slowest rank's.
+// Fig. 7 and 10), each level's the slowest rank's, and the rest of the
+// search: a bar is the mean search's time (meanBreakdown).
 func BreakdownChart(runs []LabeledRun) (Chart, error) {
 	c, err := newChartOf(len(runs), "breakdown chart of no run", "breakdown", "Time per search by activity (mean over searches)",
-		"run", "time per search, slowest rank per level (s)")
+		"run", "time per search (s)")
 	if err != nil {
 		return Chart{}, err
 	}
 	p := c.Plot
 	useSIY(p, "s")
-	c.Table = Table{Header: []string{"run", breakdownLabels[0] + " s", breakdownLabels[1] + " s", breakdownLabels[2] + " s", breakdownLabels[3] + " s"}}
-	values := make([]plotter.Values, 4)
+	c.Table = Table{Header: []string{"run"}}
+	for _, l := range breakdownLabels {
+		c.Table.Header = append(c.Table.Header, l+" s")
+	}
+	values := make([]plotter.Values, len(breakdownLabels))
 	names := make([]string, len(runs))
-	top := 0.0
+	top, scaled := 0.0, false
 	for i, lr := range runs {
-		b := meanBreakdown(lr.Run)
+		b, sc := meanBreakdown(lr.Run)
+		scaled = scaled || sc
 		row := []string{lr.Label}
 		for k, v := range b {
 			values[k] = append(values[k], v)
 			row = append(row, formatFloat(v))
 		}
-		top = max(top, b[0]+b[1]+b[2]+b[3])
+		top = max(top, b[0]+b[1]+b[2]+b[3]+b[4])
 		c.Table.Rows = append(c.Table.Rows, row)
 		names[i] = lr.Label
 	}
@@ -288,6 +308,9 @@ func BreakdownChart(runs []LabeledRun) (Chart, error) {
 	}
 	if top == 0 {
 		c.note("every time is zero: the runs recorded no level")
+	}
+	if scaled {
+		c.note("each level's phases are its slowest rank's; where they add up to more than the search took (2 ranks or more), they are scaled down together to its time")
 	}
 	nameBars(p, names)
 	padBars(p, len(runs), top)

@@ -3,6 +3,8 @@ package report
 // The run JSON files a report is made of, read from disk.
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,14 +36,23 @@ func ReadRunFiles(paths []string) ([]Input, error) {
 }
 
 // readBounded reads the file at path, failing once it holds more than max
-// bytes.
+// bytes: a regular file larger than that is refused by its size, and any
+// input whose first non-blank byte does not open a JSON object (a device
+// such as /dev/zero) after reading a buffer of it.
 func readBounded(path string, max int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if info, err := f.Stat(); err == nil && info.Mode().IsRegular() && info.Size() > max {
+		return nil, fmt.Errorf("%s: more than %d MiB: not a run JSON", path, max>>20)
+	}
+	br := bufio.NewReaderSize(io.LimitReader(f, max+1), 4096)
+	if err := startsObject(br); err != nil {
+		return nil, fmt.Errorf("%s: not a run JSON: %w", path, err)
+	}
+	data, err := io.ReadAll(br)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -49,4 +60,28 @@ func readBounded(path string, max int64) ([]byte, error) {
 		return nil, fmt.Errorf("%s: more than %d MiB: not a run JSON", path, max>>20)
 	}
 	return data, nil
+}
+
+// startsObject checks, without consuming them, that the first bytes of r
+// after blanks open a JSON object, as every run JSON does.
+func startsObject(r *bufio.Reader) error {
+	for i := 1; ; i++ {
+		b, err := r.Peek(i)
+		if err == bufio.ErrBufferFull {
+			return errors.New("it starts with more than 4 KiB of blanks")
+		}
+		if len(b) < i {
+			if err == io.EOF {
+				return errors.New("it is empty")
+			}
+			return err
+		}
+		switch c := b[i-1]; c {
+		case ' ', '\t', '\n', '\r':
+		case '{':
+			return nil
+		default:
+			return fmt.Errorf("it starts with the byte %#02x, not '{'", c)
+		}
+	}
 }
