@@ -182,6 +182,9 @@ type invocationKey struct{}
 type invocation struct {
 	commandLine []string
 	startedAt   time.Time
+	// names are the arguments that cannot be printed raw (a file name
+	// with a newline or an escape code): every message shows them quoted.
+	names untrusted.Names
 }
 
 // invocationOf is the invocation the running command belongs to (zero
@@ -201,12 +204,15 @@ func outputsOf(cmd *cobra.Command) *output.Set {
 }
 
 // textOut is where a command prints its text: standard output, or
-// standard error when one of its outputs is standard output ("-").
+// standard error when one of its outputs is standard output ("-"). The
+// arguments that cannot be printed raw are shown quoted there (standard
+// error quotes them already; data written to standard output is not
+// text and goes elsewhere).
 func textOut(cmd *cobra.Command, outs *output.Set) io.Writer {
 	if outs.Stdout() {
 		return cmd.ErrOrStderr()
 	}
-	return cmd.OutOrStdout()
+	return invocationOf(cmd).names.Writer(cmd.OutOrStdout())
 }
 
 // run executes graphrun with args and returns its exit status; tests and
@@ -219,9 +225,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 // (an interrupt) stops the command: its error is then not printed, the
 // caller reports the interrupt.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	names := untrusted.NamesOf(args)
+	stderr = names.Writer(stderr) // standard error carries text only
 	ctx = context.WithValue(ctx, invocationKey{}, invocation{
 		commandLine: append([]string{"graphrun"}, args...),
 		startedAt:   time.Now().UTC(),
+		names:       names,
 	})
 	var prof profileFlags
 	cmd := newRootCommand(stdout, stderr, &prof)
@@ -241,8 +250,9 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) in
 	}
 	if err != nil {
 		// Errors carry names from outside (file names, peers' reasons):
-		// their control characters are escaped.
-		fmt.Fprintf(stderr, "graphrun: %s\n", untrusted.Text(err.Error()))
+		// the command line's are quoted, and every other control
+		// character is escaped.
+		fmt.Fprintf(stderr, "graphrun: %s\n", untrusted.Text(names.Quote(err.Error())))
 	}
 	return exitCode(err)
 }

@@ -41,6 +41,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/graphrun/graphrun/internal/untrusted"
 )
 
 // Stdout is the path that means standard output.
@@ -114,7 +116,7 @@ func inspect(path string) (plan, error) {
 		return plan{}, plainError(err)
 	case info.IsDir():
 		if target != path {
-			return plan{}, fmt.Errorf("is a link to the directory %s", target)
+			return plan{}, fmt.Errorf("is a link to the directory %s", shown(target))
 		}
 		return plan{}, errors.New("is a directory")
 	case info.Mode().IsRegular():
@@ -134,18 +136,18 @@ func (p plan) check() error {
 		info, err := os.Stat(dir)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("the directory %s does not exist", dir)
+			return fmt.Errorf("the directory %s does not exist", shown(dir))
 		case err != nil:
 			return plainError(err)
 		case !info.IsDir():
-			return fmt.Errorf("%s is not a directory", dir)
+			return fmt.Errorf("%s is not a directory", shown(dir))
 		}
 		if err := writable(dir, true); err != nil {
-			return fmt.Errorf("the directory %s is not writable: %w", dir, err)
+			return fmt.Errorf("the directory %s is not writable: %w", shown(dir), err)
 		}
 	case kindInPlace:
 		if err := writable(p.target, false); err != nil {
-			return fmt.Errorf("%s is not writable: %w", p.target, err)
+			return fmt.Errorf("%s is not writable: %w", shown(p.target), err)
 		}
 	}
 	return nil
@@ -180,6 +182,16 @@ func pathID(path string) string {
 		dir = abs
 	}
 	return "path:" + filepath.Join(dir, base)
+}
+
+// shown is a path the program found (a link's target, a folder), not one
+// the user gave, as a message shows it: quoted when it cannot be printed
+// raw (a newline or an escape code in it, untrusted.Unsafe).
+func shown(path string) string {
+	if untrusted.Unsafe(path) {
+		return untrusted.Quoted(path)
+	}
+	return path
 }
 
 // plainError drops the path from a *fs.PathError or *os.LinkError, so that

@@ -450,10 +450,10 @@ func (d *Dir) check() (string, error) {
 		info, err := os.Stat(parent)
 		switch {
 		case err == nil && !info.IsDir():
-			return "", fmt.Errorf("cannot be made: %s is not a folder", parent)
+			return "", fmt.Errorf("cannot be made: %s is not a folder", shown(parent))
 		case err == nil:
 			if err := writable(parent, true); err != nil {
-				return "", fmt.Errorf("cannot be made: %s is not writable: %w", parent, err)
+				return "", fmt.Errorf("cannot be made: %s is not writable: %w", shown(parent), err)
 			}
 			// Permissions are not all: a file system may refuse new
 			// folders to anyone (/proc, a read-only mount seen by
@@ -461,7 +461,7 @@ func (d *Dir) check() (string, error) {
 			// any work.
 			probe, err := os.MkdirTemp(parent, ".graphrun-check-")
 			if err != nil {
-				return "", fmt.Errorf("cannot be made in %s: %w", parent, plainError(err))
+				return "", fmt.Errorf("cannot be made in %s: %w", shown(parent), plainError(err))
 			}
 			_ = os.Remove(probe)
 			return pathID(d.path), nil
