@@ -78,7 +78,8 @@ type Config struct {
 	Warn func(msg string)
 	// Tree, if not nil, receives on rank 0, after the first timed search, the
 	// lines "vertex parent level" of every vertex, in vertex order, one
-	// chunk per rank.
+	// chunk per rank; with SSSP, those of the first shortest path search,
+	// "vertex parent distance" (sssp_tree.go).
 	Tree func(chunk []byte) error
 }
 

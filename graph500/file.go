@@ -50,6 +50,10 @@ type FileConfig struct {
 	// Directed follows out-edges only (directed.go): the 1D partition,
 	// top-down with the push exchange, the directed validation.
 	Directed bool
+	// UnitWeights, with SSSP, gives every edge weight 1 instead of reading
+	// the file's weights (filetuples_weights.go): a file without weights
+	// can then be searched.
+	UnitWeights bool
 }
 
 // InputError is a run the input cannot make: a graph without edges, or a
@@ -82,12 +86,17 @@ func (cfg *FileConfig) CheckSettings() error {
 		return fielderr.New("Unfused", "concerns fused blocks, which only a Kronecker graph's run has: the blocks of an edge list always run one by one")
 	case cfg.Directed && cfg.Partition2D:
 		return fielderr.New("Partition2D", "a directed search needs the 1D partition")
-	case cfg.SSSP || cfg.Delta != 0:
-		return fielderr.New("SSSP", "shortest paths run on a generated graph only: an edge list's weights are not read")
+	case cfg.SSSP && cfg.Directed:
+		return fielderr.New("Directed", "shortest paths search the undirected view of the file")
+	case cfg.UnitWeights && !cfg.SSSP:
+		return fielderr.New("UnitWeights", "weighs the edges of the shortest path searches, which this run does not make")
 	case cfg.Directed && cfg.Compress:
 		return fielderr.New("Compress", "a directed search reads plain rows of out-edges")
 	}
 	if err := cfg.checkSearch(); err != nil {
+		return err
+	}
+	if err := cfg.checkSSSP(); err != nil {
 		return err
 	}
 	if cfg.RootSet && cfg.Root < 0 {
@@ -151,7 +160,7 @@ func loadFile(ctx context.Context, c comm.Comm, cfg *FileConfig) (loadedFile, er
 	// The undirected view counts each line as one tuple: a symmetric
 	// matrix's entry once. A directed search needs both of its directions.
 	in.Entries = !cfg.Directed
-	share, labels, err := loadTuples(ctx, c, &in)
+	share, labels, err := loadTuples(ctx, c, &in, cfg.SSSP && !cfg.UnitWeights)
 	if err != nil {
 		return none, err
 	}
@@ -246,10 +255,16 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 	} else if g, blocks, times, err = buildGraph(ctx, c, cfg.Config, part, grid, f.share); err != nil {
 		return nil, err
 	}
+	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, tuples: f.tuples, ids: ids, directed: cfg.Directed}
+	if cfg.SSSP {
+		if b.weights, err = fileWeights(f.share, cfg.UnitWeights); err != nil {
+			return nil, err
+		}
+	}
 	f.share = nil // the CSR (or the blocks) hold the graph now
 	times.construction += times.generation
 	times.generation = f.load
-	b := &builtGraph{g: g, blocks: blocks, part: part, grid: grid, times: times, tuples: f.tuples, ids: ids, directed: cfg.Directed}
+	b.times = times
 	var head *results.Graph500Run
 	if rank == 0 {
 		head = &results.Graph500Run{
@@ -270,9 +285,13 @@ func searchFile(ctx context.Context, c comm.Comm, cfg FileConfig, f loadedFile) 
 // densely (graph.RelabelShare, a collective), and the tuples with their
 // dense ids as kernel 1 reads them. An undirected view's tuples are read
 // from a .grb again at each pass (grbTuples), or parsed once more and
-// staged on disk (stageTuples); a directed search's are kept in memory,
-// packed as u<<32 | v.
-func loadTuples(ctx context.Context, c comm.Comm, in *edgelist.Input) (graph.TupleSource, *graph.Labels, error) {
+// staged on disk (stageTuples), with their weights when weighted
+// (stageWeightedTuples: the source is then a graph.WeightSource); a
+// directed search's are kept in memory, packed as u<<32 | v.
+func loadTuples(ctx context.Context, c comm.Comm, in *edgelist.Input, weighted bool) (graph.TupleSource, *graph.Labels, error) {
+	if weighted {
+		return loadWeighted(ctx, c, in)
+	}
 	if in.Detected == edgelist.EdgeFormatGRB && !in.Stream {
 		return loadGRB(ctx, c, in.Path, !in.Entries)
 	}
@@ -450,10 +469,21 @@ func (f *fileIDs) gatherAll(ctx context.Context, c comm.Comm) error {
 // their parents and levels, rank 0 maps them (gatherAll gave it the
 // map) and formats them.
 func sendFileTree(ctx context.Context, c comm.Comm, res *bfs.Result, ids *fileIDs, sink func([]byte) error) error {
-	rec := make([]byte, 0, 12*len(res.Parent))
-	for v, p := range res.Parent {
+	return sendTreeRecords(ctx, c, res.Parent, func(v int) uint32 { return uint32(res.Level[v]) }, ids, sink,
+		func(b []byte, level uint32) []byte { return strconv.AppendInt(b, int64(int32(level)), 10) })
+}
+
+// sendTreeRecords delivers the lines "vertex parent third" of every vertex
+// to sink on rank 0, in vertex order, with ids's ids: each rank sends its
+// vertices' parents and the 32 bits third gives of each (a level, a
+// distance), and rank 0 maps the ids and appends the third column with
+// format.
+func sendTreeRecords(ctx context.Context, c comm.Comm, parent []int64, third func(v int) uint32, ids *fileIDs, sink func([]byte) error, format func([]byte, uint32) []byte) error {
+	rec := make([]byte, 0, 12*len(parent))
+	for v, p := range parent {
+		x := third(v)
 		rec = appendInt64(rec, p)
-		rec = append(rec, byte(res.Level[v]), byte(res.Level[v]>>8), byte(res.Level[v]>>16), byte(res.Level[v]>>24))
+		rec = append(rec, byte(x), byte(x>>8), byte(x>>16), byte(x>>24))
 	}
 	send := make([][]byte, c.Size())
 	send[0] = rec
@@ -468,7 +498,7 @@ func sendFileTree(ctx context.Context, c comm.Comm, res *bfs.Result, ids *fileID
 			lines := make([]byte, 0, 2*len(b))
 			for i := 0; i+12 <= len(b); i += 12 {
 				p := bytesToInt64s(b[i : i+8])[0]
-				l := int32(uint32(b[i+8]) | uint32(b[i+9])<<8 | uint32(b[i+10])<<16 | uint32(b[i+11])<<24)
+				x := uint32(b[i+8]) | uint32(b[i+9])<<8 | uint32(b[i+10])<<16 | uint32(b[i+11])<<24
 				if p >= 0 {
 					p = ids.fileID(p)
 				}
@@ -476,7 +506,7 @@ func sendFileTree(ctx context.Context, c comm.Comm, res *bfs.Result, ids *fileID
 				lines = append(lines, ' ')
 				lines = strconv.AppendInt(lines, p, 10)
 				lines = append(lines, ' ')
-				lines = strconv.AppendInt(lines, int64(l), 10)
+				lines = format(lines, x)
 				lines = append(lines, '\n')
 				v++
 			}

@@ -99,10 +99,9 @@ func (s *stagedTuples) Read(ctx context.Context, first int64, out []graph.Edge) 
 // Close closes (and so frees) the staging file.
 func (s *stagedTuples) Close() error { return s.f.Close() }
 
-// stageTuples maps the edges of share through labels and stages them in
-// a temporary file (os.TempDir, so TMPDIR chooses the disk): 8 bytes of
-// disk per tuple, a buffer of memory.
-func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Labels, name string) (*stagedTuples, error) {
+// stagingFile creates an unlinked temporary file (os.TempDir, so TMPDIR
+// chooses the disk) to stage what of name a share holds.
+func stagingFile(name string) (*os.File, error) {
 	f, err := os.CreateTemp("", "graphrun-tuples-*")
 	if err != nil {
 		return nil, fmt.Errorf("staging the tuples of %s: %w", name, err)
@@ -111,26 +110,20 @@ func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Label
 		f.Close()
 		return nil, fmt.Errorf("staging the tuples of %s: %w", name, err)
 	}
+	return f, nil
+}
+
+// stageTuples maps the edges of share through labels and stages them in
+// a temporary file: 8 bytes of disk per tuple, a buffer of memory.
+func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Labels, name string) (*stagedTuples, error) {
+	f, err := stagingFile(name)
+	if err != nil {
+		return nil, err
+	}
 	s := &stagedTuples{f: f}
 	w := bufio.NewWriterSize(f, 1<<20)
 	packed := make([]uint64, graph.ScanChunk)
-	err = share.Scan(ctx, func(es []graph.Edge) error {
-		for len(es) > 0 {
-			k := min(len(es), len(packed))
-			if s.n+int64(k) > labels.Edges {
-				return graph.ErrShareChanged
-			}
-			if err := labels.Map(es[:k], packed[:k]); err != nil {
-				return err
-			}
-			if _, err := w.Write(asBytes(packed[:k])); err != nil {
-				return fmt.Errorf("staging the tuples (set TMPDIR to a disk with room for 8 bytes a tuple): %w", err)
-			}
-			s.n += int64(k)
-			es = es[k:]
-		}
-		return nil
-	})
+	err = share.Scan(ctx, func(es []graph.Edge) error { return s.stage(es, labels, packed, w) })
 	if err == nil && s.n != labels.Edges {
 		err = graph.ErrShareChanged
 	}
@@ -142,6 +135,26 @@ func stageTuples(ctx context.Context, share graph.EdgeShare, labels *graph.Label
 		return nil, fmt.Errorf("read edges %s: %w", name, err)
 	}
 	return s, nil
+}
+
+// stage maps es through labels (packed is the buffer) and appends them to
+// the staged file through w.
+func (s *stagedTuples) stage(es []graph.Edge, labels *graph.Labels, packed []uint64, w io.Writer) error {
+	for len(es) > 0 {
+		k := min(len(es), len(packed))
+		if s.n+int64(k) > labels.Edges {
+			return graph.ErrShareChanged
+		}
+		if err := labels.Map(es[:k], packed[:k]); err != nil {
+			return err
+		}
+		if _, err := w.Write(asBytes(packed[:k])); err != nil {
+			return fmt.Errorf("staging the tuples (set TMPDIR to a disk with room for 8 bytes a tuple): %w", err)
+		}
+		s.n += int64(k)
+		es = es[k:]
+	}
+	return nil
 }
 
 // openTuples is a share read from a file that it holds open until Close.

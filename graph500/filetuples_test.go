@@ -77,7 +77,7 @@ func checkFileTuples(ctx context.Context, c comm.Comm, el, grb, tmp string) erro
 		return err
 	}
 	in.Entries = false // a directed search's share: in memory
-	mem, _, err := loadTuples(ctx, c, in)
+	mem, _, err := loadTuples(ctx, c, in, false)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func checkFileTuples(ctx context.Context, c comm.Comm, el, grb, tmp string) erro
 		return err
 	}
 	in.Entries = true
-	staged, _, err := loadTuples(ctx, c, in)
+	staged, _, err := loadTuples(ctx, c, in, false)
 	if err != nil {
 		return err
 	}

@@ -213,7 +213,7 @@ func (s *timedSearches) search(ctx context.Context, i int, key int64) (invalid b
 	search.s.Root = key
 	s.commBytes += search.bytes
 	s.commMessages += search.messages
-	if cfg.Tree != nil && i == 0 {
+	if cfg.Tree != nil && i == 0 && !cfg.SSSP {
 		if err := sendTree(ctx, c, b.part, res, b.ids, b.order, cfg.Tree); err != nil {
 			return false, err
 		}

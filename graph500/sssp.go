@@ -131,6 +131,11 @@ func (s *ssspRun) search(ctx context.Context, i int, key int64) (invalid bool, e
 	}
 	s.run.CommBytes += sums[0]
 	s.run.CommMessages += sums[1]
+	if s.cfg.Tree != nil && i == 0 {
+		if err := sendSSSPTree(ctx, c, res, s.b.ids, s.cfg.Tree); err != nil {
+			return false, err
+		}
+	}
 	if s.val != nil {
 		if invalid, err = s.validate(ctx, i, key, res, &x.Search); err != nil {
 			return false, err

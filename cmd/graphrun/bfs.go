@@ -165,6 +165,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 		if in, err = resolveFileInput(cmd, f.format, file, plan); err != nil {
 			return err
 		}
+		if f.s.SSSP {
+			if err := checkWeighted(in, f.s.UnitWeights); err != nil {
+				return err
+			}
+		}
 	} else {
 		if f.s.Compress == "auto" && graph500.AutoCompress(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses()) {
 			cfg.Compress = true // every rank agrees on it in kernel 1
@@ -238,7 +243,9 @@ func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *edgelis
 	var run *results.Graph500Run
 	var err error
 	if in != nil {
-		run, err = graph500.RunFileJob(cmd.Context(), graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed}, plan.JobSize(), plan.Runner(stderr))
+		fc := graph500.FileConfig{Config: cfg, Input: in, Directed: f.s.Directed, UnitWeights: f.s.UnitWeights}
+		run, err = graph500.RunFileJob(cmd.Context(), fc, plan.JobSize(), plan.Runner(stderr))
+		err = unweightedStream(err)
 	} else {
 		run, err = graph500.RunJob(cmd.Context(), cfg, plan.JobSize(), plan.Runner(stderr))
 	}

@@ -33,6 +33,7 @@ type bfsSettings struct {
 	NoFuse                           bool
 	SSSP                             bool    // sssp: kernel 3's searches after the BFS's
 	Delta                            float64 // sssp: their bucket width (0: from the graph)
+	UnitWeights                      bool    // sssp FILE: every edge weighs 1
 }
 
 // checkSource checks the flags given (given) against the graph searched:
@@ -42,7 +43,7 @@ type bfsSettings struct {
 // may contradict.
 func (s *bfsSettings) checkSource(given func(flag string) bool, file string) error {
 	if file == "" {
-		for _, flag := range []string{"format", "directed"} {
+		for _, flag := range []string{"format", "directed", "unit-weights"} {
 			if given(flag) {
 				return flagError(flag, "needs an edge list FILE")
 			}

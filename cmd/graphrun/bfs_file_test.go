@@ -13,17 +13,24 @@ import (
 // its own) with stdin and returns the --out tree it wrote.
 func bfsTree(t *testing.T, stdin []byte, args ...string) string {
 	t.Helper()
+	return treeOut(t, stdin, "bfs", args...)
+}
+
+// treeOut runs graphrun command (bfs or sssp) with args and --out, stdin
+// as its standard input, in a child process, and returns the tree file.
+func treeOut(t *testing.T, stdin []byte, command string, args ...string) string {
+	t.Helper()
 	clearJobEnv(t) // the child acts as graphrun, not as the test binary
 	outPath := filepath.Join(t.TempDir(), "t.txt")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(exe, append([]string{"bfs", "--out", outPath}, args...)...)
+	cmd := exec.Command(exe, append([]string{command, "--out", outPath}, args...)...)
 	var se bytes.Buffer
 	cmd.Stdin, cmd.Stderr = bytes.NewReader(stdin), &se
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("bfs %v: %v\n%s", args, err, se.String())
+		t.Fatalf("%s %v: %v\n%s", command, args, err, se.String())
 	}
 	data := readFile(t, outPath)
 	return string(data)
