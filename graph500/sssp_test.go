@@ -86,10 +86,22 @@ func TestSSSPConfigErrors(t *testing.T) {
 			t.Errorf("%+v: got %v, want an error of %s", cfg, err, tc.field)
 		}
 	}
-	fc := FileConfig{Config: testConfig(8, 1)}
-	fc.SSSP = true
-	if err := fc.CheckSettings(); fielderr.Field(err) != "SSSP" {
-		t.Errorf("a file run with SSSP: got %v", err)
+	// A file's run searches its undirected view; unit weights and a
+	// bucket width need the searches.
+	for _, tc := range []struct {
+		field string
+		edit  func(*FileConfig)
+	}{
+		{"Directed", func(c *FileConfig) { c.SSSP, c.Directed = true, true }},
+		{"UnitWeights", func(c *FileConfig) { c.UnitWeights = true }},
+		{"Delta", func(c *FileConfig) { c.Delta = 0.5 }},
+		{"", func(c *FileConfig) { c.SSSP, c.UnitWeights, c.Delta = true, true, 0.5 }},
+	} {
+		fc := FileConfig{Config: testConfig(8, 1)}
+		tc.edit(&fc)
+		if err := fc.CheckSettings(); fielderr.Field(err) != tc.field || (tc.field == "") != (err == nil) {
+			t.Errorf("%+v: got %v, want an error of %q", fc, err, tc.field)
+		}
 	}
 }
 
