@@ -105,3 +105,34 @@ func readEdgeFile(t *testing.T, path string) []graph.Edge {
 	}
 	return ef.Edges
 }
+
+// TestGenerateWeighted: generate to a .wel writes the generator's tuples
+// with kernel 3's weights, exactly, and sssp on that file finds, from any
+// root, the distances sssp finds on the generated graph of the same flags.
+func TestGenerateWeighted(t *testing.T) {
+	dir := t.TempDir()
+	wel := filepath.Join(dir, "g.wel")
+	mustRun(t, "generate", "--scale", "9", "--edgefactor", "8", "--seed", "3", "-o", wel)
+	p := kronecker.DefaultParams(9)
+	p.EdgeFactor, p.Seed = 8, 3
+	want := make([]graph.Edge, p.NumEdges())
+	p.Generate(0, want)
+	wantW := make([]float32, p.NumEdges())
+	p.Weights(0, wantW, 2)
+	ef, err := edgelist.ReadWeightedEdges(wel, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ef.Edges, want) || !slices.Equal(ef.Weights, wantW) {
+		t.Fatal("the .wel differs from the generator's tuples and weights")
+	}
+	root := want[0].U
+	generated := parseSSSPTree(t, treeOut(t, nil, "sssp", "--scale", "9", "--edgefactor", "8", "--seed", "3", "--ranks", "2", "--root", fmt.Sprint(root)))
+	fromFile := parseSSSPTree(t, treeOut(t, nil, "sssp", wel, "--ranks", "3", "--root", fmt.Sprint(root)))
+	for v, l := range generated {
+		f, ok := fromFile[v]
+		if !ok && l.dist != -1 || ok && f.dist != l.dist {
+			t.Fatalf("vertex %d: generated %+v, from the file %+v (%v)", v, l, f, ok)
+		}
+	}
+}

@@ -52,15 +52,18 @@ func newGenerateCommand(g *globalFlags) *cobra.Command {
 		Use:   "generate -o FILE|-",
 		Short: "Write the Graph500 Kronecker tuples that graphrun bfs searches",
 		Example: `  graphrun generate -s 16 -o kron16.el      # text edge list, "u v" per line
+  graphrun generate -s 20 -o kron20.wel     # with kernel 3's weights, "u v w" per line
   graphrun generate -s 20 -o kron20.grb     # binary graph, read by bfs and pagerank
   graphrun generate -s 10 -o - | head`,
 		Long: `Writes the edge tuples of the Kronecker graph chosen by --scale, --edgefactor and
 --seed, in tuple order: exactly the tuples that graphrun bfs with the same flags
-searches, on any number of ranks. Formats: text .el ("u v" per line), binary
-.bel (magic "GRUNEL01", uint64 tuple count, then little-endian int64 pairs),
-or the .grb binary graph (relabelled: the vertices that occur in a tuple),
-which bfs and pagerank read without parsing. With -o - the tuples go to
-standard output, as text unless --format says.`,
+searches, on any number of ranks. Formats: text .el ("u v" per line), weighted
+text .wel ("u v w": the weights graphrun sssp gives the same tuples, each
+exact as written), binary .bel (magic "GRUNEL01", uint64 tuple count, then
+little-endian int64 pairs), or the .grb binary graph (relabelled: the
+vertices that occur in a tuple), which bfs and pagerank read without
+parsing. With -o - the tuples go to standard output, as text unless
+--format says.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			params, err := f.params()
@@ -112,8 +115,8 @@ standard output, as text unless --format says.`,
 	}
 	jobFlags(cmd, groupThreads)
 	f.register(cmd)
-	addOutFlag(cmd, &out, "output file (.el text, .bel binary or .grb binary graph), or - for standard output")
-	cmd.Flags().StringVar(&format, "format", "", "el, bel or grb (default: from the file extension)")
+	addOutFlag(cmd, &out, "output file (.el text, .wel weighted text, .bel binary or .grb binary graph), or - for stdout")
+	cmd.Flags().StringVar(&format, "format", "", "el, wel, bel or grb (default: from the file extension)")
 	cmd.Flags().BoolVar(&f.noPermute, "no-permute", false, noPermuteUsage)
 	return cmd
 }

@@ -377,3 +377,65 @@ func FuzzReadWeighted(f *testing.F) {
 		}
 	})
 }
+
+// TestWeightedEncoderRoundTrip writes float32 weights of every magnitude
+// (zero, subnormal, 2^-24 steps, the largest) as a .wel and reads them
+// back exactly; the encoder refuses a weighted list's Write, weights for
+// an unweighted list, and a weight that is negative or not finite.
+func TestWeightedEncoderRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 3))
+	ws := []float32{0, math.SmallestNonzeroFloat32, 1 - 1.0/(1<<24), 1.0 / (1 << 24), math.MaxFloat32, 0.1, 1e-30}
+	for len(ws) < 5000 {
+		ws = append(ws, math.Float32frombits(rng.Uint32()&0x7f7fffff), float32(rng.IntN(1<<24))/(1<<24))
+	}
+	edges := make([]graph.Edge, len(ws))
+	for i := range edges {
+		edges[i] = graph.Edge{U: rng.Int64N(1 << 40), V: rng.Int64N(100)}
+	}
+	var buf bytes.Buffer
+	enc, err := NewEdgeListEncoder(&buf, EdgeListWeighted, int64(len(edges)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < len(edges); lo += 3000 {
+		hi := min(lo+3000, len(edges))
+		if err := enc.WriteWeighted(edges[lo:hi], ws[lo:hi]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := enc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path := writeFile(t, "g.wel", buf.Bytes())
+	ef, err := ReadWeightedEdges(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ef.Edges, edges) || !slices.Equal(ef.Weights, ws) {
+		t.Fatal("the weighted list does not read back exactly")
+	}
+	if f, err := EdgeListFormat("x.wel", ""); f != EdgeListWeighted || err != nil {
+		t.Errorf("EdgeListFormat(x.wel): %q, %v", f, err)
+	}
+	one := []graph.Edge{{U: 1, V: 2}}
+	for _, c := range []struct {
+		format string
+		write  func(*EdgeListEncoder) error
+	}{
+		{EdgeListWeighted, func(e *EdgeListEncoder) error { return e.Write(one) }},
+		{EdgeListText, func(e *EdgeListEncoder) error { return e.WriteWeighted(one, []float32{1}) }},
+		{EdgeListWeighted, func(e *EdgeListEncoder) error { return e.WriteWeighted(one, nil) }},
+		{EdgeListWeighted, func(e *EdgeListEncoder) error { return e.WriteWeighted(one, []float32{-1}) }},
+		{EdgeListWeighted, func(e *EdgeListEncoder) error { return e.WriteWeighted(one, []float32{float32(math.NaN())}) }},
+		{EdgeListWeighted, func(e *EdgeListEncoder) error { return e.WriteWeighted(one, []float32{float32(math.Inf(1))}) }},
+	} {
+		var out bytes.Buffer
+		enc, err := NewEdgeListEncoder(&out, c.format, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.write(enc); err == nil || out.Len() != 0 || enc.Close() == nil {
+			t.Errorf("%s: a bad write gave %v and wrote %q", c.format, err, out.String())
+		}
+	}
+}
