@@ -39,11 +39,11 @@ const EdgeListWeighted = "wel"
 type EdgeListEncoder struct {
 	w        io.Writer
 	binary   bool
-	weighted bool // EdgeListWeighted: WriteWeighted, not Write
-	want   int64 // tuples announced
-	n      int64 // tuples written
-	buf    []byte
-	err    error
+	weighted bool  // EdgeListWeighted: WriteWeighted, not Write
+	want     int64 // tuples announced
+	n        int64 // tuples written
+	buf      []byte
+	err      error
 }
 
 // NewEdgeListEncoder starts an edge list of count tuples in format
