@@ -322,6 +322,9 @@ func (b *builder[C]) pass(ctx context.Context, pass int) error {
 // (key-major, then thread), and a placing pass. first is the index of
 // edges[0] in the share, for error messages.
 func (b *builder[C]) place(edges []Edge, first int64) error {
+	if b.ranged {
+		return b.placeRange(edges, first) // the compressed build's fill pass
+	}
 	lay := &b.lay
 	p, nb, keys := lay.p, lay.nb, b.keys
 	nt := max(1, min(b.threads, len(edges)/1024))
@@ -357,23 +360,9 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 			cnt[(lay.destRow[kv]+lay.destCol[ku])*nb+int((v-lay.rowFirst[kv])>>bshift)]++
 		}
 	})
-	for _, i := range b.bad[:nt] {
-		if i >= 0 {
-			e := edges[i]
-			return fmt.Errorf("graph: kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)", first+i, e.U, e.V, lay.n)
-		}
+	if err := b.countsToCursors(edges, first, nt); err != nil {
+		return err
 	}
-	// Counts become cursors: key-major, then thread.
-	off := 0
-	for k := range keys {
-		b.keyStart[k] = off
-		for t := range nt {
-			c := b.counts[t*keys+k]
-			b.counts[t*keys+k] = off
-			off += c
-		}
-	}
-	b.keyStart[keys] = off
 	rowMask := lay.rowCap - 1
 	parallel.For(nt, func(t int) {
 		lo, hi := parallel.Span(len(edges), t, nt)
@@ -412,6 +401,30 @@ func (b *builder[C]) place(edges []Edge, first int64) error {
 			b.loops[d] += b.loops[t*p+d]
 		}
 	}
+	return nil
+}
+
+// countsToCursors reports the round's first tuple outside the graph, if a
+// thread of place found one, and turns the nt threads' counts per key into
+// their cursors in recs (key-major, then thread) and the keys' starts.
+func (b *builder[C]) countsToCursors(edges []Edge, first int64, nt int) error {
+	for _, i := range b.bad[:nt] {
+		if i >= 0 {
+			e := edges[i]
+			return fmt.Errorf("graph: kernel 1: tuple %d (%d,%d): vertex id outside [0,%d)", first+i, e.U, e.V, b.lay.n)
+		}
+	}
+	keys := b.keys
+	off := 0
+	for k := range keys {
+		b.keyStart[k] = off
+		for t := range nt {
+			c := b.counts[t*keys+k]
+			b.counts[t*keys+k] = off
+			off += c
+		}
+	}
+	b.keyStart[keys] = off
 	return nil
 }
 

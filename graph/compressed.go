@@ -72,41 +72,62 @@ func AppendPackedRow[C uint32 | int64](dst []byte, src int64, row []C) []byte {
 	}
 	k := riceParameter(row)
 	dst = append(dst, byte(k))
-	var acc uint64 // bits not yet written, the first at bit 0
-	var n uint     // how many
-	flush := func() {
-		for n >= 8 {
-			dst = append(dst, byte(acc))
-			acc >>= 8
-			n -= 8
-		}
-	}
+	w := riceWriter{dst: dst}
+	mask := uint64(1)<<k - 1
 	for i := 1; i < len(row); i++ {
 		x := uint64(int64(row[i-1]) - int64(row[i]) - 1)
-		for q := x >> k; q > 0; { // the quotient's zero bits
-			z := min(q, 32)
-			n += uint(z)
-			q -= z
-			flush()
+		q := x >> k
+		if q+1+uint64(k) <= 32 { // the whole code in one put
+			w.put((x&mask)<<(q+1)|1<<q, uint(q)+1+k)
+			continue
 		}
-		acc |= 1 << n // the one bit
-		n++
-		flush()
-		if k > 0 {
-			lo := x & (1<<k - 1)
-			acc |= lo << n // n < 8 and k ≤ 57: fits 64 bits
-			n += k
-			flush()
+		for ; q > 0; q -= min(q, 32) { // the quotient's zero bits
+			w.put(0, uint(min(q, 32)))
+		}
+		w.put(1, 1)
+		if lo := x & mask; k > 32 {
+			w.put(lo&(1<<32-1), 32)
+			w.put(lo>>32, k-32)
+		} else {
+			w.put(lo, k)
 		}
 	}
-	if n > 0 {
-		dst = append(dst, byte(acc))
+	return w.close()
+}
+
+// riceWriter appends a little-endian bit stream to dst, 32 bits at a time.
+type riceWriter struct {
+	dst []byte
+	acc uint64 // bits not yet written, the first at bit 0
+	n   uint   // how many: below 32 between puts
+}
+
+// put appends the low l ≤ 32 bits of v (v < 2^l).
+func (w *riceWriter) put(v uint64, l uint) {
+	w.acc |= v << w.n
+	w.n += l
+	if w.n >= 32 {
+		a := w.acc
+		w.dst = append(w.dst, byte(a), byte(a>>8), byte(a>>16), byte(a>>24))
+		w.acc >>= 32
+		w.n -= 32
 	}
-	return dst
+}
+
+// close appends the bits left, padded with zero bits to a whole byte, and
+// returns the stream.
+func (w *riceWriter) close() []byte {
+	for ; w.n > 0; w.n -= min(w.n, 8) {
+		w.dst = append(w.dst, byte(w.acc))
+		w.acc >>= 8
+	}
+	return w.dst
 }
 
 // riceParameter returns the Rice parameter of a row's gaps: of ⌊log2⌋ of
-// their mean and its two neighbours, the one that codes them shortest.
+// their mean and its two neighbours, the one that codes them shortest (the
+// first of k0, k0 − 1, k0 + 1 on a tie). The code of gap x takes
+// ⌊x/2^k⌋ + 1 + k bits, so one pass sums the three quotients.
 func riceParameter[C uint32 | int64](row []C) uint {
 	gaps := uint64(len(row) - 1)
 	sum := uint64(int64(row[0])-int64(row[len(row)-1])) - gaps // Σ x_i
@@ -114,25 +135,25 @@ func riceParameter[C uint32 | int64](row []C) uint {
 	if m := sum / gaps; m > 0 {
 		k0 = min(maxRiceK, uint(bits.Len64(m)-1))
 	}
-	best, bestBits := k0, riceBits(row, k0)
-	for _, k := range []uint{k0 - 1, k0 + 1} {
-		if k > maxRiceK { // k0 − 1 wrapped, or beyond the bound
-			continue
-		}
-		if b := riceBits(row, k); b < bestBits {
-			best, bestBits = k, b
-		}
+	lo := k0 - 1
+	if k0 == 0 {
+		lo = k0 // k0 − 1 is not a choice: count k0 twice
+	}
+	var qLo, q0, qHi uint64
+	for i := 1; i < len(row); i++ {
+		x := uint64(int64(row[i-1]) - int64(row[i]) - 1)
+		qLo += x >> lo
+		q0 += x >> k0
+		qHi += x >> (k0 + 1)
+	}
+	best, bestBits := k0, q0+gaps*uint64(k0)
+	if k0 > 0 && qLo+gaps*uint64(lo) < bestBits {
+		best, bestBits = lo, qLo+gaps*uint64(lo)
+	}
+	if k0+1 <= maxRiceK && qHi+gaps*uint64(k0+1) < bestBits {
+		best = k0 + 1
 	}
 	return best
-}
-
-// riceBits is the bits of a row's gaps in the Rice code of parameter k.
-func riceBits[C uint32 | int64](row []C, k uint) uint64 {
-	var b uint64
-	for i := 1; i < len(row); i++ {
-		b += uint64(int64(row[i-1])-int64(row[i])-1)>>k + 1 + uint64(k)
-	}
-	return b
 }
 
 // DecodePackedRow decodes the packed row at the start of b of the vertex
@@ -256,6 +277,36 @@ func packedNextSlow(b []byte, at int64) (uint64, int64) {
 			return x, at
 		}
 	}
+}
+
+// PackedHead decodes a row's head from h, the 8 bytes at its start
+// (little-endian): its degree d, the zigzag z of its first neighbour's
+// offset from the row's vertex, and n, the bits the two take, after which
+// comes the Rice parameter's byte when d > 1. It is the hot loops' row
+// opening: one load, no branch per byte. ok is false when the head does
+// not fit this fast path (a degree of 128 or more, or a first neighbour
+// of more than 7 bytes): the caller then reads it with PackedNext. For a
+// row of degree 0, z and n mean nothing.
+func PackedHead(h uint64) (d, z uint64, n uint, ok bool) {
+	// The bytes that end a varint, the degree's included: its end must be
+	// the first byte's, and another end within the seven after it.
+	stop := ^h & 0x8080808080808080
+	n = uint(bits.TrailingZeros64(stop&^0x80)) + 1 // bits to the first neighbour's end
+	z = h << (64 - n) >> (72 - n)
+	// Gather the 7-bit groups: pairs, then quadruples, then the eight.
+	z = z&0x007f007f007f007f | z&0x7f007f007f007f00>>1
+	z = z&0x00003fff00003fff | z&0x3fff00003fff0000>>2
+	z = z&0x000000000fffffff | z&0x0fffffff00000000>>4
+	return h & 0x7f, z, n, stop&0x80 != 0 && n <= 64
+}
+
+// RiceWord decodes the Rice code of parameter k (mask = 2^k − 1) at the
+// start of w, a stream's next bits: its value and length. ok is false when
+// the code does not end within w's first 56 bits; the caller then reads it
+// with RiceNext. It inlines into the hot loops.
+func RiceWord(w uint64, k uint, mask uint64) (x, n uint64, ok bool) {
+	q := uint(bits.TrailingZeros64(w))
+	return uint64(q)<<(k&63) | w>>((q+1)&63)&mask, uint64(q + 1 + k), q+k < 56
 }
 
 // RiceNext decodes the Rice code of parameter k (mask = 2^k − 1) that

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
 	"slices"
@@ -118,14 +119,58 @@ func TestRiceNextMatchesDecode(t *testing.T) {
 				bp, mask := uint64(at+1)*8, uint64(1)<<k-1
 				got := []int64{u}
 				for range deg - 1 {
+					bp0 := bp
+					xw, nw, ok := RiceWord(binary.LittleEndian.Uint64(b[bp>>3:])>>(bp&7), k, mask)
 					var x uint64
 					x, bp = RiceNext(b, bp, k, mask)
+					if ok && (xw != x || bp0+nw != bp) {
+						t.Fatalf("n %d src %d k %d: RiceWord read %d in %d bits, RiceNext %d in %d", n, src, k, xw, nw, x, bp-bp0)
+					}
 					u -= int64(x) + 1
 					got = append(got, u)
 				}
 				if !slices.Equal(got, row) {
 					t.Fatalf("n %d src %d k %d: RiceNext read %v, want %v", n, src, k, got, row)
 				}
+			}
+		}
+	}
+}
+
+// TestPackedHeadMatchesPackedNext: the one-load head decoder reads the
+// degree and first neighbour PackedNext reads, for degrees around the
+// varint's 128 and first neighbours of 1 to 10 bytes, and declines
+// (ok false) exactly the heads that do not fit it.
+func TestPackedHeadMatchesPackedNext(t *testing.T) {
+	const n = int64(1) << 62
+	for _, d := range []int{0, 1, 2, 3, 127, 128, 300} {
+		for bytes := 1; bytes <= 9; bytes++ {
+			// A first neighbour whose zigzag takes bytes bytes.
+			src := n / 2
+			off := int64(1) << (7*bytes - 2)
+			if bytes == 1 {
+				off = 1
+			}
+			row := make([]int64, d)
+			for i := range row { // 3i is never the power of two off
+				row[i] = src + off - 3*int64(i)
+			}
+			b := append(AppendPackedRow(nil, src, row), make([]byte, PackedPad)...)
+			wantD, at := PackedNext(b, 0)
+			hd, z, hn, ok := PackedHead(binary.LittleEndian.Uint64(b))
+			fits := d < 128 && (d == 0 || at+int64(uvarintLen(zigzag(row[0]-src))) <= 8)
+			if ok != fits {
+				t.Fatalf("degree %d, first neighbour of %d bytes: PackedHead ok %v, want %v", d, bytes, ok, fits)
+			}
+			if !ok || d == 0 {
+				if ok && hd != 0 {
+					t.Fatalf("empty row: PackedHead read degree %d", hd)
+				}
+				continue
+			}
+			wantZ, end := PackedNext(b, at)
+			if hd != wantD || z != wantZ || int64(hn/8) != end {
+				t.Fatalf("degree %d, first neighbour of %d bytes: PackedHead (%d, %d, %d bits), PackedNext (%d, %d, %d bytes)", d, bytes, hd, z, hn, wantD, wantZ, end)
 			}
 		}
 	}

@@ -2,6 +2,9 @@ package bfs
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -9,6 +12,7 @@ import (
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/testgraph/csrtest"
 	"github.com/graphrun/graphrun/partition"
+	"github.com/graphrun/graphrun/spmv"
 )
 
 // BenchmarkBFS times one search on a scale-18 Kronecker graph over 2
@@ -57,4 +61,65 @@ func BenchmarkBFS(b *testing.B) {
 			})
 		})
 	}
+}
+
+// BenchmarkBFSLayouts runs the same searches (one rank, one thread,
+// allgather, 8 roots) over the plain rows and over the same rows packed
+// (graph.PackCSR), with the direction heuristic (auto) and every level
+// bottom-up; the scale is GRAPHRUN_BENCH_SCALE (default 14). Under
+// callgrind the step functions' instruction counts compare the layouts
+// (pullWords against pullPackedWords, expandRows against
+// expandPackedRows):
+//
+//	go test -c -o bfs.test ./spmv/bfs
+//	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind \
+//	  ./bfs.test -test.run '^$' -test.bench BFSLayouts -test.benchtime 1x
+func BenchmarkBFSLayouts(b *testing.B) {
+	params := kronecker.DefaultParams(benchScale(b, 14))
+	roots := make([]int64, 8)
+	for i := range roots {
+		roots[i] = params.Permute(int64(i)) // the initiator's heaviest vertices
+	}
+	for _, dir := range []spmv.Direction{spmv.DirectionAuto, spmv.DirectionBottomUp} {
+		for _, packed := range []bool{false, true} {
+			name := fmt.Sprintf("%v/plain", dir)
+			if packed {
+				name = fmt.Sprintf("%v/packed", dir)
+			}
+			b.Run(name, func(b *testing.B) {
+				csrtest.OnKronecker(b, params, 1, 1, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
+					if packed {
+						g = graph.PackCSR(g, 1)
+					}
+					bfs, err := New(c, g, part, Config{Exchange: spmv.ExchangeAllgather, Direction: dir, Threads: 1})
+					if err != nil {
+						return err
+					}
+					b.ResetTimer()
+					for b.Loop() {
+						for _, root := range roots {
+							bfs.Prepare()
+							if _, err := bfs.Run(ctx, root); err != nil {
+								return err
+							}
+						}
+					}
+					return nil
+				})
+			})
+		}
+	}
+}
+
+// benchScale is GRAPHRUN_BENCH_SCALE, or def when it is unset.
+func benchScale(b *testing.B, def int) int {
+	s := os.Getenv("GRAPHRUN_BENCH_SCALE")
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > 30 {
+		b.Fatalf("GRAPHRUN_BENCH_SCALE=%q: want a scale in 1..30", s)
+	}
+	return v
 }

@@ -24,13 +24,23 @@ type packedRow struct {
 	k              uint
 }
 
-// openRow reads the head of the packed row of local vertex v.
+// openRow reads the head of the packed row of local vertex v: with one
+// load (graph.PackedHead), or byte by byte when it does not fit one.
 func openRow(packed []byte, offsets []int64, first int64, v int) (r packedRow) {
-	d, at := graph.PackedNext(packed, offsets[v])
-	if d == 0 {
+	at := offsets[v]
+	d, z, n, ok := graph.PackedHead(binary.LittleEndian.Uint64(packed[at:]))
+	if d == 0 && ok {
 		return r
 	}
-	z, at := graph.PackedNext(packed, at)
+	if ok {
+		at += int64(n / 8)
+	} else {
+		d, at = graph.PackedNext(packed, at)
+		if d == 0 {
+			return r
+		}
+		z, at = graph.PackedNext(packed, at)
+	}
 	r.d, r.u = d, uint64(first+int64(v)+graph.Unzigzag(z))
 	if d > 1 {
 		r.k = uint(packed[at])
@@ -52,28 +62,30 @@ func pullPackedWords(packed []byte, offsets []int64, first int64, global, visite
 			todo &= todo - 1
 			v := w<<6 | t
 			r := openRow(packed, offsets, first, v)
-			u, bp := r.u, r.bp
-			for e := uint64(0); e < r.d; e++ {
-				if e > 0 { // graph.RiceNext's fast path, inlined
-					w := binary.LittleEndian.Uint64(packed[bp>>3:]) >> (bp & 7)
-					q := uint(bits.TrailingZeros64(w))
-					var x uint64
-					if q+r.k < 56 {
-						x = uint64(q)<<r.k | w>>(q+1)&r.mask
-						bp += uint64(q + 1 + r.k)
-					} else {
-						x, bp = graph.RiceNext(packed, bp, r.k, r.mask)
-					}
-					u -= x + 1
-				}
+			if r.d == 0 {
+				continue
+			}
+			d, k, mask := r.d, r.k, r.mask
+			for u, bp, e := r.u, r.bp, uint64(1); ; e++ {
 				if global[u>>6]&(1<<(u&63)) != 0 {
 					parent[v] = int64(u)
 					level[v] = lvl
 					discovered |= 1 << uint(t)
 					found++
-					degree += int64(r.d)
+					degree += int64(d)
 					break
 				}
+				if e == d {
+					break
+				}
+				// graph.RiceWord's fast path, or graph.RiceNext.
+				x, n, ok := graph.RiceWord(binary.LittleEndian.Uint64(packed[bp>>3:])>>(bp&7), k, mask)
+				if ok {
+					bp += n
+				} else {
+					x, bp = graph.RiceNext(packed, bp, k, mask)
+				}
+				u -= x + 1
 			}
 		}
 		visited[w] |= discovered
@@ -91,13 +103,10 @@ func expandPackedRows(packed []byte, offsets []int64, first int64, part partitio
 		r := openRow(packed, offsets, first, int(v))
 		u, bp := int64(r.u), r.bp
 		for e := uint64(0); e < r.d; e++ {
-			if e > 0 { // graph.RiceNext's fast path, inlined
-				w := binary.LittleEndian.Uint64(packed[bp>>3:]) >> (bp & 7)
-				q := uint(bits.TrailingZeros64(w))
-				var x uint64
-				if q+r.k < 56 {
-					x = uint64(q)<<r.k | w>>(q+1)&r.mask
-					bp += uint64(q + 1 + r.k)
+			if e > 0 { // graph.RiceWord's fast path, or graph.RiceNext
+				x, n, ok := graph.RiceWord(binary.LittleEndian.Uint64(packed[bp>>3:])>>(bp&7), r.k, r.mask)
+				if ok {
+					bp += n
 				} else {
 					x, bp = graph.RiceNext(packed, bp, r.k, r.mask)
 				}
