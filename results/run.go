@@ -201,6 +201,11 @@ func (r *Graph500Run) Check() error {
 			if l.Frontier < 0 || l.Bytes < 0 || l.Messages < 0 {
 				return fmt.Errorf("results: search %d level %d: negative count", i, j)
 			}
+			if l.Level < 0 || l.Level >= len(s.Levels) {
+				// The tables and charts index by it: a claim of 2^40 must
+				// not size them.
+				return fmt.Errorf("results: search %d level %d: level number %d outside the search's %d levels", i, j, l.Level, len(s.Levels))
+			}
 			if err := checkTime("level time", l.Time); err != nil {
 				return fmt.Errorf("results: search %d level %d: %w", i, j, err)
 			}

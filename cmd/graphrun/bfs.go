@@ -170,6 +170,11 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 				return err
 			}
 		}
+		least := int64(leastPlainEdgeBytes)
+		if cfg.Compress {
+			least = leastPackedEdgeBytes
+		}
+		boundEdges(in, plan, least)
 	} else {
 		if f.s.Compress == "auto" && graph500.AutoCompress(cfg, plan.TotalRanks(), plan.LocalRanks(), plan.LocalProcesses()) {
 			cfg.Compress = true // every rank agrees on it in kernel 1

@@ -107,7 +107,13 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if len(args) > 0 {
 		file = args[0]
 	}
-	openFile := func(path string) (*edgelist.Input, error) { return resolveFileInput(cmd, f.format, path, plan) }
+	openFile := func(path string) (*edgelist.Input, error) {
+		in, err := resolveFileInput(cmd, f.format, path, plan)
+		if err == nil {
+			boundEdges(in, plan, leastPlainEdgeBytes)
+		}
+		return in, err
+	}
 	in, err := f.jc.Source(file, openFile, plan.Replicas > 1 || plan.Replication() > 1)
 	if errors.Is(err, pagerank.ErrNoInput) {
 		return usageError{errors.New("pagerank needs an edge list FILE (or - for standard input) or --kron SCALE")}

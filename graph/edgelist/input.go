@@ -49,6 +49,10 @@ type Input struct {
 	// (ReadEntries). An undirected view sets it so that each line is one
 	// tuple.
 	Entries bool
+	// MaxEdges bounds the edges of one rank's share (0: no bound): a scan
+	// of Share's share fails, naming the input, as soon as it has read
+	// more (bound.go), before anything is sized by their count.
+	MaxEdges int64
 
 	stdin io.Reader // what StdinName reads
 }
@@ -119,9 +123,9 @@ func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 		return nil, err
 	}
 	if chunks, ok := s.(weightedChunks); ok {
-		return chunks.edges, nil
+		return in.bounded(chunks.edges), nil
 	}
-	return s, nil
+	return in.bounded(s), nil
 }
 
 // WeightedShare is Share with the edges' weights (weights.go): a stream's

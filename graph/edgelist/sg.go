@@ -66,33 +66,19 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 	if s.size != want {
 		return nil, grbError(s.name, 1, "size mismatch: %d entries of %d vertices make a file of %d bytes, it has %d (.sg holds 4-byte entries, .wsg 8)", e, n, want, s.size)
 	}
-	offs := make([]byte, 8*(n+1))
-	if _, err := s.ra.ReadAt(offs, sgHeaderSize); err != nil {
-		return nil, grbError(s.name, sgHeaderSize, "read error: %w", err)
-	}
-	off := func(u int64) int64 { return int64(binary.LittleEndian.Uint64(offs[8*u:])) }
-	if off(0) != 0 || off(n) != e {
-		return nil, grbError(s.name, sgHeaderSize, "offsets run from %d to %d, want 0 to %d", off(0), off(n), e)
-	}
-	for u := range n {
-		if off(u+1) < off(u) {
-			return nil, grbError(s.name, sgHeaderSize+8*(u+1), "offsets decrease at vertex %d", u+1)
-		}
+	offs := newSGOffsets(s.ra, s.name, sgHeaderSize, n) // read on demand: never the whole 8(n+1) bytes
+	if err := offs.check(e, rank, size); err != nil {
+		return nil, err
 	}
 	lo, hi := graph.ShareStart(e, rank, size), graph.ShareStart(e, rank+1, size)
 	p.directedSet, p.directed, p.symmetric = true, directed, !directed
 	half := !directed && s.entries // each undirected edge once: (u, v) with u ≤ v
 	p.hintCapacity(12 * (hi - lo))
-	// The vertex whose entries hold entry lo: the last u with off(u) ≤ lo.
-	a, b := int64(0), n
-	for a < b {
-		if m := (a + b) / 2; off(m+1) <= lo {
-			a = m + 1
-		} else {
-			b = m
-		}
+	u, err := offs.vertexOf(lo)
+	if err != nil {
+		return nil, err
 	}
-	u := a
+	next := offs.at(u + 1) // where the entries of the next vertex start
 	base := sgHeaderSize + 8*(n+1)
 	const chunk = 1 << 14
 	buf := make([]byte, width*min(chunk, max(hi-lo, 1)))
@@ -111,8 +97,9 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 		}
 		es, ws = es[:0], ws[:0]
 		for j := range k {
-			for off(u+1) <= i+j { // the offsets increase to e > i+j: u stays below n
+			for next <= i+j { // the offsets increase to e > i+j: u stays below n
 				u++
+				next = offs.at(u + 1)
 			}
 			v := int64(int32(binary.LittleEndian.Uint32(buf[width*j:])))
 			if v < 0 || v >= n {
@@ -129,6 +116,9 @@ func (s *edgeSource) readSG(rank, size int) (*edgeParser, error) {
 				}
 				ws = append(ws, float32(w))
 			}
+		}
+		if err := offs.Err(); err != nil {
+			return nil, err
 		}
 		p.addEdges(es, ws)
 		if err := p.flushFull(); err != nil {

@@ -1,10 +1,12 @@
 package edgelist
 
 import (
+	"encoding/binary"
 	"errors"
 	"maps"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -120,7 +122,7 @@ func TestGapbsSerializedEntries(t *testing.T) {
 }
 
 // TestGapbsSerializedErrors checks damaged .sg files: each is an
-// *EdgeListError, never a panic.
+// *EdgeListError on some rank, never a panic.
 func TestGapbsSerializedErrors(t *testing.T) {
 	data, err := os.ReadFile(filepath.Join("testdata", "gapbs", "small.sg"))
 	if err != nil {
@@ -138,10 +140,21 @@ func TestGapbsSerializedErrors(t *testing.T) {
 	} {
 		src := memSource(name, b, EdgeFormatSG, false, edgeReadBufSize)
 		for _, size := range []int{1, 2} {
-			_, err := src.read(size-1, size)
-			var ele *EdgeListError
-			if err == nil || !errors.As(err, &ele) {
-				t.Errorf("%s, rank %d of %d: %v", name, size-1, size, err)
+			// Each rank checks its slice of the offsets: some rank of the
+			// job fails (and so the job), never one with another error.
+			failed := 0
+			for rank := range size {
+				_, err := src.read(rank, size)
+				var ele *EdgeListError
+				if err != nil && !errors.As(err, &ele) {
+					t.Errorf("%s, rank %d of %d: %v", name, rank, size, err)
+				}
+				if err != nil {
+					failed++
+				}
+			}
+			if failed == 0 {
+				t.Errorf("%s: no rank of %d fails", name, size)
 			}
 		}
 	}
@@ -213,4 +226,54 @@ func FuzzReadSG(f *testing.F) {
 			t.Fatalf("weighted: %v %v, want %v", p.edges, p.weights, whole)
 		}
 	})
+}
+
+// TestSparseSGReadsItsShareOfOffsets: a sparse .sg file claiming 2^27
+// vertices holds 1 GiB of offsets (all but the last vertex without
+// entries); a rank of 4 reads its share of the graph allocating a bounded
+// amount, never the whole offsets, and finds the edges of the last vertex.
+func TestSparseSGReadsItsShareOfOffsets(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads 1 GiB of a sparse file")
+	}
+	const n, e = int64(1) << 27, int64(8)
+	path := filepath.Join(t.TempDir(), "sparse.sg")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size := sgHeaderSize + 8*(n+1) + 4*e
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
+	}
+	le := binary.LittleEndian
+	h := make([]byte, sgHeaderSize)
+	le.PutUint64(h[1:], uint64(e))
+	le.PutUint64(h[9:], uint64(n))
+	tail := make([]byte, 8+4*e) // the last offset, then the entries: vertex n-1's neighbours 0..e-1
+	le.PutUint64(tail, uint64(e))
+	for i := range e {
+		le.PutUint32(tail[8+4*i:], uint32(i))
+	}
+	_, err1 := f.WriteAt(h, 0)
+	_, err2 := f.WriteAt(tail, sgHeaderSize+8*n)
+	if err := errors.Join(err1, err2, f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	for _, rank := range []int{0, 3} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		edges, err := ReadEdgesRange(path, EdgeFormatSG, rank, 4)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(edges) != int(e/4) || edges[0].U != n-1 {
+			t.Errorf("rank %d: edges %v, want %d of vertex %d", rank, edges, e/4, n-1)
+		}
+		if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+			t.Errorf("rank %d of 4 allocated %d MiB reading a share of a file with %d MiB of offsets", rank, grew>>20, 8*n>>20)
+		}
+	}
 }

@@ -1,0 +1,44 @@
+// A bound on the edges of a rank's share (Input.MaxEdges): what a file
+// claims by its size says little of what it holds — a 19 MB gzip of one
+// repeated line expands to 10^9 edges, which the structures built from
+// them (8 bytes per edge at least) would take 8 GB for — so a share's
+// scan counts the edges it actually read and fails, naming the input, as
+// soon as they pass the bound: before a caller allocates anything sized
+// by their count.
+
+package edgelist
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/graphrun/graphrun/graph"
+)
+
+// boundedShare is a share whose Scan fails once it handed out more than
+// max edges.
+type boundedShare struct {
+	graph.EdgeShare
+	name string
+	max  int64
+}
+
+// bounded returns share bounded by in.MaxEdges (share itself when 0).
+func (in *Input) bounded(share graph.EdgeShare) graph.EdgeShare {
+	if in.MaxEdges <= 0 {
+		return share
+	}
+	return boundedShare{EdgeShare: share, name: in.Path, max: in.MaxEdges}
+}
+
+// Scan is the share's Scan, failing with an *EdgeListError once more than
+// max edges were read.
+func (b boundedShare) Scan(ctx context.Context, emit func([]graph.Edge) error) error {
+	var n int64
+	return b.EdgeShare.Scan(ctx, func(es []graph.Edge) error {
+		if n += int64(len(es)); n > b.max {
+			return &EdgeListError{Name: b.name, Err: fmt.Errorf("a rank's share holds more than %d edges, the most the memory available to it holds: the input is too large for this machine", b.max)}
+		}
+		return emit(es)
+	})
+}
