@@ -83,6 +83,8 @@ func renamedFlag(field string) (string, bool) {
 		return "no-fuse", true
 	case "Personalization": // pagerank.Config
 		return "personalize", true
+	case "Weighted":
+		return "weights", true
 	}
 	return "", false
 }

@@ -58,8 +58,9 @@ Qiu §IV-E). Prints the top vertices with the file's ids, the iterations, the
 final L1 change and the total rank; --tol is NetworkX's (L1 change < N·tol), and
 --max-iter reached unconverged exits with status 3. Hidden: NetworkX's
 personalization, dangling and nstart (--personalize FILE or --personalize-ids
-1,5,9, --dangling FILE, --nstart FILE; docs/running.md) and --force past the
-memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
+1,5,9, --dangling FILE, --nstart FILE; docs/running.md), NetworkX's weight=
+(--weights on: the file's edge weights, or --kron's generated ones) and --force
+past the memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
 (docs/design.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPageRank(cmd, &f, args) },
@@ -85,8 +86,9 @@ memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
 	fl.Int64SliceVar(&f.jc.PersonalizeIDs, "personalize-ids", nil, "a uniform personalization over these ids, e.g. 1,5,9")
 	fl.StringVar(&f.jc.Dangling, "dangling", "", `NetworkX's dangling: "id weight" lines (default: the personalization)`)
 	fl.StringVar(&f.jc.NStart, "nstart", "", `NetworkX's nstart, the start vector: "id weight" lines`)
+	fl.StringVar(&f.jc.Weights, "weights", def.Weights, "edge weights as NetworkX's weight=: on (the file's, or --kron's generated ones) or off")
 	fl.BoolVar(&f.force, "force", false, "run a --kron graph even if the memory estimate exceeds available memory")
-	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi", "personalize", "personalize-ids", "dangling", "nstart", "force")
+	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi", "personalize", "personalize-ids", "dangling", "nstart", "weights", "force")
 	return cmd
 }
 
@@ -157,7 +159,7 @@ func runPageRank(cmd *cobra.Command, f *pagerankFlags, args []string) error {
 	if f.jc.Elastic {
 		tag = in.JoinTag(cfg.Config)
 	}
-	bar := progress.NewIterations(progressOut(stderr, plan), cfg.Iterations, cfg.Tol)
+	bar := progress.NewIterations(progressOut(stderr, plan), cfg.Iterations)
 	cfg.Progress = bar.Update
 	report, err := pagerank.RunJob(ctx, plan.Runner(stderr), in.Input(), cfg, tag, logf)
 	bar.Finish()

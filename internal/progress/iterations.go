@@ -19,8 +19,8 @@ const (
 
 // Iterations is PageRank's progress. On a terminal it draws the last
 // iteration's number and L1 change, with a bar over the iterations when
-// the run has a fixed count, else beside a spinner and the tolerance it
-// runs to (most runs converge long before their maximum). Elsewhere it
+// the run has a fixed count, else beside a spinner and the L1 change it
+// stops below, N·tol (most runs converge long before their maximum). Elsewhere it
 // prints a line per batch of iterations and one for the last:
 //
 //	graphrun: PageRank iteration 40: L1 3.1e-9, 0.021 s/iteration
@@ -30,8 +30,7 @@ const (
 type Iterations struct {
 	mu   sync.Mutex
 	bar  *progressbar.ProgressBar
-	max  int     // the bar's count of iterations; 0 for a spinner
-	tol  float64 // > 0: the run stops below this L1 change
+	max  int // the bar's count of iterations; 0 for a spinner
 	last pagerank.Iteration
 
 	w       io.Writer // the lines' writer, off a terminal
@@ -41,20 +40,20 @@ type Iterations struct {
 
 // NewIterations returns the progress on w of a run of iterations
 // iterations, or (iterations 0) of one that runs until its L1 change falls
-// below tol.
-func NewIterations(w io.Writer, iterations int, tol float64) *Iterations {
+// below the threshold its iterations report.
+func NewIterations(w io.Writer, iterations int) *Iterations {
 	if !IsTerminal(w) {
 		return &Iterations{w: w}
 	}
-	return newIterationBar(w, iterations, tol)
+	return newIterationBar(w, iterations)
 }
 
 // newIterationBar draws on w whatever it is.
-func newIterationBar(w io.Writer, iterations int, tol float64) *Iterations {
+func newIterationBar(w io.Writer, iterations int) *Iterations {
 	p := &Iterations{max: iterations}
 	total := iterations
 	if total <= 0 {
-		total, p.max, p.tol = -1, 0, tol // a spinner: the count is not known
+		total, p.max = -1, 0 // a spinner: the count is not known
 	}
 	p.bar = progressbar.NewOptions(total,
 		progressbar.OptionSetWriter(w),
@@ -84,8 +83,8 @@ func (p *Iterations) Update(it pagerank.Iteration) {
 		return
 	}
 	desc := fmt.Sprintf("iteration %d, L1 change %.3g", it.Number, it.L1)
-	if p.tol > 0 {
-		desc += fmt.Sprintf(" (runs to %.3g)", p.tol)
+	if it.Threshold > 0 {
+		desc += fmt.Sprintf(" (stops below N·tol = %.3g)", it.Threshold)
 	}
 	p.bar.Describe(desc)
 	n := it.Number

@@ -23,7 +23,7 @@ func iteration(n int, seconds float64) pagerank.Iteration {
 // cleared before the results.
 func TestIterationProgress(t *testing.T) {
 	var buf bytes.Buffer
-	p := newIterationBar(&buf, 100, 1e-10)
+	p := newIterationBar(&buf, 100)
 	for _, it := range []int{1, 1, 1, 2, 3} {
 		p.Update(iteration(it, 0.1))
 	}
@@ -42,10 +42,13 @@ func TestIterationProgress(t *testing.T) {
 	p.Finish()
 	// A run to a tolerance: no bar over the iteration limit, the tolerance named.
 	buf.Reset()
-	p = newIterationBar(&buf, 0, 1e-10)
-	p.Update(iteration(1, 0.1))
-	p.Update(iteration(2, 0.1))
-	if out := buf.String(); !strings.Contains(out, "iteration 2, L1 change 0.125 (runs to 1e-10)") || strings.Contains(out, "/100") {
+	p = newIterationBar(&buf, 0)
+	for n := 1; n <= 2; n++ {
+		it := iteration(n, 0.1)
+		it.Threshold = 1e-10
+		p.Update(it)
+	}
+	if out := buf.String(); !strings.Contains(out, "iteration 2, L1 change 0.125 (stops below N·tol = 1e-10)") || strings.Contains(out, "/100") {
 		t.Errorf("progress to a tolerance: %q", out)
 	}
 	p.Finish()
@@ -56,7 +59,7 @@ func TestIterationProgress(t *testing.T) {
 // maximum of a bar of unknown length): the counter reads (50/-) after 50.
 func TestSpinnerCounterMoves(t *testing.T) {
 	var buf bytes.Buffer
-	p := newIterationBar(&buf, 0, 1e-10)
+	p := newIterationBar(&buf, 0)
 	for it := 1; it <= 50; it++ {
 		p.Update(iteration(it, 0.01))
 	}
@@ -85,7 +88,7 @@ func TestIterationLinesOffTerminal(t *testing.T) {
 		{0.001, []int{35}},           // a short run: its last line only
 	} {
 		var buf bytes.Buffer
-		p := NewIterations(&buf, 0, 1e-10)
+		p := NewIterations(&buf, 0)
 		for it := 1; it <= 35; it++ {
 			p.Update(iteration(it, c.per))
 			p.Update(iteration(it, 9)) // another rank's report: ignored

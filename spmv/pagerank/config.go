@@ -110,6 +110,12 @@ type Config struct {
 	// sweep runs on one goroutine, so the result depends on no thread
 	// count. One rank only, and not with AllreduceDense.
 	GaussSeidel bool
+	// Weighted uses the input's edge weights (the share is a
+	// WeightedShare) as NetworkX's weight=: a vertex's rank goes to its
+	// out-edges in proportion to their weights, and a vertex whose
+	// out-edges weigh 0 in all is dangling (weights.go says how duplicates
+	// combine).
+	Weighted bool
 
 	// Personalization, if set, is NetworkX's personalization: the
 	// teleport distribution, normalised, in place of the uniform 1/n.
@@ -135,6 +141,9 @@ type Iteration struct {
 	Number  int     // from 1, counting a resumed elastic run's earlier iterations
 	L1      float64 // the L1 change of the scores
 	Seconds float64 // the iteration's time on this rank: compute and communication
+	// Threshold is the L1 change below which the run stops, n·Tol (0 when
+	// it runs a fixed number of iterations).
+	Threshold float64
 }
 
 // DefaultConfig is NetworkX's PageRank on the random edge partition
@@ -173,6 +182,8 @@ func (cfg Config) Check() error {
 		return bad("GaussSeidel", "sweeps one rank's vertices in place: not with allreduce %s", AllreduceDense)
 	case cfg.GaussSeidel && (cfg.Personalization != nil || cfg.Dangling != nil):
 		return bad("GaussSeidel", "sweeps with a uniform teleport only: not with a personalization or dangling distribution")
+	case cfg.GaussSeidel && cfg.Weighted:
+		return bad("GaussSeidel", "sweeps unweighted edges only: not with weights")
 	}
 	for _, v := range []struct {
 		field string
@@ -201,3 +212,12 @@ func (cfg Config) Check() error {
 // threshold is the L1 change below which a run on n vertices has
 // converged: n·Tol, NetworkX's stopping test.
 func (cfg Config) threshold(n int64) float64 { return float64(n) * cfg.Tol }
+
+// progressThreshold is Iteration.Threshold: the threshold, or 0 for a run
+// of exactly Iterations iterations.
+func (cfg Config) progressThreshold(n int64) float64 {
+	if cfg.Iterations > 0 {
+		return 0
+	}
+	return cfg.threshold(n)
+}

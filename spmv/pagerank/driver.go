@@ -185,5 +185,5 @@ func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) 
 func IsInputError(err error) bool {
 	var le *edgelist.EdgeListError
 	var pe *fs.PathError
-	return errors.As(err, &le) || errors.As(err, &pe)
+	return errors.As(err, &le) || errors.As(err, &pe) || errors.Is(err, ErrWeight)
 }

@@ -57,8 +57,9 @@ func l1Distance(name string, res *Result, scores map[int64]float64, ref []testgr
 
 // checkGolden runs cfg on every golden rank count and allreduce and
 // compares the scores with column col of the reference file ref to 1e-12
-// in L1 and, if iterations > 0, the iterations with it.
-func checkGolden(t *testing.T, name string, edges []graph.Edge, cfg Config, ref string, col, iterations int) {
+// in L1 and, if iterations > 0, the iterations with it. ws, if not nil,
+// are the edges' weights (cfg.Weighted).
+func checkGolden(t *testing.T, name string, edges []graph.Edge, ws []float32, cfg Config, ref string, col, iterations int) {
 	t.Helper()
 	want, err := testgraph.ReadPageRank(testgraph.GoldenFile(name+ref), 0, col)
 	if err != nil {
@@ -67,7 +68,7 @@ func checkGolden(t *testing.T, name string, edges []graph.Edge, cfg Config, ref 
 	for _, p := range goldenRanks {
 		for _, kind := range goldenAllreduces {
 			cfg.Allreduce = kind
-			res, scores, _ := runPageRank(t, p, edges, cfg, 1)
+			res, scores, _ := runShares(t, p, weightedShares(edges, ws, p), cfg, 1)
 			l1, err := l1Distance(name, res, scores, want)
 			switch {
 			case err != nil:
@@ -118,7 +119,7 @@ func TestGoldenGraphsNetworkXTolerance(t *testing.T) {
 		cfg.Personalization = goldenVector(t, name, ".personalize.txt")
 		cfg.Dangling = goldenVector(t, name, ".dangling.txt")
 		cfg.NStart = goldenVector(t, name, ".nstart.txt")
-		checkGolden(t, name, ef.Edges, cfg, ref, 3, iterations)
+		checkGolden(t, name, ef.Edges, nil, cfg, ref, 3, iterations)
 	}
 }
 
@@ -134,10 +135,10 @@ func TestGoldenGraphsPersonalized(t *testing.T) {
 		cfg := DefaultConfig()
 		cfg.Tol = 1e-16
 		cfg.Personalization = goldenVector(t, name, ".personalize.txt")
-		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 1, 0)
+		checkGolden(t, name, ef.Edges, nil, cfg, ".pagerank_personalized.tsv", 1, 0)
 		cfg.Dangling = goldenVector(t, name, ".dangling.txt")
-		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 2, 0)
+		checkGolden(t, name, ef.Edges, nil, cfg, ".pagerank_personalized.tsv", 2, 0)
 		cfg.Partition = PartitionBlock1D
-		checkGolden(t, name, ef.Edges, cfg, ".pagerank_personalized.tsv", 2, 0)
+		checkGolden(t, name, ef.Edges, nil, cfg, ".pagerank_personalized.tsv", 2, 0)
 	}
 }

@@ -29,6 +29,6 @@ func TestGoldenGraphsPageRank(t *testing.T) {
 		}
 		cfg := DefaultConfig()
 		cfg.Tol = 1e-16 // n·Tol: an L1 change of at most 2.6e-14 here
-		checkGolden(t, name, ef.Edges, cfg, ".pagerank.tsv", 1, 0)
+		checkGolden(t, name, ef.Edges, nil, cfg, ".pagerank.tsv", 1, 0)
 	}
 }

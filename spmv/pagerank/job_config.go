@@ -12,6 +12,7 @@ package pagerank
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 
@@ -55,6 +56,11 @@ type JobConfig struct {
 	// Personalize file; ids as in the input's file.
 	Personalize, Dangling, NStart string
 	PersonalizeIDs                []int64
+
+	// Weights says whether the run uses edge weights (Config.Weighted):
+	// "on" the edge list's (the run fails if its reader has none) or the
+	// Kronecker generator's (kernel 3's), "auto" (or "") and "off" none.
+	Weights string
 }
 
 // DefaultJobConfig is the job of DefaultConfig with designed degrees,
@@ -63,6 +69,7 @@ func DefaultJobConfig() JobConfig {
 	return JobConfig{
 		Alpha: DefaultAlpha, Tol: DefaultTol, MaxIter: DefaultMaxIter,
 		Allreduce: AllreduceKylix.String(), Partition: PartitionRandomEdge.String(), Degrees: "auto", Top: 10,
+		Weights: "auto",
 	}
 }
 
@@ -94,6 +101,25 @@ func (jc JobConfig) CheckJoin(jobErr error) error {
 // so neither an elastic job, which re-reads its input when it changes
 // size, nor a replicated one (replicated) can read it.
 func (jc JobConfig) Source(file string, openFile func(path string) (*edgelist.Input, error), replicated bool) (*Source, error) {
+	src, err := jc.source(file, openFile, replicated)
+	if err != nil {
+		return nil, err
+	}
+	switch strings.ToLower(strings.TrimSpace(jc.Weights)) {
+	case "", "auto", "off":
+	case "on":
+		src.Weighted = true
+	default:
+		err = fmt.Errorf("unknown choice %q (want auto, on or off)", jc.Weights)
+	}
+	if err != nil {
+		return nil, fielderr.Wrap("Weights", err)
+	}
+	return src, nil
+}
+
+// source is Source without the weights.
+func (jc JobConfig) source(file string, openFile func(path string) (*edgelist.Input, error), replicated bool) (*Source, error) {
 	switch {
 	case jc.KronSet && file != "":
 		return nil, fielderr.New("Kron", "cannot be combined with the edge list %s", file)
@@ -179,7 +205,8 @@ func (jc JobConfig) Job(ranks, threads int, elasticErr error) (Job, error) {
 
 // SetVectors reads the job's vectors (Personalize or PersonalizeIDs,
 // Dangling, NStart) into job's Config, with the ids of src's file (1-based
-// for Matrix Market), and checks the job again with them. Its errors are
+// for Matrix Market), sets Weighted as src hands out weights, and checks
+// the job again with them. Its errors are
 // fielderr.Errors naming the JobConfig or Config field, around the file's
 // name and line.
 func (jc JobConfig) SetVectors(job *Job, src *Source) error {
@@ -187,6 +214,7 @@ func (jc JobConfig) SetVectors(job *Job, src *Source) error {
 	if src != nil && src.File != nil {
 		offset = src.File.IDOffset
 	}
+	job.Weighted = src != nil && src.Weighted
 	read := func(field, path string) (*Vector, error) {
 		if path == "" {
 			return nil, nil

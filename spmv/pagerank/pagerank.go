@@ -180,7 +180,7 @@ func iterate(ctx context.Context, cfg Config, done int, res *Result, step func(c
 		res.L1Changes = append(res.L1Changes, res.Residual)
 		res.Iterations = it
 		if cfg.Progress != nil {
-			cfg.Progress(Iteration{Number: done + it, L1: res.Residual, Seconds: took.Seconds()})
+			cfg.Progress(Iteration{Number: done + it, L1: res.Residual, Seconds: took.Seconds(), Threshold: cfg.progressThreshold(res.NumVertices)})
 		}
 		if stop {
 			return fmt.Errorf("pagerank: after iteration %d: %w", it, err)
@@ -232,6 +232,9 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err := cfg.Check(); err != nil {
 		return nil, nil, err
 	}
+	if _, ok := share.(WeightedShare); cfg.Weighted && !ok {
+		return nil, nil, configError("Weighted", "the input has no edge weights")
+	}
 	p, rank := c.Size(), c.Rank()
 	labels, err := graph.RelabelShare(ctx, c, share)
 	if err != nil {
@@ -264,11 +267,16 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 	if err != nil {
 		return nil, nil, err
 	}
-	keys, err := routeShare(ctx, c, share, labels, counts, part, cfg, sh)
+	keys, ws, err := routeShare(ctx, c, share, labels, counts, part, cfg, sh)
 	if err != nil {
 		return nil, nil, err
 	}
-	a := buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
+	var a *prMatrix
+	if cfg.Weighted {
+		a = buildPRMatrixWeighted(keys, ws, sh, first, cnt, cfg.Threads)
+	} else {
+		a = buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
+	}
 	a.vecs = vecs
 	count := []int64{int64(len(a.src))}
 	if err := c.AllreduceInt64(ctx, PhaseCount, count, comm.Sum); err != nil {

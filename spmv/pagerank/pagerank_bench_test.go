@@ -33,11 +33,35 @@ func BenchmarkPageRankIteration(b *testing.B) {
 
 // BenchmarkPageRankPersonalized is BenchmarkPageRankIteration with a
 // personalization (the sources of the graph's first 4096 tuples, uniform)
-// and a start vector, the teleport's per-vertex update; the bar is
+// and a start vector, the teleport's per-vertex update; the bar is
 // within 1.2× the plain iteration's time at scale 22.
 //
 //	go test -run '^$' -bench 'PageRank(Iteration|Personalized)/ranks=1/threads=2' -benchtime 20x ./spmv/pagerank -pagerank.scale 22
 func BenchmarkPageRankPersonalized(b *testing.B) {
+	benchKronecker(b, personalizedConfig())
+}
+
+// BenchmarkPageRankWeighted is BenchmarkPageRankIteration with the
+// generator's edge weights (kernel 3's): weighted column sums.
+func BenchmarkPageRankWeighted(b *testing.B) {
+	cfg := DefaultConfig()
+	cfg.Weighted = true
+	benchKronecker(b, cfg)
+}
+
+// BenchmarkPageRankWeightedPersonalized is BenchmarkPageRankPersonalized
+// with the generator's edge weights: the bar is within 1.2× the plain
+// iteration's time at scale 22.
+//
+//	go test -run '^$' -bench 'PageRank(Iteration|WeightedPersonalized)/ranks=1/threads=2' -benchtime 20x ./spmv/pagerank -pagerank.scale 22
+func BenchmarkPageRankWeightedPersonalized(b *testing.B) {
+	cfg := personalizedConfig()
+	cfg.Weighted = true
+	benchKronecker(b, cfg)
+}
+
+// personalizedConfig is BenchmarkPageRankPersonalized's configuration.
+func personalizedConfig() Config {
 	params := kronecker.DefaultParams(*benchPageRankScale)
 	tuples := make([]graph.Edge, 4096)
 	params.GenerateParallel(0, tuples, 1)
@@ -51,21 +75,23 @@ func BenchmarkPageRankPersonalized(b *testing.B) {
 	}
 	cfg := DefaultConfig()
 	cfg.Personalization, cfg.NStart = UniformVector(seeds), UniformVector(seeds)
-	benchKronecker(b, cfg)
+	return cfg
 }
 
 // benchKronecker runs benchPageRank with cfg on the Kronecker graph of
-// the bench's scale, for the rank and thread counts of
+// the bench's scale, each rank generating its share as a run does (with
+// the weights if cfg.Weighted), for the rank and thread counts of
 // BenchmarkPageRankIteration.
 func benchKronecker(b *testing.B, cfg Config) {
-	params := kronecker.DefaultParams(*benchPageRankScale)
 	for _, tc := range []struct{ ranks, threads int }{{1, 1}, {1, 2}, {2, 1}, {4, 1}} {
 		b.Run(fmt.Sprintf("ranks=%d/threads=%d", tc.ranks, tc.threads), func(b *testing.B) {
+			src := &Source{Kron: kronecker.DefaultParams(*benchPageRankScale), Threads: tc.threads, Weighted: cfg.Weighted}
 			benchPageRank(b, tc.ranks, tc.threads, cfg, func(c comm.Comm) graph.EdgeShare {
-				first, count := params.RankRange(c.Rank(), c.Size())
-				edges := make([]graph.Edge, count)
-				params.GenerateParallel(first, edges, tc.threads)
-				return graph.EdgeChunks{edges}
+				share, err := src.load(context.Background(), c.Rank(), c.Size())
+				if err != nil {
+					b.Fatal(err)
+				}
+				return share
 			})
 		})
 	}

@@ -30,7 +30,8 @@ type prMatrix struct {
 	out      []int64   // out-set: distinct destinations ∪ the rank's block, ascending
 	colStart []int     // the edges into the column at position p are src[colStart[p]:colStart[p+1]]
 	src      []uint32  // slot of each edge's source, ascending within a column
-	localDeg []float64 // local edges out of each in-set vertex
+	localDeg []float64 // local edges out of each in-set vertex (their weight, if weighted)
+	wts      []float32 // the weight of each edge, beside src; nil if unweighted
 	splits   []int     // worker t pulls positions splits[t]:splits[t+1]
 
 	edges        []uint32        // the keys' array as 32-bit words: src is one half of it
@@ -79,8 +80,6 @@ func idBits(n int64) (uint, error) {
 func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMatrix {
 	radix.Sort(keys, 2*sh, threads)
 	keys = radix.Dedupe(keys)
-	m := len(keys)
-
 	nIn := 0
 	for i, k := range keys {
 		if i == 0 || k>>sh != keys[i-1]>>sh {
@@ -99,16 +98,31 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 		keys[i] = (k&vmask)<<sb | uint64(l)
 	}
 	a.slot = degreeSlots(a.localDeg, sb, threads)
+	a.toSlots(keys, sb, threads)
+	radix.Sort(keys, sh+sb, threads)
+	a.columns(keys, sb, first, cnt, threads)
+	return a
+}
+
+// toSlots rewrites keys v<<sb | l (l an in-set index) as v<<sb | slot[l].
+func (a *prMatrix) toSlots(keys []uint64, sb uint, threads int) {
 	lmask := uint64(1)<<sb - 1
 	parallel.For(threads, func(t int) {
-		lo, hi := parallel.Span(m, t, threads)
+		lo, hi := parallel.Span(len(keys), t, threads)
 		part, slot := keys[lo:hi], a.slot
 		for i, k := range part {
 			part[i] = k&^lmask | uint64(slot[k&lmask])
 		}
 	})
-	radix.Sort(keys, sh+sb, threads)
+}
 
+// columns builds the out-set and the columns from keys v<<sb | slot(u)
+// sorted ascending: the out-set is the distinct destinations and the
+// rank's block [first, first+cnt), and src, written over the keys' array,
+// the slots of each column's sources.
+func (a *prMatrix) columns(keys []uint64, sb uint, first, cnt int64, threads int) {
+	m := len(keys)
+	lmask := uint64(1)<<sb - 1
 	nV := 0
 	for i, k := range keys {
 		if i == 0 || k>>sb != keys[i-1]>>sb {
@@ -144,7 +158,6 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 	}
 	a.colStart = append(a.colStart, m)
 	a.splits = balanceColumns(a.colStart, threads)
-	return a
 }
 
 // keysAsUint32 returns keys' array as 2·len(keys) 32-bit words.
@@ -181,6 +194,10 @@ func (a *prMatrix) arrange() {
 	order := make([]uint32, len(a.out))
 	colStart := make([]int, len(a.out)+1)
 	src := a.spare()
+	var wts []float32
+	if a.wts != nil {
+		wts = make([]float32, len(a.wts))
+	}
 	parallel.For(len(a.splits)-1, func(t int) {
 		lo, hi := a.splits[t], a.splits[t+1]
 		cols := order[lo:hi]
@@ -191,6 +208,9 @@ func (a *prMatrix) arrange() {
 		e := a.colStart[lo] // the worker's columns keep their span of src
 		for i, j := range cols {
 			colStart[lo+i] = e
+			if wts != nil {
+				copy(wts[e:], a.wts[a.colStart[j]:a.colStart[j+1]])
+			}
 			e += copy(src[e:], a.src[a.colStart[j]:a.colStart[j+1]])
 		}
 	})
@@ -199,6 +219,9 @@ func (a *prMatrix) arrange() {
 		panic("spmv: a PageRank column has a source outside the in-set") // the column sums read x unchecked
 	}
 	a.src, a.colStart, a.order = src, colStart, order
+	if wts != nil {
+		a.wts = wts
+	}
 	starts, firstOf := blocks(a.splits)
 	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
 	a.queue = parallel.NewQueue(len(a.splits) - 1)
@@ -291,6 +314,10 @@ func (a *prMatrix) pull(x, y []float64) {
 		panic(fmt.Sprintf("spmv: pull of %d in-set values into %d sums with an in-set of %d and an out-set of %d",
 			len(x), len(y), len(a.in), len(a.out)))
 	}
+	if a.wts != nil {
+		a.pullWeighted(x, y)
+		return
+	}
 	gather := a.runs.gathers(x)
 	a.queue.Reset(a.threadBlocks)
 	parallel.For(len(a.splits)-1, func(t int) {
@@ -300,4 +327,16 @@ func (a *prMatrix) pull(x, y []float64) {
 		}
 	})
 	a.runs.timed()
+}
+
+// pullWeighted is pull on a weighted matrix: y[p] = Σ w_e·x[src[e]] over
+// the column at position p (weightedSumRun).
+func (a *prMatrix) pullWeighted(x, y []float64) {
+	a.queue.Reset(a.threadBlocks)
+	parallel.For(len(a.splits)-1, func(t int) {
+		for b := a.queue.Next(t); b >= 0; b = a.queue.Next(t) {
+			lo, hi := a.runs.blockStart[b], a.runs.blockStart[b+1]
+			a.runs.sumWeighted(b, a.colStart, a.src, a.wts, x, y[lo:hi])
+		}
+	})
 }

@@ -53,14 +53,24 @@ type prRouter struct {
 	recv    [][]byte
 
 	keys []uint64 // the keys this rank owns, duplicates included
+
+	// With weights: the round's weights beside mapped, the weights of
+	// keys, and the buffers that route them (routeWeights).
+	weighted bool
+	wmapped  []float32
+	ws       []float32
+	wsendBuf []byte
+	wsend    [][]byte
+	wrecv    [][]byte
 }
 
 // routeShare reads share a second time and routes its edges, relabelled,
 // to their partition owners; it returns the keys u<<sh | v this rank
-// owns, duplicates included, in no particular order. counts[r] is rank
-// r's number of edges (labels.Edges of every rank).
+// owns, duplicates included, in no particular order, and with
+// cfg.Weighted their weights (share is then a WeightedShare). counts[r] is
+// rank r's number of edges (labels.Edges of every rank).
 func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels *graph.Labels, counts []int64,
-	part partition.Block1D, cfg Config, sh uint) ([]uint64, error) {
+	part partition.Block1D, cfg Config, sh uint) ([]uint64, []float32, error) {
 	p, rank := c.Size(), c.Rank()
 	var total, largest int64
 	for _, m := range counts {
@@ -73,7 +83,7 @@ func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels 
 	}
 	r := &prRouter{
 		c: c, labels: labels, part: part, p: p, rank: rank,
-		byEdge: cfg.Partition != PartitionBlock1D, undirected: cfg.Undirected, sh: sh,
+		byEdge: cfg.Partition != PartitionBlock1D, undirected: cfg.Undirected, sh: sh, weighted: cfg.Weighted,
 	}
 	r.round = int(min(max(largest/routeRounds, minRouteRound), maxRouteRound))
 	if p == 1 {
@@ -90,16 +100,25 @@ func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels 
 		want = mean + mean/64 + 8*int64(math.Sqrt(float64(mean))) + 4096
 	}
 	r.keys = make([]uint64, 0, want)
+	if r.weighted {
+		r.wmapped, r.ws = make([]float32, r.round), make([]float32, 0, want)
+	}
 	if p > 1 {
 		r.dest = make([]int32, int(perEdge)*r.round)
 		r.counts, r.offs = make([]int, p), make([]int, p)
 		r.send = make([][]byte, p)
 	}
-	err := share.Scan(ctx, func(chunk []graph.Edge) error {
+	emit := func(chunk []graph.Edge, ws []float32) error {
 		for len(chunk) > 0 {
 			take := min(len(chunk), r.round-r.n)
 			if err := labels.Map(chunk[:take], r.mapped[r.n:r.n+take]); err != nil {
 				return err
+			}
+			if r.weighted {
+				if err := checkWeights(chunk[:take], ws[:take]); err != nil {
+					return err
+				}
+				ws = ws[copy(r.wmapped[r.n:], ws[:take]):]
 			}
 			r.n += take
 			chunk = chunk[take:]
@@ -110,19 +129,28 @@ func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels 
 			}
 		}
 		return nil
-	})
+	}
+	var err error
+	if r.weighted {
+		err = share.(WeightedShare).ScanWeighted(ctx, emit)
+	} else {
+		err = share.Scan(ctx, func(chunk []graph.Edge) error { return emit(chunk, nil) })
+	}
 	if err != nil {
-		return nil, fmt.Errorf("pagerank: routing edges: %w", err)
+		return nil, nil, fmt.Errorf("pagerank: routing edges: %w", err)
 	}
 	for r.n > 0 || r.done < r.rounds {
 		if err := r.flush(ctx); err != nil {
-			return nil, fmt.Errorf("pagerank: routing edges: %w", err)
+			return nil, nil, fmt.Errorf("pagerank: routing edges: %w", err)
 		}
 	}
 	if r.edges != labels.Edges {
-		return nil, fmt.Errorf("pagerank: routing edges: %d edges on the second pass, %d on the first: %w", r.edges, labels.Edges, graph.ErrShareChanged)
+		return nil, nil, fmt.Errorf("pagerank: routing edges: %d edges on the second pass, %d on the first: %w", r.edges, labels.Edges, graph.ErrShareChanged)
 	}
-	return r.keys, nil
+	if r.weighted && len(r.ws) != len(r.keys) {
+		return nil, nil, fmt.Errorf("pagerank: routing edges: %d weights for %d edges", len(r.ws), len(r.keys))
+	}
+	return r.keys, r.ws, nil
 }
 
 // perKeys is the number of keys an edge makes: 2 with its reverse.
@@ -144,6 +172,9 @@ func (r *prRouter) reserve(extra int) {
 	grown := make([]uint64, len(r.keys), max(int64(need), est+est/16))
 	copy(grown, r.keys)
 	r.keys = grown
+	if r.weighted {
+		r.ws = append(make([]float32, 0, cap(grown)), r.ws...)
+	}
 }
 
 // flush routes the round's edges: this rank's keys go straight to its
@@ -159,9 +190,17 @@ func (r *prRouter) flush(ctx context.Context) error {
 	r.done++
 	if r.p == 1 {
 		r.keepAll(pairs)
+		if r.weighted {
+			r.keepWeights(r.wmapped[:len(pairs)])
+		}
 		return nil
 	}
 	dest := r.owners(pairs)
+	if r.weighted {
+		if err := r.routeWeights(ctx, dest, r.wmapped[:len(pairs)]); err != nil {
+			return err
+		}
+	}
 	r.pack(pairs, dest)
 	return r.exchange(ctx)
 }

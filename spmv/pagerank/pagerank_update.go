@@ -191,6 +191,7 @@ type prLocal struct {
 	// the blocks take the scalar update), c1 and c2 the step's factors.
 	pers, dang []float64
 	c1, c2     float64
+	wts        []float32 // the weight of each edge, beside src; nil if unweighted
 }
 
 // newPRLocal sets up the fused iteration of a one-rank run whose matrix is
@@ -226,13 +227,18 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 			l.dang = l.pers
 		}
 	}
+	if a.wts != nil {
+		l.wts = make([]float32, len(a.wts))
+	}
 	for p, v := range l.vertex {
 		lo, hi := a.colStart[column(v)], a.colStart[column(v)+1]
 		col := l.src[l.colStart[p] : l.colStart[p]+hi-lo]
 		for k, s := range a.src[lo:hi] {
 			col[k] = posOfSlot[s]
 		}
-		if !slices.IsSorted(col) {
+		if l.wts != nil {
+			sortColumn(col, l.wts[l.colStart[p]:l.colStart[p]+hi-lo], a.wts[lo:hi])
+		} else if !slices.IsSorted(col) {
 			slices.Sort(col)
 		}
 		l.colStart[p+1] = l.colStart[p] + len(col)
@@ -244,7 +250,7 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 			l.inv[p] = 1 / u.deg[v]
 		}
 	}
-	a.colStart, a.src, a.edges = nil, nil, nil
+	a.colStart, a.src, a.edges, a.wts = nil, nil, nil, nil
 	if !sourcesBelow(l.src[:l.colStart[n]], nIn) {
 		panic("spmv: a one-rank PageRank column has a source outside the in-set") // the column sums read x unchecked
 	}
@@ -412,8 +418,8 @@ func idsLocal(a *prMatrix, column func(v uint32) int, vertexOf []uint32) bool {
 // block's scalars go to its own slot of parts, so the sums do not depend on
 // which thread ran it.
 func (l *prLocal) step(base, alpha float64, scalars []float64) {
-	if l.pers != nil {
-		l.stepTele(alpha, scalars)
+	if l.pers != nil || l.wts != nil {
+		l.stepTele(base, alpha, scalars)
 		return
 	}
 	gather, parts := l.runs.gathers(l.x), l.parts
@@ -446,13 +452,14 @@ func (l *prLocal) step(base, alpha float64, scalars []float64) {
 	l.x, l.next = l.next, l.x // the same array when sweeping in place
 }
 
-// stepTele is step with a personalized teleport (teleBlock per block).
-func (l *prLocal) stepTele(alpha float64, scalars []float64) {
+// stepTele is step with a personalized teleport or weights (teleBlock per
+// block).
+func (l *prLocal) stepTele(base, alpha float64, scalars []float64) {
 	gather := l.runs.gathers(l.x)
 	l.queue.Reset(l.splits)
 	l.team.Run(func(t int) {
 		for b := l.queue.Next(t); b >= 0; b = l.queue.Next(t) {
-			l.teleBlock(b, l.sums[t], alpha, gather)
+			l.teleBlock(b, l.sums[t], base, alpha, gather)
 		}
 	})
 	l.runs.timed()
@@ -460,22 +467,32 @@ func (l *prLocal) stepTele(alpha float64, scalars []float64) {
 	l.x, l.next = l.next, l.x
 }
 
-// teleBlock is step's work on block b with a personalized teleport: each
-// run's column sums into y (sumRun, the order pullUpdateRun adds in), then
-// r' = c1·pers + c2·dang + α·sum, its L1 change and Σ r', and r'/d into
-// the next input for positions of non-zero out-degree.
-func (l *prLocal) teleBlock(b int, y []float64, alpha float64, gather bool) {
+// teleBlock is step's work on block b with a personalized teleport or
+// weights: each run's column sums into y (sumRun, the order pullUpdateRun
+// adds in, or weightedSumRun), then r' = c1·pers + c2·dang + α·sum (or
+// base + α·sum when the teleport is uniform), its L1 change and Σ r', and
+// r'/d into the next input for positions of non-zero out-degree.
+func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool) {
 	lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
 	var l1, total, dangling float64
 	for r, p := l.runs.first[b], lo; p < hi; r++ {
 		end, w := l.runs.end[r], l.runs.width[r]
 		ys := y[:end-p]
-		sumRun(l.src[l.colStart[p]:l.colStart[end]], w, l.x, ys, gather)
+		if e0, e1 := l.colStart[p], l.colStart[end]; l.wts != nil {
+			weightedSumRun(l.src[e0:e1], l.wts[e0:e1], w, l.x, ys)
+		} else {
+			sumRun(l.src[e0:e1], w, l.x, ys, gather)
+		}
 		var inv, next []float64
 		if p < l.nonZero { // runs do not cross nonZero
 			inv, next = l.inv[p:end], l.next[p:end]
 		}
-		rl1, rtotal := updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
+		var rl1, rtotal float64
+		if l.pers != nil {
+			rl1, rtotal = updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
+		} else {
+			rl1, rtotal = updateBase(ys, l.cur[p:end], inv, next, base, alpha)
+		}
 		l1, total = l1+rl1, total+rtotal
 		if p >= l.nonZero {
 			dangling += rtotal
@@ -498,13 +515,32 @@ func updateTele(y, cur, pers, dang, inv, next []float64, c1, c2, alpha float64) 
 		total += v
 		cur[i] = v
 	}
-	if inv != nil {
-		inv, next = inv[:len(y)], next[:len(y)]
-		for i, v := range cur {
-			next[i] = v * inv[i]
-		}
-	}
+	scaleInto(next, cur, inv)
 	return l1, total
+}
+
+// updateBase is updateTele with a uniform teleport: r' = base + α·y.
+func updateBase(y, cur, inv, next []float64, base, alpha float64) (l1, total float64) {
+	cur = cur[:len(y)]
+	for i, s := range y {
+		v := base + alpha*s
+		l1 += math.Abs(v - cur[i])
+		total += v
+		cur[i] = v
+	}
+	scaleInto(next, cur, inv)
+	return l1, total
+}
+
+// scaleInto writes r'/d, cur[i]·inv[i], into next[i], unless inv is nil.
+func scaleInto(next, cur, inv []float64) {
+	if inv == nil {
+		return
+	}
+	inv, next = inv[:len(cur)], next[:len(cur)]
+	for i, v := range cur {
+		next[i] = v * inv[i]
+	}
 }
 
 // scores writes the ranks back by vertex into cur.

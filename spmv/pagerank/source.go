@@ -25,6 +25,9 @@ type Source struct {
 	File    *edgelist.Input
 	Kron    kronecker.Params
 	Threads int // goroutines per rank generating a Kronecker share
+	// Weighted hands out the edges' weights (a WeightedShare): the edge
+	// list's, or the Kronecker generator's.
+	Weighted bool
 }
 
 // Name is how the output names the input: the edge list's path, or
@@ -67,7 +70,11 @@ func (s *Source) JoinTag(cfg Config) string {
 // (Input.Load): nothing is read until the set-up scans it.
 func (s *Source) load(_ context.Context, rank, size int) (graph.EdgeShare, error) {
 	if s.File == nil {
-		return s.Kron.Share(rank, size, s.Threads).Edges(), nil
+		share := s.Kron.Share(rank, size, s.Threads)
+		if s.Weighted {
+			return newKronWeighted(share), nil
+		}
+		return share.Edges(), nil
 	}
 	return s.File.Load(rank, size)
 }

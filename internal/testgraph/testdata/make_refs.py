@@ -26,7 +26,18 @@ For each graph G it writes
                   and the dangling distribution, both converged to an L1
                   change < 1e-15; c is NetworkX's own answer with all three
                   vectors at tol=1e-6, whose iteration count is in the header.
+  G.pagerank_weighted.tsv
+                  "id a b c" by id: PageRank with the edge weights of
+                  weight(u, v) below (the file's ids): a plain, b with the
+                  personalization, both converged to an L1 change < 1e-15;
+                  c NetworkX's own answer with the personalization at
+                  tol=1e-6, whose iteration count is in the header;
 and for each weighted graph W (u v w lines)
+  W.pagerank_weighted.tsv
+                  the same columns with the file's weights, each pair of
+                  ids taking the smallest weight of its lines (graphrun's
+                  rule; NetworkX's DiGraph keeps the last), and W's own
+                  personalize.txt;
   W.sssp.txt      shortest path distances over the undirected view from the
                   first id of the first line, each pair joined by the
                   smallest weight of its lines (NetworkX's Dijkstra): one
@@ -85,6 +96,53 @@ def power_iteration(g, p=None, q=None, x0=None, limit=1e-15):
         if sum(abs(x[v] - last[v]) for v in x) < limit:
             return x, it
     raise RuntimeError("no convergence")
+
+
+def weight(u, v):
+    """The weight of edge (u, v) of an unweighted graph, by the file's ids:
+    0, 0.5, ..., 3, exact in float32 (the tests derive the same)."""
+    return ((3 * u + 5 * v) % 7) / 2
+
+
+def weighted_iteration(g, p=None, limit=1e-15):
+    """power_iteration with the edges' "weight": u's rank goes to its
+    out-edges in proportion to their weights; a vertex whose out-edges
+    weigh 0 in all is dangling."""
+    n = g.number_of_nodes()
+    p = {v: p.get(v, 0.0) / sum(p.values()) for v in g} if p else {v: 1.0 / n for v in g}
+    out = {v: sum(d["weight"] for _, _, d in g.out_edges(v, data=True)) for v in g}
+    dangling = [v for v in g if out[v] == 0]
+    x = {v: 1.0 / n for v in g}
+    for it in range(1, 100001):
+        last = x
+        x = dict.fromkeys(last, 0.0)
+        dsum = 0.85 * sum(last[v] for v in dangling)
+        for u in last:
+            if out[u]:
+                share = 0.85 * last[u] / out[u]
+                for _, v, d in g.out_edges(u, data=True):
+                    x[v] += share * d["weight"]
+        for v in x:
+            x[v] += dsum * p[v] + (1.0 - 0.85) * p[v]
+        if sum(abs(x[v] - last[v]) for v in x) < limit:
+            return x, it
+    raise RuntimeError("no convergence")
+
+
+def weighted_refs(name, wg, shift):
+    """Writes name.pagerank_weighted.tsv for the weighted DiGraph wg."""
+    pers, _, _ = vectors(wg)
+    a, _ = weighted_iteration(wg)
+    b, _ = weighted_iteration(wg, p=pers)
+    for ref, kw in ((a, {}), (b, {"personalization": pers})):
+        check = _pagerank_python(wg, alpha=0.85, tol=1e-12, max_iter=1000, **kw)
+        assert max(abs(check[v] - ref[v]) for v in ref) < 1e-9, name
+    c, k = networkx_iterations(wg, personalization=pers)
+    with open(name + ".pagerank_weighted.tsv", "w") as f:
+        f.write(f"# networkx_iterations={k} (column c: NetworkX's pagerank, tol=1e-6)\n")
+        f.write("# id\ta: weighted\tb: weighted, personalize.txt\tc: b at tol=1e-6\n")
+        for v in sorted(a):
+            f.write(f"{v + shift}\t{a[v]:.17g}\t{b[v]:.17g}\t{c[v]:.17g}\n")
 
 
 def networkx_iterations(g, **kw):
@@ -167,6 +225,10 @@ def main():
                 shown = v + 1 if name.endswith(".mtx") else v
                 f.write(f"{shown}\t{pr[v]:.17g}\n")
         personalized(name, dg)
+        shift = 1 if name.endswith(".mtx") else 0
+        wg = nx.DiGraph()
+        wg.add_weighted_edges_from((u, v, weight(u + shift, v + shift)) for u, v in edges)
+        weighted_refs(name, wg, shift)
 
 
 def sssp():
@@ -184,6 +246,15 @@ def sssp():
                 if not g.has_edge(u, v) or w < g[u][v]["weight"]:
                     g.add_edge(u, v, weight=w)
         dist = nx.single_source_dijkstra_path_length(g, first)
+        directed = nx.DiGraph()
+        with open(name) as f:
+            for line in f:
+                u, v, w = line.split()
+                u, v, w = int(u), int(v), float(w)
+                if not directed.has_edge(u, v) or w < directed[u][v]["weight"]:
+                    directed.add_edge(u, v, weight=w)
+        write_vector(name + ".personalize.txt", vectors(directed)[0], 0)
+        weighted_refs(name, directed, 0)
         with open(name + ".sssp.txt", "w") as f:
             f.write(f"# source {first}; vertex distance (NetworkX Dijkstra, minimum weight per pair)\n")
             for v in sorted(dist):

@@ -1,0 +1,191 @@
+package pagerank
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/comm/inproc"
+	"github.com/graphrun/graphrun/gen/kronecker"
+	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/fielderr"
+)
+
+// serialWeighted is weighted PageRank by a plain power iteration over the
+// original ids, as NetworkX's pagerank(G, weight=) on the DiGraph whose
+// duplicate edges keep their smallest weight, to an L1 change below limit:
+// u's rank goes to its out-edges in proportion to their weights, and a
+// vertex whose out-edges weigh 0 in all is dangling.
+func serialWeighted(edges []graph.Edge, ws []float32, alpha, limit float64) map[int64]float64 {
+	adj := map[int64]map[int64]float64{}
+	ids := map[int64]bool{}
+	for i, e := range edges {
+		ids[e.U], ids[e.V] = true, true
+		if adj[e.U] == nil {
+			adj[e.U] = map[int64]float64{}
+		}
+		if w, ok := adj[e.U][e.V]; !ok || float64(ws[i]) < w {
+			adj[e.U][e.V] = float64(ws[i])
+		}
+	}
+	out := map[int64]float64{}
+	for u, vs := range adj {
+		for _, w := range vs {
+			out[u] += w
+		}
+	}
+	n := float64(len(ids))
+	r := map[int64]float64{}
+	for v := range ids {
+		r[v] = 1 / n
+	}
+	for range 100000 {
+		var dangling float64
+		next := map[int64]float64{}
+		for u := range ids {
+			if out[u] == 0 {
+				dangling += r[u]
+				continue
+			}
+			for v, w := range adj[u] {
+				next[v] += r[u] / out[u] * w
+			}
+		}
+		var l1 float64
+		for v := range ids {
+			x := (1-alpha)/n + alpha*(next[v]+dangling/n)
+			l1 += math.Abs(x - r[v])
+			next[v] = x
+		}
+		r = next
+		if l1 < limit {
+			break
+		}
+	}
+	return r
+}
+
+// randomWeights are weights for edges: halves from 0 to 3, so some
+// vertices' out-edges weigh 0 in all, and duplicates that differ.
+func randomWeights(rng *rand.Rand, edges []graph.Edge) []float32 {
+	ws := make([]float32, len(edges))
+	for i := range ws {
+		ws[i] = float32(rng.IntN(7)) / 2
+	}
+	return ws
+}
+
+// TestWeightedMatchesSerial: weighted PageRank equals the serial weighted
+// power iteration on random graphs with duplicates of different weights,
+// zero weights and self-loops, on every allreduce, partition, rank count
+// and thread count.
+func TestWeightedMatchesSerial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	trials := 20
+	if testing.Short() {
+		trials = 6
+	}
+	for trial := range trials {
+		edges := randomPRGraph(rng)
+		ws := randomWeights(rng, edges)
+		cfg := DefaultConfig()
+		cfg.Tol, cfg.Weighted, cfg.Threads = 1e-15, true, 1+trial%3
+		cfg.Undirected = trial%4 == 3
+		in, inW := edges, ws
+		if cfg.Undirected {
+			in, inW = slices.Clone(edges), slices.Clone(ws)
+			for i, e := range edges {
+				in, inW = append(in, graph.Edge{U: e.V, V: e.U}), append(inW, ws[i])
+			}
+		}
+		want := serialWeighted(in, inW, cfg.Alpha, 1e-15)
+		for _, p := range []int{1, 2, 3, 4} {
+			for _, kind := range goldenAllreduces {
+				cfg.Allreduce = kind
+				cfg.Partition = []Partition{PartitionRandomEdge, PartitionBlock1D}[(trial+p)%2]
+				res, got, _ := runShares(t, p, weightedShares(edges, ws, p), cfg, 1)
+				var l1 float64
+				for v, w := range want {
+					l1 += math.Abs(got[v] - w)
+				}
+				if len(got) != len(want) || l1 > 1e-12 || math.Abs(res.Total-1) > 1e-12 {
+					t.Fatalf("trial %d p=%d %s %s: %d vertices (want %d), L1 distance %.3g, total %v",
+						trial, p, kind, cfg.Partition, len(got), len(want), l1, res.Total)
+				}
+			}
+		}
+	}
+}
+
+// TestKroneckerWeighted: a Kronecker graph with its generated weights (the
+// Source's weighted shares) equals the serial weighted power iteration on
+// 1, 3 and 4 ranks.
+func TestKroneckerWeighted(t *testing.T) {
+	params := kronecker.DefaultParams(9)
+	all := params.Share(0, 1, 1)
+	edges, ws := make([]graph.Edge, all.Len()), make([]float32, all.Len())
+	ctx := context.Background()
+	if err := all.Read(ctx, 0, edges); err != nil {
+		t.Fatal(err)
+	}
+	if err := all.ReadWeights(ctx, 0, ws); err != nil {
+		t.Fatal(err)
+	}
+	want := serialWeighted(edges, ws, DefaultAlpha, 1e-15)
+	src := &Source{Kron: params, Threads: 2, Weighted: true}
+	cfg := DefaultConfig()
+	cfg.Tol, cfg.Weighted = 1e-18, true
+	for _, p := range []int{1, 3, 4} {
+		shares := make([]graph.EdgeShare, p)
+		for r := range shares {
+			share, err := src.load(ctx, r, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shares[r] = share
+		}
+		_, got, _ := runShares(t, p, shares, cfg, 1)
+		var l1 float64
+		for v, w := range want {
+			l1 += math.Abs(got[v] - w)
+		}
+		if len(got) != len(want) || l1 > 1e-12 {
+			t.Errorf("p=%d: %d vertices (want %d), L1 distance %.3g", p, len(got), len(want), l1)
+		}
+	}
+}
+
+// TestWeightedBadInput: a negative or non-finite weight is an input
+// error naming the edge, and a weighted run of an input without weights a
+// configuration error naming Weighted.
+func TestWeightedBadInput(t *testing.T) {
+	edges := []graph.Edge{{U: 1, V: 2}, {U: 2, V: 3}, {U: 3, V: 1}}
+	cfg := DefaultConfig()
+	cfg.Weighted = true
+	for _, bad := range []float32{-1, float32(math.NaN()), float32(math.Inf(1))} {
+		for _, p := range []int{1, 2} {
+			err := inproc.Run(context.Background(), p, func(ctx context.Context, c comm.Comm) error {
+				share := WeightedEdges{Edges: edges, Weights: []float32{1, bad, 1}}
+				if c.Rank() > 0 {
+					share = WeightedEdges{}
+				}
+				_, err := RunShare(ctx, c, share, cfg)
+				return err
+			})
+			if !errors.Is(err, ErrWeight) || !IsInputError(err) {
+				t.Errorf("weight %v on %d ranks: %v, want an input error wrapping ErrWeight", bad, p, err)
+			}
+		}
+	}
+	err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
+		_, err := RunShare(ctx, c, graph.EdgeChunks{edges}, cfg)
+		return err
+	})
+	if fe, ok := fielderr.As(err); !ok || fe.Field != "Weighted" || !errors.Is(err, ErrConfig) {
+		t.Errorf("a weighted run of unweighted edges: %v, want a configuration error of Weighted", err)
+	}
+}
