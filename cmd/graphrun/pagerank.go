@@ -58,10 +58,10 @@ Qiu §IV-E). Prints the top vertices with the file's ids, the iterations, the
 final L1 change and the total rank; --tol is NetworkX's (L1 change < N·tol), and
 --max-iter reached unconverged exits with status 3. Hidden: NetworkX's
 personalization, dangling and nstart (--personalize FILE or --personalize-ids
-1,5,9, --dangling FILE, --nstart FILE; docs/running.md), NetworkX's weight=
-(--weights on: the file's edge weights, or --kron's generated ones) and --force
-past the memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --dpi
-(docs/design.md).`,
+1,5,9, --dangling FILE, --nstart FILE; docs/running.md), --weights off|on (a
+weighted file's weights are NetworkX's weight= by default; on: --kron's generated
+ones too) and --force past the memory guard; knobs --degrees, --partition,
+--gauss-seidel, --plots, --dpi (docs/design.md).`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runPageRank(cmd, &f, args) },
 	}
@@ -86,7 +86,7 @@ past the memory guard; knobs --degrees, --partition, --gauss-seidel, --plots, --
 	fl.Int64SliceVar(&f.jc.PersonalizeIDs, "personalize-ids", nil, "a uniform personalization over these ids, e.g. 1,5,9")
 	fl.StringVar(&f.jc.Dangling, "dangling", "", `NetworkX's dangling: "id weight" lines (default: the personalization)`)
 	fl.StringVar(&f.jc.NStart, "nstart", "", `NetworkX's nstart, the start vector: "id weight" lines`)
-	fl.StringVar(&f.jc.Weights, "weights", def.Weights, "edge weights as NetworkX's weight=: on (the file's, or --kron's generated ones) or off")
+	fl.StringVar(&f.jc.Weights, "weights", def.Weights, "edge weights as NetworkX's weight=: auto (a weighted file's), on (--kron's too) or off")
 	fl.BoolVar(&f.force, "force", false, "run a --kron graph even if the memory estimate exceeds available memory")
 	hideFlags(cmd, "degrees", "partition", "gauss-seidel", "plots", "dpi", "personalize", "personalize-ids", "dangling", "nstart", "weights", "force")
 	return cmd

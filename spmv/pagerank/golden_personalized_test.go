@@ -61,6 +61,13 @@ func l1Distance(name string, res *Result, scores map[int64]float64, ref []testgr
 // are the edges' weights (cfg.Weighted).
 func checkGolden(t *testing.T, name string, edges []graph.Edge, ws []float32, cfg Config, ref string, col, iterations int) {
 	t.Helper()
+	checkGoldenShares(t, name, func(p int) []graph.EdgeShare { return weightedShares(edges, ws, p) }, cfg, ref, col, iterations)
+}
+
+// checkGoldenShares is checkGolden on the shares of p ranks that shares
+// returns.
+func checkGoldenShares(t *testing.T, name string, shares func(p int) []graph.EdgeShare, cfg Config, ref string, col, iterations int) {
+	t.Helper()
 	want, err := testgraph.ReadPageRank(testgraph.GoldenFile(name+ref), 0, col)
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +75,7 @@ func checkGolden(t *testing.T, name string, edges []graph.Edge, ws []float32, cf
 	for _, p := range goldenRanks {
 		for _, kind := range goldenAllreduces {
 			cfg.Allreduce = kind
-			res, scores, _ := runShares(t, p, weightedShares(edges, ws, p), cfg, 1)
+			res, scores, _ := runShares(t, p, shares(p), cfg, 1)
 			l1, err := l1Distance(name, res, scores, want)
 			switch {
 			case err != nil:

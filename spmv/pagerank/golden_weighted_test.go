@@ -98,3 +98,26 @@ func TestWeightedAllEqualIsUnweighted(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenWeightedFile: the golden weighted.wel, each rank reading its
+// share of the file with its weights (duplicate pairs of different weights
+// keep the smallest, as the reference script's DiGraph does), equals
+// NetworkX's weighted PageRank, plain and personalized.
+func TestGoldenWeightedFile(t *testing.T) {
+	name := "weighted.wel"
+	path := testgraph.GoldenFile(name)
+	shares := func(p int) []graph.EdgeShare { return fileShares(t, path, p) }
+	ref := ".pagerank_weighted.tsv"
+	iterations, err := testgraph.NetworkXIterations(testgraph.GoldenFile(name + ref))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := DefaultConfig()
+	cfg.Weighted = true
+	cfg.Personalization = goldenVector(t, name, ".personalize.txt")
+	checkGoldenShares(t, name, shares, cfg, ref, 3, iterations)
+	cfg.Tol = 1e-16
+	checkGoldenShares(t, name, shares, cfg, ref, 2, 0)
+	cfg.Personalization = nil
+	checkGoldenShares(t, name, shares, cfg, ref, 1, 0)
+}

@@ -58,8 +58,10 @@ type JobConfig struct {
 	PersonalizeIDs                []int64
 
 	// Weights says whether the run uses edge weights (Config.Weighted):
-	// "on" the edge list's (the run fails if its reader has none) or the
-	// Kronecker generator's (kernel 3's), "auto" (or "") and "off" none.
+	// "auto" (or "") an edge list's when its format has them (.wel, .wsg,
+	// a real or integer Matrix Market matrix) and a Kronecker graph's none,
+	// "on" the edge list's or the Kronecker generator's (kernel 3's), "off"
+	// none.
 	Weights string
 }
 
@@ -106,9 +108,18 @@ func (jc JobConfig) Source(file string, openFile func(path string) (*edgelist.In
 		return nil, err
 	}
 	switch strings.ToLower(strings.TrimSpace(jc.Weights)) {
-	case "", "auto", "off":
+	case "", "auto":
+		if src.File != nil {
+			src.Weighted, err = inputWeighted(src.File)
+		}
 	case "on":
 		src.Weighted = true
+		if src.File != nil {
+			if has, herr := inputWeighted(src.File); herr == nil && !has {
+				err = fmt.Errorf("%s: %w", src.File.Path, edgelist.ErrUnweighted)
+			}
+		}
+	case "off":
 	default:
 		err = fmt.Errorf("unknown choice %q (want auto, on or off)", jc.Weights)
 	}
@@ -116,6 +127,16 @@ func (jc JobConfig) Source(file string, openFile func(path string) (*edgelist.In
 		return nil, fielderr.Wrap("Weights", err)
 	}
 	return src, nil
+}
+
+// inputWeighted reports whether an edge list has weights: a file's format
+// (and a Matrix Market file's banner, edgelist.HasWeights), a stream's
+// format alone (.wel or .wsg: its banner is read once, by the run).
+func inputWeighted(in *edgelist.Input) (bool, error) {
+	if in.Stream {
+		return in.Detected == edgelist.EdgeFormatWEL || in.Detected == edgelist.EdgeFormatWSG, nil
+	}
+	return edgelist.HasWeights(in.Path, in.Format)
 }
 
 // source is Source without the weights.

@@ -278,11 +278,12 @@ func prepareMatrix(ctx context.Context, c comm.Comm, share graph.EdgeShare, cfg 
 		a = buildPRMatrix(keys, sh, first, cnt, cfg.Threads)
 	}
 	a.vecs = vecs
-	count := []int64{int64(len(a.src))}
+	local := int64(len(a.src) + a.zeroEdges)
+	count := []int64{local}
 	if err := c.AllreduceInt64(ctx, PhaseCount, count, comm.Sum); err != nil {
 		return nil, nil, fmt.Errorf("pagerank: counting edges: %w", err)
 	}
-	res.NumEdges, res.LocalEdges = count[0], int64(len(a.src))
+	res.NumEdges, res.LocalEdges = count[0], local
 	return a, res, nil
 }
 

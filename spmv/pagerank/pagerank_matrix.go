@@ -32,6 +32,9 @@ type prMatrix struct {
 	src      []uint32  // slot of each edge's source, ascending within a column
 	localDeg []float64 // local edges out of each in-set vertex (their weight, if weighted)
 	wts      []float32 // the weight of each edge, beside src; nil if unweighted
+	// zeroEdges counts the distinct edges of weight 0, which carry no
+	// rank and are not in the matrix.
+	zeroEdges int
 	splits   []int     // worker t pulls positions splits[t]:splits[t+1]
 
 	edges        []uint32        // the keys' array as 32-bit words: src is one half of it

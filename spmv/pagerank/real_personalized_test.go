@@ -13,6 +13,32 @@ import (
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
+// realCombo is a rank count and allreduce a real graph's reference is
+// checked on.
+type realCombo struct {
+	kind Allreduce
+	p    int
+}
+
+// realCombos are every allreduce on 4 ranks and kylix on 1 and 3; every
+// pair with GRAPHRUN_PAGERANK_ALL_RANKS=1 (.ci/run); with -short, kylix and
+// dense on 4 ranks.
+func realCombos() []realCombo {
+	all := os.Getenv("GRAPHRUN_PAGERANK_ALL_RANKS") == "1"
+	if testing.Short() && !all {
+		return []realCombo{{AllreduceKylix, 4}, {AllreduceDense, 4}}
+	}
+	var combos []realCombo
+	for _, p := range goldenRanks {
+		for _, kind := range goldenAllreduces {
+			if all || p == 4 || kind == AllreduceKylix {
+				combos = append(combos, realCombo{kind, p})
+			}
+		}
+	}
+	return combos
+}
+
 // TestPageRankRealGraphsPersonalized: personalized PageRank on the two
 // real graphs, each rank streaming its share of the file, equals NetworkX's
 // to 1e-12 in L1 over every vertex (measured: 1e-15) on 1, 3 and 4 ranks
@@ -27,23 +53,9 @@ func TestPageRankRealGraphsPersonalized(t *testing.T) {
 		{"soc-Slashdot0902", "soc-Slashdot0902.txt.gz", 0},
 		{"road-luxembourg-osm", "road-luxembourg-osm.mtx", 1},
 	}
-	type combo struct {
-		kind Allreduce
-		p    int
-	}
-	// Every allreduce on 4 ranks and kylix on 1 and 3; every pair with
-	// GRAPHRUN_PAGERANK_ALL_RANKS=1 (.ci/run).
-	var combos []combo
-	all := os.Getenv("GRAPHRUN_PAGERANK_ALL_RANKS") == "1"
-	for _, p := range goldenRanks {
-		for _, kind := range goldenAllreduces {
-			if all || p == 4 || kind == AllreduceKylix {
-				combos = append(combos, combo{kind, p})
-			}
-		}
-	}
-	if testing.Short() && !all {
-		graphs, combos = graphs[1:], []combo{{AllreduceKylix, 4}, {AllreduceDense, 4}}
+	combos := realCombos()
+	if testing.Short() && os.Getenv("GRAPHRUN_PAGERANK_ALL_RANKS") != "1" {
+		graphs = graphs[1:]
 	}
 	for _, g := range graphs {
 		refPath := filepath.Join(dir, g.name+".pagerank_personalized.tsv.gz")

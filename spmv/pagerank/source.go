@@ -85,6 +85,9 @@ func (s *Source) share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 	if s.File == nil {
 		return s.load(ctx, c.Rank(), c.Size())
 	}
+	if s.Weighted {
+		return s.File.WeightedShare(ctx, c)
+	}
 	return s.File.Share(ctx, c)
 }
 

@@ -178,9 +178,9 @@ func (s *weightSorter) release() { s.keys, s.ws = nil, nil }
 
 // dedupeMin keeps one copy of each key of sorted keys with the smallest of
 // its copies' weights, drops the keys whose weight is 0, and returns the
-// rest in order (in place).
-func dedupeMin(keys []uint64, ws []float32) ([]uint64, []float32) {
-	n := 0
+// rest in order (in place) and the number dropped.
+func dedupeMin(keys []uint64, ws []float32) ([]uint64, []float32, int) {
+	n, zero := 0, 0
 	for i := 0; i < len(keys); {
 		k, w := keys[i], ws[i]
 		for i++; i < len(keys) && keys[i] == k; i++ {
@@ -189,14 +189,16 @@ func dedupeMin(keys []uint64, ws []float32) ([]uint64, []float32) {
 		if w != 0 {
 			keys[n], ws[n] = k, w
 			n++
+		} else {
+			zero++
 		}
 	}
-	return keys[:n], ws[:n]
+	return keys[:n], ws[:n], zero
 }
 
 // buildPRMatrixWeighted is buildPRMatrix for weighted keys: ws[i] is the
 // weight of keys[i]. Duplicates keep their smallest weight, edges of
-// weight 0 are dropped, localDeg is the local out-weight, and wts holds
+// weight 0 are dropped (counted in zeroEdges), localDeg is the local out-weight, and wts holds
 // each edge's weight beside src. The sorts run beside the keys (the
 // set-up holds two copies of the keys and weights, unlike the unweighted
 // in-place sorts).
@@ -205,7 +207,7 @@ func buildPRMatrixWeighted(keys []uint64, ws []float32, sh uint, first, cnt int6
 	if len(keys) > 0 {
 		s.sort(keys, ws, 2*sh)
 	}
-	keys, ws = dedupeMin(keys, ws)
+	keys, ws, zero := dedupeMin(keys, ws)
 	nIn := 0
 	for i, k := range keys {
 		if i == 0 || k>>sh != keys[i-1]>>sh {
@@ -233,7 +235,7 @@ func buildPRMatrixWeighted(keys []uint64, ws []float32, sh uint, first, cnt int6
 	}
 	s.release()
 	a.columns(keys, sb, first, cnt, threads)
-	a.wts = ws
+	a.wts, a.zeroEdges = ws, zero
 	return a
 }
 
