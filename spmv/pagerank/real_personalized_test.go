@@ -13,6 +13,16 @@ import (
 	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
+// realGraphs are the two shared real graphs: reference name, file, and
+// the ids' offset (Matrix Market's are 1-based).
+var realGraphs = []struct {
+	name, file string
+	idOffset   int64
+}{
+	{"soc-Slashdot0902", "soc-Slashdot0902.txt.gz", 0},
+	{"road-luxembourg-osm", "road-luxembourg-osm.mtx", 1},
+}
+
 // realCombo is a rank count and allreduce a real graph's reference is
 // checked on.
 type realCombo struct {
@@ -46,13 +56,7 @@ func realCombos() []realCombo {
 // and at NetworkX's default tol stops at NetworkX's iteration.
 func TestPageRankRealGraphsPersonalized(t *testing.T) {
 	dir := testgraph.RealData()
-	graphs := []struct {
-		name, file string
-		idOffset   int64 // Matrix Market's ids are 1-based
-	}{
-		{"soc-Slashdot0902", "soc-Slashdot0902.txt.gz", 0},
-		{"road-luxembourg-osm", "road-luxembourg-osm.mtx", 1},
-	}
+	graphs := realGraphs
 	combos := realCombos()
 	if testing.Short() && os.Getenv("GRAPHRUN_PAGERANK_ALL_RANKS") != "1" {
 		graphs = graphs[1:]
