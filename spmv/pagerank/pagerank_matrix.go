@@ -35,7 +35,7 @@ type prMatrix struct {
 	// zeroEdges counts the distinct edges of weight 0, which carry no
 	// rank and are not in the matrix.
 	zeroEdges int
-	splits   []int     // worker t pulls positions splits[t]:splits[t+1]
+	splits    []int // worker t pulls positions splits[t]:splits[t+1]
 
 	edges        []uint32        // the keys' array as 32-bit words: src is one half of it
 	order        []uint32        // out-set index of the column at each position; nil until arranged
