@@ -198,6 +198,7 @@ func loadsPerRank(blocks []results.RankLoad, owner []int, p int) []results.RankL
 		r.ValidateBytes += l.ValidateBytes
 		r.ValidateMessages += l.ValidateMessages
 		r.PeakMemoryBytes = max(r.PeakMemoryBytes, l.PeakMemoryBytes)
+		r.ProcessKey = l.ProcessKey
 		r.Blocks += l.Blocks
 		r.EdgesScanned += l.EdgesScanned
 		r.BusySeconds += l.BusySeconds

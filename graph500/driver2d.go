@@ -172,7 +172,7 @@ func (c cpuClock) since() time.Duration {
 // searches and validating them (networkTotal), the peak memory of its process, and its busy
 // time, edges scanned and CPU time in the searches.
 func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.Block2D, sent, validated comm.PhaseCounters, work searchWork) ([]results.RankLoad, error) {
-	const fields = 11
+	const fields = 12
 	vals := make([]int64, fields*c.Size())
 	mine := vals[fields*c.Rank():]
 	if blocks != nil {
@@ -185,6 +185,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 	if peak, err := memstat.PeakRSS(); err == nil {
 		mine[6] = peak // the process's peak so far: the searches and their validation included
 	}
+	mine[11] = memstat.ProcessKey()
 	mine[7], mine[8], mine[10] = int64(work.busy), work.scanned, int64(work.cpu)
 	if blocks != nil {
 		mine[9] = 1
@@ -201,7 +202,7 @@ func gatherLoads(ctx context.Context, c comm.Comm, g *graph.CSR, blocks *graph.B
 		loads[r] = results.RankLoad{Edges: v[0], MemoryBytes: v[1], BytesSent: v[2], Messages: v[3],
 			ValidateBytes: v[4], ValidateMessages: v[5], PeakMemoryBytes: v[6],
 			BusySeconds: time.Duration(v[7]).Seconds(), EdgesScanned: v[8], Blocks: int(v[9]),
-			CPUSeconds: time.Duration(v[10]).Seconds()}
+			CPUSeconds: time.Duration(v[10]).Seconds(), ProcessKey: v[11]}
 	}
 	return loads, nil
 }

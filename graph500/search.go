@@ -274,9 +274,12 @@ func (s *timedSearches) finish(ctx context.Context) (*results.Graph500Run, error
 	if run != nil {
 		run.CommBytes, run.CommMessages = s.commBytes, s.commMessages
 		run.RankLoads = loads
-		for _, l := range loads {
+		peaks, keys := make([]int64, len(loads)), make([]int64, len(loads))
+		for i, l := range loads {
 			run.PeakMemoryBytes = max(run.PeakMemoryBytes, l.PeakMemoryBytes)
+			peaks[i], keys[i] = l.PeakMemoryBytes, l.ProcessKey
 		}
+		run.JobPeakMemoryBytes, run.Processes = memstat.JobPeak(peaks, keys)
 		for _, s := range run.Searches {
 			run.ValidateBytes += s.ValidateBytes
 			run.ValidateMessages += s.ValidateMessages

@@ -150,6 +150,8 @@
 //	load_imbalance      object   max/mean over the ranks of each rank_loads field
 //	peak_memory_bytes   int64    the largest peak resident set size of the run's
 //	                             processes (VmHWM; absent where it is not known)
+//	job_peak_memory_bytes int64  the sum of the peaks of the run's processes
+//	processes           int      how many (in-process ranks share one)
 //	construction_bytes  int64    bytes kernel 1 sent, all ranks (its two passes)
 //	construction_messages int64  messages kernel 1 sent, all ranks
 //	input               string   the edge list of a run on a file (bfs FILE;

@@ -152,6 +152,8 @@ type runJSON struct {
 	RankLoads           []RankLoad   `json:"rank_loads,omitempty"`
 	LoadImbalance       *Imbalance   `json:"load_imbalance,omitempty"`
 	PeakMemoryBytes     int64        `json:"peak_memory_bytes,omitempty"`
+	JobPeakMemoryBytes  int64        `json:"job_peak_memory_bytes,omitempty"`
+	Processes           int          `json:"processes,omitempty"`
 	ConstructionBytes   int64        `json:"construction_bytes"`
 	ConstructionMsgs    int64        `json:"construction_messages"`
 	Input               string       `json:"input,omitempty"`
@@ -202,6 +204,8 @@ func (r *Graph500Run) WriteJSON(w io.Writer) error {
 		ValidateMessages:    r.ValidateMessages,
 		RankLoads:           r.RankLoads,
 		PeakMemoryBytes:     r.PeakMemoryBytes,
+		JobPeakMemoryBytes:  r.JobPeakMemoryBytes,
+		Processes:           r.Processes,
 		ConstructionBytes:   r.ConstructionBytes,
 		ConstructionMsgs:    r.ConstructionMessages,
 		Input:               r.Input,
@@ -276,6 +280,8 @@ func ReadRunJSON(rd io.Reader) (*Graph500Run, error) {
 		ValidateMessages:     doc.ValidateMessages,
 		RankLoads:            doc.RankLoads,
 		PeakMemoryBytes:      doc.PeakMemoryBytes,
+		JobPeakMemoryBytes:   doc.JobPeakMemoryBytes,
+		Processes:            doc.Processes,
 
 		ConstructionBytes:    doc.ConstructionBytes,
 		ConstructionMessages: doc.ConstructionMsgs,

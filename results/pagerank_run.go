@@ -57,11 +57,15 @@ type PageRankRun struct {
 	// InputEdges is the number of edges read (all ranks, before
 	// the undirected view's reverses and deduplication); PeakMemoryBytes the
 	// largest peak resident set size of the job's processes (the whole
-	// process: set-up, iterations and report); RankLoads each rank's
-	// share of the matrix and its process's peak.
-	InputEdges      int64              `json:"input_edges"`
-	PeakMemoryBytes int64              `json:"peak_memory_bytes"`
-	RankLoads       []PageRankRankLoad `json:"rank_loads"`
+	// process: set-up, iterations and report), JobPeakMemoryBytes the sum
+	// of the peaks of its Processes processes (in-process ranks share one;
+	// with replicas, one replica per rank); RankLoads each rank's share of
+	// the matrix and its process's peak.
+	InputEdges         int64              `json:"input_edges"`
+	PeakMemoryBytes    int64              `json:"peak_memory_bytes"`
+	JobPeakMemoryBytes int64              `json:"job_peak_memory_bytes,omitempty"`
+	Processes          int                `json:"processes,omitempty"`
+	RankLoads          []PageRankRankLoad `json:"rank_loads"`
 }
 
 // PageRankRankLoad is one rank's load: the distinct edges of its matrix,

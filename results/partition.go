@@ -20,6 +20,9 @@ type RankLoad struct {
 	ValidateBytes    int64 `json:"validate_bytes_sent"`
 	ValidateMessages int64 `json:"validate_messages"`
 	PeakMemoryBytes  int64 `json:"peak_memory_bytes,omitempty"`
+	// ProcessKey tells the rank's process from the others (memstat's
+	// ProcessKey): the job's peak counts each process once.
+	ProcessKey int64 `json:"-"`
 	// Blocks is the number of 2D blocks the rank held (0 for 1D runs);
 	// EdgesScanned the adjacency entries its searches read, BusySeconds the
 	// time they spent traversing, sieving and coding (not waiting), summed

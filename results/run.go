@@ -116,8 +116,12 @@ type Graph500Run struct {
 	// RankLoads has one entry per rank (nil if not measured).
 	RankLoads []RankLoad
 	// PeakMemoryBytes is the largest peak resident set size of the run's
-	// processes (0 if not measured).
-	PeakMemoryBytes int64
+	// processes (0 if not measured); JobPeakMemoryBytes the sum of the
+	// peaks of its Processes processes (in-process ranks share one; with
+	// replicas, one replica per rank).
+	PeakMemoryBytes    int64
+	JobPeakMemoryBytes int64
+	Processes          int
 	// ConstructionBytes and ConstructionMessages are kernel 1's traffic,
 	// summed over ranks (its tuples routed to their owners).
 	ConstructionBytes, ConstructionMessages int64
@@ -362,8 +366,9 @@ func line(b *strings.Builder, name, value string) {
 }
 
 // PeakMemoryLine is the line about the run's memory graphrun bfs prints on
-// stderr ("" when the peak is unknown): the largest process's peak in MB
-// or GB (SI), and per tuple read or generated.
+// stderr ("" when the peak is unknown): the job's peak in MB or GB (SI),
+// the sum of its processes' peaks, per tuple read or generated, and with
+// several processes the largest one's.
 func (r *Graph500Run) PeakMemoryLine() string {
 	if r.PeakMemoryBytes <= 0 {
 		return ""
@@ -372,11 +377,20 @@ func (r *Graph500Run) PeakMemoryLine() string {
 	if r.Tuples > 0 {
 		tuples = float64(r.Tuples)
 	}
-	size := fmt.Sprintf("%.1f MB", float64(r.PeakMemoryBytes)/1e6)
-	if r.PeakMemoryBytes >= 1e9 {
-		size = fmt.Sprintf("%.2f GB", float64(r.PeakMemoryBytes)/1e9)
+	job, procs := r.JobPeakMemoryBytes, r.Processes
+	if job <= 0 || procs <= 1 {
+		return fmt.Sprintf("graphrun: peak memory %s (%.1f bytes per tuple)\n", memorySize(r.PeakMemoryBytes), float64(r.PeakMemoryBytes)/tuples)
 	}
-	return fmt.Sprintf("graphrun: peak memory %s (%.1f bytes per tuple), the largest process's\n", size, float64(r.PeakMemoryBytes)/tuples)
+	return fmt.Sprintf("graphrun: peak memory %s, the sum over the job's %d processes (%.1f bytes per tuple); the largest process %s\n",
+		memorySize(job), procs, float64(job)/tuples, memorySize(r.PeakMemoryBytes))
+}
+
+// memorySize writes bytes in MB, or from 1 GB in GB (SI).
+func memorySize(bytes int64) string {
+	if bytes >= 1e9 {
+		return fmt.Sprintf("%.2f GB", float64(bytes)/1e9)
+	}
+	return fmt.Sprintf("%.1f MB", float64(bytes)/1e6)
 }
 
 // RankCount writes n ranks with the right number: "1 rank", "4 ranks".

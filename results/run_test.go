@@ -262,19 +262,25 @@ func TestValidated(t *testing.T) {
 }
 
 // TestPeakMemoryLine: the peak in MB or GB, per tuple read (or, for a
-// generated graph, per tuple of its scale and edge factor); nothing when
-// unknown.
+// generated graph, per tuple of its scale and edge factor); with several
+// processes the job's sum, per tuple, and the largest process; nothing
+// when unknown.
 func TestPeakMemoryLine(t *testing.T) {
 	r := &Graph500Run{Scale: 10, EdgeFactor: 16}
 	if got := r.PeakMemoryLine(); got != "" {
 		t.Fatalf("unknown peak: %q", got)
 	}
 	r.PeakMemoryBytes = 16384 * 100
-	if got, want := r.PeakMemoryLine(), "graphrun: peak memory 1.6 MB (100.0 bytes per tuple), the largest process's\n"; got != want {
+	if got, want := r.PeakMemoryLine(), "graphrun: peak memory 1.6 MB (100.0 bytes per tuple)\n"; got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}
 	r.PeakMemoryBytes, r.Tuples = 2e9, 1e6
-	if got, want := r.PeakMemoryLine(), "graphrun: peak memory 2.00 GB (2000.0 bytes per tuple), the largest process's\n"; got != want {
+	if got, want := r.PeakMemoryLine(), "graphrun: peak memory 2.00 GB (2000.0 bytes per tuple)\n"; got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+	r.JobPeakMemoryBytes, r.Processes = 7e9, 4
+	want := "graphrun: peak memory 7.00 GB, the sum over the job's 4 processes (7000.0 bytes per tuple); the largest process 2.00 GB\n"
+	if got := r.PeakMemoryLine(); got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/graphrun/graphrun/graph/edgelist"
 	"github.com/graphrun/graphrun/graph500"
 	"github.com/graphrun/graphrun/internal/memstat"
-	"github.com/graphrun/graphrun/internal/output"
 	"github.com/graphrun/graphrun/internal/progress"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/results/report"
@@ -192,9 +191,6 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 		inPath, stdin = in.Path, in.StdinForChildren()
 	}
 	outs, tree, err := f.declareRun(cmd, plan, inPath, f.s.Out)
-	if !plan.Reports() {
-		tree = nil // written during the search: by process 0 alone
-	}
 	if err != nil {
 		return err
 	}
@@ -208,15 +204,18 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 	if f.noPermute && plan.Rank() == 0 {
 		fmt.Fprint(stderr, noPermuteNote)
 	}
-	run, err := runBFSJob(cmd, f, cfg, in, plan, tree)
-	if err != nil || run == nil || !plan.Reports() {
-		return err // nil for a TCP rank other than 0, or a replica of rank 0: process 0 reports
+	treeOut, err := newTreeSink(tree, plan)
+	if err != nil {
+		return err
+	}
+	defer treeOut.close()
+	run, err := runBFSJob(cmd, f, cfg, in, plan, treeOut)
+	if err != nil || run == nil || !plan.TakeReport() {
+		return err // nil for a TCP rank other than 0, or a replica of rank 0 that another one reports for
 	}
 	run.ExchangeDefaulted = exchangeDefaulted
-	if tree != nil {
-		if err := tree.Commit(); err != nil {
-			return err
-		}
+	if err := treeOut.commit(); err != nil {
+		return err
 	}
 	return writeBFSRun(f, run, textOut(cmd, outs), stderr)
 }
@@ -225,20 +224,14 @@ func runBFS(cmd *cobra.Command, f *bfsFlags, args []string) error {
 // Kronecker graph or on in, with the progress bar and warnings on stderr
 // and the tree, when --out is given, written to tree. It returns rank 0's
 // report with the run's version, start and command line.
-func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *edgelist.Input, plan jobPlan, tree *output.File) (*results.Graph500Run, error) {
+func runBFSJob(cmd *cobra.Command, f *bfsFlags, cfg graph500.Config, in *edgelist.Input, plan jobPlan, tree *treeSink) (*results.Graph500Run, error) {
 	stderr := cmd.ErrOrStderr()
 	bar := progress.NewStages(progressOut(stderr, plan), cfg.Graph.Scale, f.s.Roots, cfg.Root >= 0)
 	cfg.Ranks, cfg.Progress = f.ranks, bar.Update
 	cfg.Warn = func(msg string) { bar.Clear(); fmt.Fprintf(stderr, "graphrun: warning: %s\n", msg) }
 	if f.s.Out != "" {
 		// Every rank takes part in gathering the tree; rank 0 writes it.
-		cfg.Tree = func(chunk []byte) error {
-			if tree == nil {
-				return nil
-			}
-			_, err := tree.Write(chunk)
-			return err
-		}
+		cfg.Tree = tree.write
 	}
 	// The heap holds a few large pointer-free arrays (the CSR, the search
 	// state): collecting at 25 % growth instead of Go's 100 % costs little

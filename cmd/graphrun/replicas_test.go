@@ -50,7 +50,7 @@ func TestReplicaLossKeepsTheResult(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out := filepath.Join(dir, strconv.Itoa(c.victim)+".txt")
-			code, stdout, stderr := runHitting(t, append(args, "--replicas", "2", "--out", out), c.victim, c.sig)
+			code, stdout, stderr := runHitting(t, append(args, "--replicas", "2", "--out", out), "PageRank iteration", c.victim, c.sig)
 			if code != 0 {
 				t.Fatalf("exit %d; stderr:\n%s", code, stderr)
 			}
@@ -74,9 +74,10 @@ func untimed(s string) string {
 
 // runHitting runs graphrun with args in this process (a --procs
 // launcher), sends sig to its child process victim (the one started with
-// --rank=victim) once the iterations run, and returns the launcher's exit
-// status and output. The job must end within replicaLossBound.
-func runHitting(t *testing.T, args []string, victim int, sig syscall.Signal) (int, string, string) {
+// --rank=victim) once its standard error holds when (the run is under
+// way), and returns the launcher's exit status and output. The job must
+// end within replicaLossBound.
+func runHitting(t *testing.T, args []string, when string, victim int, sig syscall.Signal) (int, string, string) {
 	t.Helper()
 	type result struct {
 		code           int
@@ -97,9 +98,9 @@ func runHitting(t *testing.T, args []string, victim int, sig syscall.Signal) (in
 		case <-time.After(50 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no iteration ran within %v; stderr:\n%s", replicaLossBound, errb.String())
+			t.Fatalf("no %q within %v; stderr:\n%s", when, replicaLossBound, errb.String())
 		}
-		if strings.Contains(errb.String(), "PageRank iteration") {
+		if strings.Contains(errb.String(), when) {
 			pid = childWithRank(t, victim)
 		}
 	}

@@ -176,6 +176,10 @@ type Job struct {
 	// started, is the descriptor on which it asks for the turn to write
 	// the results (Plan.TakeReport); 0 otherwise.
 	ReportFD int
+	// Launcher, in a rank that Local started, is the launcher's process
+	// id (EnvLauncher): a rank whose parent is no longer that process
+	// refuses to run (RunTCP), since no one would wait for it. 0: none.
+	Launcher int
 }
 
 // LogicalRank and LogicalSize are this process's logical rank and the

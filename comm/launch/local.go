@@ -199,7 +199,7 @@ func (l Local) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	env := append(append(append([]string(nil), l.Env...), jobEnv...), EnvLocal+"=1")
+	env := append(append(append([]string(nil), l.Env...), jobEnv...), EnvLocal+"=1", launcherEnv())
 	sink := &lineSink{w: stderr}
 	var t *turns
 	if l.Replicas > 1 {
@@ -301,7 +301,10 @@ func (l Local) verdict(failed []reapedStatus, cause error, w *waiter, stderr io.
 		logical := l.Procs / l.Replicas
 		for _, f := range failed {
 			how := f.How
-			if w.straggler[f.Rank] {
+			switch {
+			case w.muted[f.Rank]:
+				how = fmt.Sprintf("held the turn to write the results but went silent for %v (stopped or stalled) and was killed", w.t.wait)
+			case w.straggler[f.Rank]:
 				how = fmt.Sprintf("was still running %v after the job finished (stopped or stalled) and was killed", w.grace)
 			}
 			fmt.Fprintf(stderr, "launch: process %d (replica %d of rank %d) %s; its rank's other replicas finished the job\n",
@@ -309,7 +312,7 @@ func (l Local) verdict(failed []reapedStatus, cause error, w *waiter, stderr io.
 		}
 		return nil
 	}
-	first := firstFailure(failed)
+	first := w.nameSilent(failed)
 	var others []RankStatus
 	for i, f := range failed {
 		if i != first {
@@ -318,6 +321,36 @@ func (l Local) verdict(failed []reapedStatus, cause error, w *waiter, stderr io.
 	}
 	sort.Slice(others, func(i, j int) bool { return others[i].Rank < others[j].Rank })
 	return &ExitError{First: failed[first].RankStatus, Others: others, Cause: cause}
+}
+
+// nameSilent returns the index in failed of the failure to name first:
+// firstFailure's, unless every process that failed did so because of
+// another (or was stopped by the launcher) and some processes were still
+// running grace after the job was lost. Those were stopped or stalled:
+// their peers gave up on them after their peer timeout, and the launcher
+// ended them. They are then the processes at fault, marked as having
+// failed on their own with status 1, and the lowest is named first.
+func (w *waiter) nameSilent(failed []reapedStatus) int {
+	first := firstFailure(failed)
+	if f := failed[first]; !f.Blamed && !f.afterStop {
+		return first
+	}
+	silent := -1
+	for i := range failed {
+		f := &failed[i]
+		if !w.silent[f.Rank] {
+			continue
+		}
+		f.Code, f.Blamed = 1, false
+		f.How = fmt.Sprintf("stopped responding (stopped or stalled: still running %v after the job failed without it) and was ended", w.grace)
+		if silent < 0 || f.Rank < failed[silent].Rank {
+			silent = i
+		}
+	}
+	if silent >= 0 {
+		return silent
+	}
+	return first
 }
 
 // settle is how close together failures are taken to be one event: when

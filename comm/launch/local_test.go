@@ -69,12 +69,15 @@ func child(mode string, args []string) int {
 			return 1
 		}
 		return ExitBlamed
-	case "report-kill0", "report-stall0": // replicas of rank 0 write the results once
+	case "report-kill0", "report-stall0", "report-stophold": // replicas of rank 0 write the results once
 		if *rank == 0 && mode == "report-kill0" {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		}
-		if *rank == 0 {
+		if *rank == 0 && mode == "report-stall0" {
 			time.Sleep(time.Minute) // a stalled process
+		}
+		if *rank == 2 && mode == "report-stophold" {
+			time.Sleep(100 * time.Millisecond) // process 0 takes the turn
 		}
 		fd, err := reportFDOf(os.LookupEnv)
 		if err != nil || (fd > 0) != (*rank%(*size/2) == 0) {
@@ -83,6 +86,9 @@ func child(mode string, args []string) int {
 		}
 		p := Plan{Job: Job{Transport: TCP, Rank: *rank, Size: *size, Replicas: 2, ReportFD: fd}}
 		if p.TakeReport() {
+			if *rank == 0 && mode == "report-stophold" {
+				_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) // stopped holding the turn
+			}
 			fmt.Printf("results of process %d\n", *rank)
 		}
 		return 0
@@ -91,13 +97,32 @@ func child(mode string, args []string) int {
 		fmt.Fprintln(os.Stderr, "ignoring SIGTERM")
 		time.Sleep(time.Minute)
 		return 0
+	case "silent": // rank 1 stops itself; the others give up on it
+		if *rank == 1 {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+			time.Sleep(time.Minute)
+			return 0
+		}
+		time.Sleep(100 * time.Millisecond)
+		fmt.Fprintln(os.Stderr, "rank 1: no progress (PeerTimeout)")
+		return ExitBlamed
+	case "launcher": // a launcher of two "sleep-stop" ranks
+		return launcher()
+	case "sleep-stop": // says its pid; rank 1 stops itself, rank 0 sleeps
+		fmt.Fprintf(os.Stderr, "pid %d\n", os.Getpid())
+		if *rank == 1 {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP)
+		}
+		time.Sleep(time.Minute)
+		return 0
 	case "tcp", "tcp-crash":
-		f := Config{Rank: *rank, RankSet: true, Size: *size, SizeSet: true, PeerTimeout: 10 * time.Second}
-		job, err := Discover(f, os.LookupEnv)
+		f := Config{Transport: TCP, Rank: *rank, RankSet: true, Size: *size, SizeSet: true, PeerTimeout: 10 * time.Second}
+		plan, err := NewPlan(f, os.LookupEnv)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 2
 		}
+		job := plan.Job
 		err = RunTCP(context.Background(), job, nil, func(ctx context.Context, c comm.Comm) error {
 			v := []int64{int64(c.Rank() + 1)}
 			if err := c.AllreduceInt64(ctx, "sum", v, comm.Sum); err != nil {
@@ -329,16 +354,19 @@ func TestLocalNamesTheRankAtFault(t *testing.T) {
 }
 
 // TestLocalReplicaReports: in a job of 2 logical ranks × 2 replicas whose
-// process 0 dies (or stalls) before writing the results, rank 0's other
-// replica, process 2, writes them once, and the job succeeds; the stalled
-// process is killed once the job finished, and named.
+// process 0 dies or stalls before writing the results, or stops while it
+// holds the turn to write them, rank 0's other replica, process 2, writes
+// them once, and the job succeeds; the stalled process is killed, and
+// named.
 func TestLocalReplicaReports(t *testing.T) {
-	for _, mode := range []string{"report-kill0", "report-stall0"} {
+	for _, mode := range []string{"report-kill0", "report-stall0", "report-stophold"} {
 		t.Run(mode, func(t *testing.T) {
 			l, out, errb := testLocal(t, mode, 4)
 			l.Replicas, l.ReportWait = 2, 200*time.Millisecond
 			start := time.Now()
-			if err := l.Run(context.Background()); err != nil {
+			ctx, cancel := context.WithTimeoutCause(context.Background(), deathBound, errors.New("the job hangs"))
+			defer cancel()
+			if err := l.Run(ctx); err != nil {
 				t.Fatalf("%v\n%s", err, errb)
 			}
 			if out.String() != "results of process 2\n" {

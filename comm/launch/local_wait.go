@@ -27,9 +27,13 @@ type waiter struct {
 	// straggler[r] says process r was still running when its job had
 	// finished without it, and was killed (Replicas > 1).
 	straggler []bool
-	stage     int // 0: waiting; 1: SIGTERM sent; 2: SIGKILL sent
-	timer     *time.Timer
-	timeout   <-chan time.Time
+	// silent[r] says process r was still running grace after its job was
+	// lost (not interrupted): it was stopped or stalled, and its peers
+	// gave up on it (their peer timeout) rather than it failing.
+	silent  []bool
+	stage   int // 0: waiting; 1: SIGTERM sent; 2: SIGKILL sent
+	timer   *time.Timer
+	timeout <-chan time.Time
 	// done: the job finished (Replicas > 1); the processes still running
 	// get grace, then SIGKILL.
 	done    bool
@@ -37,10 +41,14 @@ type waiter struct {
 	cause   error
 	turnAt  *time.Timer
 	turnDue <-chan time.Time
+	// muted[r] says process r held the turn to report but stopped beating
+	// (stopped or stalled while writing), and was killed.
+	muted []bool
 }
 
 func (l *Local) newWaiter(procs []*exec.Cmd, grace time.Duration, t *turns) *waiter {
-	w := &waiter{l: l, procs: procs, grace: grace, t: t, running: make([]bool, len(procs)), straggler: make([]bool, len(procs))}
+	w := &waiter{l: l, procs: procs, grace: grace, t: t, running: make([]bool, len(procs)),
+		straggler: make([]bool, len(procs)), silent: make([]bool, len(procs)), muted: make([]bool, len(procs))}
 	for r := range w.running {
 		w.running[r] = true
 	}
@@ -51,7 +59,9 @@ func (l *Local) newWaiter(procs []*exec.Cmd, grace time.Duration, t *turns) *wai
 }
 
 // signalRunning sends SIGTERM (SIGKILL if kill, or if SIGTERM cannot be
-// sent) to every process still running.
+// sent) to every process still running, and SIGCONT after SIGTERM, so that
+// a stopped process handles it (it cleans up and exits) instead of
+// holding it pending.
 func (w *waiter) signalRunning(kill bool) {
 	for r, c := range w.procs {
 		if !w.running[r] {
@@ -59,11 +69,15 @@ func (w *waiter) signalRunning(kill bool) {
 		}
 		if w.done {
 			w.straggler[r] = true
+		} else if w.cause == nil {
+			w.silent[r] = true
 		}
 		if kill {
 			_ = c.Process.Kill()
 		} else if err := c.Process.Signal(syscall.SIGTERM); err != nil && !errors.Is(err, os.ErrProcessDone) {
 			_ = c.Process.Kill()
+		} else {
+			_ = c.Process.Signal(syscall.SIGCONT)
 		}
 	}
 }
@@ -101,9 +115,9 @@ func (w *waiter) wait(ctx context.Context) (failed []reapedStatus, cause error) 
 			}
 		}
 	}()
-	var asks chan int
+	var asks, beats chan int
 	if w.t != nil {
-		asks = w.t.asks
+		asks, beats = w.t.asks, w.t.beats
 	}
 	ctxDone := ctx.Done()
 	for left := len(w.procs); left > 0; {
@@ -114,6 +128,10 @@ func (w *waiter) wait(ctx context.Context) (failed []reapedStatus, cause error) 
 			w.reap(statusOf(d.rank, d.err))
 		case i := <-asks:
 			w.t.asked[i] = true
+		case i := <-beats:
+			if i == w.t.holder {
+				w.t.beat = time.Now()
+			}
 		case <-w.turnDue:
 			w.turnDue = nil
 		case <-w.timeout:
@@ -162,7 +180,16 @@ func (w *waiter) decide() {
 	if w.t == nil {
 		return
 	}
-	if d := w.t.decide(time.Now()); d > 0 && w.turnDue == nil {
+	now := time.Now()
+	if proc, _ := w.t.silentHolder(now); proc >= 0 && w.running[proc] && !w.muted[proc] {
+		w.muted[proc] = true
+		_ = w.procs[proc].Process.Kill() // its reaping passes the turn on
+	}
+	d := w.t.decide(now)
+	if _, left := w.t.silentHolder(now); left > 0 && (d == 0 || left < d) {
+		d = left
+	}
+	if d > 0 {
 		if w.turnAt == nil {
 			w.turnAt = time.NewTimer(d)
 		} else {

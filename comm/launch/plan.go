@@ -117,6 +117,9 @@ func NewPlan(f Config, env Lookup) (Plan, error) {
 		if job.ReportFD, err = reportFDOf(env); err != nil {
 			return Plan{}, err
 		}
+		if job.Launcher, err = launcherOf(env); err != nil {
+			return Plan{}, err
+		}
 	}
 	if job.Transport == TCP && ranksSet {
 		return Plan{}, fielderr.New("Ranks", "%d in-process ranks cannot be combined with a TCP job of %d processes (%s): each process is one rank", f.Ranks, job.Size, job.Source)

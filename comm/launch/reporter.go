@@ -9,7 +9,10 @@ package launch
 // "report" or "another replica reported". The launcher hands the turn to
 // the lowest-numbered replica that asks, waiting for a lower one that has
 // not asked yet at most ReportWait; when the holder of the turn dies
-// before it exits with status 0, the turn goes to the next one.
+// before it exits with status 0, the turn goes to the next one. The
+// holder beats on its socket while it writes (every quarter of its peer
+// timeout); one silent for ReportWait (stopped, stalled) is killed, so
+// that it never writes after another, and the turn goes on.
 
 import (
 	"errors"
@@ -50,8 +53,24 @@ func (p Plan) TakeReport() bool {
 	if f == nil {
 		return false
 	}
-	defer f.Close()
-	return askReport(f)
+	if !askReport(f) {
+		_ = f.Close()
+		return false
+	}
+	go beat(f, p.Job.PeerTimeout/4) // until the process exits
+	return true
+}
+
+// beat tells the launcher every period that this process, which holds the
+// turn to report, is alive and writing.
+func beat(w io.Writer, period time.Duration) {
+	period = max(period, 10*time.Millisecond)
+	for {
+		time.Sleep(period)
+		if _, err := w.Write([]byte{askTurn}); err != nil {
+			return
+		}
+	}
 }
 
 // MayReport reports whether this process may write the job's results:
@@ -101,6 +120,8 @@ type turns struct {
 	wait   time.Duration
 	since  time.Time // when the first replica that cannot be served yet asked
 	asks   chan int  // indexes of replicas that asked (or whose socket closed)
+	beats  chan int  // indexes of replicas that beat after asking
+	beat   time.Time // when the holder was given the turn or last beat
 }
 
 // newTurns makes the sockets of the replicas of rank 0 of a job of procs
@@ -126,7 +147,7 @@ func newTurns(procs, replicas int, wait time.Duration) (*turns, error) {
 	}
 	n := len(t.procs)
 	t.asked, t.ended, t.answer = make([]bool, n), make([]bool, n), make([]bool, n)
-	t.asks = make(chan int, n)
+	t.asks, t.beats = make(chan int, n), make(chan int, n)
 	return t, nil
 }
 
@@ -156,9 +177,19 @@ func (t *turns) listen() {
 	for i, s := range t.socks {
 		go func() {
 			var b [1]byte
-			if _, err := io.ReadFull(s, b[:]); err == nil && b[0] == askTurn {
-				t.asks <- i
-			} // else the child is gone, which its reaping tells
+			if _, err := io.ReadFull(s, b[:]); err != nil || b[0] != askTurn {
+				return // the child is gone, which its reaping tells
+			}
+			t.asks <- i
+			for {
+				if _, err := io.ReadFull(s, b[:]); err != nil {
+					return
+				}
+				select {
+				case t.beats <- i:
+				default: // a beat is pending already
+				}
+			}
 		}()
 	}
 }
@@ -239,9 +270,22 @@ func (t *turns) decide(now time.Time) time.Duration {
 				return left
 			}
 		}
-		t.holder = i
+		t.holder, t.beat = i, now
 		t.reply(i, turnYes)
 		return 0
 	}
 	return 0
+}
+
+// silentHolder returns the process holding the turn if it has not beaten
+// for wait (stopped or stalled while it writes), or -1 and how long it has
+// left.
+func (t *turns) silentHolder(now time.Time) (proc int, left time.Duration) {
+	if t == nil || t.done || t.holder < 0 {
+		return -1, 0
+	}
+	if left = t.wait - now.Sub(t.beat); left > 0 {
+		return -1, left
+	}
+	return t.procs[t.holder], 0
 }

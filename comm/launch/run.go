@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -24,6 +25,9 @@ const abortLinger = time.Second
 // was lost, or it failed), names that rank. logf, if not nil, receives
 // comm/tcp's log lines (refused connections, addresses, aborts).
 func RunTCP(ctx context.Context, job Job, logf func(format string, args ...any), fn func(ctx context.Context, c comm.Comm) error) error {
+	if err := job.checkLauncher(os.Getppid()); err != nil {
+		return err
+	}
 	cfg, err := job.TCPConfig(logf)
 	if err != nil {
 		return err

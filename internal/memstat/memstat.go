@@ -9,6 +9,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"runtime/debug"
 	"strconv"
@@ -70,3 +71,28 @@ func LeanHeap(percent int) int { return debug.SetGCPercent(percent) }
 // garbage. It forces a collection: call it between phases, never in a timed
 // region.
 func Release() { debug.FreeOSMemory() }
+
+// ProcessKey identifies this process among the processes of a job, on any
+// machine: a hash of the host name and the process id. The ranks of a job
+// send it beside their PeakRSS, so that a peak shared by the in-process
+// ranks of one process is counted once in the job's total (JobPeak).
+func ProcessKey() int64 {
+	host, _ := os.Hostname()
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d", host, os.Getpid())
+	return int64(h.Sum64() &^ (1 << 63)) // non-negative
+}
+
+// JobPeak sums the peaks of distinct processes: peaks[i] is rank i's
+// process's peak, keys[i] that process's ProcessKey. It returns the sum and
+// the number of processes.
+func JobPeak(peaks, keys []int64) (total int64, processes int) {
+	seen := make(map[int64]int64, len(keys))
+	for i, k := range keys {
+		seen[k] = max(seen[k], peaks[i])
+	}
+	for _, p := range seen {
+		total += p
+	}
+	return total, len(seen)
+}

@@ -50,3 +50,15 @@ func TestStatusFieldMissing(t *testing.T) {
 		t.Fatal("no error for a missing field")
 	}
 }
+
+// TestJobPeak: the job's peak counts each process once, at its largest
+// peak, however many ranks it ran.
+func TestJobPeak(t *testing.T) {
+	total, procs := JobPeak([]int64{10, 10, 7, 30}, []int64{1, 1, 2, 3})
+	if total != 47 || procs != 3 {
+		t.Fatalf("JobPeak = %d over %d processes, want 47 over 3", total, procs)
+	}
+	if ProcessKey() != ProcessKey() || ProcessKey() < 0 {
+		t.Fatal("ProcessKey is not a stable non-negative key")
+	}
+}

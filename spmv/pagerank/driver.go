@@ -85,8 +85,8 @@ func RunRank(ctx context.Context, c comm.Comm, in Input, cfg Job) (*Report, erro
 
 // loadSlots is how many int64s each rank's load takes in the report's sum:
 // its matrix's edges, its process's peak memory, 1 if its long columns
-// were gathered.
-const loadSlots = 3
+// were gathered, its process's key (memstat.ProcessKey).
+const loadSlots = 4
 
 // reportOf collects a finished run's report on rank 0 (nil elsewhere); c
 // is the Comm the result lives on. Every rank calls it with the same Top
@@ -116,7 +116,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) 
 		peak = 0 // not measurable here: reported as 0
 	}
 	mine := sums[loads+loadSlots*c.Rank():]
-	mine[0], mine[1] = res.LocalEdges, peak
+	mine[0], mine[1], mine[3] = res.LocalEdges, peak, memstat.ProcessKey()
 	if res.GatheredColumns {
 		mine[2] = 1
 	}
@@ -161,8 +161,10 @@ func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) 
 	for i := range rep.Layers {
 		rep.Layers[i] = results.PageRankLayer{Layer: i + 1, Bytes: sums[2+2*i], Messages: sums[3+2*i]}
 	}
+	peaks, keys := make([]int64, c.Size()), make([]int64, c.Size())
 	for r := range c.Size() {
 		its := sums[loads+loadSlots*r:]
+		peaks[r], keys[r] = its[1], its[3]
 		load := results.PageRankRankLoad{Rank: r, Edges: its[0], PeakMemoryBytes: its[1], ColumnSums: results.PageRankColumnLoop}
 		if its[2] != 0 {
 			load.ColumnSums = results.PageRankColumnGathers
@@ -170,6 +172,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) 
 		rep.RankLoads = append(rep.RankLoads, load)
 		rep.PeakMemoryBytes = max(rep.PeakMemoryBytes, load.PeakMemoryBytes)
 	}
+	rep.JobPeakMemoryBytes, rep.Processes = memstat.JobPeak(peaks, keys)
 	for i, v := range top {
 		rep.Top[i] = results.TopVertex{ID: v.ID + in.IDOffset, Score: v.Score}
 	}

@@ -60,19 +60,28 @@ func (rep *Report) WriteSummary(w io.Writer) {
 		secondsDuration(rep.IterationTime.Min), secondsDuration(rep.IterationTime.Median))
 }
 
-// PeakMemoryLine is the summary's line about memory: the job's largest
-// process peak, and per edge read (per arc, an edge or its reverse, for an
-// undirected run).
+// PeakMemoryLine is the summary's line about memory: the job's peak, the
+// sum of its processes' peaks, per edge read (per arc, an edge or its
+// reverse, for an undirected run), and with several processes the largest
+// one's.
 func (rep *Report) PeakMemoryLine() string {
-	mb := float64(rep.PeakMemoryBytes) / 1e6
-	if rep.InputEdges == 0 {
-		return fmt.Sprintf("peak memory: %.1f MB", mb)
+	peak, largest := rep.PeakMemoryBytes, ""
+	if rep.JobPeakMemoryBytes > 0 && rep.Processes > 1 {
+		peak = rep.JobPeakMemoryBytes
+		largest = fmt.Sprintf("; the largest process %.1f MB", float64(rep.PeakMemoryBytes)/1e6)
 	}
-	if rep.Undirected {
+	size := fmt.Sprintf("peak memory: %.1f MB", float64(peak)/1e6)
+	if rep.Processes > 1 && largest != "" {
+		size += fmt.Sprintf(", the sum over the job's %d processes", rep.Processes)
+	}
+	switch {
+	case rep.InputEdges == 0:
+		return size + largest
+	case rep.Undirected:
 		arcs := 2 * rep.InputEdges
-		return fmt.Sprintf("peak memory: %.1f MB (%.1f B per arc: %d edges read and their reverses)", mb, float64(rep.PeakMemoryBytes)/float64(arcs), rep.InputEdges)
+		return fmt.Sprintf("%s (%.1f B per arc: %d edges read and their reverses)%s", size, float64(peak)/float64(arcs), rep.InputEdges, largest)
 	}
-	return fmt.Sprintf("peak memory: %.1f MB (%.1f B per edge read, %d edges)", mb, float64(rep.PeakMemoryBytes)/float64(rep.InputEdges), rep.InputEdges)
+	return fmt.Sprintf("%s (%.1f B per edge read, %d edges)%s", size, float64(peak)/float64(rep.InputEdges), rep.InputEdges, largest)
 }
 
 // secondsDuration renders seconds as a rounded duration.

@@ -36,4 +36,9 @@ func TestReportText(t *testing.T) {
 	if got, want := rep.PeakMemoryLine(), "peak memory: 8.0 MB (40000.0 B per arc: 100 edges read and their reverses)"; got != want {
 		t.Errorf("memory line %q, want %q", got, want)
 	}
+	rep.JobPeakMemoryBytes, rep.Processes, rep.Undirected = 30e6, 4, false
+	want := "peak memory: 30.0 MB, the sum over the job's 4 processes (300000.0 B per edge read, 100 edges); the largest process 8.0 MB"
+	if got := rep.PeakMemoryLine(); got != want {
+		t.Errorf("memory line %q, want %q", got, want)
+	}
 }
