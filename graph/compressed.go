@@ -292,7 +292,7 @@ func PackedHead(h uint64) (d, z uint64, n uint, ok bool) {
 	// the first byte's, and another end within the seven after it.
 	stop := ^h & 0x8080808080808080
 	n = uint(bits.TrailingZeros64(stop&^0x80)) + 1 // bits to the first neighbour's end
-	z = h << (64 - n) >> (72 - n)
+	z = h >> 8 & (1<<(n-8) - 1)
 	// Gather the 7-bit groups: pairs, then quadruples, then the eight.
 	z = z&0x007f007f007f007f | z&0x7f007f007f007f00>>1
 	z = z&0x00003fff00003fff | z&0x3fff00003fff0000>>2

@@ -26,23 +26,27 @@ type packedRow struct {
 
 // openRow reads the head of the packed row of local vertex v: with one
 // load (graph.PackedHead), or byte by byte when it does not fit one.
-func openRow(packed []byte, offsets []int64, first int64, v int) (r packedRow) {
+func openRow(packed []byte, offsets []int64, first int64, v int) packedRow {
 	at := offsets[v]
 	d, z, n, ok := graph.PackedHead(binary.LittleEndian.Uint64(packed[at:]))
-	if d == 0 && ok {
-		return r
-	}
-	if ok {
-		at += int64(n / 8)
-	} else {
-		d, at = graph.PackedNext(packed, at)
-		if d == 0 {
-			return r
+	if !ok {
+		if d, at = graph.PackedNext(packed, at); d != 0 {
+			z, at = graph.PackedNext(packed, at)
 		}
-		z, at = graph.PackedNext(packed, at)
+		n = 0
 	}
-	r.d, r.u = d, uint64(first+int64(v)+graph.Unzigzag(z))
+	if d == 0 {
+		return packedRow{}
+	}
+	return rowAt(packed, at, n, d, uint64(first+int64(v)+graph.Unzigzag(z)))
+}
+
+// rowAt is the packedRow of a row of degree d ≥ 1 and first neighbour u
+// whose head ends n bits after byte at.
+func rowAt(packed []byte, at int64, n uint, d, u uint64) (r packedRow) {
+	r.d, r.u = d, u
 	if d > 1 {
+		at += int64(n / 8)
 		r.k = uint(packed[at])
 		r.mask = 1<<r.k - 1
 		r.bp = uint64(at+1) * 8
@@ -61,12 +65,22 @@ func pullPackedWords(packed []byte, offsets []int64, first int64, global, visite
 			t := bits.TrailingZeros64(todo)
 			todo &= todo - 1
 			v := w<<6 | t
-			r := openRow(packed, offsets, first, v)
-			if r.d == 0 {
+			// openRow, its one-load path inlined.
+			at := offsets[v]
+			d, z, n, ok := graph.PackedHead(binary.LittleEndian.Uint64(packed[at:]))
+			var r packedRow
+			switch {
+			case ok && d == 0:
 				continue
+			case ok:
+				r = rowAt(packed, at, n, d, uint64(first+int64(v)+graph.Unzigzag(z)))
+			default:
+				if r = openRow(packed, offsets, first, v); r.d == 0 {
+					continue
+				}
 			}
 			d, k, mask := r.d, r.k, r.mask
-			for u, bp, e := r.u, r.bp, uint64(1); ; e++ {
+			for u, bp, left := r.u, r.bp, r.d-1; ; left-- {
 				if global[u>>6]&(1<<(u&63)) != 0 {
 					parent[v] = int64(u)
 					level[v] = lvl
@@ -75,7 +89,7 @@ func pullPackedWords(packed []byte, offsets []int64, first int64, global, visite
 					degree += int64(d)
 					break
 				}
-				if e == d {
+				if left == 0 {
 					break
 				}
 				// graph.RiceWord's fast path, or graph.RiceNext.
