@@ -11,6 +11,7 @@ package edgelist
 import (
 	"context"
 	"fmt"
+	"io/fs"
 
 	"github.com/graphrun/graphrun/graph"
 )
@@ -31,14 +32,20 @@ func (in *Input) bounded(share graph.EdgeShare) graph.EdgeShare {
 	return boundedShare{EdgeShare: share, name: in.Path, max: in.MaxEdges}
 }
 
-// Scan is the share's Scan, failing with an *EdgeListError once more than
-// max edges were read.
+// Scan is the share's Scan, failing (tooManyEdges) once more than max
+// edges were read.
 func (b boundedShare) Scan(ctx context.Context, emit func([]graph.Edge) error) error {
 	var n int64
 	return b.EdgeShare.Scan(ctx, func(es []graph.Edge) error {
 		if n += int64(len(es)); n > b.max {
-			return &EdgeListError{Name: b.name, Err: fmt.Errorf("a rank's share holds more than %d edges, the most the memory available to it holds: the input is too large for this machine", b.max)}
+			return tooManyEdges(b.name, b.max)
 		}
 		return emit(es)
 	})
+}
+
+// tooManyEdges is the error of a share of name that holds more than max
+// edges: an *fs.PathError naming the input, no line of which is at fault.
+func tooManyEdges(name string, max int64) error {
+	return &fs.PathError{Op: "read edges", Path: name, Err: fmt.Errorf("a rank's share holds more than %d edges, the most the memory available to it holds: the input is too large for this machine", max)}
 }

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -18,7 +19,7 @@ import (
 
 // TestMaxEdgesBoundsWhatIsRead: a gzip of one repeated line "0 1" is
 // small and expands to many edges; with Input.MaxEdges below a rank's
-// share, a rank's scan fails with an *EdgeListError naming the file once
+// share, a rank's scan fails with an *fs.PathError naming the file once
 // it has read past the bound — having allocated what its chunks take,
 // not what the share holds — and the job ends with it. Without a bound the same
 // share reads whole.
@@ -64,12 +65,12 @@ func TestMaxEdgesBoundsWhatIsRead(t *testing.T) {
 			}
 			continue
 		}
-		var le *EdgeListError
-		if !errors.As(err, &le) || !strings.Contains(err.Error(), "repeated.el.gz") || !strings.Contains(err.Error(), "more than 65536 edges") {
-			t.Errorf("MaxEdges %d: the job ends with %v, want an *EdgeListError naming the file and the bound", c.max, err)
+		var pe *fs.PathError
+		if !errors.As(err, &pe) || !strings.Contains(err.Error(), "repeated.el.gz") || !strings.Contains(err.Error(), "more than 65536 edges") {
+			t.Errorf("MaxEdges %d: the job ends with %v, want an *fs.PathError naming the file and the bound", c.max, err)
 		}
 		for rank, err := range errs {
-			if err == nil || (!errors.As(err, &le) && !errors.Is(err, context.Canceled)) {
+			if err == nil || (!errors.As(err, &pe) && !errors.Is(err, context.Canceled)) {
 				t.Errorf("rank %d: %v, want the bound's error or the job's cancellation", rank, err)
 			}
 			if counts[rank] > c.max {
@@ -79,5 +80,25 @@ func TestMaxEdgesBoundsWhatIsRead(t *testing.T) {
 		if grew := after.TotalAlloc - before.TotalAlloc; grew > 64<<20 {
 			t.Errorf("a bounded read allocated %d MiB", grew>>20)
 		}
+	}
+}
+
+// TestMaxEdgesBoundsASpreadStream: a stream, whose parts the ranks hold
+// in memory as rank 0 spreads them, fails on every rank in the round that
+// passes the bound, naming the input.
+func TestMaxEdgesBoundsASpreadStream(t *testing.T) {
+	data := bytes.Repeat([]byte("0 1\n"), 1<<21)
+	in, err := NewInput(StdinName, "el", true, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.MaxEdges = 1 << 19
+	err = inproc.Run(context.Background(), 2, func(ctx context.Context, cm comm.Comm) error {
+		_, err := in.Share(ctx, cm)
+		return err
+	})
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != StdinName || !strings.Contains(err.Error(), "more than 524288 edges") {
+		t.Fatalf("%v, want an *fs.PathError naming standard input and the bound", err)
 	}
 }

@@ -50,8 +50,9 @@ type Input struct {
 	// tuple.
 	Entries bool
 	// MaxEdges bounds the edges of one rank's share (0: no bound): a scan
-	// of Share's share fails, naming the input, as soon as it has read
-	// more (bound.go), before anything is sized by their count.
+	// of Share's share of a file fails, naming the input, as soon as it
+	// has read more (bound.go), before anything is sized by their count;
+	// a stream's spreading fails once a rank has received more.
 	MaxEdges int64
 
 	stdin io.Reader // what StdinName reads
@@ -161,7 +162,7 @@ func (in *Input) share(ctx context.Context, c comm.Comm, weighted bool) (Weighte
 		defer rc.Close()
 		r = rc
 	}
-	return spreadStream(ctx, c, r, in.Path, in.Format, spreadRound, in.Entries, weighted)
+	return spreadStreamBounded(ctx, c, r, in.Path, in.Format, spreadRound, in.Entries, weighted, in.MaxEdges)
 }
 
 // StdinForChildren is the standard input a launcher of local processes

@@ -245,8 +245,16 @@ func SpreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, fo
 // one edge per entry when entries is set (Input.Entries), and the edges'
 // weights beside them when weighted is.
 func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries, weighted bool) (weightedChunks, error) {
+	return spreadStreamBounded(ctx, c, r, name, format, roundEdges, entries, weighted, 0)
+}
+
+// spreadStreamBounded is spreadStream failing on every rank, in the same
+// round, once a rank has received more than maxEdges edges (0: no bound;
+// Input.MaxEdges): a stream's parts are held in memory as they arrive.
+func spreadStreamBounded(ctx context.Context, c comm.Comm, r io.Reader, name string, format EdgeFormat, roundEdges int, entries, weighted bool, maxEdges int64) (weightedChunks, error) {
 	p, rank := c.Size(), c.Rank()
 	var share weightedChunks
+	var received int64
 	send := make([][]byte, p)
 	var recv [][]byte
 	// round sends pending (rank 0) and keeps this rank's part; it reports
@@ -272,6 +280,9 @@ func spreadStream(ctx context.Context, c comm.Comm, r io.Reader, name string, fo
 			return false, fmt.Errorf("read edges %s: spreading over the ranks: from rank 0: %w", name, err)
 		case (ws != nil) != weighted:
 			return false, fmt.Errorf("read edges %s: spreading over the ranks: from rank 0: weights where none are read, or none where they are", name)
+		}
+		if received += int64(len(edges)); maxEdges > 0 && received > maxEdges {
+			return false, tooManyEdges(name, maxEdges)
 		}
 		if len(edges) > 0 {
 			share.edges = append(share.edges, edges)
