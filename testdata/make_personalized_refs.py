@@ -14,7 +14,23 @@ NetworkX; made with 3.6.1; takes a few minutes; GRAPH names limit the run). For 
                       its header counts the iterations NetworkX's own
                       pagerank runs at tol=1e-6 with the personalization.
 
-The converged vector is checked against NetworkX's pagerank run to its
+  G.pagerank_weighted.tsv.gz
+                      "id score" by id, every vertex: PageRank with the edge
+                      weights weight(u, v) below (the file's ids; both
+                      directions of the road graph's edges, each its own
+                      weight) and the personalization, to an L1 change
+                      < 1e-15, written to 14 significant digits (Σ of the
+                      rounding errors < 1e-13, the scores summing to 1); its
+                      header counts the iterations NetworkX's pagerank runs
+                      at tol=1e-6 with weights and personalization;
+  G.pagerank_weighted_top20.tsv
+                      "id score": the 20 highest scores of PageRank with
+                      those weights and no personalization, to an L1 change
+                      < 1e-15, 14 significant digits. (Every vertex of both
+                      vectors would be 3 MB of digits: the full vector is the
+                      one that has both weights and personalization.)
+
+The converged vectors are checked against NetworkX's pagerank run to its
 tol=1e-13 (an L1 change below N * 1e-13) to 1e-7 in L1.
 """
 import gzip
@@ -62,20 +78,30 @@ GRAPHS = {
 }
 
 
+def weight(u, v):
+    """The weight of edge (u, v) by the file's ids: 0, 0.5, ..., 3, exact in
+    float32 (the tests derive the same; make_refs.py of the golden graphs
+    uses this formula too)."""
+    return ((3 * u + 5 * v) % 7) / 2
+
+
 def converged(ids, succ, pers):
     """Power iteration over lists with NetworkX's semantics, until the L1
-    change is below 1e-15. ids are sorted; succ[i] the distinct successor
-    indices of ids[i]; pers a list of normalised weights."""
+    change is below 1e-15. ids are sorted; succ[i] lists (j, w) for the
+    distinct edges out of ids[i], j an index and w the weight (1.0 without
+    weights); pers a list of normalised weights. A vertex whose out-edges
+    weigh 0 in all is dangling."""
     n = len(ids)
+    out = [sum(w for _, w in s) for s in succ]
     x = [1.0 / n] * n
-    dangling = [i for i in range(n) if not succ[i]]
+    dangling = [i for i in range(n) if out[i] == 0]
     for it in range(1, 100001):
         nxt = [0.0] * n
-        for i, out in enumerate(succ):
-            if out:
-                share = ALPHA * x[i] / len(out)
-                for j in out:
-                    nxt[j] += share
+        for i, edges in enumerate(succ):
+            if out[i]:
+                share = ALPHA * x[i] / out[i]
+                for j, w in edges:
+                    nxt[j] += share * w
         dsum = ALPHA * sum(x[i] for i in dangling)
         for i in range(n):
             nxt[i] += dsum * pers[i] + (1.0 - ALPHA) * pers[i]
@@ -84,6 +110,28 @@ def converged(ids, succ, pers):
         if l1 < 1e-15:
             return x, it
     raise RuntimeError("no convergence")
+
+
+def weighted_refs(name, edges, ids, index, pers, weights):
+    """Writes name.pagerank_weighted.tsv.gz (see the module doc)."""
+    wg = nx.DiGraph()
+    wg.add_weighted_edges_from((u, v, weight(u, v)) for u, v in edges)
+    succ = [sorted((index[w], d["weight"]) for _, w, d in wg.out_edges(v, data=True)) for v in ids]
+    uniform = [1.0 / len(ids)] * len(ids)
+    a, ia = converged(ids, succ, uniform)
+    b, ib = converged(ids, succ, weights)
+    check = _pagerank_python(wg, alpha=ALPHA, tol=1e-13, max_iter=1000, personalization=pers)
+    assert sum(abs(check[v] - b[index[v]]) for v in ids) < 1e-7, name
+    _, k = networkx_iterations(wg, pers)
+    with gzip.GzipFile(name + ".pagerank_weighted.tsv.gz", "wb", mtime=0) as raw:
+        raw.write(f"# networkx_iterations={k} (NetworkX's pagerank, tol=1e-6, weights, personalize.txt)\n".encode())
+        raw.write(f"# id\tscore (weights, personalize.txt, L1 change < 1e-15 after {ib} iterations)\n".encode())
+        raw.write("".join(f"{v}\t{b[index[v]]:.14g}\n" for v in ids).encode())
+    top = sorted(ids, key=lambda v: (-float(f"{a[index[v]]:.14g}"), v))[:20]
+    with open(name + ".pagerank_weighted_top20.tsv", "w") as f:
+        f.write(f"# id\tscore (weights, no personalization, L1 change < 1e-15 after {ia} iterations)\n")
+        f.write("".join(f"{v}\t{a[index[v]]:.14g}\n" for v in top))
+    print(name, "weighted:", ia, "and", ib, "iterations to 1e-15; NetworkX at tol=1e-6:", k)
 
 
 def networkx_iterations(g, pers):
@@ -105,7 +153,7 @@ def main():
         g.add_edges_from(edges)
         ids = sorted(g)
         index = {v: i for i, v in enumerate(ids)}
-        succ = [sorted(index[w] for w in g.successors(v)) for v in ids]
+        succ = [sorted((index[w], 1.0) for w in g.successors(v)) for v in ids]
         pers = {v: float(1 + k % 3) for k, v in enumerate(ids[::1000])}
         with open(name + ".personalize.txt", "w") as f:
             f.write("# id weight (written by make_personalized_refs.py)\n")
@@ -124,6 +172,7 @@ def main():
             raw.write(f"# id\tscore (personalize.txt, alpha 0.85, L1 change < 1e-15 after {iters} iterations)\n".encode())
             raw.write("".join(f"{v}\t{x[index[v]]:.17g}\n" for v in ids).encode())
         print(name, len(ids), "vertices,", iters, "iterations to 1e-15; NetworkX at tol=1e-6:", k)
+        weighted_refs(name, edges, ids, index, pers, weights)
 
 
 if __name__ == "__main__":
