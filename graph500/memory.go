@@ -89,15 +89,16 @@ const (
 	// gcHeadroom is the garbage collector's margin over the live heap at
 	// memstat.LeanPercent.
 	gcHeadroom = 1.05
-	// Kernel 3 (sssp.go), per half-edge: the weights in the CSR's order
-	// (4) and the engine's weight-ordered rows (4 of weight, cb of
-	// neighbour); per owned vertex: distances, parents, relaxed
-	// distances, stamps (32); per boundary vertex the validator's id and
-	// distance (8); per tuple the largest phase's requests (12 bytes per
-	// request, measured below one request per tuple at scales 16 to 18)
-	// and the weights' round buffers (100 per chunk tuple).
-	ssspEdgeBytes    = 8
-	ssspVertexBytes  = 32
+	// Kernel 3 (sssp.go), which runs after the BFS's state is freed: per
+	// half-edge the weights (4; the engine orders the CSR's rows by weight
+	// in place, no copy); per owned vertex distances, parents, relaxed
+	// distances, stamps and light counts (36); per boundary vertex the
+	// validator's id and distance (8); per tuple the largest phase's
+	// requests (12 bytes per request, measured below one request per tuple
+	// at scales 16 to 18) and the weights' round buffers (100 per chunk
+	// tuple).
+	ssspEdgeBytes    = 4
+	ssspVertexBytes  = 36
 	ssspGhostBytes   = 8
 	ssspRequestBytes = 12
 	ssspK1ChunkBytes = 100
@@ -262,24 +263,30 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		s.addMul(k1VertexBytes, nr)
 		s.addFrac(mr, topDownEdgeBytes)
 	}
-	s.addMul(bfsVertexBytes, nr)
+	// The BFS's state and, after it, kernel 3's: the larger one counts.
+	var bfsState, ssspState checked
+	bfsState.addMul(bfsVertexBytes, nr)
 	if cfg.Validate {
 		// Ghost levels: a byte per boundary vertex, at most every other
 		// rank's vertex and at most one per half-edge.
-		s.addFrac(min(n-n/p, 2*mr), ghostBytes)
+		bfsState.addFrac(min(n-n/p, 2*mr), ghostBytes)
 	}
 	if !cfg.Partition2D {
-		s.addFrac(n, mapBytes(cfg, p))
+		bfsState.addFrac(n, mapBytes(cfg, p))
 	}
 	if cfg.SSSP && !cfg.Partition2D {
-		s.addMul(2*(ssspEdgeBytes+cb), mr)
-		s.addMul(ssspVertexBytes, nr)
-		s.addMul(ssspRequestBytes, mr)
-		s.addMul(ssspK1ChunkBytes, chunk)
+		ssspState.addMul(2*ssspEdgeBytes, mr)
+		ssspState.addMul(ssspVertexBytes, nr)
+		ssspState.addMul(ssspRequestBytes, mr)
+		ssspState.addMul(ssspK1ChunkBytes, chunk)
 		if cfg.Validate {
-			s.addFrac(min(n-n/p, 2*mr), ssspGhostBytes)
+			ssspState.addFrac(min(n-n/p, 2*mr), ssspGhostBytes)
 		}
 	}
+	if bfsState.err != nil || ssspState.err != nil {
+		return est, errTooLarge
+	}
+	s.add(max(bfsState.v, ssspState.v))
 	for _, c := range []*checked{&k1, &s} {
 		if c.err != nil {
 			return est, c.err

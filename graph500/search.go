@@ -95,6 +95,12 @@ func searchGraph(ctx context.Context, c comm.Comm, cfg Config, b *builtGraph, he
 		}
 	}
 	if b.weights != nil && !invalid {
+		// Kernel 3 holds the graph, its weights and its own state alone:
+		// the BFS's engine and validator are garbage from here on.
+		if val != nil {
+			val.Release()
+		}
+		engine, val, s.bfs, s.val = nil, nil, nil, nil
 		if err := runSSSP(ctx, c, &cfg, b, owned, b.weights, roots, head); err != nil {
 			return nil, err
 		}

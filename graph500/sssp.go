@@ -18,6 +18,7 @@ import (
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/fielderr"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/results"
 	"github.com/graphrun/graphrun/spmv/bfs"
 	"github.com/graphrun/graphrun/spmv/sssp"
@@ -64,10 +65,15 @@ func runSSSP(ctx context.Context, c comm.Comm, cfg *Config, b *builtGraph, owned
 	// Requests travel compact when the frontiers do (a codec other than
 	// raw: where bytes cost, as BFS's compact top-down records).
 	compact := cfg.Codec != "" && cfg.Codec != "raw"
+	// The engine orders g's rows by weight in place: from here on g serves
+	// kernel 3 alone.
 	eng, err := sssp.New(ctx, c, b.g, w, b.part, sssp.Config{Delta: cfg.Delta, Threads: cfg.Threads, Compact: compact})
 	if err != nil {
 		return err
 	}
+	// The weights' round buffers are garbage: return them before the
+	// searches (untimed).
+	memstat.Release()
 	wt, err := maxOverRanks(ctx, c, "driver.sync", time.Since(t0).Seconds())
 	if err != nil {
 		return err

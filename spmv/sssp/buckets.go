@@ -11,8 +11,10 @@ package sssp
 // weights sends them there).
 const nearBins = 1024
 
-// buckets is one rank's buckets: a ring of nearBins bins for buckets
-// cur … cur+nearBins−1 and a far list for the rest.
+// buckets is the buckets of one owner thread's vertices (the engine gives
+// each thread a contiguous range of the rank's vertices, whose requests it
+// applies): a ring of nearBins bins for buckets cur … cur+nearBins−1 and a
+// far list for the rest.
 type buckets struct {
 	cur  int64      // the current bucket, held by near[cur % nearBins]
 	near [][]uint32 // the ring of bins, of local vertex ids
@@ -42,21 +44,31 @@ func (b *buckets) insert(v uint32, k int64) {
 	b.near[i] = append(b.near[i], v)
 }
 
+// bucketOf is the bucket of distance d for 1/Δ = inv: ⌊d/Δ⌋, monotone in
+// d.
+func bucketOf(d float32, inv float64) int64 {
+	q := float64(d) * inv
+	if q >= 1<<62 {
+		return 1 << 62
+	}
+	return int64(q)
+}
+
 // live reports whether v's entry in bucket k is live.
-func live(v uint32, k int64, dist, lightDone []float32, bucketOf func(float32) int64) bool {
+func live(v uint32, k int64, dist, lightDone []float32, inv float64) bool {
 	d := dist[v]
-	return d < lightDone[v] && bucketOf(d) == k
+	return d < lightDone[v] && bucketOf(d, inv) == k
 }
 
 // lowest returns the lowest bucket with a live entry (noBucket if none),
 // dropping the dead entries of the bins it looks at.
-func (b *buckets) lowest(dist, lightDone []float32, bucketOf func(float32) int64) int64 {
+func (b *buckets) lowest(dist, lightDone []float32, inv float64) int64 {
 	for j := range int64(nearBins) {
 		k := b.cur + j
 		bin := b.near[k%nearBins]
 		kept := bin[:0]
 		for _, v := range bin {
-			if live(v, k, dist, lightDone, bucketOf) {
+			if live(v, k, dist, lightDone, inv) {
 				kept = append(kept, v)
 			}
 		}
@@ -68,7 +80,7 @@ func (b *buckets) lowest(dist, lightDone []float32, bucketOf func(float32) int64
 	low := int64(noBucket)
 	for _, v := range b.far {
 		if d := dist[v]; d < lightDone[v] {
-			low = min(low, bucketOf(d))
+			low = min(low, bucketOf(d, inv))
 		}
 	}
 	return low
@@ -77,7 +89,7 @@ func (b *buckets) lowest(dist, lightDone []float32, bucketOf func(float32) int64
 // advance makes bucket k current. Every bucket below k is empty on this
 // rank (k is at most the lowest live bucket here), so their bins are
 // cleared for reuse, and far entries now within the ring move into it.
-func (b *buckets) advance(k int64, dist, lightDone []float32, bucketOf func(float32) int64) {
+func (b *buckets) advance(k int64, dist, lightDone []float32, inv float64) {
 	for j := b.cur; j < k && j < b.cur+nearBins; j++ {
 		b.near[j%nearBins] = b.near[j%nearBins][:0]
 	}
@@ -87,8 +99,8 @@ func (b *buckets) advance(k int64, dist, lightDone []float32, bucketOf func(floa
 		d := dist[v]
 		switch {
 		case !(d < lightDone[v]):
-		case bucketOf(d)-k < nearBins:
-			b.insert(v, bucketOf(d))
+		case bucketOf(d, inv)-k < nearBins:
+			b.insert(v, bucketOf(d, inv))
 		default:
 			kept = append(kept, v)
 		}

@@ -51,10 +51,11 @@ func compactRequests(dst, raw []byte, keys []uint64) ([]byte, []uint64) {
 	return dst, keys
 }
 
-// applyCompact applies the compact requests rank src sent, checking every
-// target against the owned vertices, every parent against src's and that
-// targets strictly increase.
-func (s *SSSP) applyCompact(src int, msg []byte) error {
+// applyCompact applies the compact requests rank src sent to the owned
+// vertices in [lo, hi) into b, checking every target against the owned
+// vertices, every parent against src's and that targets strictly
+// increase.
+func (s *SSSP) applyCompact(b *buckets, src int, msg []byte, lo, hi uint32) error {
 	n, senders := uint64(len(s.dist)), uint64(s.part.Count(src))
 	first := s.part.First(src)
 	inf := math.Float32bits(float32(math.Inf(1)))
@@ -77,7 +78,9 @@ func (s *SSSP) applyCompact(src int, msg []byte) error {
 		if t >= n || p >= senders || bits >= inf || t < delta {
 			return fmt.Errorf("request (%d, %#x, %d) out of range [0, %d) × [0, ∞) × [0, %d)", t, bits, p, n, senders)
 		}
-		s.offer(uint32(t), math.Float32frombits(bits), first+int64(p))
+		if uint32(t) >= lo && uint32(t) < hi {
+			s.offer(b, uint32(t), math.Float32frombits(bits), first+int64(p))
+		}
 	}
 	return nil
 }

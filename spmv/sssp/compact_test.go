@@ -59,7 +59,7 @@ func FuzzApplyCompact(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte, src uint8) {
 		from := int(src % 2)
 		s.Prepare()
-		_ = s.applyCompact(from, msg) // must not panic
+		_ = s.applyAll(from, msg, true) // must not panic
 		// The same bytes as fixed requests, made valid.
 		var raw []byte
 		for i := 0; i+RequestSize <= len(msg); i += RequestSize {
@@ -71,13 +71,13 @@ func FuzzApplyCompact(f *testing.F) {
 			raw = binary.LittleEndian.AppendUint32(raw, p)
 		}
 		s.Prepare()
-		if err := s.apply(from, raw); err != nil {
+		if err := s.applyAll(from, raw, false); err != nil {
 			t.Fatal(err)
 		}
 		wantD, wantP := slices.Clone(s.dist), slices.Clone(s.parent)
 		enc, _ := compactRequests(nil, raw, nil)
 		s.Prepare()
-		if err := s.applyCompact(from, enc); err != nil {
+		if err := s.applyAll(from, enc, true); err != nil {
 			t.Fatalf("decoding what compactRequests wrote: %v", err)
 		}
 		if !slices.Equal(s.dist, wantD) || !slices.Equal(s.parent, wantP) {

@@ -14,7 +14,10 @@
 // (spmv.TimedAlltoallv), and one allreduce per phase finds the next
 // bucket globally, which is also the termination test (§3's distributed
 // version: requests to owners, phases separated by a global
-// synchronisation). With Config.Compact a phase's requests are combined per
+// synchronisation). Within a rank the requests stay in memory: each thread
+// owns a range of the rank's vertices and their buckets and applies the
+// requests to them, so that no two threads write one vertex and no request
+// is serialised. With Config.Compact a phase's requests are combined per
 // target and varint-coded before they travel (compact.go). The tree is
 // deterministic: a phase's requests are
 // combined by (distance, larger parent), so distances and parents are the

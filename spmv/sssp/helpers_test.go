@@ -167,3 +167,20 @@ func search(t testing.TB, g weightedGraph, p int, root int64, cfg Config, after 
 	})
 	return out, err
 }
+
+// applyAll applies the requests src sent (compact or fixed) as the owner
+// threads do, each to its own vertices.
+func (s *SSSP) applyAll(src int, msg []byte, compact bool) error {
+	apply := s.apply
+	if compact {
+		apply = s.applyCompact
+	}
+	for o := range s.bins {
+		lo := uint32(o) << s.ownerShift
+		hi := uint32(min(int64(len(s.dist)), int64(o+1)<<s.ownerShift))
+		if err := apply(&s.bins[o], src, msg, lo, hi); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -2,14 +2,17 @@ package sssp
 
 // One phase of Δ-stepping (Meyer and Sanders §2's relax(Req) of a light or
 // heavy request set; §3 sends each request to its target's owner): expand
-// the phase's vertices into requests per destination, exchange them by one
-// Alltoallv, apply what arrives.
+// the phase's vertices into requests, those to this rank's vertices in
+// memory per owner thread and those to other ranks as bytes per
+// destination, exchange the latter by one Alltoallv, and let every owner
+// thread apply what concerns its vertices.
 
 import (
 	"context"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"sync/atomic"
 	"time"
 
 	"github.com/graphrun/graphrun/internal/parallel"
@@ -21,45 +24,39 @@ import (
 // the parent's local id at the sender (uint32), little-endian.
 const RequestSize = 12
 
+// expandChunk is how many of a phase's vertices a thread takes at a time
+// (rows differ in length by orders of magnitude: the threads share them
+// dynamically, as gapbs's dynamic schedule does).
+const expandChunk = 64
+
 // phaseStep relaxes the light (w ≤ Δ) or heavy (w > Δ) edges of the
 // vertices in list, on every rank, and applies the requests.
 func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 	t0 := time.Now()
-	threads := max(1, min(s.cfg.Threads, len(list)/64))
-	parallel.For(threads, func(t int) {
-		lo, hi := parallel.Span(len(list), t, threads)
-		if s.r32 != nil {
-			expand(s, s.r32, list[lo:hi], light, s.threadBufs[t])
-		} else {
-			expand(s, s.r64, list[lo:hi], light, s.threadBufs[t])
+	workers := max(1, min(s.cfg.Threads, len(list)/expandChunk))
+	var next atomic.Int64
+	parallel.For(workers, func(t int) {
+		local, remote := s.local[t], s.threadBufs[t]
+		for o := range local {
+			local[o] = local[o][:0]
+		}
+		for d := range remote {
+			remote[d] = remote[d][:0]
+		}
+		for {
+			lo := int(next.Add(expandChunk)) - expandChunk
+			if lo >= len(list) {
+				return
+			}
+			part := list[lo:min(lo+expandChunk, len(list))]
+			if s.r32 != nil {
+				expand(s, s.r32, part, light, local, remote)
+			} else {
+				expand(s, s.r64, part, light, local, remote)
+			}
 		}
 	})
-	// The requests to this rank's own vertices stay in the thread buffers
-	// and are applied from there: the outcome does not depend on the order
-	// in which requests are applied.
-	for d := range s.send {
-		switch {
-		case d == s.rank:
-			s.send[d] = nil
-		case threads == 1:
-			s.send[d] = s.threadBufs[0][d]
-		default:
-			m := s.merged[d][:0]
-			for t := range threads {
-				m = append(m, s.threadBufs[t][d]...)
-			}
-			s.merged[d], s.send[d] = m, m
-		}
-		if s.cfg.Compact && d != s.rank {
-			s.compact[d], s.keys = compactRequests(s.compact[d], s.send[d], s.keys)
-			s.send[d] = s.compact[d]
-		}
-	}
-	for t := range threads {
-		for _, b := range s.threadBufs[t] {
-			s.stats.Requests += int64(len(b) / RequestSize)
-		}
-	}
+	s.gatherSends(workers)
 	s.stats.Relax += time.Since(t0)
 	if err := spmv.TimedAlltoallv(ctx, s.c, PhaseRelax, s.send, &s.recv, &s.stats.Communicate); err != nil {
 		return fmt.Errorf("sssp: %w", err)
@@ -67,11 +64,61 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 	t1 := time.Now()
 	s.phase++
 	s.stats.Phases++
-	for t := range threads {
-		if err := s.apply(s.rank, s.threadBufs[t][s.rank]); err != nil {
-			return fmt.Errorf("sssp: own requests: %w", err)
+	parallel.For(len(s.bins), func(o int) { s.errs[o] = s.applyOwned(o, workers) })
+	for _, err := range s.errs {
+		if err != nil {
+			return err
 		}
 	}
+	s.stats.Apply += time.Since(t1)
+	return nil
+}
+
+// gatherSends joins the expanding threads' requests per destination rank
+// into s.send (compacted with Config.Compact) and counts the phase's
+// requests.
+func (s *SSSP) gatherSends(workers int) {
+	for d := range s.send {
+		switch {
+		case d == s.rank:
+			s.send[d] = nil
+		case workers == 1:
+			s.send[d] = s.threadBufs[0][d]
+		default:
+			m := s.merged[d][:0]
+			for t := range workers {
+				m = append(m, s.threadBufs[t][d]...)
+			}
+			s.merged[d], s.send[d] = m, m
+		}
+		if d != s.rank {
+			s.stats.Requests += int64(len(s.send[d]) / RequestSize)
+		}
+		if s.cfg.Compact && d != s.rank {
+			s.compact[d], s.keys = compactRequests(s.compact[d], s.send[d], s.keys)
+			s.send[d] = s.compact[d]
+		}
+	}
+	for t := range workers {
+		for _, reqs := range s.local[t] {
+			s.stats.Requests += int64(len(reqs))
+		}
+	}
+}
+
+// applyOwned applies, as owner thread o, the requests to its vertices:
+// those the expanding threads made on this rank and those other ranks
+// sent.
+func (s *SSSP) applyOwned(o, workers int) error {
+	b := &s.bins[o]
+	first := s.g.FirstGlobal
+	for t := range workers {
+		for _, q := range s.local[t][o] {
+			s.offer(b, q.target, q.dist, first+int64(q.parent))
+		}
+	}
+	lo := uint32(o) << s.ownerShift
+	hi := uint32(min(int64(len(s.dist)), int64(o+1)<<s.ownerShift))
 	for src, msg := range s.recv {
 		if src == s.rank {
 			continue
@@ -80,51 +127,69 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 		if s.cfg.Compact {
 			apply = s.applyCompact
 		}
-		if err := apply(src, msg); err != nil {
+		if err := apply(b, src, msg, lo, hi); err != nil {
 			return fmt.Errorf("sssp: requests from rank %d: %w", src, err)
 		}
 	}
-	s.stats.Apply += time.Since(t1)
 	return nil
 }
 
-// expand writes the requests of the light or heavy edges of list into
-// bufs, one per destination rank. A request to a vertex of this rank that
-// cannot lower its distance is not made.
-func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, bufs [][]byte) {
-	for d := range bufs {
-		bufs[d] = bufs[d][:0]
-	}
-	off, cols, w, dist := r.off, r.cols, r.w, s.dist
-	block, rank := s.part.Block, s.rank
+// expand makes the requests of the light or heavy edges of list: to this
+// rank's vertices into local, per owner thread, unless they cannot lower
+// the target's distance; to other ranks' into remote, per destination.
+func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte) {
+	off, cols, w, lightN, dist := r.off, r.cols, r.w, r.light, s.dist
+	first, shift := s.g.FirstGlobal, s.ownerShift
 	for _, v := range list {
 		d := dist[v]
 		lo, hi := off[v], off[v+1]
-		if mid := lo + int64(r.light[v]); light {
+		if mid := lo + int64(lightN[v]); light {
 			hi = mid
 		} else {
 			lo = mid
 		}
-		for i := lo; i < hi; i++ {
-			nd := d + w[i]
-			u := int64(cols[i])
-			dst := int(u / block)
-			lu := uint32(u - int64(dst)*block)
-			if dst == rank && !(nd < dist[lu]) {
+		cs, ws := cols[lo:hi], w[lo:hi]
+		for j := nextRequest(cs, ws, 0, d, first, dist); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist) {
+			nd, u := d+ws[j], int64(cs[j])-first
+			if uint64(u) < uint64(len(dist)) {
+				o := uint32(u) >> shift
+				local[o] = append(local[o], request{uint32(u), nd, v})
 				continue
 			}
-			b := binary.LittleEndian.AppendUint32(bufs[dst], lu)
+			g := u + first
+			dst := s.part.Owner(g)
+			b := binary.LittleEndian.AppendUint32(remote[dst], uint32(g-s.part.First(dst)))
 			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(nd))
-			bufs[dst] = binary.LittleEndian.AppendUint32(b, v)
+			remote[dst] = binary.LittleEndian.AppendUint32(b, v)
 		}
 	}
 }
 
-// apply applies the requests rank src sent: a request lowers its target's
+// nextRequest is the first entry from j on of a row's neighbours cs and
+// weights ws, from a vertex at distance d, that makes a request: its
+// neighbour is another rank's (global id outside [first, first+len(dist)))
+// or its distance would drop below dist; len(cs) if none. It is the hot
+// loop, kept apart from the rare paths (and not inlined into them) so
+// that it stays in registers.
+//
+//go:noinline
+func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32) int {
+	ws = ws[:len(cs)]
+	for ; j < len(cs); j++ {
+		u := uint64(int64(cs[j]) - first)
+		if u >= uint64(len(dist)) || d+ws[j] < dist[u] {
+			return j
+		}
+	}
+	return len(cs)
+}
+
+// apply applies the requests rank src sent to the owned vertices in
+// [lo, hi) into b, checking every request: a request lowers its target's
 // distance and sets its parent; among the requests of one phase with the
 // same lowest distance the larger parent wins, so the outcome does not
 // depend on the order in which requests arrive.
-func (s *SSSP) apply(src int, msg []byte) error {
+func (s *SSSP) apply(b *buckets, src int, msg []byte, lo, hi uint32) error {
 	if len(msg)%RequestSize != 0 {
 		return fmt.Errorf("%d bytes, not a multiple of %d", len(msg), RequestSize)
 	}
@@ -138,17 +203,20 @@ func (s *SSSP) apply(src int, msg []byte) error {
 		if t >= n || pl >= senders || bits >= inf {
 			return fmt.Errorf("request (%d, %#x, %d) out of range [0, %d) × [0, ∞) × [0, %d)", t, bits, pl, n, senders)
 		}
-		s.offer(t, math.Float32frombits(bits), first+int64(pl))
+		if t >= lo && t < hi {
+			s.offer(b, t, math.Float32frombits(bits), first+int64(pl))
+		}
 	}
 	return nil
 }
 
-// offer applies one request: distance nd to owned vertex t from parent p.
-func (s *SSSP) offer(t uint32, nd float32, p int64) {
+// offer applies one request to b's owner: distance nd to owned vertex t
+// from parent p.
+func (s *SSSP) offer(b *buckets, t uint32, nd float32, p int64) {
 	switch cur := s.dist[t]; {
 	case nd < cur:
-		if s.updated[t] != s.phase || s.bucketOf(nd) != s.bucketOf(cur) {
-			s.bins.insert(t, s.bucketOf(nd))
+		if s.updated[t] != s.phase || bucketOf(nd, s.inv) != bucketOf(cur, s.inv) {
+			b.insert(t, bucketOf(nd, s.inv))
 		}
 		s.dist[t], s.parent[t], s.updated[t] = nd, p, s.phase
 	case nd == cur && s.updated[t] == s.phase && p > s.parent[t]:

@@ -62,7 +62,7 @@ func FuzzApplyRequests(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte, src uint8) {
 		from := int(src % 2)
 		s.Prepare()
-		err := s.apply(from, msg)
+		err := s.applyAll(from, msg, false)
 		ok := len(msg)%RequestSize == 0
 		best := map[uint32]float32{}
 		for i := 0; ok && i < len(msg); i += RequestSize {

@@ -7,11 +7,13 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
 	"github.com/graphrun/graphrun/internal/fielderr"
+	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -73,6 +75,13 @@ type Result struct {
 
 // SSSP is one rank's reusable Δ-stepping engine over its CSR rows and
 // their weights.
+//
+// Within a rank nothing is serialised: the Config.Threads threads expand a
+// phase's vertices into requests held in memory, each addressed to the
+// thread that owns the target (thread o owns the vertices whose local id
+// shifted right by ownerShift is o, and their buckets), and after the
+// exchange every owner applies its requests without atomics. Only the
+// requests to other ranks are written as bytes.
 type SSSP struct {
 	c     comm.Comm
 	cfg   Config
@@ -93,21 +102,39 @@ type SSSP struct {
 	epoch     uint32    // settled sets started in this search, from 1
 	prepared  bool      // Prepare ran since the last search
 
-	bins     buckets
-	frontier []uint32 // the vertices of the phase
-	settled  []uint32 // the current bucket's vertices, for the heavy phase
+	ownerShift uint      // local id >> ownerShift is the owning thread
+	bins       []buckets // per owner thread
+	frontier   []uint32  // the vertices of the phase
+	settled    []uint32  // the current bucket's vertices, for the heavy phase
+	lows       []int64   // per owner thread, its lowest bucket
+	next       []int64   // the allreduce's buffer
 
-	threadBufs [][][]byte // per thread, per destination requests
-	merged     [][]byte   // per destination, the threads' requests together
-	compact    [][]byte   // per destination, the compact requests (Config.Compact)
-	keys       []uint64   // scratch of compactRequests
+	local      [][][]request // per expanding thread, per owner thread
+	threadBufs [][][]byte    // per expanding thread, per destination rank
+	merged     [][]byte      // per destination, the threads' requests together
+	compact    [][]byte      // per destination, the compact requests (Config.Compact)
+	keys       []uint64      // scratch of compactRequests
 	send, recv [][]byte
+	errs       []error // per owner thread, its apply's error
 	stats      Stats
+}
+
+// request is a relaxation request to a vertex of this rank: target and
+// parent are local ids.
+type request struct {
+	target uint32
+	dist   float32
+	parent uint32
 }
 
 // New prepares an SSSP engine for this rank's CSR g and its weights w
 // (graph.BuildWeights). Every rank of c calls it with the same part and
 // cfg: when cfg.Delta is 0 it agrees on DefaultDelta by two allreduces.
+//
+// New reorders each row of g, and w with it, by ascending weight, in
+// place: the graph is held once, but g's rows are no longer in kernel 1's
+// descending order, so that g serves SSSP and its Validator only (not a
+// BFS, nor EntryIndex).
 func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part partition.Block1D, cfg Config) (*SSSP, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -126,22 +153,29 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 			return nil, err
 		}
 	}
-	n := g.NumLocal
+	n, threads := g.NumLocal, cfg.Threads
 	s := &SSSP{c: c, cfg: cfg, g: g, part: part, rank: r,
 		delta: float32(delta), inv: 1 / float64(float32(delta)),
 		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
 		updated: make([]uint32, n), inSettled: make([]uint32, n),
-		threadBufs: make([][][]byte, cfg.Threads), merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
+		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
+		local: make([][][]request, threads), threadBufs: make([][][]byte, threads),
+		merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
 	}
-	for t := range s.threadBufs {
+	// The fewest bits that leave at most threads owners.
+	for (n-1)>>s.ownerShift >= threads {
+		s.ownerShift++
+	}
+	for t := range threads {
+		s.local[t] = make([][]request, threads)
 		s.threadBufs[t] = make([][]byte, part.P)
+		s.bins[t].init()
 	}
 	if g.Cols32 != nil {
-		s.r32 = newRows(g, g.Cols32, w, s.delta, cfg.Threads)
+		s.r32 = newRows(g, g.Cols32, w, s.delta, threads)
 	} else {
-		s.r64 = newRows(g, g.Cols64, w, s.delta, cfg.Threads)
+		s.r64 = newRows(g, g.Cols64, w, s.delta, threads)
 	}
-	s.bins.init()
 	s.Prepare()
 	return s, nil
 }
@@ -176,15 +210,9 @@ func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (
 }
 
 // Bytes is the memory the engine holds beyond the CSR and the weights it
-// was made from: its weight-ordered copy of the rows (4 bytes of weight and
-// 4 or 8 of neighbour per entry) and 32 bytes per owned vertex.
-func (s *SSSP) Bytes() int64 {
-	b := 32 * int64(s.g.NumLocal)
-	if s.r32 != nil {
-		return b + s.r32.bytes()
-	}
-	return b + s.r64.bytes()
-}
+// was made from: 36 bytes per owned vertex (distance, parent, relaxed
+// distance, stamps and the light edges' count).
+func (s *SSSP) Bytes() int64 { return 36 * int64(s.g.NumLocal) }
 
 // Delta returns the bucket width the engine uses.
 func (s *SSSP) Delta() float64 { return float64(s.delta) }
@@ -200,19 +228,15 @@ func (s *SSSP) Prepare() {
 		s.updated[i], s.inSettled[i] = 0, 0
 	}
 	s.phase, s.epoch = 0, 1
-	s.bins.reset()
+	for o := range s.bins {
+		s.bins[o].reset()
+	}
 	s.settled = s.settled[:0]
 	s.stats = Stats{}
 }
 
-// bucketOf is the bucket of distance d: ⌊d/Δ⌋, monotone in d.
-func (s *SSSP) bucketOf(d float32) int64 {
-	q := float64(d) * s.inv
-	if q >= 1<<62 {
-		return 1 << 62
-	}
-	return int64(q)
-}
+// owner is the thread that owns local vertex l.
+func (s *SSSP) owner(l uint32) int { return int(l >> s.ownerShift) }
 
 // noBucket is the next bucket when no rank has one: the search is over.
 const noBucket = math.MaxInt64
@@ -232,17 +256,18 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 	if s.part.Owner(root) == s.rank {
 		l := s.part.Local(root)
 		s.dist[l], s.parent[l] = 0, root
-		s.bins.insert(l, 0)
+		s.bins[s.owner(l)].insert(l, 0)
 	}
 	heavyPending := false
 	for {
 		t0 := time.Now()
-		next := []int64{s.bins.lowest(s.dist, s.lightDone, s.bucketOf)}
-		if err := s.c.AllreduceInt64(ctx, PhaseReduce, next, comm.Min); err != nil {
-			return nil, fmt.Errorf("sssp: %w", err)
+		next, err := s.lowest(ctx)
+		if err != nil {
+			return nil, err
 		}
 		s.stats.Reduce += time.Since(t0)
-		if heavyPending && next[0] != s.bins.cur {
+		cur := s.bins[0].cur
+		if heavyPending && next != cur {
 			// The bucket is empty everywhere: relax its heavy edges.
 			if err := s.phaseStep(ctx, s.settled, false); err != nil {
 				return nil, err
@@ -252,11 +277,11 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 			s.epoch++
 			continue
 		}
-		if next[0] == noBucket {
+		if next == noBucket {
 			break
 		}
-		if next[0] != s.bins.cur || s.stats.Buckets == 0 {
-			s.bins.advance(next[0], s.dist, s.lightDone, s.bucketOf)
+		if next != cur || s.stats.Buckets == 0 {
+			parallel.For(len(s.bins), func(o int) { s.bins[o].advance(next, s.dist, s.lightDone, s.inv) })
 			s.stats.Buckets++
 		}
 		s.takeFrontier()
@@ -270,18 +295,31 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 	return &Result{Root: root, Dist: s.dist, Parent: s.parent, Stats: s.stats}, nil
 }
 
-// takeFrontier empties the current bucket into s.frontier: its live
-// vertices (not yet relaxed at their distance), each marked relaxed and
-// added to the bucket's settled set once.
+// lowest is the lowest bucket with a live entry on any rank (noBucket if
+// none): each owner thread finds its own, and one allreduce the ranks'.
+func (s *SSSP) lowest(ctx context.Context) (int64, error) {
+	parallel.For(len(s.bins), func(o int) { s.lows[o] = s.bins[o].lowest(s.dist, s.lightDone, s.inv) })
+	s.next[0] = slices.Min(s.lows)
+	if err := s.c.AllreduceInt64(ctx, PhaseReduce, s.next, comm.Min); err != nil {
+		return 0, fmt.Errorf("sssp: %w", err)
+	}
+	return s.next[0], nil
+}
+
+// takeFrontier empties the current bucket of every owner into s.frontier:
+// its live vertices (not yet relaxed at their distance), each marked
+// relaxed and added to the bucket's settled set once.
 func (s *SSSP) takeFrontier() {
 	s.frontier = s.frontier[:0]
-	for _, v := range s.bins.take() {
-		if d := s.dist[v]; d < s.lightDone[v] {
-			s.lightDone[v] = d
-			s.frontier = append(s.frontier, v)
-			if s.inSettled[v] != s.epoch {
-				s.inSettled[v] = s.epoch
-				s.settled = append(s.settled, v)
+	for o := range s.bins {
+		for _, v := range s.bins[o].take() {
+			if d := s.dist[v]; d < s.lightDone[v] {
+				s.lightDone[v] = d
+				s.frontier = append(s.frontier, v)
+				if s.inSettled[v] != s.epoch {
+					s.inSettled[v] = s.epoch
+					s.settled = append(s.settled, v)
+				}
 			}
 		}
 	}

@@ -220,12 +220,15 @@ func (x *violations) merge(o *violations) {
 // reached reports whether a distance is finite.
 func reached(d float32) bool { return d < float32(math.Inf(1)) }
 
-// checkRows checks owned vertices lo … hi−1 and their edges.
+// checkRows checks owned vertices lo … hi−1 and their edges. A row is in
+// any order (the engine's are by weight): the tree edge is found while the
+// row's edges are checked.
 func (v *Validator) checkRows(root int64, dist []float32, parent []int64, lo, hi int, bad *violations) {
 	g := v.g
 	for l := lo; l < hi; l++ {
 		x := g.FirstGlobal + int64(l)
 		dx, px := dist[l], parent[l]
+		tree := px >= 0 && x != root // the tree edge to check
 		switch {
 		case x == root:
 			if dx != 0 || px != root {
@@ -234,8 +237,9 @@ func (v *Validator) checkRows(root int64, dist []float32, parent []int64, lo, hi
 		case reached(dx) != (px >= 0) || !(dx >= 0):
 			bad.addf(violReach, "vertex %d has distance %v and parent %d", x, dx, px)
 			continue
-		case px >= 0:
-			v.checkTreeEdge(uint32(l), x, px, dx, dist, bad)
+		case tree && px >= v.part.N:
+			bad.addf(violTree, "vertex %d has parent %d, not a vertex", x, px)
+			tree = false
 		}
 		for i := g.Offsets[l]; i < g.Offsets[l+1]; i++ {
 			u := g.Neighbor(i)
@@ -246,30 +250,27 @@ func (v *Validator) checkRows(root int64, dist []float32, parent []int64, lo, hi
 			case reached(dx) && float64(dx)-float64(du) > float64(w)+Tolerance*float64(dx):
 				bad.addf(violEdge, "edge (%d, %d) of weight %v: distances %v and %v", x, u, w, dx, du)
 			}
+			if tree && u == px {
+				checkTreeEdge(x, px, dx, du, w, bad)
+				tree = false
+			}
+		}
+		if tree {
+			bad.addf(violTree, "vertex %d has parent %d, which is not a neighbour", x, px)
 		}
 	}
 }
 
-// checkTreeEdge checks that parent p of vertex x (local l, distance dx) is
-// a neighbour and that dx = d(p) + w(p, x) within the tolerance.
-func (v *Validator) checkTreeEdge(l uint32, x, p int64, dx float32, dist []float32, bad *violations) {
-	if p >= v.part.N {
-		bad.addf(violTree, "vertex %d has parent %d, not a vertex", x, p)
-		return
-	}
-	i := v.g.EntryIndex(l, p)
-	if i < 0 {
-		bad.addf(violTree, "vertex %d has parent %d, which is not a neighbour", x, p)
-		return
-	}
-	dp := v.distOf(p, dist)
+// checkTreeEdge checks that the distance dx of vertex x is its parent p's
+// dp plus the weight w of their edge, within the tolerance.
+func checkTreeEdge(x, p int64, dx, dp, w float32, bad *violations) {
 	if !reached(dp) {
 		bad.addf(violTree, "vertex %d has parent %d, which is not reached", x, p)
 		return
 	}
-	sum := float64(dp) + float64(v.w[i])
+	sum := float64(dp) + float64(w)
 	if math.Abs(sum-float64(dx)) > Tolerance*sum {
-		bad.addf(violTree, "vertex %d has distance %v, its parent %d %v plus the edge's weight %v", x, dx, p, v.distOf(p, dist), v.w[i])
+		bad.addf(violTree, "vertex %d has distance %v, its parent %d %v plus the edge's weight %v", x, dx, p, dp, w)
 	}
 }
 
