@@ -138,7 +138,7 @@ func (s *SSSP) applyOwned(o, workers int) error {
 // rank's vertices into local, per owner thread, unless they cannot lower
 // the target's distance; to other ranks' into remote, per destination.
 func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte) {
-	off, cols, w, lightN, dist := r.off, r.cols, r.w, r.light, s.dist
+	off, cols, w, lightN, dist, done := r.off, r.cols, r.w, r.light, s.dist, s.done
 	first, shift := s.g.FirstGlobal, s.ownerShift
 	for _, v := range list {
 		d := dist[v]
@@ -149,7 +149,7 @@ func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, lo
 			lo = mid
 		}
 		cs, ws := cols[lo:hi], w[lo:hi]
-		for j := nextRequest(cs, ws, 0, d, first, dist); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist) {
+		for j := nextRequest(cs, ws, 0, d, first, dist, done); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist, done) {
 			nd, u := d+ws[j], int64(cs[j])-first
 			if uint64(u) < uint64(len(dist)) {
 				o := uint32(u) >> shift
@@ -168,16 +168,21 @@ func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, lo
 // nextRequest is the first entry from j on of a row's neighbours cs and
 // weights ws, from a vertex at distance d, that makes a request: its
 // neighbour is another rank's (global id outside [first, first+len(dist)))
-// or its distance would drop below dist; len(cs) if none. It is the hot
-// loop, kept apart from the rare paths (and not inlined into them) so
-// that it stays in registers.
+// or its distance would drop below dist; len(cs) if none. A neighbour
+// whose bucket is done (its bit in done) is passed over without reading
+// its distance: a bucket below the current one holds distances below d,
+// which no request lowers. It is the hot loop, kept apart from the rare
+// paths (and not inlined into them) so that it stays in registers.
 //
 //go:noinline
-func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32) int {
+func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32, done []uint64) int {
 	ws = ws[:len(cs)]
 	for ; j < len(cs); j++ {
 		u := uint64(int64(cs[j]) - first)
-		if u >= uint64(len(dist)) || d+ws[j] < dist[u] {
+		if u >= uint64(len(dist)) {
+			return j
+		}
+		if done[u>>6]&(1<<(u&63)) == 0 && d+ws[j] < dist[u] {
 			return j
 		}
 	}
