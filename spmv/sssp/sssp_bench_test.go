@@ -2,6 +2,7 @@ package sssp
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -12,7 +13,8 @@ import (
 )
 
 // BenchmarkSSSP times one search on a scale-18 Kronecker graph with the
-// generator's weights over 1 and 2 in-process ranks (one thread each), and
+// generator's weights over 1 and 2 in-process ranks of one thread and 1
+// rank of 2 threads, and
 // reports the stored adjacency entries per second of search (TEPS counts
 // the input tuples of the component instead), the relaxation requests per
 // entry (Meyer and Sanders's work measure) and the phases. The timed loop
@@ -21,14 +23,15 @@ import (
 //	go test -run '^$' -bench SSSP ./spmv/sssp/
 func BenchmarkSSSP(b *testing.B) {
 	params := kronecker.DefaultParams(18)
-	for _, ranks := range []int{1, 2} {
-		b.Run(map[int]string{1: "ranks=1", 2: "ranks=2"}[ranks], func(b *testing.B) {
-			csrtest.OnKronecker(b, params, ranks, 1, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
-				w, err := graph.BuildWeights(ctx, c, part, g, params.Share(c.Rank(), ranks, 1), 1)
+	for _, run := range []struct{ ranks, threads int }{{1, 1}, {2, 1}, {1, 2}} {
+		ranks, threads := run.ranks, run.threads
+		b.Run(fmt.Sprintf("ranks=%d/threads=%d", ranks, threads), func(b *testing.B) {
+			csrtest.OnKronecker(b, params, ranks, threads, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
+				w, err := graph.BuildWeights(ctx, c, part, g, params.Share(c.Rank(), ranks, threads), threads)
 				if err != nil {
 					return err
 				}
-				s, err := New(ctx, c, g, w, part, Config{Threads: 1})
+				s, err := New(ctx, c, g, w, part, Config{Threads: threads})
 				if err != nil {
 					return err
 				}
