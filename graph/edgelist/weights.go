@@ -113,7 +113,7 @@ func (s *edgeSource) checkWeighted() error {
 	case EdgeFormatWEL, EdgeFormatWSG, EdgeFormatMTX:
 		return nil
 	}
-	return &EdgeListError{Name: s.name, Line: 1, Err: fmt.Errorf("%w: a %s file holds none (shortest paths need .wel, .wsg or a real or integer Matrix Market file)", ErrUnweighted, s.format)}
+	return &EdgeListError{Name: s.name, Line: 1, Err: fmt.Errorf("%w: the %s format holds none (shortest paths need .wel, .wsg or a real or integer Matrix Market file)", ErrUnweighted, s.format)}
 }
 
 // value parses a .wel weight or a Matrix Market value (what names it) at
