@@ -44,6 +44,39 @@ func (b boundedShare) Scan(ctx context.Context, emit func([]graph.Edge) error) e
 	})
 }
 
+// boundedWeightedShare is boundedShare for a weighted share.
+type boundedWeightedShare struct {
+	WeightedShare
+	name string
+	max  int64
+}
+
+// boundedWeighted returns share bounded by in.MaxEdges (share itself when
+// 0).
+func (in *Input) boundedWeighted(share WeightedShare) WeightedShare {
+	if in.MaxEdges <= 0 {
+		return share
+	}
+	return boundedWeightedShare{WeightedShare: share, name: in.Path, max: in.MaxEdges}
+}
+
+// Scan is boundedShare's Scan.
+func (b boundedWeightedShare) Scan(ctx context.Context, emit func([]graph.Edge) error) error {
+	return boundedShare{EdgeShare: b.WeightedShare, name: b.name, max: b.max}.Scan(ctx, emit)
+}
+
+// ScanWeighted is the share's ScanWeighted, failing (tooManyEdges) once
+// more than max edges were read.
+func (b boundedWeightedShare) ScanWeighted(ctx context.Context, emit func(es []graph.Edge, ws []float32) error) error {
+	var n int64
+	return b.WeightedShare.ScanWeighted(ctx, func(es []graph.Edge, ws []float32) error {
+		if n += int64(len(es)); n > b.max {
+			return tooManyEdges(b.name, b.max)
+		}
+		return emit(es, ws)
+	})
+}
+
 // tooManyEdges is the error of a share of name that holds more than max
 // edges: an *fs.PathError naming the input, no line of which is at fault.
 func tooManyEdges(name string, max int64) error {

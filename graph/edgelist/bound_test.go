@@ -102,3 +102,28 @@ func TestMaxEdgesBoundsASpreadStream(t *testing.T) {
 		t.Fatalf("%v, want an *fs.PathError naming standard input and the bound", err)
 	}
 }
+
+// TestMaxEdgesBoundsAWeightedShare: the weighted share of a file (shortest
+// paths read .wel weights) is bounded as the plain one is.
+func TestMaxEdgesBoundsAWeightedShare(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "repeated.wel")
+	if err := os.WriteFile(path, bytes.Repeat([]byte("0 1 2.5\n"), 1<<17), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := NewInput(path, "", false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.MaxEdges = 1 << 10
+	err = inproc.Run(context.Background(), 1, func(ctx context.Context, cm comm.Comm) error {
+		share, err := in.WeightedShare(ctx, cm)
+		if err != nil {
+			return err
+		}
+		return share.ScanWeighted(ctx, func([]graph.Edge, []float32) error { return nil })
+	})
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), "repeated.wel") || !strings.Contains(err.Error(), "more than 1024 edges") {
+		t.Fatalf("%v, want an *fs.PathError naming the file and the bound", err)
+	}
+}

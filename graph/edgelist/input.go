@@ -134,7 +134,11 @@ func (in *Input) Share(ctx context.Context, c comm.Comm) (graph.EdgeShare, error
 // share's ScanWeighted (a file's) or this call (a stream's) with an error
 // that wraps ErrUnweighted; HasWeights tells a file's beforehand.
 func (in *Input) WeightedShare(ctx context.Context, c comm.Comm) (WeightedShare, error) {
-	return in.share(ctx, c, true)
+	s, err := in.share(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
+	return in.boundedWeighted(s), nil
 }
 
 // share is Share or, weighted, WeightedShare.
