@@ -18,6 +18,10 @@ import (
 // process in: nothing is left to do.
 var ErrJobEnded = tcp.ErrJobEnded
 
+// ErrNoJob is Join's error when nothing listens at the coordinator
+// address: no job runs there (it ended, or never ran there).
+var ErrNoJob = tcp.ErrNoLobby
+
 // SourceJoin is Job.Source in a JoinPlan: the joining setting's name, as
 // errors name settings.
 const SourceJoin = "Join"

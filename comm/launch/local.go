@@ -252,7 +252,11 @@ func (l Local) start(env []string, grace time.Duration, stdout io.Writer, sink *
 		if l.Args != nil {
 			args = append(args, l.Args(r, l.Procs)...)
 		}
-		c := &exec.Cmd{Path: l.Path, Args: args, Env: env, SysProcAttr: childAttr(), WaitDelay: grace}
+		// WaitDelay bounds the copying of a rank's output after it
+		// exited (a process it left behind may hold its pipes): at least
+		// DefaultGrace, since on a loaded machine the copier may not run
+		// for a while, which a short Grace cannot tell from a hang.
+		c := &exec.Cmd{Path: l.Path, Args: args, Env: env, SysProcAttr: childAttr(), WaitDelay: max(grace, DefaultGrace)}
 		errw := sink.writer(r)
 		writers = append(writers, errw)
 		c.Stderr = errw

@@ -67,6 +67,18 @@ const PhaseGrow = "tcp.grow"
 // process in: its rank 0 closed the lobby after the job finished.
 var ErrJobEnded = errors.New("tcp: the elastic job ended before it took this process in")
 
+// ErrNoLobby is returned by Join when nothing listens at the coordinator
+// address (connections refused for noLobbyAfter): rank 0 listens there
+// from its start to its end, so no job runs there now; it ended, or never
+// ran there, which a refused connection cannot tell apart.
+var ErrNoLobby = errors.New("tcp: nothing listens at the coordinator address: no job runs there (it ended, or never ran there)")
+
+// noLobbyAfter is how long a joiner retries a coordinator address that
+// refuses connections before it returns ErrNoLobby: long enough for a rank
+// 0 that is starting to listen, short enough that a joiner coming after
+// the job ended leaves at once (not after ConnectTimeout).
+const noLobbyAfter = 2 * time.Second
+
 // ErrForeignLobby is wrapped by Join's error when the lobby on the
 // coordinator address belongs to another job: another token, or another
 // job id.

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"syscall"
 	"time"
 )
 
@@ -134,7 +135,7 @@ func (h *handshaker) requestJoin(ctx context.Context, tag []byte) (*admission, e
 // serving something else right now (a rendezvous) and it is worth trying
 // again.
 func (h *handshaker) knock(ctx context.Context, tag []byte) (s *joinSession, busy bool, err error) {
-	conn, err := dialRetry(ctx, h.cfg.Coordinator)
+	conn, err := dialLobby(ctx, h.cfg.Coordinator)
 	if err != nil {
 		return nil, false, fmt.Errorf("reaching rank 0's lobby: %w", err)
 	}
@@ -224,4 +225,33 @@ func (h *handshaker) awaitAdmission(ctx context.Context, s *joinSession) (*admis
 		return nil, err
 	}
 	return &a, nil
+}
+
+// dialLobby dials rank 0's lobby at addr as dialRetry does, but gives up
+// with ErrNoLobby once the address has refused connections for
+// noLobbyAfter in a row.
+func dialLobby(ctx context.Context, addr string) (net.Conn, error) {
+	var d net.Dialer
+	backoff := 10 * time.Millisecond
+	var refusedSince time.Time
+	for {
+		conn, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			return conn, nil
+		}
+		switch {
+		case !errors.Is(err, syscall.ECONNREFUSED):
+			refusedSince = time.Time{}
+		case refusedSince.IsZero():
+			refusedSince = time.Now()
+		case time.Since(refusedSince) >= noLobbyAfter:
+			return nil, fmt.Errorf("%w: %s refused connections for %v (last attempt: %v)", ErrNoLobby, addr, noLobbyAfter, err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("dialing %s: %w (last attempt: %v)", addr, ctx.Err(), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 200*time.Millisecond)
+	}
 }
