@@ -12,7 +12,10 @@ package pagerank
 // out-sets with their values, out-degrees and slots, and the allreduce's
 // index sets (vertexBytes each; a Kronecker share of 16 tuples per vertex
 // touches most vertices on any rank count); the iterations allocate
-// nothing more. Undirected doubles the tuples. A process adds the Go
+// nothing more. Undirected doubles the tuples. Weights add
+// memWeightEdgeBytes per tuple: a float32 beside each key and the weighted
+// sort's second copy of both (weights.go); measured 12.4 and 13.1 B per
+// tuple more at scales 18 and 20 on one rank (2026-11-28). A process adds the Go
 // runtime's base. The coefficients are fitted to peaks measured at scales
 // 18 to 22 on 1 and 4 in-process ranks; the model is within 0.98–1.14 of
 // the peaks at scales 18 to 24 (memory_test.go) and 1.00–1.11 of the
@@ -21,6 +24,7 @@ package pagerank
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph500"
@@ -33,15 +37,18 @@ const (
 	memPerRankBytes = 4 << 20  // an in-process rank's own buffers and goroutines
 	memEdgeBytes    = 9.5      // per tuple of the rank's share
 	memVertexBytes  = 51       // per vertex of the graph, on every rank
+	// memWeightEdgeBytes is what weights add per tuple of the share.
+	memWeightEdgeBytes = 13
 )
 
 // MemoryConfig is what the model needs to know of a run.
 type MemoryConfig struct {
 	Scale, EdgeFactor int
 	Undirected        bool
-	Ranks             int // ranks of the job
-	LocalRanks        int // ranks on the machine being estimated (0: Ranks)
-	Processes         int // processes holding them (0: 1, all ranks in one process)
+	Weighted          bool // the generator's weights (Source.Weighted)
+	Ranks             int  // ranks of the job
+	LocalRanks        int  // ranks on the machine being estimated (0: Ranks)
+	Processes         int  // processes holding them (0: 1, all ranks in one process)
 }
 
 // EstimateMemory returns the model's estimate, in bytes, of the peak of
@@ -61,7 +68,11 @@ func EstimateMemory(cfg MemoryConfig) (int64, error) {
 	if cfg.Undirected {
 		m *= 2
 	}
-	perRank := memPerRankBytes + memEdgeBytes*m/float64(cfg.Ranks) + memVertexBytes*n
+	edgeBytes := memEdgeBytes
+	if cfg.Weighted {
+		edgeBytes += memWeightEdgeBytes
+	}
+	perRank := memPerRankBytes + edgeBytes*m/float64(cfg.Ranks) + memVertexBytes*n
 	est := float64(max(1, cfg.Processes))*memBaseBytes + local*perRank
 	if est >= 1<<62 {
 		return 0, fmt.Errorf("pagerank: memory model: scale %d does not fit a 64-bit count", cfg.Scale)
@@ -121,6 +132,6 @@ func (jc JobConfig) CheckMemory(ranks, localRanks, processes int, force bool) er
 	}
 	return CheckMemory(MemoryConfig{
 		Scale: jc.Kron, EdgeFactor: kronecker.DefaultEdgeFactor, Undirected: jc.Undirected,
-		Ranks: ranks, LocalRanks: localRanks, Processes: processes,
+		Weighted: strings.EqualFold(strings.TrimSpace(jc.Weights), "on"), Ranks: ranks, LocalRanks: localRanks, Processes: processes,
 	}, force)
 }

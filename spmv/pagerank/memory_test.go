@@ -16,6 +16,10 @@ var measuredPeaks = []struct{ scale, ranks, kib int }{
 	{18, 4, 126868}, {20, 4, 407356}, {22, 4, 1526948}, {24, 4, 5144284},
 }
 
+// measuredWeighted are those peaks with the generator's weights (weights
+// on), one rank, --iterations 3, 2026-11-28.
+var measuredWeighted = []struct{ scale, kib int }{{18, 126816}, {20, 453700}}
+
 // TestEstimateMemoryWithinMeasured: the model is within ±25 % of the
 // measured peaks, grows with the scale, the ranks and Undirected, and
 // refuses what it cannot count.
@@ -27,6 +31,15 @@ func TestEstimateMemoryWithinMeasured(t *testing.T) {
 		}
 		if r := float64(est) / float64(m.kib<<10); r < 0.75 || r > 1.25 {
 			t.Errorf("scale %d, %d ranks: estimate %d bytes is %.2f× the measured peak", m.scale, m.ranks, est, r)
+		}
+	}
+	for _, m := range measuredWeighted {
+		est, err := EstimateMemory(MemoryConfig{Scale: m.scale, EdgeFactor: 16, Ranks: 1, Weighted: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r := float64(est) / float64(m.kib<<10); r < 0.75 || r > 1.25 {
+			t.Errorf("scale %d weighted: estimate %d bytes is %.2f× the measured peak", m.scale, est, r)
 		}
 	}
 	small, _ := EstimateMemory(MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2})

@@ -270,6 +270,16 @@ func weightedSumRun(src []uint32, wts []float32, w int, xs, y []float64) {
 			c, ws := src[2*i:2*i+2], wts[2*i:2*i+2]
 			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1])
 		}
+	case 3:
+		for i := range y {
+			c, ws := src[3*i:3*i+3], wts[3*i:3*i+3]
+			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1]) + float64(ws[2])*at(x, c[2])
+		}
+	case 4:
+		for i := range y {
+			c, ws := src[4*i:4*i+4], wts[4*i:4*i+4]
+			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1]) + float64(ws[2])*at(x, c[2]) + float64(ws[3])*at(x, c[3])
+		}
 	default:
 		for i := range y {
 			y[i] = weightedColumnSum(src[w*i:w*i+w], wts[w*i:w*i+w], x)
@@ -279,29 +289,36 @@ func weightedSumRun(src []uint32, wts []float32, w int, xs, y []float64) {
 
 // weightedColumnSum is Σ ws[k]·x[col[k]]: in edge order below longColumn
 // edges, else in four running sums (edge k below len &^ 3 to sum k mod 4,
-// the rest to sum 0, added as (s0+s1)+(s2+s3)).
+// the rest to sum 0, added as (s0+s1)+(s2+s3)). The weights are read
+// without bounds checks (wat): ws is at least as long as col.
 func weightedColumnSum(col []uint32, ws []float32, x unsafe.Pointer) float64 {
-	ws = ws[:len(col)]
+	w := unsafe.Pointer(unsafe.SliceData(ws[:len(col)]))
 	if len(col) < longColumn {
 		var s float64
 		for k, u := range col {
-			s += float64(ws[k]) * at(x, u)
+			s += wat(w, k) * at(x, u)
 		}
 		return s
 	}
 	var s0, s1, s2, s3 float64
 	k := 0
 	for ; k+3 < len(col); k += 4 {
-		c, w := col[k:k+4], ws[k:k+4]
-		s0 += float64(w[0]) * at(x, c[0])
-		s1 += float64(w[1]) * at(x, c[1])
-		s2 += float64(w[2]) * at(x, c[2])
-		s3 += float64(w[3]) * at(x, c[3])
+		c := col[k : k+4 : k+4]
+		s0 += wat(w, k) * at(x, c[0])
+		s1 += wat(w, k+1) * at(x, c[1])
+		s2 += wat(w, k+2) * at(x, c[2])
+		s3 += wat(w, k+3) * at(x, c[3])
 	}
 	for ; k < len(col); k++ {
-		s0 += float64(ws[k]) * at(x, col[k])
+		s0 += wat(w, k) * at(x, col[k])
 	}
 	return (s0 + s1) + (s2 + s3)
+}
+
+// wat is the k-th float32 of the array w points to, as a float64, without
+// a bounds check (at's reason; callers check the length once).
+func wat(w unsafe.Pointer, k int) float64 {
+	return float64(*(*float32)(unsafe.Add(w, uintptr(k)*4)))
 }
 
 // sortColumn copies a column's weights from into ws and sorts the column
