@@ -150,39 +150,49 @@ func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, lo
 		}
 		cs, ws := cols[lo:hi], w[lo:hi]
 		for j := nextRequest(cs, ws, 0, d, first, dist, done); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist, done) {
-			nd, u := d+ws[j], int64(cs[j])-first
-			if uint64(u) < uint64(len(dist)) {
-				o := uint32(u) >> shift
-				local[o] = append(local[o], request{uint32(u), nd, v})
-				continue
-			}
-			g := u + first
-			dst := s.part.Owner(g)
-			b := binary.LittleEndian.AppendUint32(remote[dst], uint32(g-s.part.First(dst)))
-			b = binary.LittleEndian.AppendUint32(b, math.Float32bits(nd))
-			remote[dst] = binary.LittleEndian.AppendUint32(b, v)
+			u := uint32(int64(cs[j]) - first)
+			local[u>>shift] = append(local[u>>shift], request{u, d + ws[j], v})
+		}
+		if s.part.P > 1 {
+			expandRemote(s, cs, ws, d, v, remote)
 		}
 	}
 }
 
+// expandRemote writes the requests of a row's entries (neighbours cs,
+// weights ws, from vertex v at distance d) to other ranks' vertices into
+// remote, per destination: a second pass over the row, which is in cache,
+// so that the scan of the local entries stays a register-only loop.
+func expandRemote[C uint32 | int64](s *SSSP, cs []C, ws []float32, d float32, v uint32, remote [][]byte) {
+	first, n := s.g.FirstGlobal, uint64(len(s.dist))
+	ws = ws[:len(cs)]
+	for j, c := range cs {
+		if uint64(int64(c)-first) < n {
+			continue
+		}
+		g := int64(c)
+		dst := s.part.Owner(g)
+		b := binary.LittleEndian.AppendUint32(remote[dst], uint32(g-s.part.First(dst)))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(d+ws[j]))
+		remote[dst] = binary.LittleEndian.AppendUint32(b, v)
+	}
+}
+
 // nextRequest is the first entry from j on of a row's neighbours cs and
-// weights ws, from a vertex at distance d, that makes a request: its
-// neighbour is another rank's (global id outside [first, first+len(dist)))
-// or its distance would drop below dist; len(cs) if none. A neighbour
-// whose bucket is done (its bit in done) is passed over without reading
-// its distance: a bucket below the current one holds distances below d,
-// which no request lowers. It is the hot loop, kept apart from the rare
-// paths (and not inlined into them) so that it stays in registers.
+// weights ws, from a vertex at distance d, that makes a request to a
+// vertex of this rank (global ids [first, first+len(dist))): one whose
+// distance would drop; len(cs) if none. A neighbour whose bucket is done
+// (its bit in done) is passed over without reading its distance: a bucket
+// below the current one holds distances below d, which no request lowers.
+// It is the hot loop, kept apart from the rare paths (and not inlined into
+// them) so that it stays in registers.
 //
 //go:noinline
 func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32, done []uint64) int {
 	ws = ws[:len(cs)]
 	for ; j < len(cs); j++ {
 		u := uint64(int64(cs[j]) - first)
-		if u >= uint64(len(dist)) {
-			return j
-		}
-		if done[u>>6]&(1<<(u&63)) == 0 && d+ws[j] < dist[u] {
+		if u < uint64(len(dist)) && done[u>>6]&(1<<(u&63)) == 0 && d+ws[j] < dist[u] {
 			return j
 		}
 	}
