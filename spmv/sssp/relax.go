@@ -138,7 +138,7 @@ func (s *SSSP) applyOwned(o, workers int) error {
 // rank's vertices into local, per owner thread, unless they cannot lower
 // the target's distance; to other ranks' into remote, per destination.
 func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte) {
-	off, cols, w, lightN, dist, done := r.off, r.cols, r.w, r.light, s.dist, s.done
+	off, cols, w, lightN, dist := r.off, r.cols, r.w, r.light, s.dist
 	first, shift := s.g.FirstGlobal, s.ownerShift
 	for _, v := range list {
 		d := dist[v]
@@ -149,7 +149,7 @@ func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, lo
 			lo = mid
 		}
 		cs, ws := cols[lo:hi], w[lo:hi]
-		for j := nextRequest(cs, ws, 0, d, first, dist, done); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist, done) {
+		for j := nextRequest(cs, ws, 0, d, first, dist); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist) {
 			u := uint32(int64(cs[j]) - first)
 			local[u>>shift] = append(local[u>>shift], request{u, d + ws[j], v})
 		}
@@ -181,18 +181,16 @@ func expandRemote[C uint32 | int64](s *SSSP, cs []C, ws []float32, d float32, v 
 // nextRequest is the first entry from j on of a row's neighbours cs and
 // weights ws, from a vertex at distance d, that makes a request to a
 // vertex of this rank (global ids [first, first+len(dist))): one whose
-// distance would drop; len(cs) if none. A neighbour whose bucket is done
-// (its bit in done) is passed over without reading its distance: a bucket
-// below the current one holds distances below d, which no request lowers.
-// It is the hot loop, kept apart from the rare paths (and not inlined into
-// them) so that it stays in registers.
+// distance would drop; len(cs) if none. It is the hot loop, kept apart
+// from the rare paths (and not inlined into them) so that it stays in
+// registers.
 //
 //go:noinline
-func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32, done []uint64) int {
+func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32) int {
 	ws = ws[:len(cs)]
 	for ; j < len(cs); j++ {
 		u := uint64(int64(cs[j]) - first)
-		if u < uint64(len(dist)) && done[u>>6]&(1<<(u&63)) == 0 && d+ws[j] < dist[u] {
+		if u < uint64(len(dist)) && d+ws[j] < dist[u] {
 			return j
 		}
 	}

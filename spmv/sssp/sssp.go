@@ -98,7 +98,6 @@ type SSSP struct {
 	lightDone []float32 // distance at which the light edges were last relaxed
 	updated   []uint32  // phase of the last update (ties within a phase)
 	inSettled []uint32  // bucket epoch in which the vertex joined settled
-	done      []uint64  // bit per vertex: its bucket is done (its distance final and below the current bucket's)
 	phase     uint32    // phases applied in this search, from 1
 	epoch     uint32    // settled sets started in this search, from 1
 	prepared  bool      // Prepare ran since the last search
@@ -158,7 +157,7 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 	s := &SSSP{c: c, cfg: cfg, g: g, part: part, rank: r,
 		delta: float32(delta), inv: 1 / float64(float32(delta)),
 		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
-		updated: make([]uint32, n), inSettled: make([]uint32, n), done: make([]uint64, (n+63)/64),
+		updated: make([]uint32, n), inSettled: make([]uint32, n),
 		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
 		local: make([][][]request, threads), threadBufs: make([][][]byte, threads),
 		merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
@@ -212,8 +211,8 @@ func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (
 
 // Bytes is the memory the engine holds beyond the CSR and the weights it
 // was made from: 36 bytes per owned vertex (distance, parent, relaxed
-// distance, stamps and the light edges' count) and a bit.
-func (s *SSSP) Bytes() int64 { return 36*int64(s.g.NumLocal) + 8*int64(len(s.done)) }
+// distance, stamps and the light edges' count).
+func (s *SSSP) Bytes() int64 { return 36 * int64(s.g.NumLocal) }
 
 // Delta returns the bucket width the engine uses.
 func (s *SSSP) Delta() float64 { return float64(s.delta) }
@@ -228,7 +227,6 @@ func (s *SSSP) Prepare() {
 		s.dist[i], s.lightDone[i], s.parent[i] = inf, inf, -1
 		s.updated[i], s.inSettled[i] = 0, 0
 	}
-	clear(s.done)
 	s.phase, s.epoch = 0, 1
 	for o := range s.bins {
 		s.bins[o].reset()
@@ -275,9 +273,6 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 				return nil, err
 			}
 			heavyPending = false
-			for _, v := range s.settled {
-				s.done[v>>6] |= 1 << (v & 63)
-			}
 			s.settled = s.settled[:0]
 			s.epoch++
 			continue
