@@ -88,6 +88,9 @@ func child(mode string, args []string) int {
 		if p.TakeReport() {
 			if *rank == 0 && mode == "report-stophold" {
 				_ = syscall.Kill(os.Getpid(), syscall.SIGSTOP) // stopped holding the turn
+				// The stop takes effect at this thread's next entry into
+				// the kernel, which may come after a write: sleep first.
+				time.Sleep(time.Second)
 			}
 			fmt.Printf("results of process %d\n", *rank)
 		}
