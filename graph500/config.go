@@ -142,6 +142,11 @@ func (cfg *Config) checkSearch() error {
 	return nil
 }
 
+// maxBlocksPerRank bounds the over-decomposition: NumS's placement works
+// with a few blocks per rank, and a larger count would size the block grid
+// (and the memory estimate) by a number nobody meant.
+const maxBlocksPerRank = 1024
+
 // checkGrid checks the partition, the blocks per rank and their placement,
 // and the grid against a job of ranks ranks (times the blocks per rank).
 func (cfg *Config) checkGrid(ranks int) error {
@@ -149,6 +154,8 @@ func (cfg *Config) checkGrid(ranks int) error {
 	switch {
 	case k < 0:
 		return fielderr.New("BlocksPerRank", "%d is less than 1", k)
+	case k > maxBlocksPerRank:
+		return fielderr.New("BlocksPerRank", "%d is more than %d", k, maxBlocksPerRank)
 	case k > 1 && !cfg.Partition2D:
 		return fielderr.New("BlocksPerRank", "%d blocks per rank need the 2D partition", k)
 	case cfg.Placement != PlaceLSHS && cfg.Placement != PlaceRoundRobin:

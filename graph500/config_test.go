@@ -42,6 +42,7 @@ func TestConfigNamesTheFieldAtFault(t *testing.T) {
 		{"unknown codec", func(c *Config) { c.Codec = "lz9" }, "Codec"},
 		{"negative blocks", func(c *Config) { c.BlocksPerRank = -1 }, "BlocksPerRank"},
 		{"blocks in 1D", func(c *Config) { c.BlocksPerRank = 2 }, "BlocksPerRank"},
+		{"a billion blocks", func(c *Config) { c.Partition2D, c.BlocksPerRank = true, 1_000_000_000 }, "BlocksPerRank"},
 		{"unfused one block", func(c *Config) { c.Partition2D, c.Unfused = true, true }, "Unfused"},
 		{"unfused round robin", func(c *Config) {
 			c.Partition2D, c.BlocksPerRank, c.Placement, c.Unfused = true, 2, PlaceRoundRobin, true

@@ -138,6 +138,27 @@ func TestGlobalFlagsRefused(t *testing.T) {
 	}
 }
 
+// TestHugeCountsNameTheirFlag: a count far beyond what a run can use is
+// refused before any work, exit 2, naming its own flag (not the memory
+// guard's --scale).
+func TestHugeCountsNameTheirFlag(t *testing.T) {
+	clearJobEnv(t)
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"bfs", "-s", "10", "--partition", "2d", "--blocks-per-rank", "1000000000"}, "--blocks-per-rank"},
+		{[]string{"bfs", "-s", "10", "--procs", "100000"}, "--procs"},
+		{[]string{"bfs", "-s", "10", "--procs", "2", "--replicas", "100000"}, "--replicas"},
+		{[]string{"bfs", "-s", "10", "--threads", "100000000"}, "--threads"},
+	} {
+		code, stdout, stderr := runCLI(t, c.args...)
+		if code != 2 || stdout != "" || !strings.HasPrefix(stderr, "graphrun: "+c.flag+": ") {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 naming %s", c.args, code, stdout, stderr, c.flag)
+		}
+	}
+}
+
 // TestOutputAlias: generate and convert write with -o/--out, and --output
 // stays accepted, named in its errors as typed.
 func TestOutputAlias(t *testing.T) {
