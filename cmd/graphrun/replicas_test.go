@@ -43,12 +43,14 @@ func TestReplicaLossKeepsTheResult(t *testing.T) {
 		name   string
 		victim int
 		sig    syscall.Signal
+		more   bool // one more case of a kind already covered: .ci/run's full set
 	}{
-		{"kill process 0", 0, syscall.SIGKILL},
-		{"stop process 1", 1, syscall.SIGSTOP},
-		{"stop process 2", 2, syscall.SIGSTOP},
+		{"kill process 0", 0, syscall.SIGKILL, false},
+		{"stop process 1", 1, syscall.SIGSTOP, false},
+		{"stop process 2", 2, syscall.SIGSTOP, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			skipUnlessAllReplicaLosses(t, c.more)
 			out := filepath.Join(dir, strconv.Itoa(c.victim)+".txt")
 			code, stdout, stderr := runHitting(t, append(args, "--replicas", "2", "--out", out), "PageRank iteration", c.victim, c.sig)
 			if code != 0 {
@@ -64,6 +66,17 @@ func TestReplicaLossKeepsTheResult(t *testing.T) {
 				t.Errorf("the launcher does not name process %d:\n%s", c.victim, stderr)
 			}
 		})
+	}
+}
+
+// skipUnlessAllReplicaLosses skips a replica-loss or stalled-rank job that
+// repeats a kind already covered (each SIGSTOP case waits out a peer
+// timeout, about 15 s)
+// unless GRAPHRUN_ALL_REPLICA_LOSSES=1, which .ci/run sets: go test ./...
+// keeps one kill and one stop per command within its time.
+func skipUnlessAllReplicaLosses(t *testing.T, more bool) {
+	if more && os.Getenv("GRAPHRUN_ALL_REPLICA_LOSSES") != "1" {
+		t.Skip("one more stopped replica: GRAPHRUN_ALL_REPLICA_LOSSES=1 runs it")
 	}
 }
 
