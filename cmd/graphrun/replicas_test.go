@@ -36,7 +36,10 @@ func TestReplicaLossKeepsTheResult(t *testing.T) {
 		fmt.Fprintf(&b, "%d %d\n%d %d\n", i, (i*i+1)%4000, i, i/3)
 	}
 	graph := writeFile(t, filepath.Join(dir, "g.txt"), b.String())
-	args := []string{"pagerank", graph, "--iterations", "3000", "--threads", "1", "--peer-timeout", "2s", "--procs", "2"}
+	// A progress line comes every 2 s at the earliest, and the job is hit
+	// at the first: 8000 iterations (0.6-0.8 ms each on an idle 2-core
+	// machine, 5-6 s) leave it most of its run to lose a replica in.
+	args := []string{"pagerank", graph, "--iterations", "8000", "--threads", "1", "--peer-timeout", "2s", "--procs", "2"}
 	ref := filepath.Join(dir, "ref.txt")
 	refOut, _ := mustRun(t, append(args, "--out", ref)...)
 	for _, c := range []struct {
