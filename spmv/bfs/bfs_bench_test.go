@@ -3,8 +3,6 @@ package bfs
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -75,7 +73,7 @@ func BenchmarkBFS(b *testing.B) {
 //	GOMAXPROCS=1 GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off valgrind --tool=callgrind \
 //	  ./bfs.test -test.run '^$' -test.bench BFSLayouts -test.benchtime 1x
 func BenchmarkBFSLayouts(b *testing.B) {
-	params := kronecker.DefaultParams(benchScale(b, 14))
+	params := kronecker.DefaultParams(csrtest.BenchScale(b, 14))
 	roots := make([]int64, 8)
 	for i := range roots {
 		roots[i] = params.Permute(int64(i)) // the initiator's heaviest vertices
@@ -109,17 +107,4 @@ func BenchmarkBFSLayouts(b *testing.B) {
 			})
 		}
 	}
-}
-
-// benchScale is GRAPHRUN_BENCH_SCALE, or def when it is unset.
-func benchScale(b *testing.B, def int) int {
-	s := os.Getenv("GRAPHRUN_BENCH_SCALE")
-	if s == "" {
-		return def
-	}
-	v, err := strconv.Atoi(s)
-	if err != nil || v < 1 || v > 30 {
-		b.Fatalf("GRAPHRUN_BENCH_SCALE=%q: want a scale in 1..30", s)
-	}
-	return v
 }

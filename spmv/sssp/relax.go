@@ -50,9 +50,9 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 			}
 			part := list[lo:min(lo+expandChunk, len(list))]
 			if s.r32 != nil {
-				expand(s, s.r32, part, light, local, remote)
+				expand(s, s.r32, part, light, local, remote, &s.sent[t])
 			} else {
-				expand(s, s.r64, part, light, local, remote)
+				expand(s, s.r64, part, light, local, remote, &s.sent[t])
 			}
 		}
 	})
@@ -137,7 +137,7 @@ func (s *SSSP) applyOwned(o, workers int) error {
 // expand makes the requests of the light or heavy edges of list: to this
 // rank's vertices into local, per owner thread, unless they cannot lower
 // the target's distance; to other ranks' into remote, per destination.
-func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte) {
+func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte, sent *sentTable) {
 	off, cols, w, lightN, dist := r.off, r.cols, r.w, r.light, s.dist
 	first, shift := s.g.FirstGlobal, s.ownerShift
 	for _, v := range list {
@@ -154,26 +154,30 @@ func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, lo
 			local[u>>shift] = append(local[u>>shift], request{u, d + ws[j], v})
 		}
 		if s.part.P > 1 {
-			expandRemote(s, cs, ws, d, v, remote)
+			expandRemote(s, cs, ws, d, v, remote, sent)
 		}
 	}
 }
 
 // expandRemote writes the requests of a row's entries (neighbours cs,
 // weights ws, from vertex v at distance d) to other ranks' vertices into
-// remote, per destination: a second pass over the row, which is in cache,
-// so that the scan of the local entries stays a register-only loop.
-func expandRemote[C uint32 | int64](s *SSSP, cs []C, ws []float32, d float32, v uint32, remote [][]byte) {
+// remote, per destination, unless the thread's table sent shows them
+// useless: a second pass over the row, which is in cache, so that the scan
+// of the local entries stays a register-only loop.
+func expandRemote[C uint32 | int64](s *SSSP, cs []C, ws []float32, d float32, v uint32, remote [][]byte, sent *sentTable) {
 	first, n := s.g.FirstGlobal, uint64(len(s.dist))
 	ws = ws[:len(cs)]
 	for j, c := range cs {
 		if uint64(int64(c)-first) < n {
 			continue
 		}
-		g := int64(c)
+		g, nd := int64(c), d+ws[j]
+		if !sent.keep(g, nd) {
+			continue
+		}
 		dst := s.part.Owner(g)
 		b := binary.LittleEndian.AppendUint32(remote[dst], uint32(g-s.part.First(dst)))
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(d+ws[j]))
+		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(nd))
 		remote[dst] = binary.LittleEndian.AppendUint32(b, v)
 	}
 }

@@ -111,6 +111,7 @@ type SSSP struct {
 
 	local      [][][]request // per expanding thread, per owner thread
 	threadBufs [][][]byte    // per expanding thread, per destination rank
+	sent       []sentTable   // per expanding thread, its filter of remote requests (sent.go)
 	merged     [][]byte      // per destination, the threads' requests together
 	compact    [][]byte      // per destination, the compact requests (Config.Compact)
 	keys       []uint64      // scratch of compactRequests
@@ -161,6 +162,7 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
 		local: make([][][]request, threads), threadBufs: make([][][]byte, threads),
 		merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
+		sent: make([]sentTable, threads),
 	}
 	// The fewest bits that leave at most threads owners.
 	for (n-1)>>s.ownerShift >= threads {
@@ -170,6 +172,9 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 		s.local[t] = make([][]request, threads)
 		s.threadBufs[t] = make([][]byte, part.P)
 		s.bins[t].init()
+		if part.P > 1 {
+			s.sent[t] = newSentTable(part.N, int64(n))
+		}
 	}
 	if g.Cols32 != nil {
 		s.r32 = newRows(g, g.Cols32, w, s.delta, threads)
@@ -211,8 +216,16 @@ func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (
 
 // Bytes is the memory the engine holds beyond the CSR and the weights it
 // was made from: 36 bytes per owned vertex (distance, parent, relaxed
-// distance, stamps and the light edges' count).
-func (s *SSSP) Bytes() int64 { return 36 * int64(s.g.NumLocal) }
+// distance, stamps and the light edges' count) and, on more than one
+// rank, each thread's filter of remote requests (at most 16 bytes per
+// owned vertex and 8 MiB).
+func (s *SSSP) Bytes() int64 {
+	b := 36 * int64(s.g.NumLocal)
+	for t := range s.sent {
+		b += s.sent[t].bytes()
+	}
+	return b
+}
 
 // Delta returns the bucket width the engine uses.
 func (s *SSSP) Delta() float64 { return float64(s.delta) }
@@ -231,6 +244,7 @@ func (s *SSSP) Prepare() {
 	for o := range s.bins {
 		s.bins[o].reset()
 	}
+	parallel.For(len(s.sent), func(t int) { s.sent[t].reset() })
 	s.settled = s.settled[:0]
 	s.stats = Stats{}
 }

@@ -12,18 +12,20 @@ import (
 	"github.com/graphrun/graphrun/partition"
 )
 
-// BenchmarkSSSP times one search on a scale-18 Kronecker graph with the
-// generator's weights over 1 and 2 in-process ranks of one thread and 1
-// rank of 2 threads, and
-// reports the stored adjacency entries per second of search (TEPS counts
-// the input tuples of the component instead), the relaxation requests per
-// entry (Meyer and Sanders's work measure) and the phases. The timed loop
-// includes Prepare, which the Graph500 driver does outside its clock.
+// BenchmarkSSSP times one search on a Kronecker graph (scale 18, or
+// GRAPHRUN_BENCH_SCALE) with the generator's weights over 1, 2 and 4
+// in-process ranks of one thread and 1 rank of 2 threads, and reports the
+// stored adjacency entries per second of search (TEPS counts the input
+// tuples of the component instead), the relaxation requests per entry
+// (Meyer and Sanders's work measure), the phases and the bytes sent
+// between ranks per search. The timed loop includes Prepare, which the
+// Graph500 driver does outside its clock.
 //
 //	go test -run '^$' -bench SSSP ./spmv/sssp/
+//	GRAPHRUN_BENCH_SCALE=16 go test -run '^$' -bench 'SSSP/ranks=2' -benchtime 5x ./spmv/sssp/
 func BenchmarkSSSP(b *testing.B) {
-	params := kronecker.DefaultParams(18)
-	for _, run := range []struct{ ranks, threads int }{{1, 1}, {2, 1}, {1, 2}} {
+	params := kronecker.DefaultParams(csrtest.BenchScale(b, 18))
+	for _, run := range []struct{ ranks, threads int }{{1, 1}, {2, 1}, {4, 1}, {1, 2}} {
 		ranks, threads := run.ranks, run.threads
 		b.Run(fmt.Sprintf("ranks=%d/threads=%d", ranks, threads), func(b *testing.B) {
 			csrtest.OnKronecker(b, params, ranks, threads, func(ctx context.Context, c comm.Comm, g *graph.CSR, part partition.Block1D) error {
@@ -54,7 +56,7 @@ func BenchmarkSSSP(b *testing.B) {
 					}
 					st = res.Stats
 				}
-				edges := []int64{g.NumEdges(), st.Requests}
+				edges := []int64{g.NumEdges(), st.Requests, st.BytesSent}
 				if err := c.AllreduceInt64(ctx, "bench", edges, comm.Sum); err != nil {
 					return err
 				}
@@ -63,6 +65,7 @@ func BenchmarkSSSP(b *testing.B) {
 					b.ReportMetric(float64(edges[0])*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 					b.ReportMetric(float64(edges[1])/float64(edges[0]), "requests/entry")
 					b.ReportMetric(float64(st.Phases), "phases")
+					b.ReportMetric(float64(edges[2]), "bytes/search")
 				}
 				return nil
 			})

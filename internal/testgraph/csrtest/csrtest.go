@@ -14,7 +14,9 @@ package csrtest
 import (
 	"context"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/graphrun/graphrun/comm"
@@ -130,4 +132,18 @@ func OnKronecker(tb testing.TB, params kronecker.Params, p, threads int, fn Rank
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+// BenchScale is the Kronecker scale of a kernel's benchmarks:
+// GRAPHRUN_BENCH_SCALE, or def when it is unset.
+func BenchScale(b *testing.B, def int) int {
+	s := os.Getenv("GRAPHRUN_BENCH_SCALE")
+	if s == "" {
+		return def
+	}
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 1 || v > 30 {
+		b.Fatalf("GRAPHRUN_BENCH_SCALE=%q: want a scale in 1..30", s)
+	}
+	return v
 }
