@@ -1,6 +1,6 @@
 //go:build amd64 && !purego
 
-// The processor check and declaration of the AVX2 long-column sum
+// The processor check and declarations of the AVX2 long-column sums
 // (pagerank_gather_amd64.s); build with -tags purego for the Go loop alone.
 
 package pagerank
@@ -22,3 +22,10 @@ var gatherColumns = cpu.X86.HasAVX2
 //
 //go:noescape
 func longColumnSumAVX2(col []uint32, x unsafe.Pointer) float64
+
+// weightedLongColumnSumAVX2 is weightedLongColumnSumGo with four sources
+// gathered per instruction (pagerank_gather_amd64.s); ws must hold a
+// weight per source and x every source's value.
+//
+//go:noescape
+func weightedLongColumnSumAVX2(col []uint32, ws, x unsafe.Pointer) float64

@@ -10,3 +10,9 @@ const gatherColumns = false
 
 // longColumnSumAVX2 is never called here; it sums as longColumnSumGo.
 func longColumnSumAVX2(col []uint32, x unsafe.Pointer) float64 { return longColumnSumGo(col, x) }
+
+// weightedLongColumnSumAVX2 is never called here; it sums as
+// weightedLongColumnSumGo.
+func weightedLongColumnSumAVX2(col []uint32, ws, x unsafe.Pointer) float64 {
+	return weightedLongColumnSumGo(col, ws, x)
+}

@@ -469,9 +469,11 @@ func (l *prLocal) stepTele(base, alpha float64, scalars []float64) {
 
 // teleBlock is step's work on block b with a personalized teleport or
 // weights: each run's column sums into y (sumRun, the order pullUpdateRun
-// adds in, or weightedSumRun), then r' = c1·pers + c2·dang + α·sum (or
+// adds in, or weightedSumRun; y is one run's, in the L1 cache), then in
+// one pass over the run's positions r' = c1·pers + c2·dang + α·sum (or
 // base + α·sum when the teleport is uniform), its L1 change and Σ r', and
-// r'/d into the next input for positions of non-zero out-degree.
+// r'/d into the next input for positions of non-zero out-degree: every
+// vertex array is read or written once, as in pullUpdateRun.
 func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool) {
 	lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
 	var l1, total, dangling float64
@@ -479,7 +481,7 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 		end, w := l.runs.end[r], l.runs.width[r]
 		ys := y[:end-p]
 		if e0, e1 := l.colStart[p], l.colStart[end]; l.wts != nil {
-			weightedSumRun(l.src[e0:e1], l.wts[e0:e1], w, l.x, ys)
+			weightedSumRun(l.src[e0:e1], l.wts[e0:e1], w, l.x, ys, gather)
 		} else {
 			sumRun(l.src[e0:e1], w, l.x, ys, gather)
 		}
@@ -505,42 +507,42 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 
 // updateTele is the personalized update of a run of positions from their
 // column sums y: r' = c1·pers + c2·dang + α·y into cur and, unless inv is
-// nil (dangling positions), r'/d into next. It returns the run's L1 change
-// and Σ r'.
+// nil (dangling positions), r'/d into next, in one loop. It returns the
+// run's L1 change and Σ r'.
 func updateTele(y, cur, pers, dang, inv, next []float64, c1, c2, alpha float64) (l1, total float64) {
 	cur, pers, dang = cur[:len(y)], pers[:len(y)], dang[:len(y)]
+	if inv == nil {
+		for i, s := range y {
+			v := c1*pers[i] + c2*dang[i] + alpha*s
+			l1 += math.Abs(v - cur[i])
+			total += v
+			cur[i] = v
+		}
+		return l1, total
+	}
+	inv, next = inv[:len(y)], next[:len(y)]
 	for i, s := range y {
 		v := c1*pers[i] + c2*dang[i] + alpha*s
 		l1 += math.Abs(v - cur[i])
 		total += v
-		cur[i] = v
+		cur[i], next[i] = v, v*inv[i]
 	}
-	scaleInto(next, cur, inv)
 	return l1, total
 }
 
 // updateBase is updateTele with a uniform teleport: r' = base + α·y.
 func updateBase(y, cur, inv, next []float64, base, alpha float64) (l1, total float64) {
-	cur = cur[:len(y)]
+	if inv == nil {
+		return updateDangling(y, cur, base, alpha)
+	}
+	cur, inv, next = cur[:len(y)], inv[:len(y)], next[:len(y)]
 	for i, s := range y {
 		v := base + alpha*s
 		l1 += math.Abs(v - cur[i])
 		total += v
-		cur[i] = v
+		cur[i], next[i] = v, v*inv[i]
 	}
-	scaleInto(next, cur, inv)
 	return l1, total
-}
-
-// scaleInto writes r'/d, cur[i]·inv[i], into next[i], unless inv is nil.
-func scaleInto(next, cur, inv []float64) {
-	if inv == nil {
-		return
-	}
-	inv, next = inv[:len(cur)], next[:len(cur)]
-	for i, v := range cur {
-		next[i] = v * inv[i]
-	}
 }
 
 // scores writes the ranks back by vertex into cur.

@@ -240,22 +240,26 @@ func buildPRMatrixWeighted(keys []uint64, ws []float32, sh uint, first, cnt int6
 }
 
 // sumWeighted writes block b's weighted column sums into y (y[p − start]
-// for position p): weightedSumRun over the block's runs.
+// for position p): weightedSumRun over the block's runs, long columns
+// summed in Go.
 func (r *columnRuns) sumWeighted(b int, colStart []int, src []uint32, wts []float32, x, y []float64) {
 	lo := r.blockStart[b]
 	p, e := lo, colStart[lo]
 	for k := r.first[b]; k < r.first[b+1]; k++ {
 		end, w := r.end[k], r.width[k]
 		n := w * (end - p)
-		weightedSumRun(src[e:e+n], wts[e:e+n], w, x, y[p-lo:end-lo])
+		weightedSumRun(src[e:e+n], wts[e:e+n], w, x, y[p-lo:end-lo], false)
 		p, e = end, e+n
 	}
 }
 
 // weightedSumRun is sumRun with weights: column i's sum is Σ wts[k]·x[src[k]]
 // over k in [w·i, w·i+w), in edge order below longColumn edges, else in
-// four interleaved sums as longColumnSum adds them.
-func weightedSumRun(src []uint32, wts []float32, w int, xs, y []float64) {
+// four interleaved sums (weightedLongColumnSum, with gathers if gather).
+// Each product is rounded before it is added (the explicit conversions:
+// no fused multiply-add on any architecture), so that the Go loops and
+// the gathers give the same bits.
+func weightedSumRun(src []uint32, wts []float32, w int, xs, y []float64, gather bool) {
 	src, wts = src[:w*len(y)], wts[:w*len(y)]
 	x := vec(xs)
 	switch w {
@@ -268,49 +272,66 @@ func weightedSumRun(src []uint32, wts []float32, w int, xs, y []float64) {
 	case 2:
 		for i := range y {
 			c, ws := src[2*i:2*i+2], wts[2*i:2*i+2]
-			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1])
+			y[i] = float64(float64(ws[0])*at(x, c[0])) + float64(float64(ws[1])*at(x, c[1]))
 		}
 	case 3:
 		for i := range y {
 			c, ws := src[3*i:3*i+3], wts[3*i:3*i+3]
-			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1]) + float64(ws[2])*at(x, c[2])
+			s := float64(float64(ws[0])*at(x, c[0])) + float64(float64(ws[1])*at(x, c[1]))
+			y[i] = s + float64(float64(ws[2])*at(x, c[2]))
 		}
 	case 4:
 		for i := range y {
 			c, ws := src[4*i:4*i+4], wts[4*i:4*i+4]
-			y[i] = float64(ws[0])*at(x, c[0]) + float64(ws[1])*at(x, c[1]) + float64(ws[2])*at(x, c[2]) + float64(ws[3])*at(x, c[3])
+			s := float64(float64(ws[0])*at(x, c[0])) + float64(float64(ws[1])*at(x, c[1]))
+			s += float64(float64(ws[2]) * at(x, c[2]))
+			y[i] = s + float64(float64(ws[3])*at(x, c[3]))
 		}
 	default:
+		if w < longColumn {
+			for i := range y {
+				y[i] = weightedShortColumnSum(src[w*i:w*i+w], wts[w*i:w*i+w], x)
+			}
+			return
+		}
 		for i := range y {
-			y[i] = weightedColumnSum(src[w*i:w*i+w], wts[w*i:w*i+w], x)
+			col, ws := src[w*i:w*i+w], wts[w*i:w*i+w]
+			if gather {
+				y[i] = weightedLongColumnSumAVX2(col, wvec(ws), x)
+			} else {
+				y[i] = weightedLongColumnSumGo(col, wvec(ws), x)
+			}
 		}
 	}
 }
 
-// weightedColumnSum is Σ ws[k]·x[col[k]]: in edge order below longColumn
-// edges, else in four running sums (edge k below len &^ 3 to sum k mod 4,
-// the rest to sum 0, added as (s0+s1)+(s2+s3)). The weights are read
-// without bounds checks (wat): ws is at least as long as col.
-func weightedColumnSum(col []uint32, ws []float32, x unsafe.Pointer) float64 {
-	w := unsafe.Pointer(unsafe.SliceData(ws[:len(col)]))
-	if len(col) < longColumn {
-		var s float64
-		for k, u := range col {
-			s += wat(w, k) * at(x, u)
-		}
-		return s
+// weightedShortColumnSum is Σ ws[k]·x[col[k]] in edge order; ws is at
+// least as long as col.
+func weightedShortColumnSum(col []uint32, ws []float32, x unsafe.Pointer) float64 {
+	w := wvec(ws[:len(col)])
+	var s float64
+	for k, u := range col {
+		s += float64(wat(w, k) * at(x, u))
 	}
+	return s
+}
+
+// weightedLongColumnSumGo is Σ ws[k]·x[col[k]] in four running sums (edge
+// k below len &^ 3 to sum k mod 4, the rest to sum 0, added as
+// (s0+s1)+(s2+s3)), as longColumnSumGo adds; w points to a weight per
+// source (wat: no bounds checks), x to every source's value.
+func weightedLongColumnSumGo(col []uint32, w, x unsafe.Pointer) float64 {
 	var s0, s1, s2, s3 float64
 	k := 0
 	for ; k+3 < len(col); k += 4 {
 		c := col[k : k+4 : k+4]
-		s0 += wat(w, k) * at(x, c[0])
-		s1 += wat(w, k+1) * at(x, c[1])
-		s2 += wat(w, k+2) * at(x, c[2])
-		s3 += wat(w, k+3) * at(x, c[3])
+		s0 += float64(wat(w, k) * at(x, c[0]))
+		s1 += float64(wat(w, k+1) * at(x, c[1]))
+		s2 += float64(wat(w, k+2) * at(x, c[2]))
+		s3 += float64(wat(w, k+3) * at(x, c[3]))
 	}
 	for ; k < len(col); k++ {
-		s0 += wat(w, k) * at(x, col[k])
+		s0 += float64(wat(w, k) * at(x, col[k]))
 	}
 	return (s0 + s1) + (s2 + s3)
 }
@@ -320,6 +341,9 @@ func weightedColumnSum(col []uint32, ws []float32, x unsafe.Pointer) float64 {
 func wat(w unsafe.Pointer, k int) float64 {
 	return float64(*(*float32)(unsafe.Add(w, uintptr(k)*4)))
 }
+
+// wvec is the address of ws's first element, for wat.
+func wvec(ws []float32) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(ws)) }
 
 // sortColumn copies a column's weights from into ws and sorts the column
 // col (distinct positions) ascending with its weights.

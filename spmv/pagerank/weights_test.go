@@ -189,3 +189,42 @@ func TestWeightedBadInput(t *testing.T) {
 		t.Errorf("a weighted run of unweighted edges: %v, want a configuration error of Weighted", err)
 	}
 }
+
+// TestWeightedLongColumnSumGather: the weighted AVX2 gathers give the Go
+// loop's bits for every length around the unrolled rounds of four and
+// eight, on values and weights of many magnitudes (each product rounded
+// before it is added), and the Go loop adds in the documented order.
+func TestWeightedLongColumnSumGather(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 31))
+	x := make([]float64, 5000)
+	for i := range x {
+		x[i] = (rng.Float64() - 0.25) * math.Pow(10, float64(rng.IntN(12)-6))
+	}
+	for n := range 140 {
+		for range 5 {
+			col, ws := make([]uint32, n), make([]float32, n)
+			for k := range col {
+				col[k] = uint32(rng.IntN(len(x)))
+				ws[k] = float32(rng.Float64() * math.Pow(10, float64(rng.IntN(8)-4)))
+			}
+			want := weightedLongColumnSumGo(col, wvec(ws), vec(x))
+			var s [4]float64
+			for k, u := range col {
+				j := k % 4 // edge k below n &^ 3 to sum k mod 4, the rest to sum 0
+				if k >= n&^3 {
+					j = 0
+				}
+				s[j] += float64(float64(ws[k]) * x[u])
+			}
+			if ref := (s[0] + s[1]) + (s[2] + s[3]); want != ref {
+				t.Fatalf("%d sources: Go loop %v, want %v in the documented order", n, want, ref)
+			}
+			if !gatherColumns {
+				continue
+			}
+			if got := weightedLongColumnSumAVX2(col, wvec(ws), vec(x)); math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("%d sources: gathered %v, Go loop %v", n, got, want)
+			}
+		}
+	}
+}
