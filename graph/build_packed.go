@@ -2,62 +2,71 @@ package graph
 
 // Kernel 1 into the compressed layout (compressed.go) without ever holding
 // the plain rows: after the counting pass, the rows are filled, sorted,
-// deduplicated and packed a range of buckets at a time through one bounded
-// buffer, the tuple source being read once more per range.
+// deduplicated and packed a range of buckets at a time through one buffer
+// sized from a memory budget, the tuple source being read once more per
+// range.
 
 import (
 	"context"
 	"fmt"
 	"runtime"
 	"sort"
+	"unsafe"
 
 	"github.com/graphrun/graphrun/comm"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/partition"
 )
 
-// PackedRanges is the number of row ranges BuildPackedFrom fills one after
-// the other when the caller leaves it to choose: the buffer of a range then
-// holds about a quarter of the rank's half-edges, 4 bytes each, a byte per
-// half-edge: about what the searches hold besides the graph (parent,
-// level, queues and bitmaps, and the records of the largest top-down
-// level, 1 to 1.5 bytes per half-edge at edgefactor 16), so that kernel
-// 1's peak stays near the searches' (graph500's memory model) with the
-// fewest readings of the source.
-const PackedRanges = 4
+// MaxPackedRanges bounds the fill passes of BuildPackedFrom: whatever the
+// budget, a range holds at least 1/MaxPackedRanges of the rows' volume.
+const MaxPackedRanges = 16
+
+// packBatch is the volume (half-edges) of the rows packRange codes at a
+// time: the threads' slots of a batch are reserved at the rows' bound, so
+// the reserve's pages a batch touches beyond the bytes written stay within
+// a batch's share, however large the range.
+const packBatch = 1 << 22
 
 // BuildPackedFrom is BuildUndirectedFrom building the rows straight into
 // the compressed layout (CSR.Packed, byte offsets, PackedEdges). The
-// counting pass is the same; then the rows are cut into about ranges
-// ranges of buckets of equal volume (ranges < 1: PackedRanges), the same on
-// every rank (the largest volume of each bucket over the ranks), and each
-// range is one fill pass over the source (every rank routes only the
-// half-edges of rows in the range), whose rows are then sorted,
-// deduplicated and coded into the packed bytes. Memory per rank: the
-// packed rows, reserved at a bound from the counted row lengths
-// (packedRowBound; the reserve's untouched pages cost no memory), 8 bytes
-// of offsets and 4 of TupleDegree per owned vertex, and one range's
-// uncompressed rows (4 bytes per half-edge, 8 above 2^32 vertices) plus
-// the round buffers. The source is read 1 + ranges times.
-func BuildPackedFrom(ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads, ranges int) (*CSR, BuildStats, error) {
+// counting pass is the same; then the rows are filled a range of buckets
+// at a time, each range one fill pass over the source (every rank routes
+// only the half-edges of rows in the range) whose rows are then sorted,
+// deduplicated and coded into the packed bytes. The ranges are the same on
+// every rank and as large as budget allows: budget is the bytes a rank may
+// hold at once in packed rows and one range's uncompressed rows (4 bytes
+// per half-edge, 8 above 2^32 vertices; the volume of a bucket being its
+// largest over the ranks), so a range is cut after the previous one is
+// packed, from the budget less the largest packed bytes of any rank; the
+// first ranges, with little packed beside them, are the largest. A range
+// holds at least 1/MaxPackedRanges of the volume (up to a bucket's end
+// past it, so the budget is exceeded by at most that); budget < 1 fills every
+// row in one pass. Memory per rank: the packed rows, reserved at a bound
+// from the counted row lengths (packedRowBound; the reserve's untouched
+// pages cost no memory), 8 bytes of offsets and 4 of TupleDegree per owned
+// vertex, one range's uncompressed rows (released, with memstat.Release,
+// before the next range's are allocated) and the round buffers. The source
+// is read 1 + BuildStats.PackedRanges times, so the fewer ranges a larger
+// budget gives are what makes kernel 1 fast: the source (the Kronecker
+// generator) is most of a fill pass's time.
+func BuildPackedFrom(ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, budget int64) (*CSR, BuildStats, error) {
 	if err := checkPartition(part, c.Size()); err != nil {
 		return nil, BuildStats{}, err
 	}
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	if ranges < 1 {
-		ranges = PackedRanges
-	}
 	if fitsCols32(part.N) {
-		return buildPacked[uint32](ctx, c, part, src, threads, ranges, 0)
+		return buildPacked[uint32](ctx, c, part, src, threads, budget, 0)
 	}
-	return buildPacked[int64](ctx, c, part, src, threads, ranges, 0)
+	return buildPacked[int64](ctx, c, part, src, threads, budget, 0)
 }
 
 // buildPacked is BuildPackedFrom with the range buffer's column type and,
 // when chunk > 0, the tuples per round.
-func buildPacked[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads, ranges int, chunk int64) (*CSR, BuildStats, error) {
+func buildPacked[C uint32 | int64](ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, budget, chunk int64) (*CSR, BuildStats, error) {
 	b := newBuilder1D[C](c, part, src, threads)
 	if err := b.plan(ctx, chunk); err != nil {
 		return nil, b.stats, err
@@ -67,18 +76,44 @@ func buildPacked[C uint32 | int64](ctx context.Context, c comm.Comm, part partit
 		return nil, b.stats, err
 	}
 	b.rowStarts()
-	spans, err := b.bucketRanges(ctx, ranges)
+	acc, err := b.bucketVolumes(ctx)
 	if err != nil {
 		return nil, b.stats, err
 	}
 	pk := packer{n: part.N, first: b.first}
 	pk.reserve(b.degree, threads)
-	b.stats.PackedRanges = len(spans) - 1
-	for k := range len(spans) - 1 {
-		if err := b.fillRange(ctx, spans[k], spans[k+1], &pk); err != nil {
+	nb := len(acc) - 1
+	minVol := (acc[nb] + MaxPackedRanges - 1) / MaxPackedRanges
+	cb := int64(unsafe.Sizeof(C(0)))
+	for jLo := 0; jLo < nb; {
+		room := acc[nb]
+		if budget >= 1 {
+			// The packed bytes written and, in 1/1024 bytes, those per unit
+			// of volume (before any range, a guess above the Kronecker
+			// graphs' 1.8 to 2.3 bytes per 4-byte entry), the largest over
+			// the ranks: the range's rows and their packed bytes must fit
+			// beside the packed bytes.
+			done := min(jLo<<b.lay.bshift, b.nLocal)
+			st := []int64{pk.at, 3 * cb << 10 / 4}
+			if jLo > 0 && b.offsets[done] > 0 {
+				st[1] = pk.at << 10 / b.offsets[done]
+			}
+			if err := b.c.AllreduceInt64(ctx, RoutePhasePlan, st, comm.Max); err != nil {
+				return nil, b.stats, fmt.Errorf("graph: kernel 1 %s: %w", RoutePhasePlan, err)
+			}
+			room = max(minVol, (budget-st[0])<<10/(cb<<10+st[1]))
+		}
+		// The most buckets from jLo whose volume fits the room, and at
+		// least those that reach minVol (so at most MaxPackedRanges ranges).
+		jHi := jLo + sort.Search(nb-jLo, func(i int) bool { return acc[jLo+i+1]-acc[jLo] > room })
+		jHi = max(jHi, jLo+1+sort.Search(nb-jLo-1, func(i int) bool { return acc[jLo+i+1]-acc[jLo] >= minVol }))
+		if err := b.fillRange(ctx, jLo, jHi, &pk); err != nil {
 			return nil, b.stats, err
 		}
+		b.stats.PackedRanges++
+		jLo = jHi
 	}
+	b.cols = nil
 	b.release()
 	b.offsets[b.nLocal] = pk.at
 	clear(pk.bytes[pk.at : pk.at+PackedPad]) // the slots' moves may have left bytes there
@@ -87,11 +122,10 @@ func buildPacked[C uint32 | int64](ctx context.Context, c comm.Comm, part partit
 	return g, b.stats, nil
 }
 
-// bucketRanges cuts the buckets [0, nb) into at most ranges consecutive
-// spans of about equal volume, the same on every rank: the volume of a
-// bucket is its largest row volume over the ranks. It returns the span
-// boundaries (bucket indices, the first 0, the last nb).
-func (b *builder[C]) bucketRanges(ctx context.Context, ranges int) ([]int, error) {
+// bucketVolumes returns the prefix sums of the buckets' volumes, the same
+// on every rank: acc[j] is the volume of buckets [0, j), the volume of a
+// bucket being its largest row volume over the ranks.
+func (b *builder[C]) bucketVolumes(ctx context.Context) ([]int64, error) {
 	nb, shift := b.lay.nb, b.lay.bshift
 	vol := make([]int64, nb)
 	for j := range nb {
@@ -106,15 +140,7 @@ func (b *builder[C]) bucketRanges(ctx context.Context, ranges int) ([]int, error
 	for j, v := range vol {
 		acc[j+1] = acc[j] + v
 	}
-	spans := []int{0}
-	for k := 1; k < ranges; k++ {
-		target := acc[nb] * int64(k) / int64(ranges)
-		j := sort.Search(nb, func(j int) bool { return acc[j] >= target })
-		if j > spans[len(spans)-1] && j < nb {
-			spans = append(spans, j)
-		}
-	}
-	return append(spans, nb), nil
+	return acc, nil
 }
 
 // fillRange fills, sorts, deduplicates and packs the rows of buckets
@@ -125,11 +151,13 @@ func (b *builder[C]) fillRange(ctx context.Context, jLo, jHi int, pk *packer) er
 	rHi := min(jHi<<shift, b.nLocal)
 	colBase := b.offsets[rLo]
 	size := b.offsets[rHi] - colBase
-	if int64(cap(b.cols)) < size {
-		b.cols = nil // the previous range's buffer goes before the larger one comes
-		b.cols = make([]C, size)
+	if b.cols != nil {
+		// The previous range's buffer goes back to the system before this
+		// one comes: the budget counts one range's rows.
+		b.cols = nil
+		memstat.Release()
 	}
-	b.cols = b.cols[:size]
+	b.cols = make([]C, size)
 	for v := rLo; v < rHi; v++ {
 		b.offsets[v] -= colBase // the range's cursors index its buffer
 	}
@@ -182,15 +210,34 @@ func (pk *packer) reserve(degree []uint32, threads int) {
 }
 
 // packRange sorts and deduplicates the filled rows [rLo, rHi) of b's
-// range buffer (offsets[rHi] is colBase plus its length) and codes them after the bytes written: each thread codes a
-// part of about equal volume into its slot (the part's bound), then the
-// slots move down one after the other. Row starts become byte offsets.
+// range buffer (offsets[rHi] is colBase plus its length) and codes them
+// after the bytes written, packBatch half-edges at a time. Row starts
+// become byte offsets.
 func packRange[C uint32 | int64](b *builder[C], pk *packer, rLo, rHi int, colBase int64) error {
+	end := b.offsets[rHi]
+	b.offsets[rHi] -= colBase // the range's end in its buffer, for the bounds
+	defer func() { b.offsets[rHi] = end }()
+	for lo := rLo; lo < rHi; {
+		hi, vol := lo+1, int64(b.degree[lo])
+		for ; hi < rHi && vol < packBatch; hi++ {
+			vol += int64(b.degree[hi])
+		}
+		if err := packRows(b, pk, lo, hi); err != nil {
+			return err
+		}
+		lo = hi
+	}
+	return nil
+}
+
+// packRows codes the filled rows [rLo, rHi) of the range buffer
+// (offsets[rHi] their end in it) after the bytes written: each thread codes
+// a part of about equal volume into its slot (the part's bound), then the
+// slots move down one after the other.
+func packRows[C uint32 | int64](b *builder[C], pk *packer, rLo, rHi int) error {
 	offsets, degree := b.offsets, b.degree
 	nt := max(1, min(b.threads, (rHi-rLo)/1024))
-	offsets[rHi] -= colBase // the range's end in its buffer, for the bounds
 	bounds := volumeBounds(offsets[rLo:rHi+1], nt)
-	offsets[rHi] += colBase
 	slot := make([]int64, nt+1) // slot t starts at pk.at + slot[t]
 	parallel.For(nt, func(t int) {
 		for _, d := range degree[rLo+bounds[t] : rLo+bounds[t+1]] {

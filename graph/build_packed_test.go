@@ -13,8 +13,8 @@ import (
 )
 
 // runBuildPacked runs the compressed kernel 1 on p in-process ranks with
-// the range buffer of width wide, ranges ranges and chunk tuples per round.
-func runBuildPacked(part partition.Block1D, perRank [][]Edge, threads int, wide bool, ranges int, chunk int64) ([]*CSR, []BuildStats, error) {
+// the range buffer of width wide, the budget and chunk tuples per round.
+func runBuildPacked(part partition.Block1D, perRank [][]Edge, threads int, wide bool, budget, chunk int64) ([]*CSR, []BuildStats, error) {
 	out := make([]*CSR, part.P)
 	stats := make([]BuildStats, part.P)
 	err := inproc.Run(context.Background(), part.P, func(ctx context.Context, c comm.Comm) error {
@@ -23,9 +23,9 @@ func runBuildPacked(part partition.Block1D, perRank [][]Edge, threads int, wide 
 		var err error
 		src := EdgeSlice(perRank[c.Rank()])
 		if wide {
-			g, st, err = buildPacked[int64](ctx, c, part, src, threads, ranges, chunk)
+			g, st, err = buildPacked[int64](ctx, c, part, src, threads, budget, chunk)
 		} else {
-			g, st, err = buildPacked[uint32](ctx, c, part, src, threads, ranges, chunk)
+			g, st, err = buildPacked[uint32](ctx, c, part, src, threads, budget, chunk)
 		}
 		out[c.Rank()], stats[c.Rank()] = g, st
 		return err
@@ -35,7 +35,8 @@ func runBuildPacked(part partition.Block1D, perRank [][]Edge, threads int, wide 
 
 // TestBuildPackedMatchesPacking: kernel 1 building the compressed layout a
 // range at a time gives, byte for byte, the plain build's rows packed, on
-// random graphs over 1 to 5 ranks, with 1 to 9 ranges, both buffer widths,
+// random graphs over 1 to 5 ranks, with budgets from none (one range) to
+// the least (the most ranges), both buffer widths,
 // small and default rounds; and its rows decode to the reference's.
 func TestBuildPackedMatchesPacking(t *testing.T) {
 	cases := 40
@@ -51,17 +52,18 @@ func TestBuildPackedMatchesPacking(t *testing.T) {
 		}
 		part := block1D(t, n, p)
 		perRank := splitEdges(rng, edges, p)
-		threads, ranges, wide := 1+i%3, 1+i%9, i%4 == 3
+		threads, wide := 1+i%3, i%4 == 3
+		budget := []int64{0, 1, int64(len(edges)), 3 * int64(len(edges))}[i%4]
 		chunk := int64(0)
 		if i%2 == 1 {
 			chunk = int64(1 + len(edges)/(2+i%7))
 		}
-		what := fmt.Sprintf("case %d: n=%d, %d tuples, %d ranks, %d threads, %d ranges, wide %v, chunk %d", i, n, len(edges), p, threads, ranges, wide, chunk)
+		what := fmt.Sprintf("case %d: n=%d, %d tuples, %d ranks, %d threads, budget %d, wide %v, chunk %d", i, n, len(edges), p, threads, budget, wide, chunk)
 		plain, err := runBuildChunk(part, perRank, threads, false, chunk)
 		if err != nil {
 			t.Fatalf("%s: plain: %v", what, err)
 		}
-		packed, stats, err := runBuildPacked(part, perRank, threads, wide, ranges, chunk)
+		packed, stats, err := runBuildPacked(part, perRank, threads, wide, budget, chunk)
 		if err != nil {
 			t.Fatalf("%s: packed: %v", what, err)
 		}
@@ -74,7 +76,8 @@ func TestBuildPackedMatchesPacking(t *testing.T) {
 				!slices.Equal(g.TupleDegree, want.TupleDegree) || g.SelfLoops != want.SelfLoops {
 				t.Fatalf("%s: rank %d: packed build differs from the packed plain build", what, r)
 			}
-			if stats[r].PackedRanges < 1 || stats[r].PackedRanges > ranges {
+			if stats[r].PackedRanges < 1 || stats[r].PackedRanges > MaxPackedRanges || (budget == 0 && stats[r].PackedRanges != 1) ||
+				stats[r].PackedRanges != stats[0].PackedRanges {
 				t.Fatalf("%s: rank %d: %d fill ranges", what, r, stats[r].PackedRanges)
 			}
 			var row []int64
@@ -87,8 +90,10 @@ func TestBuildPackedMatchesPacking(t *testing.T) {
 	}
 }
 
-// TestBuildPackedRangesOnKronecker: on a skewed graph the ranges are about
-// equal and every rank runs the same number of fill passes.
+// TestBuildPackedRangesOnKronecker: on a skewed graph the ranges follow
+// the budget, the same on every rank: one without a budget, at most
+// MaxPackedRanges with the least, and in between the fewer the larger the
+// budget; the rows are the same whatever the ranges.
 func TestBuildPackedRangesOnKronecker(t *testing.T) {
 	const scale = 14
 	n := int64(1) << scale
@@ -96,21 +101,42 @@ func TestBuildPackedRangesOnKronecker(t *testing.T) {
 	for _, p := range []int{1, 3} {
 		part := block1D(t, n, p)
 		perRank := splitEdges(rand.New(rand.NewPCG(1, 1)), edges, p)
-		gs, stats, err := runBuildPacked(part, perRank, 2, false, PackedRanges, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
 		plain, err := runBuildChunk(part, perRank, 2, false, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for r, g := range gs {
-			if stats[r].PackedRanges != PackedRanges {
-				t.Fatalf("%d ranks: rank %d ran %d fill ranges, want %d", p, r, stats[r].PackedRanges, PackedRanges)
+		// The largest rank's plain rows, 4 bytes a half-edge.
+		var rows int64
+		for _, g := range plain {
+			rows = max(rows, 4*sumDegrees(g.TupleDegree))
+		}
+		last := MaxPackedRanges + 1
+		for _, budget := range []int64{1, rows / 4, rows / 2, rows, 0} {
+			gs, stats, err := runBuildPacked(part, perRank, 2, false, budget, 0)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if want := PackCSR(plain[r], 2); !slices.Equal(g.Packed, want.Packed) {
-				t.Fatalf("%d ranks: rank %d: packed rows differ", p, r)
+			ranges := stats[0].PackedRanges
+			if ranges > last || ranges < 1 || ranges > MaxPackedRanges || (budget == 0 && ranges != 1) || (budget == 1 && ranges < 4) {
+				t.Fatalf("%d ranks, budget %d: %d fill ranges (%d with a smaller budget)", p, budget, ranges, last)
+			}
+			last = ranges
+			for r, g := range gs {
+				if stats[r].PackedRanges != ranges {
+					t.Fatalf("%d ranks, budget %d: rank %d ran %d fill ranges, rank 0 %d", p, budget, r, stats[r].PackedRanges, ranges)
+				}
+				if want := PackCSR(plain[r], 2); !slices.Equal(g.Packed, want.Packed) {
+					t.Fatalf("%d ranks, budget %d: rank %d: packed rows differ", p, budget, r)
+				}
 			}
 		}
 	}
+}
+
+func sumDegrees(d []uint32) int64 {
+	var s int64
+	for _, x := range d {
+		s += int64(x)
+	}
+	return s
 }

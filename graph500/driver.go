@@ -182,8 +182,10 @@ func buildGraph(ctx context.Context, c comm.Comm, cfg Config, part partition.Blo
 			return nil, nil, times, fmt.Errorf("kernel 1 (2D): %w", err)
 		}
 	} else if cfg.Compress {
-		ranges := packedRanges(runMemoryConfig(cfg, c.Size(), 0, 0))
-		if g, st, err = graph.BuildPackedFrom(ctx, c, part, share, cfg.Threads, ranges); err != nil {
+		mc := runMemoryConfig(cfg, c.Size(), 0, 0)
+		mc.Compressed = true
+		est, _ := EstimateMemory(mc) // a refused model leaves the budget 0: one range
+		if g, st, err = graph.BuildPackedFrom(ctx, c, part, share, cfg.Threads, est.PackedBudget); err != nil {
 			return nil, nil, times, fmt.Errorf("kernel 1 (compressed): %w", err)
 		}
 	} else if g, st, err = graph.BuildUndirectedFrom(ctx, c, part, share, cfg.Threads); err != nil {

@@ -31,10 +31,13 @@ package graph500
 // The compressed layout (graph.BuildPackedFrom) replaces the columns, in
 // both phases, by the packed rows, pb·m/p (pb bytes per input tuple,
 // measured on Kronecker graphs and growing slowly with the scale, as the
-// gaps between neighbours do: packedTupleBytes), and kernel 1 holds, on top
-// of them, one range's plain rows (2·cb·m/p / graph.PackedRanges) and the
-// part of the packed rows' reserve the range touches (within the term
-// pb's coefficient). The validator reads the packed rows as they are.
+// gaps between neighbours do: packedTupleBytes), and kernel 1 holds, beside
+// the packed rows written so far, one range's plain rows (cb bytes per
+// half-edge of the range): it cuts its ranges from a budget
+// (MemoryEstimate.PackedBudget) that puts its peak at the searches', the
+// first ranges, beside few packed rows, the largest; at least
+// 2·cb·m/p / graph.MaxPackedRanges. The validator reads the packed rows as
+// they are.
 //
 // A 2D rank of an R×C grid holds its block by rows and by columns (8 bytes
 // per half-edge, 16 per tuple of its share), offsets of its non-empty rows
@@ -131,7 +134,6 @@ type MemoryConfig struct {
 	Validate           bool
 	SSSP               bool // the run makes kernel 3's searches after the BFS's
 	Compressed         bool // 1D rows in the compressed layout (graph.BuildPackedFrom)
-	PackedRanges       int  // its kernel 1's row ranges (0: graph.PackedRanges)
 }
 
 // MemoryEstimate is the model's answer, in bytes.
@@ -141,6 +143,14 @@ type MemoryEstimate struct {
 	// Machine is what the machine's processes hold together: a base per
 	// process plus, per local rank, the larger phase.
 	Machine int64
+	// PackedBudget is, for the compressed layout (1D), what a rank's kernel
+	// 1 may hold at once in packed rows and one range's plain rows
+	// (graph.BuildPackedFrom's budget): Kernel1 less the round buffers, row
+	// offsets and tuple degrees. Kernel1 is the searches' peak, or on
+	// graphs so small that the round buffers outweigh the rows that of the
+	// smallest ranges, so kernel 1 reads the source the fewest times that
+	// keep its peak there.
+	PackedBudget int64
 }
 
 // errTooLarge is returned when a term of the estimate overflows int64.
@@ -236,6 +246,7 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	chunk := min(mr, max(1<<14, min(1<<20, mr/32)))
 
 	var k1, s checked
+	var fixed int64 // compressed 1D: kernel 1's round buffers, offsets and degrees
 	k1.addMul(k1ChunkBytes, chunk)
 	if cfg.Partition2D {
 		r, c := cfg.GridRows, cfg.GridCols
@@ -251,14 +262,13 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		rows := float64(2 * cb)
 		if cfg.Compressed {
 			rows = packedTupleBytes(cfg.Scale, cb)
-			ranges := cfg.PackedRanges
-			if ranges < 1 {
-				ranges = graph.PackedRanges
-			}
-			k1.addFrac(mr, float64(2*cb)/float64(ranges))
 		}
-		k1.addFrac(mr, rows)
 		k1.addMul(k1VertexBytes, nr)
+		fixed = k1.v
+		k1.addFrac(mr, rows)
+		if cfg.Compressed { // the smallest range's plain rows, raised to the searches' below
+			k1.addFrac(mr, float64(2*cb)/graph.MaxPackedRanges)
+		}
 		s.addFrac(mr, rows)
 		s.addMul(k1VertexBytes, nr)
 		s.addFrac(mr, topDownEdgeBytes)
@@ -291,6 +301,12 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 		if c.err != nil {
 			return est, c.err
 		}
+	}
+	if cfg.Compressed && !cfg.Partition2D {
+		// Kernel 1 fills its ranges within a budget that puts its peak at
+		// the searches'.
+		k1.v = max(k1.v, s.v)
+		est.PackedBudget = k1.v - fixed
 	}
 	est.Kernel1, est.Searches = k1.v, s.v
 	var machine checked
@@ -333,23 +349,6 @@ func mapBytes(cfg MemoryConfig, p int64) float64 {
 		}
 	}
 	return maps
-}
-
-// packedRanges is the number of row ranges kernel 1 fills one after the
-// other into the compressed layout (graph.BuildPackedFrom): the fewest,
-// each reading the source once more, whose kernel-1 peak the model puts
-// no higher than the searches' (at most 16: on graphs so small that the
-// round buffers outweigh the rows, more ranges would not help).
-func packedRanges(cfg MemoryConfig) int {
-	cfg.Compressed = true
-	r := 2
-	for ; r < 16; r *= 2 {
-		cfg.PackedRanges = r
-		if e, err := EstimateMemory(cfg); err == nil && e.Kernel1 <= e.Searches {
-			break
-		}
-	}
-	return r
 }
 
 // GuardMargin is the share of the available memory a run may be estimated

@@ -33,8 +33,8 @@ func TestCheckMemory(t *testing.T) {
 }
 
 // TestCompressedMemory: the compressed layout costs less than the plain
-// one in both phases, kernel 1 (in packedRanges's ranges) no more than the
-// searches at edgefactor 16 from scale 22, and AutoCompress turns it on exactly when the plain run does not fit and
+// one in both phases, kernel 1 (its ranges cut from PackedBudget) no more
+// than the searches at edgefactor 16 from scale 22, and AutoCompress turns it on exactly when the plain run does not fit and
 // the compressed one does.
 func TestCompressedMemory(t *testing.T) {
 	for _, scale := range []int{16, 22, 26, 27, 33} {
@@ -45,12 +45,12 @@ func TestCompressedMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			cfg.Compressed = true
-			cfg.PackedRanges = packedRanges(cfg)
 			packed, err := EstimateMemory(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if packed.Searches >= plain.Searches || packed.Kernel1 >= plain.Kernel1 || (scale >= 22 && packed.Kernel1 > packed.Searches) {
+			if packed.Searches >= plain.Searches || packed.Kernel1 >= plain.Kernel1 || (scale >= 22 && packed.Kernel1 > packed.Searches) ||
+				packed.PackedBudget <= 0 || packed.PackedBudget >= packed.Kernel1 || plain.PackedBudget != 0 {
 				t.Fatalf("scale %d, %d ranks: compressed %+v, plain %+v", scale, ranks, packed, plain)
 			}
 			avail := func(b int64) func() (int64, error) { return func() (int64, error) { return b, nil } }
