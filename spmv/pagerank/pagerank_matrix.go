@@ -49,6 +49,9 @@ type prMatrix struct {
 	// of the array (measured: a third less time per SpMV at scale 22,
 	// none at scale 20, where the whole array is small).
 	slot []uint32
+	// fused: the columns are laid out in the one-rank fused run's order
+	// (buildFused), so that its copy of src is made in place.
+	fused bool
 
 	vecs prVectors // the run's vectors, until the set-up has read them
 }
@@ -79,19 +82,26 @@ func idBits(n int64) (uint, error) {
 // adds them, so sums do not depend on the thread count. Both sorts run in
 // place (radix.Sort), and the 32-bit slots are written over the keys they
 // come from: the set-up's peak is the keys array, with no second array of
-// edges beside it.
+// edges beside it. When the out-set is the block [0, cnt) (one rank), the
+// second sort orders the columns as the fused run will (buildFused) and
+// the keys' unused half goes back to the operating system.
 func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMatrix {
 	radix.Sort(keys, 2*sh, threads)
 	keys = radix.Dedupe(keys)
-	nIn := 0
+	vmask := uint64(1)<<sh - 1
+	nIn, maxV := 0, uint64(0)
 	for i, k := range keys {
 		if i == 0 || k>>sh != keys[i-1]>>sh {
 			nIn++
 		}
+		maxV = max(maxV, k&vmask)
 	}
 	a := &prMatrix{in: make([]int64, 0, nIn), localDeg: make([]float64, nIn)}
 	sb := uint(bits.Len(uint(max(nIn-1, 0))))
-	vmask := uint64(1)<<sh - 1
+	var fs *fusedStats // the block is the whole out-set: lay the columns out fused
+	if first == 0 && len(keys) > 0 && int64(maxV) < cnt {
+		fs = newFusedStats(cnt)
+	}
 	for i, k := range keys {
 		if u := int64(k >> sh); len(a.in) == 0 || a.in[len(a.in)-1] != u {
 			a.in = append(a.in, u)
@@ -99,8 +109,15 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 		l := len(a.in) - 1
 		a.localDeg[l]++
 		keys[i] = (k&vmask)<<sb | uint64(l)
+		if fs != nil {
+			fs.add(k>>sh, k&vmask)
+		}
 	}
 	a.slot = degreeSlots(a.localDeg, sb, threads)
+	if fs != nil {
+		a.buildFused(keys, sb, fs, threads)
+		return a
+	}
 	a.toSlots(keys, sb, threads)
 	radix.Sort(keys, sh+sb, threads)
 	a.columns(keys, sb, first, cnt, threads)
@@ -171,11 +188,14 @@ func keysAsUint32(keys []uint64) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(keys))), 2*len(keys))
 }
 
-// spare returns room for a reordered copy of src: the half of the keys'
-// array src does not use, or a new array.
+// spare returns room for a reordered copy of src: src itself when its
+// columns are laid out fused (the copy is then in place), else the half of
+// the keys' array src does not use, or a new array.
 func (a *prMatrix) spare() []uint32 {
 	m := len(a.src)
 	switch {
+	case a.fused:
+		return a.src[:m:m]
 	case len(a.edges) < 2*m:
 		return make([]uint32, m)
 	case unsafe.SliceData(a.src) == unsafe.SliceData(a.edges):
@@ -218,15 +238,21 @@ func (a *prMatrix) arrange() {
 		}
 	})
 	colStart[len(a.out)] = len(a.src)
-	if !sourcesBelow(a.src, len(a.in)) {
-		panic("spmv: a PageRank column has a source outside the in-set") // the column sums read x unchecked
-	}
 	a.src, a.colStart, a.order = src, colStart, order
 	if wts != nil {
 		a.wts = wts
 	}
+	a.cutForPull()
+}
+
+// cutForPull cuts the arranged columns into the blocks and runs pull
+// sums, after checking that every source is in the in-set.
+func (a *prMatrix) cutForPull() {
+	if !sourcesBelow(a.src, len(a.in)) {
+		panic("spmv: a PageRank column has a source outside the in-set") // the column sums read x unchecked
+	}
 	starts, firstOf := blocks(a.splits)
-	a.runs, a.threadBlocks = cutRuns(colStart, starts, -1), firstOf
+	a.runs, a.threadBlocks = cutRuns(a.colStart, starts, -1), firstOf
 	a.queue = parallel.NewQueue(len(a.splits) - 1)
 }
 

@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphrun/graphrun/comm"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/internal/memstat"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -98,6 +99,9 @@ func routeShare(ctx context.Context, c comm.Comm, share graph.EdgeShare, labels 
 	if p > 1 {
 		mean := want / int64(p)
 		want = mean + mean/64 + 8*int64(math.Sqrt(float64(mean))) + 4096
+	}
+	if want >= releaseEdges {
+		memstat.Release() // the relabelling's garbage, before the keys fill their array
 	}
 	r.keys = make([]uint64, 0, want)
 	if r.weighted {

@@ -82,7 +82,8 @@ func TestIDsLocal(t *testing.T) {
 			keys[i] = uint64(e.U)<<sh | uint64(e.V)
 		}
 		a := buildPRMatrix(keys, sh, 0, n, 2)
-		column := func(v uint32) int { return int(v) }
+		at := a.positions()
+		column := func(v uint32) int { return int(at[v]) }
 		vertexOf := make([]uint32, len(a.in))
 		for i, v := range a.in {
 			vertexOf[a.slot[i]] = uint32(v)
