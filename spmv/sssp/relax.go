@@ -36,10 +36,8 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 	workers := max(1, min(s.cfg.Threads, len(list)/expandChunk))
 	var next atomic.Int64
 	parallel.For(workers, func(t int) {
-		local, remote := s.local[t], s.threadBufs[t]
-		for o := range local {
-			local[o] = local[o][:0]
-		}
+		remote := s.threadBufs[t]
+		s.local[t] = s.local[t][:0]
 		for d := range remote {
 			remote[d] = remote[d][:0]
 		}
@@ -50,12 +48,16 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 			}
 			part := list[lo:min(lo+expandChunk, len(list))]
 			if s.r32 != nil {
-				expand(s, s.r32, part, light, local, remote, &s.sent[t])
+				s.scanned[t] += expand(s, s.r32, part, light, &s.local[t], remote, &s.sent[t])
 			} else {
-				expand(s, s.r64, part, light, local, remote, &s.sent[t])
+				s.scanned[t] += expand(s, s.r64, part, light, &s.local[t], remote, &s.sent[t])
 			}
 		}
 	})
+	for t := range workers {
+		s.stats.Scanned += s.scanned[t]
+		s.scanned[t] = 0
+	}
 	s.gatherSends(workers)
 	s.stats.Relax += time.Since(t0)
 	if err := spmv.TimedAlltoallv(ctx, s.c, PhaseRelax, s.send, &s.recv, &s.stats.Communicate); err != nil {
@@ -100,9 +102,7 @@ func (s *SSSP) gatherSends(workers int) {
 		}
 	}
 	for t := range workers {
-		for _, reqs := range s.local[t] {
-			s.stats.Requests += int64(len(reqs))
-		}
+		s.stats.Requests += int64(len(s.local[t]))
 	}
 }
 
@@ -112,13 +112,15 @@ func (s *SSSP) gatherSends(workers int) {
 func (s *SSSP) applyOwned(o, workers int) error {
 	b := &s.bins[o]
 	first := s.g.FirstGlobal
-	for t := range workers {
-		for _, q := range s.local[t][o] {
-			s.offer(b, q.target, q.dist, first+int64(q.parent))
-		}
-	}
 	lo := uint32(o) << s.ownerShift
 	hi := uint32(min(int64(len(s.dist)), int64(o+1)<<s.ownerShift))
+	for t := range workers {
+		for _, q := range s.local[t] {
+			if q.target-lo < hi-lo {
+				s.offer(b, q.target, q.dist, first+int64(q.parent))
+			}
+		}
+	}
 	for src, msg := range s.recv {
 		if src == s.rank {
 			continue
@@ -135,28 +137,28 @@ func (s *SSSP) applyOwned(o, workers int) error {
 }
 
 // expand makes the requests of the light or heavy edges of list: to this
-// rank's vertices into local, per owner thread, unless they cannot lower
-// the target's distance; to other ranks' into remote, per destination.
-func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local [][]request, remote [][]byte, sent *sentTable) {
+// rank's vertices into *local, unless they cannot lower the target's
+// distance; to other ranks' into remote, per destination. It returns the
+// entries scanned.
+func expand[C uint32 | int64](s *SSSP, r *rows[C], list []uint32, light bool, local *[]request, remote [][]byte, sent *sentTable) (scanned int64) {
 	off, cols, w, lightN, dist := r.off, r.cols, r.w, r.light, s.dist
-	first, shift := s.g.FirstGlobal, s.ownerShift
+	first, out := s.g.FirstGlobal, *local
 	for _, v := range list {
-		d := dist[v]
 		lo, hi := off[v], off[v+1]
 		if mid := lo + int64(lightN[v]); light {
 			hi = mid
 		} else {
 			lo = mid
 		}
-		cs, ws := cols[lo:hi], w[lo:hi]
-		for j := nextRequest(cs, ws, 0, d, first, dist); j < len(cs); j = nextRequest(cs, ws, j+1, d, first, dist) {
-			u := uint32(int64(cs[j]) - first)
-			local[u>>shift] = append(local[u>>shift], request{u, d + ws[j], v})
-		}
+		cs, ws, d := cols[lo:hi], w[lo:hi], dist[v]
+		scanned += hi - lo
+		out = scanRow(cs, ws, d, v, first, dist, out)
 		if s.part.P > 1 {
 			expandRemote(s, cs, ws, d, v, remote, sent)
 		}
 	}
+	*local = out
+	return scanned
 }
 
 // expandRemote writes the requests of a row's entries (neighbours cs,
@@ -182,23 +184,25 @@ func expandRemote[C uint32 | int64](s *SSSP, cs []C, ws []float32, d float32, v 
 	}
 }
 
-// nextRequest is the first entry from j on of a row's neighbours cs and
-// weights ws, from a vertex at distance d, that makes a request to a
-// vertex of this rank (global ids [first, first+len(dist))): one whose
-// distance would drop; len(cs) if none. It is the hot loop, kept apart
-// from the rare paths (and not inlined into them) so that it stays in
-// registers.
+// scanRow appends to out the requests of a row's neighbours cs and
+// weights ws, from vertex v at distance d, to vertices of this rank
+// (global ids [first, first+len(dist))) whose distance they would lower.
+// It is the hot loop: one call per row, kept apart from the rare paths (and
+// not inlined into them) so that it stays in registers.
 //
 //go:noinline
-func nextRequest[C uint32 | int64](cs []C, ws []float32, j int, d float32, first int64, dist []float32) int {
+func scanRow[C uint32 | int64](cs []C, ws []float32, d float32, v uint32, first int64, dist []float32, out []request) []request {
 	ws = ws[:len(cs)]
-	for ; j < len(cs); j++ {
-		u := uint64(int64(cs[j]) - first)
-		if u < uint64(len(dist)) && d+ws[j] < dist[u] {
-			return j
+	n := uint64(len(dist))
+	for j, c := range cs {
+		u := uint64(int64(c) - first)
+		if u < n {
+			if nd := d + ws[j]; nd < dist[u] {
+				out = append(out, request{uint32(u), nd, v})
+			}
 		}
 	}
-	return len(cs)
+	return out
 }
 
 // apply applies the requests rank src sent to the owned vertices in

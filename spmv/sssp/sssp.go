@@ -56,6 +56,7 @@ type Stats struct {
 	Buckets     int           // buckets emptied (the same on every rank)
 	Phases      int           // light and heavy phases (the same on every rank)
 	Requests    int64         // relaxation requests this rank sent (itself included)
+	Scanned     int64         // adjacency entries this rank relaxed, rows scanned again included
 	BytesSent   int64         // bytes this rank sent to other ranks
 	Messages    int64         // messages this rank sent to other ranks
 	Relax       time.Duration // expanding rows into requests
@@ -77,10 +78,11 @@ type Result struct {
 // their weights.
 //
 // Within a rank nothing is serialised: the Config.Threads threads expand a
-// phase's vertices into requests held in memory, each addressed to the
-// thread that owns the target (thread o owns the vertices whose local id
-// shifted right by ownerShift is o, and their buckets), and after the
-// exchange every owner applies its requests without atomics. Only the
+// phase's vertices into requests held in memory, one list per expanding
+// thread, and after the exchange every owner thread (thread o owns the
+// vertices whose local id shifted right by ownerShift is o, and their
+// buckets) reads the lists and applies the requests to its vertices
+// without atomics. Only the
 // requests to other ranks are written as bytes.
 type SSSP struct {
 	c     comm.Comm
@@ -109,12 +111,13 @@ type SSSP struct {
 	lows       []int64   // per owner thread, its lowest bucket
 	next       []int64   // the allreduce's buffer
 
-	local      [][][]request // per expanding thread, per owner thread
-	threadBufs [][][]byte    // per expanding thread, per destination rank
-	sent       []sentTable   // per expanding thread, its filter of remote requests (sent.go)
-	merged     [][]byte      // per destination, the threads' requests together
-	compact    [][]byte      // per destination, the compact requests (Config.Compact)
-	keys       []uint64      // scratch of compactRequests
+	local      [][]request // per expanding thread, its requests to this rank
+	threadBufs [][][]byte  // per expanding thread, per destination rank
+	sent       []sentTable // per expanding thread, its filter of remote requests (sent.go)
+	scanned    []int64     // per expanding thread, its entries scanned in the phase
+	merged     [][]byte    // per destination, the threads' requests together
+	compact    [][]byte    // per destination, the compact requests (Config.Compact)
+	keys       []uint64    // scratch of compactRequests
 	send, recv [][]byte
 	errs       []error // per owner thread, its apply's error
 	stats      Stats
@@ -160,16 +163,15 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
 		updated: make([]uint32, n), inSettled: make([]uint32, n),
 		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
-		local: make([][][]request, threads), threadBufs: make([][][]byte, threads),
+		local: make([][]request, threads), threadBufs: make([][][]byte, threads),
 		merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
-		sent: make([]sentTable, threads),
+		sent: make([]sentTable, threads), scanned: make([]int64, threads),
 	}
 	// The fewest bits that leave at most threads owners.
 	for (n-1)>>s.ownerShift >= threads {
 		s.ownerShift++
 	}
 	for t := range threads {
-		s.local[t] = make([][]request, threads)
 		s.threadBufs[t] = make([][]byte, part.P)
 		s.bins[t].init()
 		if part.P > 1 {
