@@ -55,52 +55,60 @@ func rowAt(packed []byte, at int64, n uint, d, u uint64) (r packedRow) {
 }
 
 // pullPackedWords is pullWords over packed rows; first is the global id
-// of local vertex 0.
+// of local vertex 0. A row is opened lazily: its first neighbour, the
+// largest, is tested from the head alone (graph.PackedHead), most often the
+// parent in a bottom-up level, before its Rice parameter is read and its
+// gaps decoded one by one up to the first frontier neighbour.
 func pullPackedWords(packed []byte, offsets []int64, first int64, global, visited, next frontier.Bitmap,
 	parent []int64, level []int32, lo, hi int, lvl int32) (found, degree int64) {
 	for w := lo; w < hi; w++ {
 		todo := ^visited[w]
 		var discovered uint64
+	vertices:
 		for todo != 0 {
 			t := bits.TrailingZeros64(todo)
 			todo &= todo - 1
 			v := w<<6 | t
-			// openRow, its one-load path inlined.
 			at := offsets[v]
 			d, z, n, ok := graph.PackedHead(binary.LittleEndian.Uint64(packed[at:]))
-			var r packedRow
-			switch {
-			case ok && d == 0:
+			if !ok { // a head longer than one load: byte by byte
+				if d, at = graph.PackedNext(packed, at); d != 0 {
+					z, at = graph.PackedNext(packed, at)
+				}
+				n = 0
+			}
+			if d == 0 {
 				continue
-			case ok:
-				r = rowAt(packed, at, n, d, uint64(first+int64(v)+graph.Unzigzag(z)))
-			default:
-				if r = openRow(packed, offsets, first, v); r.d == 0 {
+			}
+			u := uint64(first + int64(v) + graph.Unzigzag(z))
+			if global[u>>6]&(1<<(u&63)) == 0 {
+				if d == 1 {
 					continue
 				}
+				r := rowAt(packed, at, n, d, u)
+				k, mask, bp := r.k, r.mask, r.bp
+				for left := d - 1; ; left-- {
+					if left == 0 {
+						continue vertices
+					}
+					// graph.RiceWord's fast path, or graph.RiceNext.
+					x, n, ok := graph.RiceWord(binary.LittleEndian.Uint64(packed[bp>>3:])>>(bp&7), k, mask)
+					if ok {
+						bp += n
+					} else {
+						x, bp = graph.RiceNext(packed, bp, k, mask)
+					}
+					u -= x + 1
+					if global[u>>6]&(1<<(u&63)) != 0 {
+						break
+					}
+				}
 			}
-			d, k, mask := r.d, r.k, r.mask
-			for u, bp, left := r.u, r.bp, r.d-1; ; left-- {
-				if global[u>>6]&(1<<(u&63)) != 0 {
-					parent[v] = int64(u)
-					level[v] = lvl
-					discovered |= 1 << uint(t)
-					found++
-					degree += int64(d)
-					break
-				}
-				if left == 0 {
-					break
-				}
-				// graph.RiceWord's fast path, or graph.RiceNext.
-				x, n, ok := graph.RiceWord(binary.LittleEndian.Uint64(packed[bp>>3:])>>(bp&7), k, mask)
-				if ok {
-					bp += n
-				} else {
-					x, bp = graph.RiceNext(packed, bp, k, mask)
-				}
-				u -= x + 1
-			}
+			parent[v] = int64(u)
+			level[v] = lvl
+			discovered |= 1 << uint(t)
+			found++
+			degree += int64(d)
 		}
 		visited[w] |= discovered
 		next[w] = discovered
