@@ -189,8 +189,12 @@ type prLocal struct {
 	parts    prPartials
 	// pers and dang are prUpdate's by position (nil when uniform; then
 	// the blocks take the scalar update), c1 and c2 the step's factors.
+	// teleRun[r] reports whether run r has a position of non-zero pers or
+	// dang: the others take the scalar update with base 0, the same bits
+	// (c1·0 + c2·0 + α·s is α·s) without reading pers and dang.
 	pers, dang []float64
 	c1, c2     float64
+	teleRun    []bool
 	wts        []float32 // the weight of each edge, beside src; nil if unweighted
 }
 
@@ -256,6 +260,9 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 	}
 	starts := localBlocks(l.colStart, nIn)
 	l.runs = cutRuns(l.colStart, starts, nIn)
+	if l.pers != nil {
+		l.teleRun = teleportRuns(l.runs.end, l.pers, l.dang)
+	}
 	if gaussSeidel {
 		threads = 1 // the set-up's sorts above took threads; the sweep is sequential
 	}
@@ -490,10 +497,13 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 			inv, next = l.inv[p:end], l.next[p:end]
 		}
 		var rl1, rtotal float64
-		if l.pers != nil {
-			rl1, rtotal = updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
-		} else {
+		switch {
+		case l.pers == nil:
 			rl1, rtotal = updateBase(ys, l.cur[p:end], inv, next, base, alpha)
+		case l.teleRun[r]:
+			rl1, rtotal = updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
+		default: // no teleport into the run
+			rl1, rtotal = updateBase(ys, l.cur[p:end], inv, next, 0, alpha)
 		}
 		l1, total = l1+rl1, total+rtotal
 		if p >= l.nonZero {
@@ -503,6 +513,19 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 	}
 	k := b * numPRScalars
 	l.parts[k+prL1], l.parts[k+prDangling], l.parts[k+prTotal] = l1, dangling, total
+}
+
+// teleportRuns reports for each run of positions (run r ends before
+// ends[r]) whether one of its positions has a non-zero pers or dang.
+func teleportRuns(ends []int, pers, dang []float64) []bool {
+	tele := make([]bool, len(ends))
+	p := 0
+	for r, end := range ends {
+		for ; p < end; p++ {
+			tele[r] = tele[r] || pers[p] != 0 || dang[p] != 0
+		}
+	}
+	return tele
 }
 
 // updateTele is the personalized update of a run of positions from their
