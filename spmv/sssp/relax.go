@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/graphrun/graphrun/internal/parallel"
 	"github.com/graphrun/graphrun/spmv"
 )
 
@@ -35,7 +34,10 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 	t0 := time.Now()
 	workers := max(1, min(s.cfg.Threads, len(list)/expandChunk))
 	var next atomic.Int64
-	parallel.For(workers, func(t int) {
+	s.team.Run(func(t int) {
+		if t >= workers {
+			return
+		}
 		remote := s.threadBufs[t]
 		s.local[t] = s.local[t][:0]
 		for d := range remote {
@@ -66,7 +68,7 @@ func (s *SSSP) phaseStep(ctx context.Context, list []uint32, light bool) error {
 	t1 := time.Now()
 	s.phase++
 	s.stats.Phases++
-	parallel.For(len(s.bins), func(o int) { s.errs[o] = s.applyOwned(o, workers) })
+	s.team.Run(func(o int) { s.errs[o] = s.applyOwned(o, workers) })
 	for _, err := range s.errs {
 		if err != nil {
 			return err
@@ -116,7 +118,7 @@ func (s *SSSP) applyOwned(o, workers int) error {
 	hi := uint32(min(int64(len(s.dist)), int64(o+1)<<s.ownerShift))
 	for t := range workers {
 		for _, q := range s.local[t] {
-			if q.target-lo < hi-lo {
+			if q.target >= lo && q.target < hi {
 				s.offer(b, q.target, q.dist, first+int64(q.parent))
 			}
 		}

@@ -111,13 +111,14 @@ type SSSP struct {
 	lows       []int64   // per owner thread, its lowest bucket
 	next       []int64   // the allreduce's buffer
 
-	local      [][]request // per expanding thread, its requests to this rank
-	threadBufs [][][]byte  // per expanding thread, per destination rank
-	sent       []sentTable // per expanding thread, its filter of remote requests (sent.go)
-	scanned    []int64     // per expanding thread, its entries scanned in the phase
-	merged     [][]byte    // per destination, the threads' requests together
-	compact    [][]byte    // per destination, the compact requests (Config.Compact)
-	keys       []uint64    // scratch of compactRequests
+	local      [][]request    // per expanding thread, its requests to this rank
+	threadBufs [][][]byte     // per expanding thread, per destination rank
+	sent       []sentTable    // per expanding thread, its filter of remote requests (sent.go)
+	scanned    []int64        // per expanding thread, its entries scanned in the phase
+	team       *parallel.Team // the threads of the current Run
+	merged     [][]byte       // per destination, the threads' requests together
+	compact    [][]byte       // per destination, the compact requests (Config.Compact)
+	keys       []uint64       // scratch of compactRequests
 	send, recv [][]byte
 	errs       []error // per owner thread, its apply's error
 	stats      Stats
@@ -268,6 +269,11 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 		s.Prepare()
 	}
 	s.prepared = false
+	// The threads' calls come a few per phase, hundreds per search: a team
+	// whose workers wait spinning between them, not new goroutines that
+	// each wait for an idle core to wake.
+	s.team = parallel.NewTeam(s.cfg.Threads)
+	defer s.team.Close()
 	before := s.c.Stats().Total()
 	if s.part.Owner(root) == s.rank {
 		l := s.part.Local(root)
@@ -297,7 +303,7 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 			break
 		}
 		if next != cur || s.stats.Buckets == 0 {
-			parallel.For(len(s.bins), func(o int) { s.bins[o].advance(next, s.dist, s.lightDone, s.inv) })
+			s.team.Run(func(o int) { s.bins[o].advance(next, s.dist, s.lightDone, s.inv) })
 			s.stats.Buckets++
 		}
 		s.takeFrontier()
@@ -314,7 +320,7 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 // lowest is the lowest bucket with a live entry on any rank (noBucket if
 // none): each owner thread finds its own, and one allreduce the ranks'.
 func (s *SSSP) lowest(ctx context.Context) (int64, error) {
-	parallel.For(len(s.bins), func(o int) { s.lows[o] = s.bins[o].lowest(s.dist, s.lightDone, s.inv) })
+	s.team.Run(func(o int) { s.lows[o] = s.bins[o].lowest(s.dist, s.lightDone, s.inv) })
 	s.next[0] = slices.Min(s.lows)
 	if err := s.c.AllreduceInt64(ctx, PhaseReduce, s.next, comm.Min); err != nil {
 		return 0, fmt.Errorf("sssp: %w", err)
