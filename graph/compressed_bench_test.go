@@ -12,6 +12,8 @@ import (
 	"github.com/graphrun/graphrun/comm/inproc"
 	"github.com/graphrun/graphrun/gen/kronecker"
 	"github.com/graphrun/graphrun/graph"
+	"github.com/graphrun/graphrun/graph500"
+	"github.com/graphrun/graphrun/internal/cpustat"
 	"github.com/graphrun/graphrun/partition"
 )
 
@@ -242,3 +244,55 @@ func scanVarint(p []byte, offsets []int64, first int64) (sum uint64) {
 }
 
 var sink uint64
+
+// BenchmarkBuildPacked is kernel 1 of the Graph500 graph (scale
+// GRAPHRUN_BENCH_SCALE, default 20; one rank, two threads, the tuples
+// generated as they are read) into the plain rows and into the compressed
+// layout, with graph500's budget (the model's search peak) and without
+// one (a single fill pass): CPU seconds per build and the fill passes. The
+// compressed build reads the source 1 + passes times, which is what the
+// budget trades against memory:
+//
+//	go test -run '^$' -bench BuildPacked -benchtime 3x ./graph
+func BenchmarkBuildPacked(b *testing.B) {
+	scale := benchScale()
+	p := kronecker.DefaultParams(scale)
+	mc := graph500.MemoryConfig{Scale: scale, EdgeFactor: p.EdgeFactor, Ranks: 1, Validate: true, Compressed: true}
+	est, err := graph500.EstimateMemory(mc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		packed bool
+		budget int64
+	}{{"plain", false, 0}, {"packed/budget=searches", true, est.PackedBudget}, {"packed/budget=none", true, 0}} {
+		b.Run(tc.name, func(b *testing.B) {
+			var st graph.BuildStats
+			cpu0, err := cpustat.Process()
+			if err != nil {
+				b.Skip(err)
+			}
+			for b.Loop() {
+				err := inproc.Run(context.Background(), 1, func(ctx context.Context, c comm.Comm) error {
+					part, err := partition.NewBlock1D(p.NumVertices(), 1)
+					if err != nil {
+						return err
+					}
+					if tc.packed {
+						_, st, err = graph.BuildPackedFrom(ctx, c, part, p.Share(0, 1, 2), 2, tc.budget)
+					} else {
+						_, st, err = graph.BuildUndirectedFrom(ctx, c, part, p.Share(0, 1, 2), 2)
+					}
+					return err
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			cpu1, _ := cpustat.Process()
+			b.ReportMetric((cpu1-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(st.PackedRanges), "fill-passes")
+		})
+	}
+}
