@@ -64,6 +64,7 @@ type Report struct {
 	All         []VertexScore `json:"-"` // Job.Gather: every vertex, ascending id
 	WarnMaxIter bool          `json:"-"` // stopped at MaxIter without converging
 	Undirected  bool          `json:"-"` // the edges read count twice, as arcs
+	Weighted    bool          `json:"-"` // the edges' weights were read
 }
 
 // RunRank runs PageRank on one rank of c's job and returns the report on
@@ -145,6 +146,7 @@ func reportOf(ctx context.Context, c comm.Comm, res *Result, cfg Job, in Input) 
 		},
 		WarnMaxIter: !res.Converged,
 		Undirected:  cfg.Undirected,
+		Weighted:    cfg.Weighted,
 	}
 	if cfg.GaussSeidel {
 		rep.Method = results.PageRankGaussSeidel

@@ -1,27 +1,37 @@
 package pagerank
 
-// The memory model of a pagerank run on a Graph500 Kronecker graph, per
-// rank, and the guard built on it: a run that would not fit the machine is
-// refused before any allocation, naming the largest scale that fits.
+// The memory model of a pagerank run, per rank, and the guard built on it:
+// a run on a Kronecker graph that would not fit the machine is refused
+// before any allocation, naming the largest scale that fits.
 //
-// A rank's peak is its set-up's: the routed edges as 64-bit keys, sorted in
-// place and then rewritten as the matrix's 32-bit sources, with the fused
-// one-rank run's copy of them in the keys' spare half (edgeBytes per
-// tuple of its share, the collector's headroom included), plus what it
-// holds per vertex of the whole graph: the relabelling's maps, the in- and
-// out-sets with their values, out-degrees and slots, and the allreduce's
-// index sets (vertexBytes each; a Kronecker share of 16 tuples per vertex
-// touches most vertices on any rank count); the iterations allocate
-// nothing more. Undirected doubles the tuples. Weights add
-// memWeightEdgeBytes per tuple: a float32 beside each key and the weighted
-// sort's second copy of both (weights.go); measured 12.4 and 13.1 B per
-// tuple more at scales 18 and 20 on one rank (2026-11-28). A process adds the Go
-// runtime's base. The coefficients are fitted to peaks measured at scales
-// 18 to 22 on 1 and 4 in-process ranks; the model is within 0.98–1.14 of
-// the peaks at scales 18 to 24 (memory_test.go) and 1.00–1.11 of the
+// On several ranks, a rank's peak is its set-up's: the routed edges as
+// 64-bit keys, sorted in place and then rewritten as the matrix's 32-bit
+// sources (edgeBytes per tuple of its share, the collector's headroom
+// included), plus what it holds per vertex of the whole graph: the
+// relabelling's maps, the in- and out-sets with their values, out-degrees
+// and slots, and the allreduce's index sets (vertexBytes each; a Kronecker
+// share of 16 tuples per vertex touches most vertices on any rank count);
+// the iterations allocate nothing more. Undirected doubles the tuples.
+// Weights add memWeightEdgeBytes per tuple: a float32 beside each key and
+// the weighted sort's second copy of both (weights.go); measured 12.4 and
+// 13.1 B per tuple more at scales 18 and 20 on one rank (2026-11-28). A
+// process adds the Go runtime's base. These coefficients are fitted to
+// peaks measured at scales 18 to 24 on 4 in-process ranks, and to the
 // undirected runs of BENCHMARKS.md ("Memory per tuple against the memory
 // model", `graphrun bench memory`).
-
+//
+// One unweighted rank builds its matrix in the fused run's order
+// (pagerank_matrix_fused.go): its peak is the larger of the build's (the
+// 8-byte keys of every tuple, memOneRankKeyBytes, beside the in-set, its
+// degrees and slots, the in-degrees, the fused order and the relabelling's
+// map of original ids: memOneRankVertexBytes per vertex that occurs) and
+// the fused run's set-up (the 4-byte sources, after the keys' other half
+// went back, beside the run's and the allreduce's vectors:
+// memFusedKeyBytes and memFusedVertexBytes), which is the larger below
+// about 17 tuples per vertex. A Kronecker graph of 16 tuples per vertex
+// has 0.57 of its 2^scale ids in an edge (memKronOccupied). The model is
+// 1.00 to 1.15 of the peaks measured on one rank at Kronecker scales 18 to
+// 22, generated or read from a text file (2026-11-28, memory_test.go).
 import (
 	"fmt"
 	"strings"
@@ -39,10 +49,24 @@ const (
 	memVertexBytes  = 51       // per vertex of the graph, on every rank
 	// memWeightEdgeBytes is what weights add per tuple of the share.
 	memWeightEdgeBytes = 13
+
+	// One unweighted rank: per key and per vertex that occurs, at the
+	// build's peak and at the fused run's.
+	memOneRankKeyBytes    = 8
+	memOneRankVertexBytes = 38
+	memFusedKeyBytes      = 4
+	memFusedVertexBytes   = 110
+	// memKronOccupied is the share of a Kronecker graph's 2^scale ids that
+	// occur in an edge at edgefactor 16.
+	memKronOccupied = 0.57
 )
 
 // MemoryConfig is what the model needs to know of a run.
 type MemoryConfig struct {
+	// Edges and Vertices describe an edge list instead of a Kronecker
+	// graph: the tuples read and the vertices that occur in them (Scale and
+	// EdgeFactor are then not read). Its model covers one rank.
+	Edges, Vertices   int64
 	Scale, EdgeFactor int
 	Undirected        bool
 	Weighted          bool // the generator's weights (Source.Weighted)
@@ -54,26 +78,44 @@ type MemoryConfig struct {
 // EstimateMemory returns the model's estimate, in bytes, of the peak of
 // the local ranks' processes together.
 func EstimateMemory(cfg MemoryConfig) (int64, error) {
-	if cfg.Scale < 1 || cfg.Scale > kronecker.MaxScale || cfg.EdgeFactor < 1 || cfg.EdgeFactor > 1<<20 ||
-		cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0 {
-		return 0, fmt.Errorf("pagerank: memory model: scale %d, edgefactor %d, %d ranks (%d local) out of range",
-			cfg.Scale, cfg.EdgeFactor, cfg.Ranks, cfg.LocalRanks)
-	}
 	local := float64(cfg.LocalRanks)
 	if local == 0 {
 		local = float64(cfg.Ranks)
 	}
-	n := float64(int64(1) << cfg.Scale)
-	m := float64(cfg.EdgeFactor) * n
+	oneRank := cfg.Ranks == 1 && local == 1 && !cfg.Weighted
+	var n, m float64 // vertices (2^scale, or those that occur in an edge list) and tuples
+	switch {
+	case cfg.Edges > 0 || cfg.Vertices > 0:
+		if cfg.Edges < 1 || cfg.Vertices < 1 || cfg.Vertices > 2*cfg.Edges || !oneRank || cfg.Processes > 1 {
+			return 0, fmt.Errorf("pagerank: memory model: %d edges of %d vertices on %d ranks (%d local): the model of an edge list covers one unweighted rank",
+				cfg.Edges, cfg.Vertices, cfg.Ranks, cfg.LocalRanks)
+		}
+		n, m = float64(cfg.Vertices), float64(cfg.Edges)
+	case cfg.Scale < 1 || cfg.Scale > kronecker.MaxScale || cfg.EdgeFactor < 1 || cfg.EdgeFactor > 1<<20 ||
+		cfg.Ranks < 1 || cfg.LocalRanks < 0 || cfg.Processes < 0:
+		return 0, fmt.Errorf("pagerank: memory model: scale %d, edgefactor %d, %d ranks (%d local) out of range",
+			cfg.Scale, cfg.EdgeFactor, cfg.Ranks, cfg.LocalRanks)
+	default:
+		n = float64(int64(1) << cfg.Scale)
+		m = float64(cfg.EdgeFactor) * n
+	}
 	if cfg.Undirected {
 		m *= 2
 	}
-	edgeBytes := memEdgeBytes
-	if cfg.Weighted {
-		edgeBytes += memWeightEdgeBytes
+	var est float64
+	if oneRank {
+		if cfg.Edges == 0 {
+			n *= memKronOccupied
+		}
+		est = memBaseBytes + memPerRankBytes + max(memOneRankKeyBytes*m+memOneRankVertexBytes*n, memFusedKeyBytes*m+memFusedVertexBytes*n)
+	} else {
+		edgeBytes := memEdgeBytes
+		if cfg.Weighted {
+			edgeBytes += memWeightEdgeBytes
+		}
+		perRank := memPerRankBytes + edgeBytes*m/float64(cfg.Ranks) + memVertexBytes*n
+		est = float64(max(1, cfg.Processes))*memBaseBytes + local*perRank
 	}
-	perRank := memPerRankBytes + edgeBytes*m/float64(cfg.Ranks) + memVertexBytes*n
-	est := float64(max(1, cfg.Processes))*memBaseBytes + local*perRank
 	if est >= 1<<62 {
 		return 0, fmt.Errorf("pagerank: memory model: scale %d does not fit a 64-bit count", cfg.Scale)
 	}

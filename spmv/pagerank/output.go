@@ -62,9 +62,21 @@ func (rep *Report) WriteSummary(w io.Writer) {
 
 // PeakMemoryLine is the summary's line about memory: the job's peak, the
 // sum of its processes' peaks, per edge read (per arc, an edge or its
-// reverse, for an undirected run), and with several processes the largest
-// one's.
+// reverse, for an undirected run), with several processes the largest
+// one's, and for one unweighted rank the memory model's estimate
+// (EstimateMemory).
 func (rep *Report) PeakMemoryLine() string {
+	line := rep.peakMemoryLine()
+	if rep.NumRanks == 1 && rep.Processes <= 1 && !rep.Weighted {
+		if est, err := EstimateMemory(MemoryConfig{Edges: rep.InputEdges, Vertices: rep.Vertices, Undirected: rep.Undirected, Ranks: 1}); err == nil {
+			line += fmt.Sprintf("; the memory model %.1f MB", float64(est)/1e6)
+		}
+	}
+	return line
+}
+
+// peakMemoryLine is PeakMemoryLine without the model.
+func (rep *Report) peakMemoryLine() string {
 	peak, largest := rep.PeakMemoryBytes, ""
 	if rep.JobPeakMemoryBytes > 0 && rep.Processes > 1 {
 		peak = rep.JobPeakMemoryBytes

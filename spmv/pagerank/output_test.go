@@ -2,6 +2,7 @@ package pagerank
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -36,6 +37,15 @@ func TestReportText(t *testing.T) {
 	if got, want := rep.PeakMemoryLine(), "peak memory: 8.0 MB (40000.0 B per arc: 100 edges read and their reverses)"; got != want {
 		t.Errorf("memory line %q, want %q", got, want)
 	}
+	rep.NumRanks, rep.Undirected, rep.InputEdges, rep.Vertices, rep.PeakMemoryBytes = 1, false, 1<<20, 1<<16, 40e6
+	est, err := EstimateMemory(MemoryConfig{Edges: 1 << 20, Vertices: 1 << 16, Ranks: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rep.PeakMemoryLine(), fmt.Sprintf("peak memory: 40.0 MB (38.1 B per edge read, 1048576 edges); the memory model %.1f MB", float64(est)/1e6); got != want {
+		t.Errorf("memory line %q, want %q", got, want)
+	}
+	rep.NumRanks, rep.PeakMemoryBytes, rep.InputEdges = 2, 8e6, 100
 	rep.JobPeakMemoryBytes, rep.Processes, rep.Undirected = 30e6, 4, false
 	want := "peak memory: 30.0 MB, the sum over the job's 4 processes (300000.0 B per edge read, 100 edges); the largest process 8.0 MB"
 	if got := rep.PeakMemoryLine(); got != want {

@@ -88,18 +88,17 @@ func idBits(n int64) (uint, error) {
 func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMatrix {
 	radix.Sort(keys, 2*sh, threads)
 	keys = radix.Dedupe(keys)
-	vmask := uint64(1)<<sh - 1
-	nIn, maxV := 0, uint64(0)
+	nIn := 0
 	for i, k := range keys {
 		if i == 0 || k>>sh != keys[i-1]>>sh {
 			nIn++
 		}
-		maxV = max(maxV, k&vmask)
 	}
 	a := &prMatrix{in: make([]int64, 0, nIn), localDeg: make([]float64, nIn)}
 	sb := uint(bits.Len(uint(max(nIn-1, 0))))
-	var fs *fusedStats // the block is the whole out-set: lay the columns out fused
-	if first == 0 && len(keys) > 0 && int64(maxV) < cnt {
+	vmask := uint64(1)<<sh - 1
+	var fs *fusedStats // the block may be the whole out-set (one rank): lay the columns out fused
+	if first == 0 && len(keys) > 0 && cnt > int64(1)<<sh>>1 {
 		fs = newFusedStats(cnt)
 	}
 	for i, k := range keys {
@@ -114,7 +113,7 @@ func buildPRMatrix(keys []uint64, sh uint, first, cnt int64, threads int) *prMat
 		}
 	}
 	a.slot = degreeSlots(a.localDeg, sb, threads)
-	if fs != nil {
+	if fs != nil && !fs.outside {
 		a.buildFused(keys, sb, fs, threads)
 		return a
 	}
@@ -242,13 +241,13 @@ func (a *prMatrix) arrange() {
 	if wts != nil {
 		a.wts = wts
 	}
-	a.cutForPull()
+	a.cutForPull(true)
 }
 
 // cutForPull cuts the arranged columns into the blocks and runs pull
-// sums, after checking that every source is in the in-set.
-func (a *prMatrix) cutForPull() {
-	if !sourcesBelow(a.src, len(a.in)) {
+// sums, after checking, if check, that every source is in the in-set.
+func (a *prMatrix) cutForPull(check bool) {
+	if check && !sourcesBelow(a.src, len(a.in)) {
 		panic("spmv: a PageRank column has a source outside the in-set") // the column sums read x unchecked
 	}
 	starts, firstOf := blocks(a.splits)

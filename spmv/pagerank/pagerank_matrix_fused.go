@@ -29,18 +29,28 @@ const releaseEdges = 1 << 22
 // their destination.
 type fusedStats struct {
 	inDeg        []uint32 // distinct edges into each vertex
-	n, step      uint64   // vertices; idsLocal samples the columns of every step-th
+	sampled      []uint64 // bit v: idsLocal samples the column of v (every step-th)
+	n            uint64
 	cross, total int
+	outside      bool // an edge into a vertex beyond the block: no fused layout
 }
 
 func newFusedStats(n int64) *fusedStats {
-	return &fusedStats{inDeg: make([]uint32, n), n: uint64(n), step: uint64(max(1, n/idSampleColumns))}
+	f := &fusedStats{inDeg: make([]uint32, n), sampled: make([]uint64, (n+63)/64), n: uint64(n)}
+	for v, step := int64(0), max(1, n/idSampleColumns); v < n; v += step {
+		f.sampled[v>>6] |= 1 << (v & 63)
+	}
+	return f
 }
 
 // add counts the distinct edge (u, v).
 func (f *fusedStats) add(u, v uint64) {
+	if v >= uint64(len(f.inDeg)) {
+		f.outside = true
+		return
+	}
 	f.inDeg[v]++
-	if v%f.step == 0 {
+	if f.sampled[v>>6]>>(v&63)&1 != 0 {
 		f.total++
 		if u<<idRangeBits/f.n != v<<idRangeBits/f.n {
 			f.cross++
@@ -96,7 +106,7 @@ func (a *prMatrix) buildFused(keys []uint64, sb uint, fs *fusedStats, threads in
 	}
 	a.order, a.fused = order, true
 	a.splits = balanceColumns(a.colStart, threads)
-	a.cutForPull()
+	a.cutForPull(false) // the sources are slots, below len(a.in)
 }
 
 // fusedOrder returns the order of the vertices [0, n) that localOrder
