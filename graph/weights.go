@@ -95,12 +95,23 @@ func BuildWeights(ctx context.Context, c comm.Comm, part partition.Block1D, g *C
 	if threads < 1 {
 		threads = runtime.GOMAXPROCS(0)
 	}
+	r := weightRouter{c: c, part: part, g: g, threads: threads, send: make([][]byte, c.Size())}
+	r.bits = make([]uint32, g.NumEdges())
+	return routeWeights(ctx, c, src, r.bits, "adjacency entry", r.round)
+}
+
+// routeWeights is the rounds of BuildWeights and BuildWeights2D: it sets
+// every entry of bits to +Inf, reads src's share in rounds of a bounded
+// chunk, which round routes and applies to bits (the smallest weight per
+// entry), and returns bits as the weights, or an error naming the first
+// entry (an entry of what) that got none.
+func routeWeights(ctx context.Context, c comm.Comm, src WeightSource, bits []uint32, what string,
+	round func(ctx context.Context, src WeightSource, lo int64, edges []Edge, weights []float32) error) ([]float32, error) {
 	share := src.Len()
 	largest := []int64{share}
 	if err := c.AllreduceInt64(ctx, WeightPhase, largest, comm.Max); err != nil {
 		return nil, fmt.Errorf("graph: weights: %w", err)
 	}
-	bits := make([]uint32, g.NumEdges())
 	inf := math.Float32bits(float32(math.Inf(1)))
 	for i := range bits {
 		bits[i] = inf
@@ -108,19 +119,18 @@ func BuildWeights(ctx context.Context, c comm.Comm, part partition.Block1D, g *C
 	if largest[0] > 0 {
 		chunk := chunkTuples(largest[0])
 		rounds := int((largest[0] + chunk - 1) / chunk)
-		r := weightRouter{c: c, part: part, g: g, bits: bits, threads: threads,
-			edges: make([]Edge, (share+int64(rounds)-1)/int64(rounds)), send: make([][]byte, c.Size())}
-		r.weights = make([]float32, len(r.edges))
+		per := (share + int64(rounds) - 1) / int64(rounds)
+		edges, weights := make([]Edge, per), make([]float32, per)
 		for k := range rounds {
 			lo, hi := share*int64(k)/int64(rounds), share*int64(k+1)/int64(rounds)
-			if err := r.round(ctx, src, lo, hi); err != nil {
+			if err := round(ctx, src, lo, edges[:hi-lo], weights[:hi-lo]); err != nil {
 				return nil, err
 			}
 		}
 	}
 	for i, b := range bits {
 		if b == inf {
-			return nil, fmt.Errorf("graph: weights: adjacency entry %d of rank %d got no weight: the tuples differ from kernel 1's", i, rank)
+			return nil, fmt.Errorf("graph: weights: %s %d of rank %d got no weight: the tuples differ from kernel 1's", what, i, c.Rank())
 		}
 	}
 	if len(bits) == 0 {
@@ -139,8 +149,6 @@ type weightRouter struct {
 	g       *CSR
 	bits    []uint32 // per adjacency entry, the smallest weight so far
 	threads int
-	edges   []Edge
-	weights []float32
 	send    [][]byte
 	recv    [][]byte
 	grouped []byte // the received records by block of rows
@@ -148,31 +156,20 @@ type weightRouter struct {
 	cursor  []int  // per block, the next free record while grouping
 }
 
-// round routes tuples [lo, hi) of the share and applies what it receives.
-func (r *weightRouter) round(ctx context.Context, src WeightSource, lo, hi int64) error {
-	edges, weights := r.edges[:hi-lo], r.weights[:hi-lo]
-	if err := src.Read(ctx, lo, edges); err != nil {
-		return fmt.Errorf("graph: weights: reading tuples [%d, %d): %w", lo, hi, err)
-	}
-	if err := src.ReadWeights(ctx, lo, weights); err != nil {
-		return fmt.Errorf("graph: weights: reading weights [%d, %d): %w", lo, hi, err)
+// round routes the share's tuples from lo on (as many as edges holds)
+// and applies what it receives.
+func (r *weightRouter) round(ctx context.Context, src WeightSource, lo int64, edges []Edge, weights []float32) error {
+	if err := readWeightedRound(ctx, src, lo, edges, weights, r.part.N); err != nil {
+		return err
 	}
 	for d := range r.send {
 		r.send[d] = r.send[d][:0]
 	}
-	n := r.part.N
 	for i, e := range edges {
-		w := weights[i]
-		switch {
-		case e.U < 0 || e.U >= n || e.V < 0 || e.V >= n:
-			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has an id outside [0, %d)", lo+int64(i), e.U, e.V, n)
-		case !(w >= 0) || math.IsInf(float64(w), 1):
-			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has weight %v, not a finite number ≥ 0", lo+int64(i), e.U, e.V, w)
-		case e.U == e.V:
-			continue
+		if e.U != e.V { // self-loops are on no shortest path
+			r.appendRecord(e.U, e.V, weights[i])
+			r.appendRecord(e.V, e.U, weights[i])
 		}
-		r.appendRecord(e.U, e.V, w)
-		r.appendRecord(e.V, e.U, w)
 	}
 	recv, err := r.c.Alltoallv(ctx, WeightPhase, r.send, r.recv)
 	if err != nil {
@@ -198,6 +195,29 @@ func (r *weightRouter) round(ctx context.Context, src WeightSource, lo, hi int64
 	for _, err := range errs {
 		if err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// readWeightedRound reads tuples [lo, lo+len(edges)) of src and their
+// weights into edges and weights, and checks them against n vertices: an id
+// outside [0, n) or a weight that is negative, not a number or infinite is
+// an error naming the tuple.
+func readWeightedRound(ctx context.Context, src WeightSource, lo int64, edges []Edge, weights []float32, n int64) error {
+	hi := lo + int64(len(edges))
+	if err := src.Read(ctx, lo, edges); err != nil {
+		return fmt.Errorf("graph: weights: reading tuples [%d, %d): %w", lo, hi, err)
+	}
+	if err := src.ReadWeights(ctx, lo, weights); err != nil {
+		return fmt.Errorf("graph: weights: reading weights [%d, %d): %w", lo, hi, err)
+	}
+	for i, e := range edges {
+		switch w := weights[i]; {
+		case e.U < 0 || e.U >= n || e.V < 0 || e.V >= n:
+			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has an id outside [0, %d)", lo+int64(i), e.U, e.V, n)
+		case !(w >= 0) || math.IsInf(float64(w), 1):
+			return fmt.Errorf("graph: weights: tuple %d (%d, %d) has weight %v, not a finite number ≥ 0", lo+int64(i), e.U, e.V, w)
 		}
 	}
 	return nil

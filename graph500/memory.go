@@ -99,12 +99,14 @@ const (
 	// validator's id and distance (8); per tuple the largest phase's
 	// requests (12 bytes per request, measured below one request per tuple
 	// at scales 16 to 18) and the weights' round buffers (100 per chunk
-	// tuple).
+	// tuple); on the 2D grid ssspGridBytes per vertex of the grid row and
+	// column instead of the ghosts.
 	ssspEdgeBytes    = 4
 	ssspVertexBytes  = 36
 	ssspGhostBytes   = 8
 	ssspRequestBytes = 12
 	ssspK1ChunkBytes = 100
+	ssspGridBytes    = 20 // 2D: per vertex of the grid row and column
 	// packedTupleBytes20 and packedTupleScaleBytes model the packed rows'
 	// bytes per input tuple of a Kronecker graph of edgefactor 16 at scale
 	// s: packedTupleBytes20 + packedTupleScaleBytes·(s − 20)
@@ -248,12 +250,13 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	var k1, s checked
 	var fixed int64 // compressed 1D: kernel 1's round buffers, offsets and degrees
 	k1.addMul(k1ChunkBytes, chunk)
+	var gridVertices int64 // 2D: the vertices of a rank's grid row and column
 	if cfg.Partition2D {
 		r, c := cfg.GridRows, cfg.GridCols
 		if r*c != cfg.Ranks {
 			r, c, _ = partition.AutoGrid(cfg.Ranks)
 		}
-		gridVertices := (n+int64(r)-1)/int64(r) + (n+int64(c)-1)/int64(c)
+		gridVertices = (n+int64(r)-1)/int64(r) + (n+int64(c)-1)/int64(c)
 		k1.addMul(2*block2DBytes, mr)
 		k1.addMul(grid2DVertexBytes, gridVertices)
 		s.addMul(2*block2DBytes, mr)
@@ -284,12 +287,18 @@ func EstimateMemory(cfg MemoryConfig) (MemoryEstimate, error) {
 	if !cfg.Partition2D {
 		bfsState.addFrac(n, mapBytes(cfg, p))
 	}
-	if cfg.SSSP && !cfg.Partition2D {
+	if cfg.SSSP {
 		ssspState.addMul(2*ssspEdgeBytes, mr)
 		ssspState.addMul(ssspVertexBytes, nr)
 		ssspState.addMul(ssspRequestBytes, mr)
 		ssspState.addMul(ssspK1ChunkBytes, chunk)
-		if cfg.Validate {
+		switch {
+		case cfg.Partition2D:
+			// Per vertex of the grid row and column: the requests'
+			// bounds and combining (16 per row) and the validator's
+			// distances (4 per row and column).
+			ssspState.addMul(ssspGridBytes, gridVertices)
+		case cfg.Validate:
 			ssspState.addFrac(min(n-n/p, 2*mr), ssspGhostBytes)
 		}
 	}

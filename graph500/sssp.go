@@ -24,18 +24,30 @@ import (
 	"github.com/graphrun/graphrun/spmv/sssp"
 )
 
-// checkSSSP checks the kernel 3 fields of a run on a generated graph: its
-// searches run on the 1D partition, and Delta is a bucket width.
+// checkSSSP checks the kernel 3 fields of a run: Delta is a bucket width,
+// and the searches run on the 1D partition or on one 2D block per rank.
 func (cfg *Config) checkSSSP() error {
 	switch {
 	case !(cfg.Delta >= 0) || math.IsInf(cfg.Delta, 1):
 		return fielderr.New("Delta", "%v is not a finite number ≥ 0", cfg.Delta)
 	case cfg.Delta != 0 && !cfg.SSSP:
 		return fielderr.New("Delta", "is the bucket width of the shortest path searches, which this run does not make")
-	case cfg.SSSP && cfg.Partition2D:
-		return fielderr.New("Partition2D", "the shortest path searches need the 1D partition")
+	case cfg.SSSP && cfg.BlocksPerRank > 1:
+		return fielderr.New("BlocksPerRank", "%d blocks per rank: the shortest path searches run one block per rank", cfg.BlocksPerRank)
 	}
 	return nil
+}
+
+// ssspEngine is kernel 3's engine on either partition.
+type ssspEngine interface {
+	Prepare()
+	Run(ctx context.Context, root int64) (*sssp.Result, error)
+	Delta() float64
+}
+
+// ssspValidator validates kernel 3's results on either partition.
+type ssspValidator interface {
+	Validate(ctx context.Context, root int64, dist []float32, parent []int64) error
 }
 
 // ssspRun is kernel 3 on the ranks: the engine, its validator and the
@@ -45,10 +57,43 @@ type ssspRun struct {
 	cfg   *Config
 	b     *builtGraph
 	owned ownedVertices
-	eng   *sssp.SSSP
-	val   *sssp.Validator // nil without validation
+	eng   ssspEngine
+	val   ssspValidator // nil without validation
 	run   *results.SSSPRun
 	keys  int // the number of searches
+}
+
+// newSSSP weighs the built graph's edges with src's weights and returns
+// kernel 3's engine and, with validation, its validator: over the 2D block
+// when the run has one, else over the 1D rows. Either engine orders the
+// graph's adjacency by weight in place: from here on it serves kernel 3
+// alone.
+func newSSSP(ctx context.Context, c comm.Comm, cfg *Config, b *builtGraph, src graph.WeightSource) (ssspEngine, ssspValidator, error) {
+	// Requests travel compact when the frontiers do (a codec other than
+	// raw: where bytes cost, as BFS's compact top-down records).
+	scfg := sssp.Config{Delta: cfg.Delta, Threads: cfg.Threads, Compact: cfg.Codec != "" && cfg.Codec != "raw"}
+	if b.blocks != nil {
+		w, err := graph.BuildWeights2D(ctx, c, b.blocks, src, cfg.Threads)
+		if err != nil {
+			return nil, nil, fmt.Errorf("kernel 3 weights: %w", err)
+		}
+		eng, err := sssp.New2D(ctx, c, b.blocks, w, scfg)
+		if err != nil || !cfg.Validate {
+			return eng, nil, err
+		}
+		val, err := sssp.NewValidator2D(c, b.blocks, w, cfg.Threads)
+		return eng, val, err
+	}
+	w, err := graph.BuildWeights(ctx, c, b.part, b.g, src, cfg.Threads)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kernel 3 weights: %w", err)
+	}
+	eng, err := sssp.New(ctx, c, b.g, w, b.part, scfg)
+	if err != nil || !cfg.Validate {
+		return eng, nil, err
+	}
+	val, err := sssp.NewValidator(ctx, c, b.g, w, b.part, cfg.Threads)
+	return eng, val, err
 }
 
 // runSSSP weighs the built graph's edges with src's weights, runs the
@@ -58,16 +103,7 @@ func runSSSP(ctx context.Context, c comm.Comm, cfg *Config, b *builtGraph, owned
 		return err
 	}
 	t0 := time.Now()
-	w, err := graph.BuildWeights(ctx, c, b.part, b.g, src, cfg.Threads)
-	if err != nil {
-		return fmt.Errorf("kernel 3 weights: %w", err)
-	}
-	// Requests travel compact when the frontiers do (a codec other than
-	// raw: where bytes cost, as BFS's compact top-down records).
-	compact := cfg.Codec != "" && cfg.Codec != "raw"
-	// The engine orders g's rows by weight in place: from here on g serves
-	// kernel 3 alone.
-	eng, err := sssp.New(ctx, c, b.g, w, b.part, sssp.Config{Delta: cfg.Delta, Threads: cfg.Threads, Compact: compact})
+	eng, val, err := newSSSP(ctx, c, cfg, b, src)
 	if err != nil {
 		return err
 	}
@@ -78,12 +114,7 @@ func runSSSP(ctx context.Context, c comm.Comm, cfg *Config, b *builtGraph, owned
 	if err != nil {
 		return err
 	}
-	s := &ssspRun{c: c, cfg: cfg, b: b, owned: owned, eng: eng, run: &results.SSSPRun{Delta: eng.Delta(), WeightTime: wt}, keys: len(keys)}
-	if cfg.Validate {
-		if s.val, err = sssp.NewValidator(ctx, c, b.g, w, b.part, cfg.Threads); err != nil {
-			return err
-		}
-	}
+	s := &ssspRun{c: c, cfg: cfg, b: b, owned: owned, eng: eng, val: val, run: &results.SSSPRun{Delta: eng.Delta(), WeightTime: wt}, keys: len(keys)}
 	// Untimed warm-up.
 	if _, err := eng.Run(ctx, keys[0]); err != nil {
 		return err

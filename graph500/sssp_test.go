@@ -56,6 +56,54 @@ func TestRunSSSP(t *testing.T) {
 	}
 }
 
+// On the 2D grids kernel 3 makes the 1D run's searches: the same keys,
+// components, buckets and phases, every search validated over the blocks,
+// and the first search's tree, distances and parents, byte for byte the
+// 1D one's.
+func TestRunSSSP2DEquals1D(t *testing.T) {
+	tree := func(cfg *Config) *strings.Builder {
+		var b strings.Builder
+		cfg.Tree = func(chunk []byte) error { b.Write(chunk); return nil }
+		return &b
+	}
+	summary := func(run *results.Graph500Run) []int64 {
+		var got []int64
+		for _, x := range run.SSSP.Searches {
+			got = append(got, x.Root, x.NEdge, int64(x.Buckets), int64(x.Phases))
+		}
+		return got
+	}
+	cfg := testConfig(10, 1)
+	cfg.SSSP, cfg.NumRoots = true, 4
+	wantTree := tree(&cfg)
+	one, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := summary(one)
+	for _, rc := range [][2]int{{1, 1}, {2, 1}, {1, 2}, {2, 2}, {2, 3}} {
+		cfg := testConfig(10, rc[0]*rc[1])
+		cfg.SSSP, cfg.NumRoots, cfg.Partition2D, cfg.GridRows, cfg.GridCols = true, 4, true, rc[0], rc[1]
+		if rc[0] == 2 && rc[1] == 2 {
+			cfg.Codec = "auto" // compact requests
+		}
+		got := tree(&cfg)
+		run, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatalf("grid %dx%d: %v", rc[0], rc[1], err)
+		}
+		if run.Partition != "2d" || run.SSSP == nil || !run.Validated() || len(run.SSSP.Searches) != 4 {
+			t.Fatalf("grid %dx%d: partition %s, sssp %+v, validated %v", rc[0], rc[1], run.Partition, run.SSSP, run.Validated())
+		}
+		if s := summary(run); !slices.Equal(s, want) {
+			t.Fatalf("grid %dx%d: roots, nedge, buckets, phases %v, 1D %v", rc[0], rc[1], s, want)
+		}
+		if got.String() != wantTree.String() || got.Len() == 0 {
+			t.Fatalf("grid %dx%d: the first search's tree differs from the 1D one's", rc[0], rc[1])
+		}
+	}
+}
+
 // Delta overrides the bucket width and is reported; the searches agree
 // with the default's on the components.
 func TestRunSSSPDelta(t *testing.T) {
@@ -78,7 +126,7 @@ func TestSSSPConfigErrors(t *testing.T) {
 	}{
 		{"Delta", func(c *Config) { c.Delta = 0.5 }},
 		{"Delta", func(c *Config) { c.SSSP, c.Delta = true, -1 }},
-		{"Partition2D", func(c *Config) { c.SSSP, c.Partition2D = true, true }},
+		{"BlocksPerRank", func(c *Config) { c.SSSP, c.Partition2D, c.BlocksPerRank = true, true, 2 }},
 	} {
 		cfg := testConfig(8, 4)
 		tc.edit(&cfg)
@@ -105,25 +153,30 @@ func TestSSSPConfigErrors(t *testing.T) {
 	}
 }
 
-// The memory model counts kernel 3's weights, rows and requests.
+// The memory model counts kernel 3's weights, rows and requests, on the
+// 1D rows and on the 2D grid.
 func TestMemoryCountsSSSP(t *testing.T) {
-	mc := MemoryConfig{Scale: 20, EdgeFactor: 16, Ranks: 2, Validate: true}
-	bfsOnly, err := EstimateMemory(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mc.SSSP = true
-	both, err := EstimateMemory(mc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Kernel 3 runs after the BFS's state is freed; it holds at least the
-	// weights (4 bytes per half-edge) and its requests (12 per tuple) of
-	// the rank's 2^23 tuples, in place of the BFS's state (below 24 bytes
-	// per owned vertex with the ghosts and maps).
-	const tuples, vertices = (16 << 20) / 2, (1 << 20) / 2
-	if extra := both.Searches - bfsOnly.Searches; extra < (4*2+12)*tuples-24*vertices {
-		t.Errorf("kernel 3 adds %d bytes per rank, less than its weights and requests", extra)
+	for _, mc := range []MemoryConfig{
+		{Scale: 20, EdgeFactor: 16, Ranks: 2, Validate: true},
+		{Scale: 20, EdgeFactor: 16, Ranks: 4, Validate: true, Partition2D: true},
+	} {
+		bfsOnly, err := EstimateMemory(mc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mc.SSSP = true
+		both, err := EstimateMemory(mc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Kernel 3 runs after the BFS's state is freed; it holds at least
+		// the weights (4 bytes per half-edge) and its requests (12 per
+		// tuple) of the rank's tuples, in place of the BFS's state (below
+		// 24 bytes per owned vertex with the ghosts and maps).
+		tuples, vertices := int64(16<<20)/int64(mc.Ranks), int64(1<<20)/int64(mc.Ranks)
+		if extra := both.Searches - bfsOnly.Searches; extra < (4*2+12)*tuples-24*vertices {
+			t.Errorf("2D %v: kernel 3 adds %d bytes per rank, less than its weights and requests", mc.Partition2D, extra)
+		}
 	}
 }
 

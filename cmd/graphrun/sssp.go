@@ -23,14 +23,16 @@ func newSSSPCommand(g *globalFlags) *cobra.Command {
 		Example: `  graphrun sssp -s 20                       # scale 20: 64 BFS, then 64 SSSP searches, validated
   graphrun sssp -s 22 --ranks 4 -j run.json # four in-process ranks, both kernels in the JSON
   graphrun sssp -s 18 --delta 0.05          # a bucket width of your own
+  graphrun sssp -s 20 --ranks 4 --partition 2d  # both kernels on a 2x2 grid
   graphrun sssp roads.wel -r 7 -o dist.txt  # a weighted edge list: distances from vertex 7`,
 		Long: `Generates a Graph500 Kronecker graph with edge weights (uniform in [0, 1)),
 builds it (kernel 1), runs validated breadth-first searches from 64 sampled
 keys (kernel 2), then validated single-source shortest path searches from
 the same keys (kernel 3, Meyer and Sanders's delta-stepping), and prints the
 Graph500 statistics block with the reference's sssp lines. --delta sets the
-bucket width (default: the heaviest weight over the average degree). The
-searches run on the 1D partition; bfs's flags apply to its searches.
+bucket width (default: the heaviest weight over the average degree).
+--partition 2d runs both kernels on the 2D grid (the same distances and
+parents); bfs's other flags apply to its searches.
 
 With FILE, searches the undirected view of a weighted edge list instead
 (.wel, a real or integer Matrix Market file, gapbs .wsg, optionally gzipped
@@ -46,10 +48,10 @@ unless --unit-weights (hidden) weighs every edge 1.`,
 	fl.BoolVar(&f.s.UnitWeights, "unit-weights", false, "with FILE: weigh every edge 1 (a file without weights)")
 	fl.Lookup("out").Usage = `with --root: write "vertex parent distance" lines of its shortest paths to this file`
 	fl.Lookup("format").Usage = "with FILE: wel, mtx or wsg, .wel and .mtx optionally .gz (auto: from the name)"
-	// The searches are 1D and undirected: the partition and --directed
-	// stay off the help, and so does --unit-weights (most files searched
-	// for shortest paths have weights).
-	hideFlags(cmd, "directed", "partition", "unit-weights")
+	// The searches are undirected: --directed stays off the help, and so
+	// does --unit-weights (most files searched for shortest paths have
+	// weights).
+	hideFlags(cmd, "directed", "unit-weights")
 	return cmd
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -44,6 +45,32 @@ func TestSSSPPrintsBothKernels(t *testing.T) {
 	}
 }
 
+// graphrun sssp --partition 2d runs both kernels on the grid: a validated
+// block and the JSON's partition 2d; from one root, its tree is the 1D
+// run's, line for line.
+func TestSSSP2DValidated(t *testing.T) {
+	dir := t.TempDir()
+	json := filepath.Join(dir, "run.json")
+	out, _ := mustRun(t, "sssp", "-s", "14", "--ranks", "4", "--partition", "2d", "--roots", "4", "--json", json)
+	if !strings.Contains(out, "\nsssp min_time:") {
+		t.Fatalf("no sssp block:\n%s", out)
+	}
+	run := readRun(t, json)
+	if run.Partition != "2d" || run.Grid != "2x2" || run.SSSP == nil || len(run.SSSP.Searches) != 4 || !run.Validated() {
+		t.Fatalf("partition %s grid %s, sssp %+v, validated %v", run.Partition, run.Grid, run.SSSP, run.Validated())
+	}
+	root := strconv.FormatInt(run.SSSP.Searches[0].Root, 10)
+	trees := map[string]string{}
+	for _, partition := range []string{"1d", "2d"} {
+		tree := filepath.Join(dir, partition+".tree")
+		mustRun(t, "sssp", "-s", "14", "--ranks", "4", "--partition", partition, "--root", root, "--out", tree)
+		trees[partition] = string(readFile(t, tree))
+	}
+	if trees["1d"] == "" || trees["1d"] != trees["2d"] {
+		t.Errorf("from %s the 2D tree differs from the 1D one (%d and %d bytes)", root, len(trees["1d"]), len(trees["2d"]))
+	}
+}
+
 // Bad sssp flags: exit 2 with one line naming the flag, nothing on stdout.
 func TestSSSPBadInput(t *testing.T) {
 	for _, c := range []struct {
@@ -53,7 +80,8 @@ func TestSSSPBadInput(t *testing.T) {
 		{[]string{"sssp", "--scale", "5", "--delta", "-1"}, "--delta"},
 		{[]string{"sssp", "--scale", "5", "--delta", "NaN"}, "--delta"},
 		{[]string{"sssp", "--scale", "5", "--delta", "abc"}, "--delta"},
-		{[]string{"sssp", "--scale", "5", "--partition", "2d"}, "--partition"},
+		{[]string{"sssp", "--scale", "5", "--partition", "2d", "--blocks-per-rank", "2"}, "--blocks-per-rank"},
+		{[]string{"sssp", "--scale", "5", "--partition", "3d"}, "--partition"},
 		{[]string{"sssp", "graph.el"}, "graph.el"},
 		{[]string{"bfs", "--scale", "5", "--delta", "0.5"}, "--delta"},
 	} {

@@ -1,7 +1,10 @@
 // Package sssp is graphrun's distributed single-source shortest paths,
-// Graph500's kernel 3, over the 1D row partition and the exchange
-// machinery of package spmv, with the specification's validator beside it
-// (as gapbs keeps each kernel's verifier with it).
+// Graph500's kernel 3, over the 1D row partition or the 2D grid
+// (sssp2d.go: the owners' side shared, the phase step expanding along
+// processor columns and folding requests along rows) and the exchange
+// machinery of package spmv, with the specification's validator beside
+// each (validate.go, validate2d.go; as gapbs keeps each kernel's verifier
+// with it).
 //
 // The search is Meyer and Sanders's Δ-stepping (§2–§3 of the paper), run
 // bulk-synchronously as the Graph500 reference does: vertices sit in

@@ -54,6 +54,13 @@ func forLines(t *testing.T, path string, fn func([]string)) {
 }
 
 func TestGoldenWeightedEqualsNetworkX(t *testing.T) {
+	g, want := goldenWeighted(t)
+	searchesEqual(t, g, g.edges[0].U, want, []int{1, 2, 3, 4}, "NetworkX")
+}
+
+// goldenWeighted is the golden weighted graph and NetworkX's distances
+// from its first tuple's first vertex.
+func goldenWeighted(t *testing.T) (weightedGraph, []float32) {
 	const n = 256
 	g := readWEL(t, testgraph.GoldenFile("weighted.wel"), n)
 	want := make([]float32, n)
@@ -68,6 +75,5 @@ func TestGoldenWeightedEqualsNetworkX(t *testing.T) {
 		}
 		want[v] = float32(d)
 	})
-	root := g.edges[0].U
-	searchesEqual(t, g, root, want, []int{1, 2, 3, 4}, "NetworkX")
+	return g, want
 }

@@ -103,6 +103,9 @@ type SSSP struct {
 	phase     uint32    // phases applied in this search, from 1
 	epoch     uint32    // settled sets started in this search, from 1
 	prepared  bool      // Prepare ran since the last search
+	// step relaxes one phase's light or heavy edges and applies the
+	// requests: phaseStep, or the 2D engine's (sssp2d.go).
+	step func(ctx context.Context, list []uint32, light bool) error
 
 	ownerShift uint      // local id >> ownerShift is the owning thread
 	bins       []buckets // per owner thread
@@ -158,25 +161,15 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 			return nil, err
 		}
 	}
-	n, threads := g.NumLocal, cfg.Threads
-	s := &SSSP{c: c, cfg: cfg, g: g, part: part, rank: r,
-		delta: float32(delta), inv: 1 / float64(float32(delta)),
-		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
-		updated: make([]uint32, n), inSettled: make([]uint32, n),
-		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
-		local: make([][]request, threads), threadBufs: make([][][]byte, threads),
-		merged: make([][]byte, part.P), compact: make([][]byte, part.P), send: make([][]byte, part.P),
-		sent: make([]sentTable, threads), scanned: make([]int64, threads),
-	}
-	// The fewest bits that leave at most threads owners.
-	for (n-1)>>s.ownerShift >= threads {
-		s.ownerShift++
-	}
+	threads := cfg.Threads
+	s := newState(c, cfg, part, g.NumLocal, delta)
+	s.g, s.step = g, s.phaseStep
+	s.local, s.threadBufs = make([][]request, threads), make([][][]byte, threads)
+	s.merged, s.compact, s.send = make([][]byte, part.P), make([][]byte, part.P), make([][]byte, part.P)
 	for t := range threads {
 		s.threadBufs[t] = make([][]byte, part.P)
-		s.bins[t].init()
 		if part.P > 1 {
-			s.sent[t] = newSentTable(part.N, int64(n))
+			s.sent[t] = newSentTable(part.N, int64(g.NumLocal))
 		}
 	}
 	if g.Cols32 != nil {
@@ -186,6 +179,29 @@ func New(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32, part parti
 	}
 	s.Prepare()
 	return s, nil
+}
+
+// newState is the owners' side of an engine over n owned vertices of part
+// (distances, parents, stamps and the owner threads' buckets), which the
+// 1D and 2D engines share; the caller sets the graph and the phase step.
+func newState(c comm.Comm, cfg Config, part partition.Block1D, n int, delta float64) *SSSP {
+	threads := cfg.Threads
+	s := &SSSP{c: c, cfg: cfg, part: part, rank: c.Rank(),
+		delta: float32(delta), inv: 1 / float64(float32(delta)),
+		dist: make([]float32, n), parent: make([]int64, n), lightDone: make([]float32, n),
+		updated: make([]uint32, n), inSettled: make([]uint32, n),
+		bins: make([]buckets, threads), lows: make([]int64, threads), next: make([]int64, 1), errs: make([]error, threads),
+		sent:    make([]sentTable, threads), // empty: the 1D engine fills them on more than one rank
+		scanned: make([]int64, threads),
+	}
+	// The fewest bits that leave at most threads owners.
+	for (n-1)>>s.ownerShift >= threads {
+		s.ownerShift++
+	}
+	for t := range threads {
+		s.bins[t].init()
+	}
+	return s
 }
 
 // DefaultDelta is the bucket width chosen from the graph: the heaviest
@@ -203,7 +219,13 @@ func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (
 			withEdges++
 		}
 	}
-	counts := []int64{g.NumEdges(), withEdges}
+	return agreeDelta(ctx, c, heaviest, g.NumEdges(), withEdges)
+}
+
+// agreeDelta is DefaultDelta from every rank's heaviest weight, adjacency
+// entries and owned vertices with an edge.
+func agreeDelta(ctx context.Context, c comm.Comm, heaviest float64, entries, withEdges int64) (float64, error) {
+	counts := []int64{entries, withEdges}
 	if err := c.AllreduceInt64(ctx, PhaseReduce, counts, comm.Sum); err != nil {
 		return 0, fmt.Errorf("sssp: %w", err)
 	}
@@ -291,7 +313,7 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 		cur := s.bins[0].cur
 		if heavyPending && next != cur {
 			// The bucket is empty everywhere: relax its heavy edges.
-			if err := s.phaseStep(ctx, s.settled, false); err != nil {
+			if err := s.step(ctx, s.settled, false); err != nil {
 				return nil, err
 			}
 			heavyPending = false
@@ -307,7 +329,7 @@ func (s *SSSP) Run(ctx context.Context, root int64) (*Result, error) {
 			s.stats.Buckets++
 		}
 		s.takeFrontier()
-		if err := s.phaseStep(ctx, s.frontier, true); err != nil {
+		if err := s.step(ctx, s.frontier, true); err != nil {
 			return nil, err
 		}
 		heavyPending = true

@@ -228,18 +228,9 @@ func (v *Validator) checkRows(root int64, dist []float32, parent []int64, lo, hi
 	for l := lo; l < hi; l++ {
 		x := g.FirstGlobal + int64(l)
 		dx, px := dist[l], parent[l]
-		tree := px >= 0 && x != root // the tree edge to check
-		switch {
-		case x == root:
-			if dx != 0 || px != root {
-				bad.addf(violRoot, "root %d has distance %v and parent %d", x, dx, px)
-			}
-		case reached(dx) != (px >= 0) || !(dx >= 0):
-			bad.addf(violReach, "vertex %d has distance %v and parent %d", x, dx, px)
+		edges, tree := checkVertex(x, root, dx, px, v.part.N, bad) // tree: the tree edge to check
+		if !edges {
 			continue
-		case tree && px >= v.part.N:
-			bad.addf(violTree, "vertex %d has parent %d, not a vertex", x, px)
-			tree = false
 		}
 		for i := g.Offsets[l]; i < g.Offsets[l+1]; i++ {
 			u := g.Neighbor(i)
@@ -259,6 +250,27 @@ func (v *Validator) checkRows(root int64, dist []float32, parent []int64, lo, hi
 			bad.addf(violTree, "vertex %d has parent %d, which is not a neighbour", x, px)
 		}
 	}
+}
+
+// checkVertex checks vertex x's distance dx and parent px in a result from
+// root on n vertices: the root's, and that x has both or neither. It
+// reports whether x's edges are to be checked and whether its tree edge
+// is.
+func checkVertex(x, root int64, dx float32, px, n int64, bad *violations) (edges, tree bool) {
+	switch {
+	case x == root:
+		if dx != 0 || px != root {
+			bad.addf(violRoot, "root %d has distance %v and parent %d", x, dx, px)
+		}
+		return true, false
+	case reached(dx) != (px >= 0) || !(dx >= 0):
+		bad.addf(violReach, "vertex %d has distance %v and parent %d", x, dx, px)
+		return false, false
+	case px >= n:
+		bad.addf(violTree, "vertex %d has parent %d, not a vertex", x, px)
+		return true, false
+	}
+	return true, px >= 0
 }
 
 // checkTreeEdge checks that the distance dx of vertex x is its parent p's

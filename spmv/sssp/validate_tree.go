@@ -29,7 +29,7 @@ func (v *Validator) checkTree(ctx context.Context, root int64, parent []int64, b
 	anc := make([]int64, n) // ancestor, or ancRoot once the chain met the root
 	var open []uint32       // vertices whose chain is still followed
 	for l, px := range parent {
-		x := v.g.FirstGlobal + int64(l)
+		x := v.part.First(v.rank) + int64(l)
 		switch {
 		case x == root || px == root:
 			anc[l] = ancRoot
@@ -52,7 +52,7 @@ func (v *Validator) checkTree(ctx context.Context, root int64, parent []int64, b
 		}
 		if round == maxRounds {
 			for _, l := range open {
-				bad.addf(violCycle, "the parents of vertex %d do not lead to root %d", v.g.FirstGlobal+int64(l), root)
+				bad.addf(violCycle, "the parents of vertex %d do not lead to root %d", v.part.First(v.rank)+int64(l), root)
 			}
 			return nil
 		}
