@@ -189,12 +189,14 @@ type prLocal struct {
 	parts    prPartials
 	// pers and dang are prUpdate's by position (nil when uniform; then
 	// the blocks take the scalar update), c1 and c2 the step's factors.
-	// teleRun[r] reports whether run r has a position of non-zero pers or
-	// dang: the others take the scalar update with base 0, the same bits
-	// (c1·0 + c2·0 + α·s is α·s) without reading pers and dang.
+	// seeds, when sparse, are the positions of non-zero pers or dang,
+	// ascending: the others take the scalar update with base 0, the same
+	// bits (c1·0 + c2·0 + α·s is α·s) without reading pers and dang, so a
+	// seed set costs per seed, not per vertex (updateSeeds).
 	pers, dang []float64
 	c1, c2     float64
-	teleRun    []bool
+	seeds      []uint32
+	sparse     bool
 	wts        []float32 // the weight of each edge, beside src; nil if unweighted
 }
 
@@ -261,7 +263,7 @@ func newPRLocal(a *prMatrix, u *prUpdate, x []float64, threads int, gaussSeidel 
 	starts := localBlocks(l.colStart, nIn)
 	l.runs = cutRuns(l.colStart, starts, nIn)
 	if l.pers != nil {
-		l.teleRun = teleportRuns(l.runs.end, l.pers, l.dang)
+		l.seeds, l.sparse = teleportSeeds(l.pers, l.dang)
 	}
 	if gaussSeidel {
 		threads = 1 // the set-up's sorts above took threads; the sweep is sequential
@@ -480,10 +482,15 @@ func (l *prLocal) stepTele(base, alpha float64, scalars []float64) {
 // one pass over the run's positions r' = c1·pers + c2·dang + α·sum (or
 // base + α·sum when the teleport is uniform), its L1 change and Σ r', and
 // r'/d into the next input for positions of non-zero out-degree: every
-// vertex array is read or written once, as in pullUpdateRun.
+// vertex array is read or written once, as in pullUpdateRun, and a sparse
+// seed set's pers and dang only at the seeds (updateSeeds).
 func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool) {
 	lo, hi := l.runs.blockStart[b], l.runs.blockStart[b+1]
 	var l1, total, dangling float64
+	seed := 0 // the block's first seed, then the run's
+	if l.sparse {
+		seed = sort.Search(len(l.seeds), func(i int) bool { return int(l.seeds[i]) >= lo })
+	}
 	for r, p := l.runs.first[b], lo; p < hi; r++ {
 		end, w := l.runs.end[r], l.runs.width[r]
 		ys := y[:end-p]
@@ -500,10 +507,15 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 		switch {
 		case l.pers == nil:
 			rl1, rtotal = updateBase(ys, l.cur[p:end], inv, next, base, alpha)
-		case l.teleRun[r]:
+		case l.sparse:
+			j := seed
+			for j < len(l.seeds) && int(l.seeds[j]) < end {
+				j++
+			}
+			rl1, rtotal = l.updateSeeds(ys, p, l.seeds[seed:j], inv, next, alpha)
+			seed = j
+		default:
 			rl1, rtotal = updateTele(ys, l.cur[p:end], l.pers[p:end], l.dang[p:end], inv, next, l.c1, l.c2, alpha)
-		default: // no teleport into the run
-			rl1, rtotal = updateBase(ys, l.cur[p:end], inv, next, 0, alpha)
 		}
 		l1, total = l1+rl1, total+rtotal
 		if p >= l.nonZero {
@@ -515,17 +527,53 @@ func (l *prLocal) teleBlock(b int, y []float64, base, alpha float64, gather bool
 	l.parts[k+prL1], l.parts[k+prDangling], l.parts[k+prTotal] = l1, dangling, total
 }
 
-// teleportRuns reports for each run of positions (run r ends before
-// ends[r]) whether one of its positions has a non-zero pers or dang.
-func teleportRuns(ends []int, pers, dang []float64) []bool {
-	tele := make([]bool, len(ends))
-	p := 0
-	for r, end := range ends {
-		for ; p < end; p++ {
-			tele[r] = tele[r] || pers[p] != 0 || dang[p] != 0
+// sparseSeeds bounds the share of positions with a teleport (non-zero pers
+// or dang) up to which the update reads pers and dang only at those
+// positions (updateSeeds).
+const sparseSeeds = 8
+
+// teleportSeeds returns the positions of non-zero pers or dang, ascending,
+// and whether they are at most 1/sparseSeeds of all (else none).
+func teleportSeeds(pers, dang []float64) ([]uint32, bool) {
+	var seeds []uint32
+	for p := range pers {
+		if pers[p] != 0 || dang[p] != 0 {
+			if len(seeds) >= len(pers)/sparseSeeds {
+				return nil, false
+			}
+			seeds = append(seeds, uint32(p))
 		}
 	}
-	return tele
+	return seeds, true
+}
+
+// updateSeeds is updateTele over the run of positions from p whose
+// non-zero pers or dang are at seeds (ascending, within the run): the
+// positions between them take updateBase with base 0, and each seed
+// updateTele. It returns the run's L1 change and Σ r'.
+func (l *prLocal) updateSeeds(y []float64, p int, seeds []uint32, inv, next []float64, alpha float64) (l1, total float64) {
+	end, lo := p+len(y), p
+	for i := 0; ; i++ {
+		hi := end
+		if i < len(seeds) {
+			hi = int(seeds[i])
+		}
+		var in, nx []float64
+		if inv != nil {
+			in, nx = inv[lo-p:hi-p], next[lo-p:hi-p]
+		}
+		a, t := updateBase(y[lo-p:hi-p], l.cur[lo:hi], in, nx, 0, alpha)
+		l1, total = l1+a, total+t
+		if i == len(seeds) {
+			return l1, total
+		}
+		if inv != nil {
+			in, nx = inv[hi-p:hi-p+1], next[hi-p:hi-p+1]
+		}
+		a, t = updateTele(y[hi-p:hi-p+1], l.cur[hi:hi+1], l.pers[hi:hi+1], l.dang[hi:hi+1], in, nx, l.c1, l.c2, alpha)
+		l1, total = l1+a, total+t
+		lo = hi + 1
+	}
 }
 
 // updateTele is the personalized update of a run of positions from their
