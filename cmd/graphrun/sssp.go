@@ -30,7 +30,7 @@ builds it (kernel 1), runs validated breadth-first searches from 64 sampled
 keys (kernel 2), then validated single-source shortest path searches from
 the same keys (kernel 3, Meyer and Sanders's delta-stepping), and prints the
 Graph500 statistics block with the reference's sssp lines. --delta sets the
-bucket width (default: the heaviest weight over the average degree).
+bucket width (default: twice the heaviest weight over the average degree).
 --partition 2d runs both kernels on the 2D grid (the same distances and
 parents); bfs's other flags apply to its searches.
 

@@ -26,10 +26,11 @@
 // combined by (distance, larger parent), so distances and parents are the
 // same for any number of ranks and threads.
 //
-// Δ (Config.Delta) defaults to the heaviest weight over the average degree
-// of the vertices with an edge (DefaultDelta): Meyer and Sanders §4 show
-// that for uniform weights in [0, 1] and degree d, Δ = Θ(1/d) keeps the
-// phases few while relaxing each edge O(1) times. gapbs takes Δ from its
+// Δ (Config.Delta) defaults to twice the heaviest weight over the average
+// degree of the vertices with an edge (DefaultDelta): Meyer and Sanders §4
+// show that for uniform weights in [0, 1] and degree d, Δ = Θ(1/d) keeps
+// the phases few while relaxing each edge O(1) times; the factor 2 is
+// measured (sssp.go's deltaDegrees). gapbs takes Δ from its
 // command line (default 1, for integer weights in [1, 255]).
 //
 // Validation (validate.go) makes the Graph500 specification's checks of an

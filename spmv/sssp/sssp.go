@@ -47,6 +47,14 @@ func (cfg Config) check() error {
 	return nil
 }
 
+// deltaDegrees is DefaultDelta's factor: Δ = deltaDegrees · (heaviest
+// weight) / (average degree). On Kronecker graphs with uniform weights, 2
+// against 1 relaxes 7% more entries (rows emptied again within a bucket)
+// but makes 20% fewer requests and 40% fewer phases (scale 18: 110 against
+// 191, each an exchange and an allreduce), for 5% fewer instructions on 1
+// rank; 4 makes as many instructions as 1 and 8 more (callgrind, scale 16).
+const deltaDegrees = 2
+
 // minDelta bounds Δ from below, so that bucket numbers stay far from
 // overflow for any distance a float32 holds.
 const minDelta = 1e-9
@@ -204,9 +212,10 @@ func newState(c comm.Comm, cfg Config, part partition.Block1D, n int, delta floa
 	return s
 }
 
-// DefaultDelta is the bucket width chosen from the graph: the heaviest
-// weight over the average degree of the vertices with at least one edge
-// (1 for a graph without edges, and never below the smallest Δ New takes).
+// DefaultDelta is the bucket width chosen from the graph: twice the
+// heaviest weight over the average degree of the vertices with at least
+// one edge (1 for a graph without edges, and never below the smallest Δ
+// New takes).
 // Every rank of c calls it; all get the same value.
 func DefaultDelta(ctx context.Context, c comm.Comm, g *graph.CSR, w []float32) (float64, error) {
 	var heaviest float64
@@ -236,7 +245,7 @@ func agreeDelta(ctx context.Context, c comm.Comm, heaviest float64, entries, wit
 	if counts[0] == 0 || hw[0] == 0 {
 		return 1, nil
 	}
-	return max(minDelta, hw[0]*float64(counts[1])/float64(counts[0])), nil
+	return max(minDelta, deltaDegrees*hw[0]*float64(counts[1])/float64(counts[0])), nil
 }
 
 // Bytes is the memory the engine holds beyond the CSR and the weights it

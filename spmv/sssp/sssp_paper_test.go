@@ -141,11 +141,11 @@ func TestPaperSection3Distributed(t *testing.T) {
 }
 
 // §4: for random weights in [0, 1) Δ = Θ(1/d) (d the degree) keeps the
-// work linear; DefaultDelta is the heaviest weight over the average degree
-// of the vertices with an edge, the same on every rank.
+// work linear; DefaultDelta is twice the heaviest weight over the average
+// degree of the vertices with an edge, the same on every rank.
 func TestPaperSection4DefaultDelta(t *testing.T) {
 	// A star of 4 leaves (weights 0.2, 0.4, 0.6, 0.8) and vertex 9 alone:
-	// 8 entries over 5 vertices with edges, so Δ = 0.8 / (8/5) = 0.5.
+	// 8 entries over 5 vertices with edges, so Δ = 2 · 0.8 / (8/5) = 1.
 	edges := []graph.Edge{{U: 0, V: 1}, {U: 0, V: 2}, {U: 0, V: 3}, {U: 0, V: 4}}
 	weights := []float32{0.2, 0.4, 0.6, 0.8}
 	for _, p := range []int{1, 2} {
@@ -166,7 +166,7 @@ func TestPaperSection4DefaultDelta(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			if want := float64(float32(0.8)) / 1.6; d != want {
+			if want := 2 * float64(float32(0.8)) / 1.6; d != want {
 				t.Errorf("%d ranks, rank %d: Δ = %v, want %v", p, c.Rank(), d, want)
 			}
 			return nil
