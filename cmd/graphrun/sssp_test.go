@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/graphrun/graphrun/internal/testgraph"
 )
 
 // graphrun sssp prints the block with both kernels' lines, the sssp lines
@@ -68,6 +70,17 @@ func TestSSSP2DValidated(t *testing.T) {
 	}
 	if trees["1d"] == "" || trees["1d"] != trees["2d"] {
 		t.Errorf("from %s the 2D tree differs from the 1D one (%d and %d bytes)", root, len(trees["1d"]), len(trees["2d"]))
+	}
+	// A weighted file on a 2x2 grid: the same file ids, parents and
+	// distances as on the 1D rows.
+	wel := testgraph.GoldenFile("weighted.wel")
+	for _, partition := range []string{"1d", "2d"} {
+		tree := filepath.Join(dir, partition+".file.tree")
+		mustRun(t, "sssp", wel, "--ranks", "4", "--partition", partition, "-r", "3", "-o", tree)
+		trees[partition] = string(readFile(t, tree))
+	}
+	if trees["1d"] == "" || trees["1d"] != trees["2d"] {
+		t.Errorf("%s from 3: the 2D tree differs from the 1D one", wel)
 	}
 }
 

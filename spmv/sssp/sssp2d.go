@@ -152,10 +152,6 @@ func New2D(ctx context.Context, c comm.Comm, blk *graph.Block2D, w []float32, cf
 	return e, nil
 }
 
-// Bytes is the memory the engine holds beyond the block and the weights:
-// the owners' 36 bytes per owned vertex and 16 per row of R_i.
-func (e *SSSP2D) Bytes() int64 { return 36*int64(e.blk.NumOwned) + 16*int64(e.blk.NumRows) }
-
 // Delta returns the bucket width the engine uses.
 func (e *SSSP2D) Delta() float64 { return e.s.Delta() }
 

@@ -26,11 +26,7 @@ func fuzzEngine2D(f *testing.F) *SSSP2D {
 		if c.Rank() == 1 {
 			src = graph.WeightedEdges{}
 		}
-		blk, _, err := graph.BuildUndirected2DFrom(ctx, c, grid, src, 1)
-		if err != nil {
-			return err
-		}
-		w, err := graph.BuildWeights2D(ctx, c, blk, src, 1)
+		blk, w, err := build2D(ctx, c, grid, src, 1)
 		if err != nil {
 			return err
 		}

@@ -19,6 +19,16 @@ import (
 // grids2D are the process grids the 2D tests run (rows × columns).
 var grids2D = [][2]int{{1, 1}, {1, 2}, {2, 1}, {2, 2}, {2, 3}, {3, 2}}
 
+// build2D is the 2D kernel 1 and the weights of src on this rank.
+func build2D(ctx context.Context, c comm.Comm, grid partition.Grid, src graph.WeightSource, threads int) (*graph.Block2D, []float32, error) {
+	blk, _, err := graph.BuildUndirected2DFrom(ctx, c, grid, src, threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	w, err := graph.BuildWeights2D(ctx, c, blk, src, threads)
+	return blk, w, err
+}
+
 // search2D builds g on an r×c grid of in-process ranks, searches from root
 // with cfg, validates the result after applying mutate (when not nil) to
 // every rank's share, and returns the whole result and every rank's
@@ -36,11 +46,7 @@ func search2D(t testing.TB, g weightedGraph, r, c int, root int64, cfg Config,
 	err = inproc.Run(context.Background(), p, func(ctx context.Context, cm comm.Comm) error {
 		k := cm.Rank()
 		src := g.share(k, p)
-		blk, _, err := graph.BuildUndirected2DFrom(ctx, cm, grid, src, cfg.Threads)
-		if err != nil {
-			return err
-		}
-		w, err := graph.BuildWeights2D(ctx, cm, blk, src, cfg.Threads)
+		blk, w, err := build2D(ctx, cm, grid, src, cfg.Threads)
 		if err != nil {
 			return err
 		}
