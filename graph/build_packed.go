@@ -36,21 +36,23 @@ const packBatch = 1 << 22
 // only the half-edges of rows in the range) whose rows are then sorted,
 // deduplicated and coded into the packed bytes. The ranges are the same on
 // every rank and as large as budget allows: budget is the bytes a rank may
-// hold at once in packed rows and one range's uncompressed rows (4 bytes
-// per half-edge, 8 above 2^32 vertices; the volume of a bucket being its
-// largest over the ranks), so a range is cut after the previous one is
-// packed, from the budget less the largest packed bytes of any rank; the
-// first ranges, with little packed beside them, are the largest. A range
-// holds at least 1/MaxPackedRanges of the volume (up to a bucket's end
-// past it, so the budget is exceeded by at most that); budget < 1 fills every
-// row in one pass. Memory per rank: the packed rows, reserved at a bound
-// from the counted row lengths (packedRowBound; the reserve's untouched
-// pages cost no memory), 8 bytes of offsets and 4 of TupleDegree per owned
-// vertex, one range's uncompressed rows (released, with memstat.Release,
-// before the next range's are allocated) and the round buffers. The source
-// is read 1 + BuildStats.PackedRanges times, so the fewer ranges a larger
-// budget gives are what makes kernel 1 fast: the source (the Kronecker
-// generator) is most of a fill pass's time.
+// hold at once in packed rows, one range's uncompressed rows (4 bytes per
+// half-edge, 8 above 2^32 vertices; the volume of a bucket being its
+// largest over the ranks) and their packed bytes (estimated from the
+// ranges before, the largest ratio over the ranks), so a range is cut
+// after the previous one is packed, from the budget less the largest
+// packed bytes of any rank; the first ranges, with little packed beside
+// them, are the largest. A range holds at least 1/MaxPackedRanges of the
+// volume (up to a bucket's end past it, so the budget is exceeded by at
+// most that); budget < 1 fills every row in one pass. Memory per rank: the
+// packed rows, reserved at a bound from the counted row lengths
+// (packedRowBound; the reserve's untouched pages cost no memory), 8 bytes
+// of offsets and 4 of TupleDegree per owned vertex, one range's
+// uncompressed rows (released, with memstat.Release, before the next
+// range's are allocated) and the round buffers. The source is read
+// 1 + BuildStats.PackedRanges times: a fill pass costs about a quarter of
+// the plain build (BenchmarkBuildPacked; the generator is 40 % of it), so
+// the fewer ranges a larger budget gives are what makes kernel 1 fast.
 func BuildPackedFrom(ctx context.Context, c comm.Comm, part partition.Block1D, src TupleSource, threads int, budget int64) (*CSR, BuildStats, error) {
 	if err := checkPartition(part, c.Size()); err != nil {
 		return nil, BuildStats{}, err
