@@ -12,7 +12,8 @@
 # benchmark, not a test: run it on a quiet machine with DIR on a disk with room for the text and
 # the .grb (about 17.3 and 8.2 bytes per tuple: 38 GB at the defaults) and memory for pagerank's
 # peak (the model: about 13 GB at the defaults) and bfs's (about 10 B per tuple), and paste its
-# output. The files are removed at the end unless KEEP=1.
+# output. The files are removed at the end unless KEEP=1; with KEEP=1 files already in DIR are
+# used as they are (generate them beforehand, even on a loaded machine, and time only the runs).
 #
 #   DIR=/data bash bench/scripts/twitter-sized.sh
 #   SCALE=18 ITERATIONS=3 ROOTS=2 bash bench/scripts/twitter-sized.sh    # a check, a minute
@@ -29,15 +30,18 @@ el=$dir/tw-$scale-$ef.el grb=$dir/tw-$scale-$ef.grb
 tuples=$((ef << scale))
 secs() { python3 -c 'import sys, time; print(f"{time.time() - float(sys.argv[1]):.1f}")' "$1"; }
 
-t0=$(date +%s.%N)
-"$bin" generate --scale "$scale" --edgefactor "$ef" -o "$el" 2>/dev/null
-gen=$(secs "$t0")
+reuse() { [ "${KEEP:-0}" = 1 ] && [ -s "$1" ]; }
+t0=$(date +%s.%N) genby=""
+if reuse "$el"; then genby="generated beforehand"
+else "$bin" generate --scale "$scale" --edgefactor "$ef" -o "$el" 2>/dev/null; genby="generate $(secs "$t0") s"; fi
 bytes=$(stat -c %s "$el")
 t0=$(date +%s.%N)
 wc -l "$el" >/dev/null
 wc=$(secs "$t0")
 t0=$(date +%s.%N)
-if [ "${CONVERT:-0}" = 1 ]; then
+if reuse "$grb"; then
+  how="the .grb generated beforehand"
+elif [ "${CONVERT:-0}" = 1 ]; then
   /usr/bin/time -f %M -o "$work/rss" "$bin" convert "$el" -o "$grb" >/dev/null 2>"$work/err" ||
     { cat "$work/err" >&2; exit 1; }
   how="convert to .grb $(secs "$t0") s, peak $(($(cat "$work/rss") * 1024 / 1000000)) MB"
@@ -47,7 +51,7 @@ else
 fi
 rate() { awk -v b="$bytes" -v s="$1" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
 echo "Kronecker scale $scale, edgefactor $ef: $tuples tuples, $((bytes / 1000000)) MB of text" \
-  "(generate ${gen} s); wc -l ${wc} s ($(rate "$wc") MB/s); $how."
+  "(${genby}); wc -l ${wc} s ($(rate "$wc") MB/s); $how."
 echo
 echo "| run | set-up or kernel 1 | per iteration or median search | peak memory | B per tuple | memory model | peak ÷ model |"
 echo "|---|---|---|---|---|---|---|"
