@@ -153,5 +153,5 @@ func (m *MemoryMatrix) Run(ctx context.Context, command MemoryCommand, out *Outp
 		}{meta, runs}
 	}
 	return out.Complete(bar, text, MemoryTable(runs),
-		"Each run a process of its own, peak resident set size from getrusage. The model is graph500.EstimateMemory (bfs only); ratio = model / measured.", summary)
+		"Each run a process of its own, peak resident set size from getrusage. The model is graph500.EstimateMemory for bfs and bfs-2d, pagerank.EstimateMemory for pagerank; ratio = model / measured.", summary)
 }
